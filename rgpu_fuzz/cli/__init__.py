@@ -1,0 +1,78 @@
+"""The `rgpu-fuzz` command (DESIGN.md §8).
+
+Subcommands live in their own modules and are imported only when used, so `--help` and
+`check` start fast. `main(argv) -> int` is what tests call. A user mistake is one line on
+stderr (with a file:line:col where there is one) and a non-zero exit; only a bug in
+rgpu-fuzz itself prints a traceback (exit 70).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from rgpu_fuzz import __version__
+
+EXIT_USAGE = 2
+EXIT_BUG = 70
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("rgpu_fuzz.cli.check", "parse and type-check a kernel file"),
+    "run": ("rgpu_fuzz.cli.run", "run case files through pipelines"),
+    "gen": ("rgpu_fuzz.cli.gen", "generate random well-defined cases"),
+    "pipelines": ("rgpu_fuzz.cli.pipelines", "list the registered pipelines"),
+    "bench": ("rgpu_fuzz.cli.bench", "measure throughput; JSON out"),
+}
+
+
+class UserError(Exception):
+    """A mistake in what the user asked for; `str()` is the one line printed."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rgpu-fuzz",
+        description="Differential fuzzing of a Rust-on-AMD-GPU compiler stack.",
+        epilog="example: rgpu-fuzz run corpus/*.toml --pipelines ref",
+    )
+    parser.add_argument("--version", action="version", version=f"rgpu-fuzz {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, helptext) in COMMANDS.items():
+        mod = importlib.import_module(module)
+        p = sub.add_parser(name, help=helptext, description=mod.__doc__,
+                           epilog=f"example: {mod.EXAMPLE}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_USAGE
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.execute(args))
+    except UserError as e:
+        print(f"rgpu-fuzz {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception:
+        traceback.print_exc()
+        print(f"rgpu-fuzz {args.command}: internal error (a bug in rgpu-fuzz; please report "
+              "it with the traceback above)", file=sys.stderr)
+        return EXIT_BUG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

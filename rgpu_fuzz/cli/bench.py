@@ -1,0 +1,89 @@
+"""Measure the harness and write JSON, so a change can be compared with the last run.
+
+Benchmarks: `interp` (reference interpreter: seconds per case over a fixed kernel set: the
+corpus plus a fixed range of generated seeds), `gen` (generator: cases per second, kernel
+size). Figures are medians over repeats, measured in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rgpu_fuzz import __version__, casefile
+
+EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
+BENCHES = ("interp", "gen")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("which", nargs="*", default=list(BENCHES), choices=BENCHES,
+                   help="which benchmarks (default: all)")
+    p.add_argument("--repeat", type=int, default=5, help="runs per case (median taken)")
+    p.add_argument("--seeds", type=int, default=50, help="generated seeds in the kernel set")
+    p.add_argument("--corpus", type=Path, default=Path("corpus"), help="corpus directory")
+    p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
+
+
+def _kernel_set(corpus: Path, seeds: int) -> list[tuple[str, Any]]:
+    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+
+    cases = [(p.stem, casefile.load(p)) for p in sorted(corpus.glob("*.toml"))]
+    profile = load_profile("default")
+    cases += [(f"seed-{s}", generate(SeededChoices(s), profile, seed=s)) for s in range(seeds)]
+    return cases
+
+
+def bench_interp(args: argparse.Namespace) -> dict[str, Any]:
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+    from rgpu_fuzz.pipelines.ref import RefPipeline
+
+    ref = RefPipeline(PipelineSpec("ref"))
+    per_case: dict[str, dict[str, Any]] = {}
+    for name, case in _kernel_set(args.corpus, args.seeds):
+        ref.run(case)  # warm the check cache and closure compilation, as a campaign would
+        runs = []
+        status = ""
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            status = str(ref.run(case).status)
+            runs.append(time.perf_counter() - t0)
+        per_case[name] = {"median_s": statistics.median(runs), "status": status,
+                          "threads": case.launch.threads_per_block * case.launch.blocks}
+    medians = [c["median_s"] for c in per_case.values()]
+    return {"cases": len(per_case), "repeat": args.repeat,
+            "median_s_per_case": statistics.median(medians),
+            "mean_s_per_case": statistics.fmean(medians),
+            "max_s_per_case": max(medians), "cases_per_s": len(medians) / sum(medians),
+            "per_case": per_case}
+
+
+def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
+    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+
+    profile = load_profile("default")
+    n = max(args.seeds * 4, 100)
+    t0 = time.perf_counter()
+    lines = [generate(SeededChoices(s), profile, seed=s).kernel.count("\n") for s in range(n)]
+    elapsed = time.perf_counter() - t0
+    return {"cases": n, "cases_per_s": n / elapsed, "median_lines": statistics.median(lines),
+            "max_lines": max(lines)}
+
+
+def execute(args: argparse.Namespace) -> int:
+    result: dict[str, Any] = {"rgpu_fuzz": __version__, "python": platform.python_version(),
+                              "machine": platform.machine(), "benchmarks": {}}
+    for which in args.which:
+        print(f"bench {which}...", file=sys.stderr)
+        result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen}[which](args)
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
+    return 0

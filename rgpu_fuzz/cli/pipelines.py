@@ -1,0 +1,47 @@
+"""List the registered pipelines (built-in, entry points, --plugin files) and whether each
+can run here."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+
+from rgpu_fuzz.pipelines.base import PipelineSpec
+from rgpu_fuzz.pipelines.registry import PipelineError, Registry
+
+EXAMPLE = "rgpu-fuzz pipelines --plugin my_compiler.py"
+
+
+def add_plugin_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                   help="import a file that defines Pipeline subclasses (repeatable)")
+
+
+def registry_from(args: argparse.Namespace) -> Registry:
+    from rgpu_fuzz.cli import UserError
+
+    reg = Registry()
+    for path in args.plugin:
+        try:
+            reg.load_plugin(path)
+        except PipelineError as e:
+            raise UserError(str(e)) from None
+    return reg
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_plugin_argument(p)
+
+
+def execute(args: argparse.Namespace) -> int:
+    reg = registry_from(args)
+    table = Table("pipeline", "available", "options", "description")
+    for name in reg.names():
+        cls = reg.cls(name)
+        reason = cls(PipelineSpec(name)).unavailable_reason()
+        table.add_row(name, "yes" if reason is None else f"no: {reason}", cls.option_help,
+                      cls.description)
+    Console().print(table)
+    return 0

@@ -1,0 +1,102 @@
+"""Run case files through pipelines and show what each computed.
+
+Human output is a short table per case; `--json` prints one JSON object per case, e.g.
+`{"case": "<id>", "outcomes": {"ref": {"status": "ok", "detail": "", "seconds": 0.01,
+"outputs": {"out": {"type": "u32", "bits": [1, 2, 3]}}}}}` where `bits` are the unsigned bit
+patterns of the elements (two's complement, IEEE bits, 0/1 for bool).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, detail
+from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.registry import PipelineError
+
+EXAMPLE = "rgpu-fuzz run corpus/*.toml --pipelines ref --json"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("cases", nargs="+", metavar="CASE.toml", help="case files (rgpu-case/1)")
+    p.add_argument("--pipelines", default="ref",
+                   help="comma-separated pipeline specs (default: ref)")
+    p.add_argument("--json", action="store_true", help="one JSON object per case on stdout")
+    add_plugin_argument(p)
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    """The per-pipeline object of `run --json`."""
+    obj: dict[str, Any] = {"status": str(outcome.status), "detail": detail(outcome),
+                           "seconds": round(outcome.stats.seconds.get("total", 0.0), 6)}
+    if isinstance(outcome, Ok):
+        obj["outputs"] = {name: {"type": str(buf.ty), "bits": buf.bits()}
+                          for name, buf in outcome.outputs.items()}
+    if outcome.stats.artefacts:
+        obj["artefacts"] = dict(outcome.stats.artefacts)
+    return obj
+
+
+def _preview(buf: Buffer, limit: int = 6) -> str:
+    vals = buf.values.tolist()
+    shown = ", ".join(_fmt(v) for v in vals[:limit])
+    more = ", …" if len(vals) > limit else ""
+    return f"[{shown}{more}] ({len(vals)} {buf.ty})"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)
+
+
+def run_case(case: Case, pipelines: list[Pipeline]) -> dict[str, Outcome]:
+    from rgpu_fuzz.lang.features import case_features
+
+    feats = case_features(case)
+    return {p.label: p.run(case, feats) for p in pipelines}
+
+
+def execute(args: argparse.Namespace) -> int:
+    from rgpu_fuzz.cli import UserError
+
+    reg = registry_from(args)
+    try:
+        pipelines = reg.create_all(s for s in args.pipelines.split(",") if s.strip())
+    except PipelineError as e:
+        raise UserError(str(e)) from None
+    if not pipelines:
+        raise UserError("--pipelines is empty")
+    cases: list[Case] = []
+    for path in args.cases:
+        try:
+            cases.append(casefile.load(path))
+        except casefile.CaseError as e:
+            raise UserError(str(e)) from None
+    console = Console()
+    for path, case in zip(args.cases, cases, strict=True):
+        outcomes = run_case(case, pipelines)
+        if args.json:
+            print(json.dumps({"case": case.id,
+                              "outcomes": {k: outcome_json(o) for k, o in outcomes.items()}}))
+            continue
+        table = Table(title=f"{path}  (case {case.id}, entry {case.entry})", title_justify="left")
+        for col in ("pipeline", "status", "seconds", "result"):
+            table.add_column(col)
+        for label, o in outcomes.items():
+            result = detail(o)
+            if isinstance(o, Ok):
+                result = "\n".join(f"{n}: {_preview(b)}" for n, b in o.outputs.items())
+            table.add_row(label, str(o.status), f"{o.stats.seconds.get('total', 0.0):.4f}", result)
+        console.print(table)
+    return 0

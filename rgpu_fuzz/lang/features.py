@@ -1,0 +1,93 @@
+"""The language features a kernel uses, so a pipeline can declare what it supports and answer
+`Unsupported` for the rest (DESIGN.md §4). Detected on the syntax tree, no checking needed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
+
+from rgpu_fuzz.lang import ast
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.scalars import Scalar
+
+FEATURES: dict[str, str] = {
+    "shared": "#[shared] static mut arrays",
+    "barrier": "sync_threads()",
+    "f32": "binary32 floats",
+    "f64": "binary64 floats",
+    "i64": "64-bit integers i64 and u64 (usize indexing is everywhere and not counted)",
+    "local-array": "private arrays [T; N]",
+    "helper": "helper fns",
+    "inline-never": "#[inline(never)] helpers",
+    "loop": "for, while and loop",
+    "launch-3d": "launches with y or z extent > 1",
+    "mul-add": "fused multiply-add",
+}
+
+
+def walk(node: object) -> Iterator[object]:
+    """Every AST node below and including `node`, depth first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if is_dataclass(n):
+            for f in fields(n):
+                if f.name in ("span", "ty"):
+                    continue
+                v = getattr(n, f.name)
+                if isinstance(v, tuple):
+                    stack.extend(v)
+                elif is_dataclass(v):
+                    stack.append(v)
+
+
+def module_features(module: ast.Module) -> frozenset[str]:
+    found: set[str] = set()
+    for n in walk(module):
+        match n:
+            case ast.Shared():
+                found.add("shared")
+            case ast.Call(func="sync_threads"):
+                found.add("barrier")
+            case ast.ScalarType(scalar=s) | ast.Cast(to=s) | ast.IntLit(suffix=s) \
+                    | ast.FloatLit(suffix=s) | ast.AssocCall(scalar=s) | ast.AssocConst(scalar=s):
+                found |= _scalar_feature(s)
+            case ast.SliceType(elem=s):
+                found |= _scalar_feature(s)
+            case ast.ArrayType() | ast.ArrayRepeat() | ast.ArrayList():
+                found.add("local-array")
+            case ast.Fn(kernel=False, inline_never=inl):
+                found.add("helper")
+                if inl:
+                    found.add("inline-never")
+            case ast.For() | ast.While() | ast.Loop():
+                found.add("loop")
+            case ast.MethodCall(method="mul_add"):
+                found.add("mul-add")
+    return frozenset(found)
+
+
+def _scalar_feature(s: Scalar | None) -> set[str]:
+    if s is Scalar.F32:
+        return {"f32"}
+    if s is Scalar.F64:
+        return {"f64"}
+    if s in (Scalar.I64, Scalar.U64):
+        return {"i64"}
+    return set()
+
+
+def case_features(case: Case) -> frozenset[str]:
+    """Features of the case's kernel plus those of its launch. An unparsable kernel has none
+    (every pipeline will reject it on its own)."""
+    from rgpu_fuzz.lang.parser import parse
+    from rgpu_fuzz.lang.source import DiagnosticError
+
+    try:
+        feats = set(module_features(parse(case.kernel, f"<case {case.id}>")))
+    except DiagnosticError:
+        feats = set()
+    if case.launch.grid[1:] != (1, 1) or case.launch.block[1:] != (1, 1):
+        feats.add("launch-3d")
+    return frozenset(feats)

@@ -1,0 +1,161 @@
+"""Signatures of the language's methods, associated items and prelude functions, as data
+(docs/language.md "Method table", "Associated items", "Prelude functions").
+
+The checker types calls from these tables; the interpreter, the lowering and the generator
+read the same tables, so a method added here is added everywhere or nowhere. `len` is not
+here: its receiver is an array or a slice, never a scalar, and the checker handles it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from types import MappingProxyType
+from typing import Final, TypeAlias
+
+from rgpu_fuzz.lang.ast import PRELUDE_FUNCTIONS
+from rgpu_fuzz.model.scalars import FLOAT_TYPES, INT_TYPES, Scalar
+
+__all__ = [
+    "ASSOC_CONSTS",
+    "ASSOC_FUNCTIONS",
+    "BARRIER",
+    "LEN",
+    "METHODS",
+    "PRELUDE_FUNCTIONS",
+    "UNIFORM_PRELUDE",
+    "AssocFnSig",
+    "MethodSig",
+    "Operand",
+    "ResolvedMethod",
+    "assoc_const_value",
+    "method_signature",
+]
+
+
+class Operand(Enum):
+    """A parameter or result type that depends on the receiver type `T`."""
+
+    SELF = "T"
+    """The receiver type itself."""
+    BITS = "bits"
+    """The unsigned integer of the receiver's width (`f32` → `u32`, `f64` → `u64`)."""
+
+
+ParamTy: TypeAlias = Scalar | Operand
+
+_SIGNED: frozenset[Scalar] = frozenset(s for s in INT_TYPES if s.is_signed)
+_INTS: frozenset[Scalar] = frozenset(INT_TYPES)
+_FLOATS: frozenset[Scalar] = frozenset(FLOAT_TYPES)
+_BITS_OF: Mapping[Scalar, Scalar] = {Scalar.F32: Scalar.U32, Scalar.F64: Scalar.U64}
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedMethod:
+    """A method signature for one concrete receiver type."""
+
+    name: str
+    receiver: Scalar
+    params: tuple[Scalar, ...]
+    result: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class MethodSig:
+    """One method: the receiver types it exists on, its parameters and result."""
+
+    name: str
+    receivers: frozenset[Scalar]
+    params: tuple[ParamTy, ...]
+    result: ParamTy
+
+    def resolve(self, receiver: Scalar) -> ResolvedMethod:
+        """The signature with `T` replaced by `receiver` (which must be one of `receivers`)."""
+        if receiver not in self.receivers:
+            raise ValueError(f"`{self.name}` does not exist on `{receiver}`")
+        return ResolvedMethod(
+            self.name, receiver, tuple(_subst(p, receiver) for p in self.params),
+            _subst(self.result, receiver),
+        )
+
+
+def _subst(p: ParamTy, receiver: Scalar) -> Scalar:
+    if p is Operand.SELF:
+        return receiver
+    if p is Operand.BITS:
+        return _BITS_OF[receiver]
+    assert isinstance(p, Scalar)
+    return p
+
+
+def _table(*sigs: MethodSig) -> Mapping[str, MethodSig]:
+    return MappingProxyType({s.name: s for s in sigs})
+
+
+_T = Operand.SELF
+
+METHODS: Final[Mapping[str, MethodSig]] = _table(
+    *(MethodSig(f"wrapping_{op}", _INTS, (_T,), _T) for op in ("add", "sub", "mul", "div", "rem")),
+    MethodSig("wrapping_neg", _INTS, (), _T),
+    *(MethodSig(name, _INTS, (Scalar.U32,), _T)
+      for name in ("wrapping_shl", "wrapping_shr", "rotate_left", "rotate_right")),
+    *(MethodSig(name, _INTS, (), Scalar.U32)
+      for name in ("count_ones", "leading_zeros", "trailing_zeros")),
+    MethodSig("min", _INTS | _FLOATS, (_T,), _T),
+    MethodSig("max", _INTS | _FLOATS, (_T,), _T),
+    MethodSig("abs", _SIGNED | _FLOATS, (), _T),
+    MethodSig("wrapping_abs", _SIGNED, (), _T),
+    MethodSig("sqrt", _FLOATS, (), _T),
+    MethodSig("mul_add", _FLOATS, (_T, _T), _T),
+    MethodSig("to_bits", _FLOATS, (), Operand.BITS),
+)
+"""Every scalar method, by name."""
+
+LEN: Final = "len"
+"""`.len()` on a local array, a slice parameter or a shared array; gives `usize`."""
+
+
+def method_signature(name: str, receiver: Scalar) -> ResolvedMethod | None:
+    """The signature of `receiver.name(...)`, or None when no such method exists on that type."""
+    sig = METHODS.get(name)
+    if sig is None or receiver not in sig.receivers:
+        return None
+    return sig.resolve(receiver)
+
+
+@dataclass(frozen=True, slots=True)
+class AssocFnSig:
+    """`scalar::name(params) -> result`."""
+
+    scalar: Scalar
+    name: str
+    params: tuple[Scalar, ...]
+    result: Scalar
+
+
+ASSOC_FUNCTIONS: Final[Mapping[tuple[Scalar, str], AssocFnSig]] = MappingProxyType({
+    (f, "from_bits"): AssocFnSig(f, "from_bits", (_BITS_OF[f],), f) for f in FLOAT_TYPES
+})
+"""`f32::from_bits(u32)` and `f64::from_bits(u64)`."""
+
+ASSOC_CONSTS: Final[frozenset[str]] = frozenset({"MIN", "MAX"})
+"""`T::MIN` and `T::MAX`, on the integer types only."""
+
+
+def assoc_const_value(scalar: Scalar, name: str) -> int | None:
+    """The value of `scalar::name`, or None when that associated constant does not exist."""
+    if not scalar.is_int or name not in ASSOC_CONSTS:
+        return None
+    return scalar.min_value if name == "MIN" else scalar.max_value
+
+
+BARRIER: Final = "sync_threads"
+"""The workgroup barrier: kernels only, uniform control flow only."""
+
+UNIFORM_PRELUDE: Final[frozenset[str]] = frozenset(
+    name for name in PRELUDE_FUNCTIONS
+    if name.startswith(("block_idx_", "block_dim_", "grid_dim_"))
+)
+"""Prelude functions whose value is the same for every thread of a block (`thread_idx_*`
+differs per thread; `sync_threads` has no value)."""

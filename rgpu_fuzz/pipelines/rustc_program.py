@@ -1,0 +1,580 @@
+"""A kernel as a complete host Rust program, compiled and run by the real rustc.
+
+This is the core of the `rustc-cpu` pipeline and the source of the checked-in expected values
+of `tests/semantics`: a compiler nobody here wrote says what each kernel computes.
+
+The program is one file, edition 2021:
+* the kernel text, with `#[kernel]` and `#[shared]` removed (not real Rust attributes) and
+  Rust-only keywords used as identifiers made raw (`match` → `r#match`), sits in
+  `#[no_implicit_prelude] mod kernel`, so kernel names never meet the driver's or std's
+  prelude names (`None`, `Ok`, `main`...);
+* `mod rgpu` inside it implements the GPU prelude from thread-locals the driver sets;
+* `main` reads the arguments from the binary file named by `argv[1]` (`input_bytes`: each
+  parameter in signature order, little-endian element bytes, bool as one byte 0/1), runs the
+  blocks in grid order (x fastest), and prints one JSON line: `{"outputs": {name: [bits]}}`
+  with the bit pattern of every element of every `&mut` buffer, or
+  `{"trap": kind, "message": ..., "line": kernel line, "block": [...], "thread": [...]}`.
+
+Threads of a block run in order (x fastest) on one OS thread, unless the kernel calls
+`sync_threads`: then each runs on its own OS thread and `sync_threads` is a
+`std::sync::Barrier` wait. `#[shared]` statics stay `static mut`: blocks run one after
+another and the threads of one block share them. The first panic anywhere prints the trap and
+exits the process at once, so threads waiting at a barrier never hang the run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rgpu_fuzz.model.case import BufferArg, Case, ScalarArg
+from rgpu_fuzz.model.inputs import materialise
+from rgpu_fuzz.model.outcome import TrapKind
+from rgpu_fuzz.model.scalars import Scalar
+
+__all__ = [
+    "KernelParam",
+    "ProgramError",
+    "RustcResult",
+    "compile_and_run",
+    "find_rustc",
+    "host_program",
+    "input_bytes",
+    "kernel_params",
+    "rustc_version",
+    "uses_barrier",
+]
+
+RUST_FLAGS: tuple[str, ...] = (
+    "--edition", "2021", "-C", "overflow-checks=off", "-C", "debug-assertions=off",
+    "-C", "panic=unwind",
+)
+
+# Panic messages of Rust's release-mode checks (core::panicking) and the trap each one is.
+_TRAP_MESSAGES: tuple[tuple[str, TrapKind], ...] = (
+    ("attempt to divide by zero", TrapKind.DIV_BY_ZERO),
+    ("attempt to calculate the remainder with a divisor of zero", TrapKind.DIV_BY_ZERO),
+    ("attempt to divide with overflow", TrapKind.DIV_OVERFLOW),
+    ("attempt to calculate the remainder with overflow", TrapKind.DIV_OVERFLOW),
+    ("index out of bounds", TrapKind.OUT_OF_BOUNDS),
+)
+
+# Rust 2021 keywords and reserved words that the kernel language allows as identifiers.
+_RAW_KEYWORDS = frozenset(
+    "enum extern impl match mod move ref struct trait type where async await dyn abstract "
+    "become box do final macro override priv typeof unsized virtual yield try".split())
+# These cannot be raw identifiers (`r#self` is an error): rename them instead.
+_RENAMED_KEYWORDS = frozenset({"crate", "self", "Self", "super"})
+
+_IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
+_ATTRIBUTE = re.compile(r"#\s*\[\s*(?:kernel|shared)\s*\]")
+
+
+class ProgramError(ValueError):
+    """The case cannot be turned into a program: its arguments do not match the kernel's
+    signature, or the entry is not found. The pipeline reports it as an invalid case."""
+
+
+@dataclass(frozen=True, slots=True)
+class KernelParam:
+    """One parameter of the entry point, as its signature spells it."""
+
+    name: str
+    ty: Scalar
+    kind: str  # "scalar", "slice" (`&[T]`) or "mut-slice" (`&mut [T]`)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RustcResult:
+    """What rustc and the program did. Exactly one of `outputs`, `trap`, `compile_error`,
+    `run_error` is set.
+
+    `outputs` maps each `&mut` buffer to the bit patterns of its final elements.
+    `run_error` covers a crash, a timeout and a panic that is not one of the traps.
+    """
+
+    outputs: dict[str, list[int]] | None = None
+    trap: TrapKind | None = None
+    trap_message: str = ""
+    trap_line: int | None = None
+    compile_error: str | None = None
+    run_error: str | None = None
+    timed_out: bool = False
+    compile_seconds: float = 0.0
+    run_seconds: float = 0.0
+    source_sha256: str = ""
+    log: str = field(default="", repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.outputs is not None
+
+
+# ---------------------------------------------------------------- kernel text
+
+
+def strip_comments(text: str) -> str:
+    """`text` with comments replaced by spaces (newlines kept), so positions still match.
+    Block comments nest, as in Rust; the language has no strings or chars to skip."""
+    out = list(text)
+    i, depth, n = 0, 0, len(text)
+    while i < n:
+        two = text[i:i + 2]
+        if depth == 0 and two == "//":
+            while i < n and text[i] != "\n":
+                out[i] = " "
+                i += 1
+            continue
+        if two == "/*":
+            depth += 1
+            out[i] = out[i + 1] = " "
+            i += 2
+            continue
+        if depth and two == "*/":
+            depth -= 1
+            out[i] = out[i + 1] = " "
+            i += 2
+            continue
+        if depth and text[i] != "\n":
+            out[i] = " "
+        i += 1
+    return "".join(out)
+
+
+def _rust_ident(name: str) -> str:
+    if name in _RAW_KEYWORDS:
+        return "r#" + name
+    if name in _RENAMED_KEYWORDS:
+        return f"__rgpu_kw_{name}"
+    return name
+
+
+def rust_kernel_text(kernel_source: str) -> str:
+    """The kernel as real Rust: attributes `#[kernel]`/`#[shared]` removed wherever they
+    stand, Rust-only keywords made raw identifiers. Lines are kept one for one, so a panic's
+    line in the program maps back to the kernel's line."""
+    text = _ATTRIBUTE.sub("", strip_comments(kernel_source))
+    return _IDENT.sub(lambda m: _rust_ident(m.group(0)), text)
+
+
+def uses_barrier(kernel_source: str) -> bool:
+    """Whether the kernel calls `sync_threads` (then threads of a block need OS threads)."""
+    return re.search(r"\bsync_threads\s*\(", strip_comments(kernel_source)) is not None
+
+
+_PARAM = re.compile(
+    r"^(?:mut\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*"
+    r"(?:(?P<ref>&\s*(?P<mut>mut\s+)?\[\s*(?P<elem>\w+)\s*\])|(?P<scalar>\w+))$")
+
+
+def kernel_params(kernel_source: str, entry: str) -> tuple[KernelParam, ...]:
+    """The entry point's parameters, read from its signature."""
+    text = strip_comments(kernel_source)
+    m = re.search(rf"\bfn\s+{re.escape(entry)}\s*\(", text)
+    if m is None:
+        raise ProgramError(f"entry point `{entry}` not found in the kernel")
+    close = text.find(")", m.end())
+    if close < 0:
+        raise ProgramError(f"unterminated parameter list of `{entry}`")
+    params = []
+    for part in (p.strip() for p in text[m.end():close].split(",")):
+        if not part:
+            continue
+        pm = _PARAM.match(" ".join(part.split()))
+        if pm is None:
+            raise ProgramError(f"cannot read parameter `{part}` of `{entry}`")
+        type_name = pm["elem"] or pm["scalar"]
+        try:
+            ty = Scalar(type_name)
+        except ValueError:
+            raise ProgramError(f"parameter `{pm['name']}` has unknown type `{type_name}`") from None
+        kind = "scalar" if pm["scalar"] else "mut-slice" if pm["mut"] else "slice"
+        params.append(KernelParam(pm["name"], ty, kind))
+    return tuple(params)
+
+
+def _matched_args(case: Case, params: tuple[KernelParam, ...]) -> list[BufferArg | ScalarArg]:
+    names = {p.name for p in params}
+    extra = [a.name for a in case.args if a.name not in names]
+    if extra:
+        raise ProgramError(f"arguments {extra} are not parameters of `{case.entry}`")
+    matched: list[BufferArg | ScalarArg] = []
+    for p in params:
+        arg = case.arg(p.name)
+        if arg is None:
+            raise ProgramError(f"no argument for parameter `{p.name}`")
+        if isinstance(arg, BufferArg) != (p.kind != "scalar"):
+            raise ProgramError(f"argument `{p.name}` is a {'buffer' if p.kind == 'scalar' else 'scalar'}"
+                               f" but the parameter is {'a scalar' if p.kind == 'scalar' else 'a slice'}")
+        elem = arg.elem if isinstance(arg, BufferArg) else arg.ty
+        if elem is not p.ty:
+            raise ProgramError(f"argument `{p.name}` is {elem} but the parameter is {p.ty}")
+        matched.append(arg)
+    return matched
+
+
+# ---------------------------------------------------------------- program text
+
+_PRELUDE = """\
+#![allow(warnings, arithmetic_overflow, unconditional_panic, static_mut_refs)]
+// Generated by rgpu_fuzz.pipelines.rustc_program: a kernel and its host driver.
+
+mod launch {
+    use std::cell::{Cell, RefCell};
+    use std::sync::{Arc, Barrier};
+
+    thread_local! {
+        // thread_idx, block_idx, block_dim, grid_dim
+        pub static IDS: Cell<[[u32; 3]; 4]> = Cell::new([[0; 3]; 4]);
+        pub static BARRIER: RefCell<Option<Arc<Barrier>>> = RefCell::new(None);
+    }
+
+    #[inline]
+    pub fn id(which: usize, axis: usize) -> u32 {
+        IDS.with(|c| c.get()[which][axis])
+    }
+
+    pub fn sync_threads() {
+        BARRIER.with(|b| {
+            if let Some(b) = &*b.borrow() {
+                b.wait();
+            }
+        });
+    }
+}
+
+#[no_implicit_prelude]
+mod kernel {
+    #[allow(unused_imports)]
+    use ::std::cmp::Ord;
+
+    pub mod rgpu {
+        #[inline] pub fn thread_idx_x() -> u32 { crate::launch::id(0, 0) }
+        #[inline] pub fn thread_idx_y() -> u32 { crate::launch::id(0, 1) }
+        #[inline] pub fn thread_idx_z() -> u32 { crate::launch::id(0, 2) }
+        #[inline] pub fn block_idx_x() -> u32 { crate::launch::id(1, 0) }
+        #[inline] pub fn block_idx_y() -> u32 { crate::launch::id(1, 1) }
+        #[inline] pub fn block_idx_z() -> u32 { crate::launch::id(1, 2) }
+        #[inline] pub fn block_dim_x() -> u32 { crate::launch::id(2, 0) }
+        #[inline] pub fn block_dim_y() -> u32 { crate::launch::id(2, 1) }
+        #[inline] pub fn block_dim_z() -> u32 { crate::launch::id(2, 2) }
+        #[inline] pub fn grid_dim_x() -> u32 { crate::launch::id(3, 0) }
+        #[inline] pub fn grid_dim_y() -> u32 { crate::launch::id(3, 1) }
+        #[inline] pub fn grid_dim_z() -> u32 { crate::launch::id(3, 2) }
+        #[inline] pub fn sync_threads() { crate::launch::sync_threads() }
+    }
+
+// ---- kernel (KERNEL_FIRST_LINE is the program line of its first line)
+"""
+
+_DRIVER = r"""}
+// ---- driver
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+
+trait Elem: Copy + Send + Sync {
+    const SIZE: usize;
+    fn read(b: &[u8]) -> Self;
+    fn bits(self) -> u64;
+}
+
+macro_rules! int_elem {
+    ($($t:ty => $u:ty),*) => {$(
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn read(b: &[u8]) -> Self { <$t>::from_le_bytes(b.try_into().unwrap()) }
+            fn bits(self) -> u64 { self as $u as u64 }
+        }
+    )*};
+}
+int_elem!(i8 => u8, i16 => u16, i32 => u32, i64 => u64,
+          u8 => u8, u16 => u16, u32 => u32, u64 => u64, usize => usize);
+
+impl Elem for f32 {
+    const SIZE: usize = 4;
+    fn read(b: &[u8]) -> Self { f32::from_le_bytes(b.try_into().unwrap()) }
+    fn bits(self) -> u64 { self.to_bits() as u64 }
+}
+impl Elem for f64 {
+    const SIZE: usize = 8;
+    fn read(b: &[u8]) -> Self { f64::from_le_bytes(b.try_into().unwrap()) }
+    fn bits(self) -> u64 { self.to_bits() }
+}
+impl Elem for bool {
+    const SIZE: usize = 1;
+    fn read(b: &[u8]) -> Self { b[0] != 0 }
+    fn bits(self) -> u64 { self as u64 }
+}
+
+struct Reader { data: Vec<u8>, pos: usize }
+
+impl Reader {
+    fn scalar<T: Elem>(&mut self) -> T {
+        let v = T::read(&self.data[self.pos..self.pos + T::SIZE]);
+        self.pos += T::SIZE;
+        v
+    }
+    fn vec<T: Elem>(&mut self, len: usize) -> Vec<T> {
+        (0..len).map(|_| self.scalar::<T>()).collect()
+    }
+}
+
+/// A buffer's base pointer, shared by the threads of a launch (race-free by contract).
+#[derive(Clone, Copy)]
+struct Shared<T>(*mut T, usize);
+unsafe impl<T> Send for Shared<T> {}
+unsafe impl<T> Sync for Shared<T> {}
+impl<T> Shared<T> {
+    /// A method, not a field access: a closure then captures the whole `Shared`.
+    fn slice(self) -> &'static mut [T] { unsafe { std::slice::from_raw_parts_mut(self.0, self.1) } }
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn bits_json<T: Elem>(v: &[T]) -> String {
+    let items: Vec<String> = v.iter().map(|x| x.bits().to_string()).collect();
+    format!("[{}]", items.join(", "))
+}
+
+const TRAPS: &[(&str, &str)] = &[TRAP_TABLE];
+
+fn install_trap_hook() {
+    static FIRED: AtomicBool = AtomicBool::new(false);
+    std::panic::set_hook(Box::new(|info| {
+        if FIRED.swap(true, Ordering::SeqCst) {
+            loop { std::thread::park(); }
+        }
+        let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
+            s.to_string()
+        } else if let Some(s) = info.payload().downcast_ref::<String>() {
+            s.clone()
+        } else {
+            String::from("<non-string panic>")
+        };
+        let kind = TRAPS.iter().find(|(p, _)| msg.starts_with(p)).map(|(_, k)| *k)
+            .unwrap_or("unknown");
+        let line = match info.location() {
+            Some(l) if l.line() >= KERNEL_FIRST_LINE && l.line() < KERNEL_END_LINE =>
+                (l.line() - KERNEL_FIRST_LINE + 1).to_string(),
+            _ => String::from("null"),
+        };
+        let ids = launch::IDS.with(|c| c.get());
+        let text = format!(
+            "{{\"trap\": {}, \"message\": {}, \"line\": {}, \"block\": {:?}, \"thread\": {:?}}}\n",
+            json_str(kind), json_str(&msg), line, ids[1], ids[0]);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        std::process::exit(0);
+    }));
+}
+
+fn run_block(block: [u32; 3], dims: [[u32; 3]; 2], threaded: bool, body: &(dyn Fn() + Sync)) {
+    let [bd, gd] = dims;
+    let each = |t: [u32; 3]| launch::IDS.with(|c| c.set([t, block, bd, gd]));
+    if !threaded {
+        for z in 0..bd[2] { for y in 0..bd[1] { for x in 0..bd[0] {
+            each([x, y, z]);
+            body();
+        }}}
+        return;
+    }
+    let barrier = Arc::new(Barrier::new((bd[0] * bd[1] * bd[2]) as usize));
+    std::thread::scope(|s| {
+        for z in 0..bd[2] { for y in 0..bd[1] { for x in 0..bd[0] {
+            let barrier = barrier.clone();
+            std::thread::Builder::new().stack_size(1 << 20).spawn_scoped(s, move || {
+                each([x, y, z]);
+                launch::BARRIER.with(|b| *b.borrow_mut() = Some(barrier));
+                body();
+            }).expect("spawn");
+        }}}
+    });
+}
+
+fn launch_grid(dims: [[u32; 3]; 2], threaded: bool, body: &(dyn Fn() + Sync)) {
+    let gd = dims[1];
+    for z in 0..gd[2] { for y in 0..gd[1] { for x in 0..gd[0] {
+        run_block([x, y, z], dims, threaded, body);
+    }}}
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: prog INPUTS");
+    let mut rd = Reader { data: std::fs::read(&path).expect("read inputs"), pos: 0 };
+ARG_READS
+    assert_eq!(rd.pos, rd.data.len(), "input file size does not match the arguments");
+ARG_SHARES
+    install_trap_hook();
+    let body = || kernel::ENTRY(CALL_ARGS);
+    launch_grid([BLOCK_DIM, GRID_DIM], THREADED, &body);
+    let mut outs: Vec<String> = Vec::new();
+OUTPUTS
+    println!("{{\"outputs\": {{{}}}}}", outs.join(", "));
+}
+"""
+
+
+def host_program(case: Case, kernel_source: str) -> str:
+    """The complete Rust program that runs `kernel_source` with `case`'s launch and
+    arguments (read at run time from the file `input_bytes(case, ...)` writes)."""
+    params = kernel_params(kernel_source, case.entry)
+    args = _matched_args(case, params)
+    head = _PRELUDE
+    first_line = head.count("\n") + 1
+    body = rust_kernel_text(kernel_source)
+    if not body.endswith("\n"):
+        body += "\n"
+    end_line = first_line + body.count("\n")
+    reads, shares, call, outputs = [], [], [], []
+    for p, a in zip(params, args, strict=True):
+        v = f"arg_{p.name}"
+        if isinstance(a, ScalarArg):
+            reads.append(f"    let {v}: {p.ty} = rd.scalar::<{p.ty}>();")
+            call.append(v)
+        elif p.kind == "slice":
+            reads.append(f"    let {v}: Vec<{p.ty}> = rd.vec::<{p.ty}>({a.len});")
+            shares.append(f"    let {v}: &[{p.ty}] = &{v};")
+            call.append(v)
+        else:
+            reads.append(f"    let mut {v}: Vec<{p.ty}> = rd.vec::<{p.ty}>({a.len});")
+            shares.append(f"    let {v}_ptr = Shared({v}.as_mut_ptr(), {v}.len());")
+            call.append(f"{v}_ptr.slice()")
+            outputs.append(f"    outs.push(format!(\"{{}}: {{}}\", json_str(\"{p.name}\"), "
+                           f"bits_json(&{v})));")
+    trap_table = ", ".join(f'("{msg}", "{kind}")' for msg, kind in _TRAP_MESSAGES)
+    driver = (_DRIVER
+              .replace("TRAP_TABLE", trap_table)
+              .replace("KERNEL_FIRST_LINE", str(first_line))
+              .replace("KERNEL_END_LINE", str(end_line))
+              .replace("ARG_READS", "\n".join(reads))
+              .replace("ARG_SHARES", "\n".join(shares))
+              .replace("ENTRY", _rust_ident(case.entry))
+              .replace("CALL_ARGS", ", ".join(call))
+              .replace("BLOCK_DIM", str(list(case.launch.block)))
+              .replace("GRID_DIM", str(list(case.launch.grid)))
+              .replace("THREADED", "true" if uses_barrier(kernel_source) else "false")
+              .replace("OUTPUTS", "\n".join(outputs)))
+    head = head.replace("KERNEL_FIRST_LINE", str(first_line))
+    return head + body + driver
+
+
+def input_bytes(case: Case, kernel_source: str) -> bytes:
+    """The argument file the program reads: each parameter in signature order, as
+    little-endian element bytes (bool: one byte, 0 or 1)."""
+    params = kernel_params(kernel_source, case.entry)
+    chunks = []
+    for p, a in zip(params, _matched_args(case, params), strict=True):
+        if isinstance(a, ScalarArg):
+            width = 1 if p.ty is Scalar.BOOL else p.ty.bits // 8
+            chunks.append(a.bits.to_bytes(width, "little"))
+            continue
+        values = materialise(a)
+        if p.ty is Scalar.BOOL:
+            chunks.append(values.astype(np.uint8).tobytes())
+        else:
+            chunks.append(values.astype(values.dtype.newbyteorder("<")).tobytes())
+    return b"".join(chunks)
+
+
+# ---------------------------------------------------------------- compiling and running
+
+
+def find_rustc() -> str | None:
+    """The rustc to use: `$RGPU_RUSTC`, else `rustc` on PATH, else `~/.cargo/bin/rustc`."""
+    if env := os.environ.get("RGPU_RUSTC"):
+        return env
+    if found := shutil.which("rustc"):
+        return found
+    cargo = Path.home() / ".cargo" / "bin" / "rustc"
+    return str(cargo) if cargo.is_file() else None
+
+
+def rustc_version(rustc: str | None = None) -> str:
+    """`rustc --version` (e.g. "rustc 1.95.0 (59807616e 2026-04-14)")."""
+    exe = rustc or find_rustc()
+    if exe is None:
+        raise FileNotFoundError("rustc not found (set RGPU_RUSTC or put rustc on PATH)")
+    return subprocess.run([exe, "--version"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def _first_error(stderr: str) -> str:
+    for line in stderr.splitlines():
+        if line.startswith("error"):
+            return line.strip()
+    return stderr.strip().splitlines()[0] if stderr.strip() else "rustc failed"
+
+
+def compile_and_run(case: Case, *, opt_level: int = 2, workdir: Path,
+                    kernel_source: str | None = None, rustc: str | None = None,
+                    compile_timeout: float = 300.0, run_timeout: float = 60.0) -> RustcResult:
+    """Compile `case` (its own kernel text unless `kernel_source` is given) with rustc at
+    `opt_level`, run it in `workdir`, and read back what it computed."""
+    exe = rustc or find_rustc()
+    if exe is None:
+        raise FileNotFoundError("rustc not found (set RGPU_RUSTC or put rustc on PATH)")
+    text = case.kernel if kernel_source is None else kernel_source
+    source = host_program(case, text)
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    workdir.mkdir(parents=True, exist_ok=True)
+    src, prog, inputs = workdir / "prog.rs", workdir / "prog", workdir / "inputs.bin"
+    src.write_text(source, encoding="utf-8")
+    inputs.write_bytes(input_bytes(case, text))
+    cmd = [exe, *RUST_FLAGS, "-C", f"opt-level={opt_level}", "-o", str(prog), str(src)]
+    t0 = time.perf_counter()
+    try:
+        comp = subprocess.run(cmd, capture_output=True, text=True, timeout=compile_timeout)
+    except subprocess.TimeoutExpired:
+        return RustcResult(compile_error="rustc timed out", timed_out=True,
+                           compile_seconds=time.perf_counter() - t0, source_sha256=digest)
+    compile_seconds = time.perf_counter() - t0
+    if comp.returncode != 0:
+        return RustcResult(compile_error=_first_error(comp.stderr), log=comp.stderr,
+                           compile_seconds=compile_seconds, source_sha256=digest)
+    t0 = time.perf_counter()
+    try:
+        run = subprocess.run([str(prog), str(inputs)], capture_output=True, text=True,
+                             timeout=run_timeout)
+    except subprocess.TimeoutExpired:
+        return RustcResult(run_error=f"timeout after {run_timeout:g}s", timed_out=True,
+                           compile_seconds=compile_seconds,
+                           run_seconds=time.perf_counter() - t0, source_sha256=digest)
+    times = {"compile_seconds": compile_seconds, "run_seconds": time.perf_counter() - t0,
+             "source_sha256": digest, "log": run.stderr}
+    if run.returncode != 0:
+        return RustcResult(run_error=f"exit status {run.returncode}", **times)
+    try:
+        doc = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        return RustcResult(run_error=f"unreadable output: {run.stdout[:200]!r}", **times)
+    if "outputs" in doc:
+        return RustcResult(outputs={k: list(v) for k, v in doc["outputs"].items()}, **times)
+    kind = doc.get("trap")
+    if kind in {k.value for k in TrapKind}:
+        return RustcResult(trap=TrapKind(kind), trap_message=doc.get("message", ""),
+                           trap_line=doc.get("line"), **times)
+    return RustcResult(run_error=f"panic: {doc.get('message', '')}", **times)
