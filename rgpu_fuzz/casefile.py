@@ -335,7 +335,8 @@ def dumps(case: Case) -> str:
             out.append(f"issue = {_toml_scalar(case.expect.issue)}")
     p = case.provenance
     prov = [(k, v) for k, v in (("generator", p.generator), ("seed", p.seed),
-                                ("profile", p.profile), ("parent", p.parent)) if v not in ("", None)]
+                                ("profile", p.profile), ("parent", p.parent))
+            if v not in ("", None)]
     if prov:
         out += ["", "[provenance]"] + [f"{k} = {_toml_scalar(v)}" for k, v in prov]
     return "\n".join(out) + "\n"
@@ -387,4 +388,5 @@ def signature_mismatch(case: Case, kernel: Fn) -> str | None:
         return None
     takes = ", ".join(_param_text(p) for p in kernel.params)
     gives = ", ".join(_arg_text(a) for a in case.args)
-    return f"arguments do not match kernel `{kernel.name}`: it takes ({takes}); the case gives ({gives})"
+    return (f"arguments do not match kernel `{kernel.name}`: it takes ({takes}); "
+            f"the case gives ({gives})")

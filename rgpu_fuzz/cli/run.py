@@ -17,8 +17,12 @@ from rich.table import Table
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
-from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.lang.ast import Module
+from rgpu_fuzz.lang.parser import parse
+from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, detail
+from rgpu_fuzz.oracles import PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import PipelineError
 
@@ -30,6 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipelines", default="ref",
                    help="comma-separated pipeline specs (default: ref)")
     p.add_argument("--json", action="store_true", help="one JSON object per case on stdout")
+    p.add_argument("--policy", default="default",
+                   help="oracle policy: a name in oracles/policies or a TOML path")
     add_plugin_argument(p)
 
 
@@ -67,6 +73,35 @@ def run_case(case: Case, pipelines: list[Pipeline]) -> dict[str, Outcome]:
     return {p.label: p.run(case, feats) for p in pipelines}
 
 
+def verdict_json(verdict: Verdict) -> str | list[dict[str, Any]]:
+    if verdict.agree:
+        return "agree"
+    return [{"kind": str(f.kind), "pipelines": list(f.pipelines), "signature": f.signature,
+             "detail": f.detail, "known_issue": f.known_issue,
+             "differing_elements": f.differing_elements,
+             "first_diffs": [{"buffer": d.buffer, "index": d.index, "expected": d.expected,
+                              "expected_bits": d.expected_bits, "actual": d.actual,
+                              "actual_bits": d.actual_bits} for d in f.diffs]}
+            for f in verdict.findings]
+
+
+def print_verdict(console: Console, verdict: Verdict, bits_width: dict[str, int]) -> None:
+    if verdict.agree:
+        console.print(f"verdict: agree ({len(verdict.compared)} pipelines compared)")
+        return
+    for f in verdict.findings:
+        known = f" (known: {f.known_issue})" if f.known_issue else ""
+        console.print(f"[bold red]finding[/] {f.kind}{known}: {f.detail}", highlight=False)
+        console.print(f"  signature: {f.signature}", highlight=False, markup=False)
+        if f.diffs:
+            t = Table("buffer", "index", f.pipelines[0], "bits", f.pipelines[-1], "bits")
+            for d in f.diffs:
+                w = bits_width.get(d.buffer, 8)
+                t.add_row(d.buffer, str(d.index), d.expected, f"0x{d.expected_bits:0{w}x}",
+                          d.actual, f"0x{d.actual_bits:0{w}x}")
+            console.print(t)
+
+
 def execute(args: argparse.Namespace) -> int:
     from rgpu_fuzz.cli import UserError
 
@@ -83,12 +118,21 @@ def execute(args: argparse.Namespace) -> int:
             cases.append(casefile.load(path))
         except casefile.CaseError as e:
             raise UserError(str(e)) from None
+    try:
+        policy = load_policy(args.policy)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
     console = Console()
+    status = 0
     for path, case in zip(args.cases, cases, strict=True):
         outcomes = run_case(case, pipelines)
+        verdict = judge(case, outcomes, policy, _parsed(case))
+        if verdict.new_findings:
+            status = 1
         if args.json:
             print(json.dumps({"case": case.id,
-                              "outcomes": {k: outcome_json(o) for k, o in outcomes.items()}}))
+                              "outcomes": {k: outcome_json(o) for k, o in outcomes.items()},
+                              "verdict": verdict_json(verdict)}))
             continue
         table = Table(title=f"{path}  (case {case.id}, entry {case.entry})", title_justify="left")
         for col in ("pipeline", "status", "seconds", "result"):
@@ -99,4 +143,13 @@ def execute(args: argparse.Namespace) -> int:
                 result = "\n".join(f"{n}: {_preview(b)}" for n, b in o.outputs.items())
             table.add_row(label, str(o.status), f"{o.stats.seconds.get('total', 0.0):.4f}", result)
         console.print(table)
-    return 0
+        widths = {a.name: (a.elem.bits + 3) // 4 for a in case.args if isinstance(a, BufferArg)}
+        print_verdict(console, verdict, widths)
+    return status
+
+
+def _parsed(case: Case) -> Module | None:
+    try:
+        return parse(case.kernel, f"<case {case.id}>")
+    except DiagnosticError:
+        return None

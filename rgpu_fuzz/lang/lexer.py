@@ -95,6 +95,10 @@ class _Lexer:
         self.tokens: list[Token] = []
         self.errors: list[Diagnostic] = []
 
+    def push(self, kind: TokenKind, start: int, line: int, col: int) -> None:
+        text = self.text[start:self.pos]
+        self.tokens.append(Token(kind=kind, text=text, span=Span(start, self.pos, line, col)))
+
     def here(self) -> tuple[int, int, int]:
         return self.pos, self.line, self.pos - self.line_start + 1
 
@@ -117,7 +121,7 @@ class _Lexer:
             self.skip_trivia()
             start, line, col = self.here()
             if self.pos >= len(self.text):
-                self.tokens.append(Token(kind=TokenKind.EOF, text="", span=Span(start, start, line, col)))
+                self.push(TokenKind.EOF, start, line, col)
                 return self.tokens
             c = self.text[self.pos]
             if c.isascii() and c.isdigit():
@@ -128,14 +132,12 @@ class _Lexer:
                 word = m.group()
                 self.advance(len(word))
                 kind = TokenKind.KEYWORD if word in KEYWORDS else TokenKind.IDENT
-                self.tokens.append(Token(kind=kind, text=word, span=Span(start, self.pos, line, col)))
+                self.push(kind, start, line, col)
             else:
                 for p in PUNCTUATION:
                     if self.text.startswith(p, self.pos):
                         self.advance(len(p))
-                        self.tokens.append(
-                            Token(kind=TokenKind.PUNCT, text=p, span=Span(start, self.pos, line, col))
-                        )
+                        self.push(TokenKind.PUNCT, start, line, col)
                         break
                 else:
                     self.advance()

@@ -13,7 +13,7 @@ from rgpu_fuzz.lang.ast import Fn
 from rgpu_fuzz.lang.checker import CheckedModule, check_source
 from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.outcome import RejectReason, Rejected
+from rgpu_fuzz.model.outcome import Rejected, RejectReason
 
 
 @lru_cache(maxsize=256)

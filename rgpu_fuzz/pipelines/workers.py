@@ -1,0 +1,228 @@
+"""Sandboxed, long-lived worker processes for everything that can abort, crash or hang.
+
+LLVM reports fatal errors by aborting the process, JIT-compiled code can segfault or loop, and
+rustc can crash (DESIGN.md §4). All of that runs here, in a child process with a per-job
+timeout and an address-space limit. A worker that dies or hangs is replaced and its job
+becomes a value (`Died`, `TimedOut`); the parent never dies with it. Workers are reused
+between jobs because start-up (importing llvmlite, numpy) costs far more than a small job.
+
+Protocol: length-prefixed pickle frames on the child's stdin/stdout; the child's stderr goes
+to a file, and the tail written during a job is the `log` of a `Died`. Jobs name a top-level
+function as `"module:function"`; it takes one picklable payload and returns a picklable value.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+_HEADER = struct.Struct("<Q")
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Died:
+    """The worker process ended during the job: `signal` is e.g. `SIGABRT` or `exit 3`."""
+
+    signal: str
+    log: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    seconds: float
+    log: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Raised:
+    """The job function raised: a bug in rgpu-fuzz (or a plugin), with its traceback."""
+
+    traceback: str
+
+
+JobResult: TypeAlias = Done | Died | TimedOut | Raised
+
+
+def _signal_name(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return signal.Signals(-returncode).name
+        except ValueError:
+            return f"signal {-returncode}"
+    return f"exit {returncode}"
+
+
+class Worker:
+    """One child process running `rgpu_fuzz.pipelines.worker_main`."""
+
+    def __init__(self, memory_mb: int) -> None:
+        self.memory_mb = memory_mb
+        self._log = tempfile.TemporaryFile(prefix="rgpu-worker-", suffix=".log")
+        env = dict(os.environ, RGPU_WORKER_MEMORY_MB=str(memory_mb), PYTHONFAULTHANDLER="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "rgpu_fuzz.pipelines.worker_main"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
+        )
+        self.jobs = 0
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _log_tail(self, start: int, lines: int = 40) -> str:
+        self._log.flush()
+        self._log.seek(start)
+        text = self._log.read().decode("utf-8", "replace")
+        return "\n".join(text.splitlines()[-lines:])
+
+    def call(self, target: str, payload: object, timeout: float) -> JobResult:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._log.seek(0, os.SEEK_END)
+        log_start = self._log.tell()
+        data = pickle.dumps((target, payload), protocol=pickle.HIGHEST_PROTOCOL)
+        start = time.monotonic()
+        try:
+            self.proc.stdin.write(_HEADER.pack(len(data)) + data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.proc.wait()
+            return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
+        fd = self.proc.stdout.fileno()
+        buf = b""
+        need = _HEADER.size
+        length: int | None = None
+        while True:
+            remaining = timeout - (time.monotonic() - start)
+            if remaining <= 0:
+                self.kill()
+                return TimedOut(timeout, self._log_tail(log_start))
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, max(need - len(buf), 1 << 16))
+            if not chunk:
+                self.proc.wait()
+                return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
+            buf += chunk
+            if length is None and len(buf) >= _HEADER.size:
+                (length,) = _HEADER.unpack(buf[:_HEADER.size])
+                buf = buf[_HEADER.size:]
+                need = length
+            if length is not None and len(buf) >= length:
+                break
+        self.jobs += 1
+        kind, value = pickle.loads(buf[:length])
+        return Done(value) if kind == "ok" else Raised(value)
+
+    def kill(self) -> None:
+        if self.alive():
+            self.proc.kill()
+        self.proc.wait()
+
+    def close(self) -> None:
+        if self.alive() and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                self.kill()
+        self.kill()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self._log.close()
+
+
+class WorkerPool:
+    """A set of reusable workers; a dead or hung worker is replaced before the next job.
+
+    Thread-safe: each call takes a free worker (starting one up to `size`)."""
+
+    def __init__(self, size: int = 1, memory_mb: int = 4096) -> None:
+        self.size = size
+        self.memory_mb = memory_mb
+        self._free: list[Worker] = []
+        self._count = 0
+        self._cond = threading.Condition()
+        self.replaced = 0
+
+    def _acquire(self) -> Worker:
+        with self._cond:
+            while True:
+                while self._free:
+                    w = self._free.pop()
+                    if w.alive():
+                        return w
+                    w.close()
+                    self._count -= 1
+                if self._count < self.size:
+                    self._count += 1
+                    break
+                self._cond.wait()
+        return Worker(self.memory_mb)
+
+    def _release(self, w: Worker, healthy: bool) -> None:
+        with self._cond:
+            if healthy and w.alive():
+                self._free.append(w)
+            else:
+                w.close()
+                self._count -= 1
+                self.replaced += 1
+            self._cond.notify()
+
+    def call(self, target: str, payload: object, *, timeout: float) -> JobResult:
+        w = self._acquire()
+        result = w.call(target, payload, timeout)
+        self._release(w, healthy=isinstance(result, Done | Raised))
+        return result
+
+    def close(self) -> None:
+        with self._cond:
+            for w in self._free:
+                w.close()
+            self._free.clear()
+            self._count = 0
+
+
+_pools: dict[int, WorkerPool] = {}
+_pools_lock = threading.Lock()
+
+
+def default_pool(memory_mb: int = 4096) -> WorkerPool:
+    """The process-wide pool for a memory limit (created on first use, closed at exit)."""
+    with _pools_lock:
+        pool = _pools.get(memory_mb)
+        if pool is None:
+            pool = _pools[memory_mb] = WorkerPool(size=os.cpu_count() or 1, memory_mb=memory_mb)
+        return pool
+
+
+@atexit.register
+def _close_pools() -> None:
+    for pool in _pools.values():
+        pool.close()
+
+
+def call_in_worker(target: str, payload: object, *, timeout: float,
+                   memory_mb: int = 4096) -> JobResult:
+    """Run `target(payload)` in a sandboxed worker; see the module docstring."""
+    return default_pool(memory_mb).call(target, payload, timeout=timeout)

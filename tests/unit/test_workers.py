@@ -1,0 +1,61 @@
+"""Sandboxed workers: a job that aborts, segfaults, hangs or exhausts memory becomes a value and
+the pool keeps working (DESIGN.md §4 "Rules every pipeline keeps")."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, WorkerPool
+
+JOBS = "tests.unit.worker_jobs"
+
+
+@pytest.fixture
+def pool():  # type: ignore[no-untyped-def]
+    p = WorkerPool(size=1, memory_mb=1024)
+    yield p
+    p.close()
+
+
+def test_result_comes_back_and_worker_is_reused(pool: WorkerPool) -> None:
+    first = pool.call(f"{JOBS}:pid_and_double", 21, timeout=30)
+    second = pool.call(f"{JOBS}:pid_and_double", 5, timeout=30)
+    assert isinstance(first, Done) and isinstance(second, Done)
+    assert first.value[1] == 42 and second.value[1] == 10
+    assert first.value[0] == second.value[0] != os.getpid()
+
+
+def test_abort_is_died_with_signal_and_log(pool: WorkerPool) -> None:
+    result = pool.call(f"{JOBS}:abort_after_message", "LLVM ERROR: Cannot select", timeout=30)
+    assert isinstance(result, Died)
+    assert result.signal == "SIGABRT"
+    assert "LLVM ERROR: Cannot select" in result.log
+    after = pool.call(f"{JOBS}:pid_and_double", 1, timeout=30)
+    assert isinstance(after, Done) and after.value[1] == 2
+    assert pool.replaced == 1
+
+
+def test_segfault_is_died(pool: WorkerPool) -> None:
+    result = pool.call(f"{JOBS}:segfault", None, timeout=30)
+    assert isinstance(result, Died) and result.signal == "SIGSEGV"
+
+
+def test_hang_is_timed_out_and_replaced(pool: WorkerPool) -> None:
+    result = pool.call(f"{JOBS}:spin", None, timeout=1.0)
+    assert isinstance(result, TimedOut) and result.seconds == 1.0
+    after = pool.call(f"{JOBS}:pid_and_double", 3, timeout=30)
+    assert isinstance(after, Done) and after.value[1] == 6
+
+
+def test_memory_limit_stops_a_runaway_job(pool: WorkerPool) -> None:
+    result = pool.call(f"{JOBS}:allocate_gib", 4, timeout=60)
+    # Python turns the failed allocation into MemoryError inside the job: a harness-side value.
+    assert isinstance(result, Raised) and "MemoryError" in result.traceback
+
+
+def test_exception_in_job_is_raised_with_traceback(pool: WorkerPool) -> None:
+    result = pool.call(f"{JOBS}:fail", "boom", timeout=30)
+    assert isinstance(result, Raised)
+    assert "ValueError: boom" in result.traceback
