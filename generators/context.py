@@ -115,6 +115,7 @@ class Builder:
         self.stmts_left = 0
         self.max_work_seen = 1
         self.types = self._types()
+        self._type_tables: dict[tuple[bool, bool], dict[Scalar, int]] = {}
 
     def _types(self) -> dict[Scalar, int]:
         out = {Scalar(k): w for k, w in self.profile.types.items() if w > 0}
@@ -160,18 +161,32 @@ class Builder:
         return [v for v in self.visible()
                 if isinstance(v, LocalArray) and (v.mutable or not mutable)]
 
+    def shadowable(self) -> list[Var]:
+        """Locals a new `let` may shadow: never consts (a `let` of a const's name is a
+        pattern in Rust) and never reserved names (tid, gid, loop counters)."""
+        consts = {c.name for c in self.consts}
+        return [v for v in self.scalars() if not v.reserved and v.name not in consts]
+
     def assignable(self, ty: Scalar | None = None) -> list[Var]:
         return [v for v in self.scalars(ty) if v.assignable]
 
     # ------------------------------------------------------------- common choices
 
     def scalar_type(self, *, allow_bool: bool = True, only_int: bool = False) -> Scalar:
-        options = {t: w for t, w in self.types.items()
-                   if (allow_bool or t is not Scalar.BOOL) and (t.is_int or not only_int)}
+        key = (allow_bool, only_int)
+        options = self._type_tables.get(key)
+        if options is None:
+            options = {t: w for t, w in self.types.items()
+                       if (allow_bool or t is not Scalar.BOOL) and (t.is_int or not only_int)}
+            self._type_tables[key] = options
         return self.src.weighted(options)
 
     def int_type(self) -> Scalar:
         return self.scalar_type(allow_bool=False, only_int=True)
+
+    def note_work(self, work: int) -> None:
+        """Record how often some code of the current function runs (a helper's `cost`)."""
+        self.max_work_seen = max(self.max_work_seen, work)
 
     def take_stmt(self) -> bool:
         """Spend one statement of the function's budget; False when it is used up."""

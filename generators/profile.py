@@ -53,6 +53,7 @@ class Limits:
     block_depth: int           # nesting of statement blocks (if/loop/block bodies)
     loop_depth: int            # nesting of loops inside one function
     loop_iters: int            # most iterations of any generated loop
+    work_max: int              # most product of trip counts of nested loops (and calls)
     top_stmts_min: int         # statements per phase of the kernel body
     top_stmts_max: int
     block_stmts_max: int       # statements in a nested block
@@ -198,7 +199,7 @@ def load_profile(name_or_path: str | Path = "default") -> Profile:
     limits = _section(path, doc, "limits", Limits)
     if limits.top_stmts_min > limits.top_stmts_max:
         raise ProfileError(f"{path}: field 'limits.top_stmts_min' exceeds top_stmts_max")
-    for fname in ("loop_iters", "threads_max", "block_threads_max", "buffer_len_max",
+    for fname in ("loop_iters", "work_max", "threads_max", "block_threads_max", "buffer_len_max",
                   "slots_max", "outputs_max"):
         if getattr(limits, fname) < 1:
             raise ProfileError(f"{path}: field 'limits.{fname}' must be >= 1")

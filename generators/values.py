@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
+from functools import cache
 
 from rgpu_fuzz.generators.choice import ChoiceSource
 from rgpu_fuzz.lang import ast
@@ -31,6 +32,7 @@ _F64_SPECIAL_BITS: tuple[int, ...] = (
 )
 
 
+@cache
 def int_edges(ty: Scalar) -> tuple[int, ...]:
     """Interesting values of an integer type, simplest first."""
     vals = [0, 1, 2, 3, 7, 8, ty.bits - 1, ty.bits, ty.max_value, ty.max_value - 1]

@@ -91,6 +91,20 @@ class Tracked:
         if clash.any():
             self.reader[e[clash]] = SEVERAL
 
+    def _same_store_race(self, e: np.ndarray, t: np.ndarray, lanes: np.ndarray,
+                         span: Span) -> None:
+        """Several lanes of one store hit one element: report the lowest lane that is not the
+        first to write its element (the first write, in lane order, is the one raced with)."""
+        order = np.argsort(e, kind="stable")
+        sorted_e = e[order]
+        second = order[1:][sorted_e[1:] == sorted_e[:-1]]
+        i = int(second.min())
+        first = int(order[np.searchsorted(sorted_e, e[i])])
+        bad = np.zeros(len(e), dtype=bool)
+        bad[i] = True
+        self._race(bad, e, lanes, span,
+                   f"written by threads {int(t[first])} and {int(t[i])} in one store")
+
     def store(self, idx: np.ndarray, values: np.ndarray, mask: np.ndarray, all_active: bool,
               ids: np.ndarray, lane_ids: np.ndarray, span: Span) -> None:
         if all_active:
@@ -113,11 +127,8 @@ class Tracked:
                 self._race(bad, e, lanes, span,
                            f"written by thread {int(t[i])} after {who} accessed it")
             self.writer[e] = t
-            clash = self.writer[e] != t
-            if clash.any():
-                i = first_lane(clash)
-                self._race(clash, e, lanes, span,
-                           f"written by threads {int(t[i])} and {int(self.writer[e[i]])} at once")
+            if (self.writer[e] != t).any():
+                self._same_store_race(e, t, lanes, span)
         self.data[e] = v
 
 

@@ -19,7 +19,8 @@ def find_cycles(
 ) -> list[tuple[tuple[str, ...], Span]]:
     """One cycle per strongly connected component that recurses: the path (first function
     repeated at the end) and the span of its first call. `order` is the functions in file
-    order; `calls[f]` lists the calls `f` makes, in source order."""
+    order; `calls[f]` lists the calls `f` makes, in source order, and has a key for every
+    function."""
     index = {name: i for i, name in enumerate(order)}
     out: list[tuple[tuple[str, ...], Span]] = []
     for component in _components(order, calls):
@@ -75,7 +76,7 @@ def _components(order: Sequence[str], calls: Mapping[str, Sequence[tuple[str, Sp
                 counter += 1
                 stack.append(v)
                 on_stack.add(v)
-            succ = [g for g, _ in calls.get(v, ()) if g in calls or g in idx]
+            succ = [g for g, _ in calls.get(v, ()) if g in calls]
             if i < len(succ):
                 work.append((v, i + 1))
                 w = succ[i]

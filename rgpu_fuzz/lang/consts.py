@@ -85,6 +85,8 @@ def evaluate_consts(consts: Mapping[str, ast.Const], env: Env) -> dict[str, Cons
     state: dict[str, object] = {}
 
     def value_of(name: str, chain: tuple[str, ...]) -> ConstValue | None:
+        if name not in consts:
+            raise _Abort  # a const with an error of its own
         st = state.get(name)
         if st is _IN_PROGRESS:
             cycle = [*chain[chain.index(name):], name]

@@ -66,7 +66,7 @@ class FnSig:
 
     name: str
     params: tuple[AnyTy, ...]
-    ret: Type
+    ret: AnyTy
     kernel: bool
     span: Span
 

@@ -436,8 +436,9 @@ class ExprChecker:
                 self.env.error(f"kernel `{e.func}` cannot be called", e.span,
                                "a `#[kernel]` function is an entry point; move the shared "
                                "code into a helper `fn`")
-            else:
-                self.calls.append((e.func, e.span))
+                return replace(e, args=tuple(self.need_known(self.expr(a)) for a in e.args),
+                               ty=_ERR)
+            self.calls.append((e.func, e.span))
             return replace(e, args=self.args(e.args, sig.params, e.span, "function"),
                            ty=sig.ret)
         if e.func in PRELUDE_FUNCTIONS:

@@ -1,0 +1,14 @@
+"""AST → LLVM IR (llvmlite.ir), target hooks kept apart (DESIGN.md §2, §4).
+
+`lower_module(checked, entry, target)` gives a `LoweredKernel`: the IR text of a fresh module
+(llvmlite mutates modules during code generation, so callers parse this text anew for every
+emission) plus what a host needs to call it.
+"""
+
+from rgpu_fuzz.lower.context import TRAP_CODES, LowerError
+from rgpu_fuzz.lower.host import ParamSlot
+from rgpu_fuzz.lower.kernel import LoweredKernel, lower_module
+from rgpu_fuzz.lower.targets import HostTarget, TargetHooks
+
+__all__ = ["TRAP_CODES", "HostTarget", "LowerError", "LoweredKernel", "ParamSlot",
+           "TargetHooks", "lower_module"]

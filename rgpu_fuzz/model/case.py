@@ -21,7 +21,7 @@ class Dist(StrEnum):
     """Distributions of seeded random initialisers (DESIGN.md §5)."""
 
     UNIFORM = "uniform"  # uniform over all bit patterns of the type
-    EDGES = "edges"      # half edge values (0, ±1, MIN, MAX, ±0, ±inf, NaN, subnormals), half uniform
+    EDGES = "edges"      # half edge values (0, ±1, MIN, MAX, ±0, ±inf, NaN...), half uniform
 
 
 @dataclass(frozen=True, slots=True)

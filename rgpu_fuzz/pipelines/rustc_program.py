@@ -213,8 +213,9 @@ def _matched_args(case: Case, params: tuple[KernelParam, ...]) -> list[BufferArg
         if arg is None:
             raise ProgramError(f"no argument for parameter `{p.name}`")
         if isinstance(arg, BufferArg) != (p.kind != "scalar"):
-            raise ProgramError(f"argument `{p.name}` is a {'buffer' if p.kind == 'scalar' else 'scalar'}"
-                               f" but the parameter is {'a scalar' if p.kind == 'scalar' else 'a slice'}")
+            want = "a scalar" if p.kind == "scalar" else "a slice"
+            raise ProgramError(f"argument `{p.name}` does not match parameter `{p.name}`, "
+                               f"which is {want}")
         elem = arg.elem if isinstance(arg, BufferArg) else arg.ty
         if elem is not p.ty:
             raise ProgramError(f"argument `{p.name}` is {elem} but the parameter is {p.ty}")

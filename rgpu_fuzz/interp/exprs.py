@@ -1,0 +1,362 @@
+"""Compiling typed expressions into closures over lanes.
+
+Each expression becomes `f(state, mask) -> values` once per (module, function, block size);
+running a kernel then calls closures and never dispatches on node types. Values are arrays
+with one entry per lane (2-D, lanes × length, for local arrays). Only lanes in `mask` are
+meaningful: others may hold anything, and nothing they compute may trap or touch memory.
+
+An expression may contain a block that returns, breaks or continues (`if c { return; } else
+{ x }`); closures built over such children re-derive the live mask after evaluating them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import numpy as np
+
+from rgpu_fuzz.interp.signals import RejectSignal, TrapSignal, first_lane
+from rgpu_fuzz.interp.state import LaneState
+from rgpu_fuzz.lang import ast, semantics
+from rgpu_fuzz.lang.literals import float_literal_value
+from rgpu_fuzz.lang.source import Span
+from rgpu_fuzz.lang.types import ArrayTy, SliceTy, Special, Type
+from rgpu_fuzz.model.outcome import RejectReason, TrapKind
+from rgpu_fuzz.model.scalars import Scalar
+
+if TYPE_CHECKING:
+    from rgpu_fuzz.interp.program import Program
+
+ExprFn: TypeAlias = Callable[[LaneState, np.ndarray], Any]
+BlockFn: TypeAlias = Callable[[LaneState, np.ndarray], tuple[Any, np.ndarray]]
+
+_DIVISION = {ast.BinOp.DIV: "/", ast.BinOp.REM: "%"}
+
+
+def scalar_of(ty: Type | None) -> Scalar:
+    """The scalar type the checker gave an expression (an internal invariant if not)."""
+    assert isinstance(ty, Scalar), f"expected a scalar type, got {ty}"
+    return ty
+
+
+def may_diverge(node: object) -> bool:
+    """Whether evaluating `node` can make lanes leave through `return`, `break` or
+    `continue` (conservatively: any such statement inside it)."""
+    if isinstance(node, ast.Return | ast.Break | ast.Continue):
+        return True
+    if isinstance(node, tuple):
+        return any(may_diverge(n) for n in node)
+    fields = getattr(type(node), "__dataclass_fields__", None)
+    if fields is None:
+        return False
+    return any(
+        may_diverge(getattr(node, s)) for s in fields
+        if s not in ("span", "ty", "kind", "binding")
+    )
+
+
+def trap_division(kind_masks: tuple[np.ndarray, np.ndarray], mask: np.ndarray,
+                  span: Span) -> None:
+    """Raise the trap of the first active lane that divides by zero or overflows."""
+    zero, overflow = kind_masks
+    bad = (zero | overflow) & mask
+    if bad.any():
+        lane = first_lane(bad)
+        kind = TrapKind.DIV_BY_ZERO if zero[lane] else TrapKind.DIV_OVERFLOW
+        raise TrapSignal(kind, span, lane)
+
+
+def check_bounds(idx: np.ndarray, length: int, mask: np.ndarray, span: Span) -> bool:
+    """Trap on the first active lane indexing out of bounds; True when every lane is active
+    (so accesses may skip compressing by the mask)."""
+    oob = idx >= np.uint64(length)
+    if oob.any():
+        bad = oob & mask
+        if bad.any():
+            raise TrapSignal(TrapKind.OUT_OF_BOUNDS, span, first_lane(bad))
+    return bool(mask.all())
+
+
+class ExprCompiler:
+    """Turns the expressions of one typed function into closures (see module docstring)."""
+
+    def __init__(self, program: Program, fn: ast.Fn) -> None:
+        self.program = program
+        self.fn = fn
+        self.threads = program.threads
+
+    # ------------------------------------------------------------ helpers
+
+    def const(self, value: object, ty: Scalar) -> ExprFn:
+        arr = np.full(self.threads, value, dtype=ty.dtype)
+        arr.flags.writeable = False
+        return lambda st, m: arr
+
+    def constant_value(self, e: ast.Expr) -> np.ndarray | None:
+        """The lanes of a constant expression (literals, consts, negation and casts of them),
+        folded at compile time with the run-time semantics; None if not constant."""
+        match e:
+            case ast.IntLit(value=v):
+                return np.full(self.threads, v, dtype=scalar_of(e.ty).dtype)
+            case ast.FloatLit(text=text):
+                ty = scalar_of(e.ty)
+                return np.full(self.threads, float_literal_value(text, ty), dtype=ty.dtype)
+            case ast.BoolLit(value=v):
+                return np.full(self.threads, v, dtype=bool)
+            case ast.AssocConst(scalar=s, name=name):
+                return np.full(self.threads, s.min_value if name == "MIN" else s.max_value,
+                               dtype=s.dtype)
+            case ast.Name(kind=ast.NameKind.CONST, ident=ident):
+                return np.full(self.threads, self.program.checked.consts[ident],
+                               dtype=scalar_of(e.ty).dtype)
+            case ast.Unary(op=op, operand=inner):
+                v = self.constant_value(inner)
+                return None if v is None else semantics.unary(op, scalar_of(inner.ty), v)
+            case ast.Cast(expr=inner, to=to):
+                v = self.constant_value(inner)
+                return None if v is None else semantics.cast(v, scalar_of(inner.ty), to)
+            case _:
+                return None
+
+    def block(self, b: ast.Block) -> BlockFn:  # implemented by the statement compiler
+        raise NotImplementedError
+
+    def if_value(self, e: ast.If) -> ExprFn:  # implemented by the statement compiler
+        raise NotImplementedError
+
+    def exprs(self, es: tuple[ast.Expr, ...]) -> Callable[[LaneState, np.ndarray],
+                                                             tuple[list[Any], np.ndarray]]:
+        """Left-to-right evaluation of several operands; returns the values and the live
+        mask after them."""
+        fs = [self.expr(x) for x in es]
+        if not any(may_diverge(x) for x in es):
+            return lambda st, m: ([f(st, m) for f in fs], m)
+        divs = [may_diverge(x) for x in es]
+
+        def run(st: LaneState, m: np.ndarray) -> tuple[list[Any], np.ndarray]:
+            out = []
+            for f, d in zip(fs, divs, strict=True):
+                out.append(f(st, m))
+                if d:
+                    m = st.live(m)
+            return out, m
+
+        return run
+
+    # ------------------------------------------------------------ dispatch
+
+    def expr(self, e: ast.Expr) -> ExprFn:
+        folded = self.constant_value(e)
+        if folded is not None:
+            folded.flags.writeable = False
+            return lambda st, m: folded
+        match e:
+            case ast.Name():
+                return self.name(e)
+            case ast.Unary(op=op, operand=inner):
+                f = self.expr(inner)
+                ty = scalar_of(inner.ty)
+                return lambda st, m: semantics.unary(op, ty, f(st, m))
+            case ast.Binary():
+                return self.binary(e)
+            case ast.Cast(expr=inner, to=to):
+                f = self.expr(inner)
+                src = scalar_of(inner.ty)
+                return lambda st, m: semantics.cast(f(st, m), src, to)
+            case ast.Index():
+                return self.index(e)
+            case ast.MethodCall():
+                return self.method_call(e)
+            case ast.Call():
+                return self.call(e)
+            case ast.AssocCall(scalar=s, args=(arg,)):
+                f = self.expr(arg)
+                return lambda st, m: semantics.from_bits(f(st, m), s)
+            case ast.ArrayRepeat(value=value):
+                return self.array_repeat(value, e.ty)
+            case ast.ArrayList(elems=elems):
+                operands = self.exprs(elems)
+                return lambda st, m: np.stack(operands(st, m)[0], axis=1)
+            case ast.If():
+                return self.if_value(e)
+            case ast.BlockExpr(block=b):
+                run = self.block(b)
+                return lambda st, m: run(st, m)[0]
+        raise AssertionError(f"cannot compile expression {type(e).__name__}")
+
+    def name(self, e: ast.Name) -> ExprFn:
+        assert e.kind is ast.NameKind.LOCAL and e.binding is not None, e
+        assert not isinstance(e.ty, SliceTy), "slices are used only by indexing and .len()"
+        b = e.binding
+        return lambda st, m: st.frame[b]
+
+    def array_repeat(self, value: ast.Expr, ty: Type | None) -> ExprFn:
+        assert isinstance(ty, ArrayTy)
+        n = ty.len
+        const = self.constant_value(value)
+        if const is not None:
+            template = np.repeat(const[:, None], n, axis=1)
+            return lambda st, m: template.copy()
+        f = self.expr(value)
+        return lambda st, m: np.repeat(f(st, m)[:, None], n, axis=1)
+
+    # ------------------------------------------------------------ operators
+
+    def binary(self, e: ast.Binary) -> ExprFn:
+        op = e.op
+        ty = scalar_of(e.lhs.ty)
+        lf, rf = self.expr(e.lhs), self.expr(e.rhs)
+        lhs_diverges = may_diverge(e.lhs)
+        if op is ast.BinOp.LAND or op is ast.BinOp.LOR:
+            is_and = op is ast.BinOp.LAND
+
+            def short_circuit(st: LaneState, m: np.ndarray) -> np.ndarray:
+                left = lf(st, m)
+                if lhs_diverges:
+                    m = st.live(m)
+                need = m & left if is_and else m & ~left
+                if not need.any():
+                    return left
+                right = rf(st, need)
+                return left & right if is_and else left | right
+
+            return short_circuit
+        span = e.span
+        if op in _DIVISION and ty.is_int:
+            name = _DIVISION[op]
+
+            def divide(st: LaneState, m: np.ndarray) -> np.ndarray:
+                a = lf(st, m)
+                if lhs_diverges:
+                    m = st.live(m)
+                b = rf(st, m)
+                trap_division(semantics.trap_lanes(name, ty, a, b), m, span)
+                return semantics.binary(op, ty, a, b)
+
+            return divide
+        if lhs_diverges or may_diverge(e.rhs):
+            operands = self.exprs((e.lhs, e.rhs))
+
+            def general(st: LaneState, m: np.ndarray) -> np.ndarray:
+                (a, b), _ = operands(st, m)
+                return semantics.binary(op, ty, a, b)
+
+            return general
+        return lambda st, m: semantics.binary(op, ty, lf(st, m), rf(st, m))
+
+    def method_call(self, e: ast.MethodCall) -> ExprFn:
+        if e.method == "len":
+            return self.length(e.receiver)
+        ty = scalar_of(e.receiver.ty)
+        name = e.method
+        operands = self.exprs((e.receiver, *e.args))
+        if name in ("wrapping_div", "wrapping_rem"):
+            span = e.span
+
+            def checked(st: LaneState, m: np.ndarray) -> np.ndarray:
+                (r, a), m = operands(st, m)
+                trap_division(semantics.trap_lanes(name, ty, r, a), m, span)
+                return semantics.method(name, ty, r, [a])
+
+            return checked
+
+        def call(st: LaneState, m: np.ndarray) -> np.ndarray:
+            vals, _ = operands(st, m)
+            return semantics.method(name, ty, vals[0], vals[1:])
+
+        return call
+
+    def length(self, receiver: ast.Expr) -> ExprFn:
+        ty = receiver.ty
+        if isinstance(ty, ArrayTy):
+            return self.const(ty.len, Scalar.USIZE)
+        assert isinstance(receiver, ast.Name) and isinstance(ty, SliceTy), receiver
+        ident = receiver.ident
+        return lambda st, m: st.lens[ident]
+
+    # ------------------------------------------------------------ memory
+
+    def index(self, e: ast.Index) -> ExprFn:
+        base = e.base
+        span = e.span
+        idx_f = self.expr(e.index)
+        idx_diverges = may_diverge(e.index)
+        if isinstance(base, ast.Name) and base.kind is ast.NameKind.SHARED:
+            ident = base.ident
+            length = self.program.shared_len(ident)
+
+            def load_shared(st: LaneState, m: np.ndarray) -> np.ndarray:
+                idx = idx_f(st, m)
+                if idx_diverges:
+                    m = st.live(m)
+                full = check_bounds(idx, length, m, span)
+                return st.shared[ident].load(idx, m, full, st.lane_ids, st.lane_ids, span)
+
+            return load_shared
+        if isinstance(base.ty, SliceTy):
+            assert isinstance(base, ast.Name)
+            ident = base.ident
+
+            def load_global(st: LaneState, m: np.ndarray) -> np.ndarray:
+                idx = idx_f(st, m)
+                if idx_diverges:
+                    m = st.live(m)
+                buf = st.buffers[ident]
+                full = check_bounds(idx, len(buf), m, span)
+                return buf.load(idx, m, full, st.gtid, st.lane_ids, span)
+
+            return load_global
+        assert isinstance(base.ty, ArrayTy), base
+        length = base.ty.len
+        base_f = self.expr(base)
+
+        def load_local(st: LaneState, m: np.ndarray) -> np.ndarray:
+            arr = base_f(st, m)
+            idx = idx_f(st, m)
+            if idx_diverges:
+                m = st.live(m)
+            if check_bounds(idx, length, m, span):
+                return arr[st.lane_ids, idx.astype(np.intp)]
+            safe = np.where(m, idx, 0).astype(np.intp)
+            return arr[st.lane_ids, safe]
+
+        return load_local
+
+    # ------------------------------------------------------------ calls
+
+    def call(self, e: ast.Call) -> ExprFn:
+        name = e.func
+        if name == "sync_threads":
+            return self.barrier(e.span)
+        if name in ast.PRELUDE_FUNCTIONS:
+            return lambda st, m: st.prelude[name]
+        callee = self.program.fn(name)
+        operands = self.exprs(e.args)
+
+        def call(st: LaneState, m: np.ndarray) -> Any:
+            vals, m = operands(st, m)
+            return callee.invoke(st, m, vals)
+
+        return call
+
+    def barrier(self, span: Span) -> ExprFn:
+        """`sync_threads()`: every thread of the block must arrive here together (lock step
+        makes "together" this very execution); then a new shared-memory interval starts."""
+
+        def sync(st: LaneState, m: np.ndarray) -> None:
+            if not m.all():
+                missing = ~m
+                raise RejectSignal(
+                    RejectReason.BARRIER_DIVERGENCE,
+                    f"{int(m.sum())} of {st.threads} threads of the block reached this barrier",
+                    span, first_lane(missing),
+                )
+            for shared in st.shared.values():
+                shared.barrier()
+
+        return sync
+
+
+def is_unit(ty: Type | None) -> bool:
+    return ty is None or isinstance(ty, Special)

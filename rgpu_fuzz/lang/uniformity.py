@@ -1,0 +1,248 @@
+"""Static uniformity analysis: `sync_threads()` only in control flow every thread of a block
+takes alike (DESIGN.md §3, docs/language.md "Items").
+
+Sound and deliberately simple (flow-insensitive for variables):
+* uniform values: literals, consts, `T::MIN/MAX`, scalar kernel parameters, `block_idx_*`,
+  `block_dim_*`, `grid_dim_*`, `.len()`, operators/casts/methods over uniform values, calls
+  of helpers that read neither `thread_idx_*` nor shared memory with uniform arguments, and
+  locals none of whose assignments is non-uniform or under non-uniform control;
+* non-uniform: `thread_idx_*`, reads of buffers and shared arrays, and whatever they flow into;
+* control is non-uniform inside an `if`/`while`/`for` whose condition or bounds are
+  non-uniform, inside a loop that some thread may leave or skip early (`break`, `continue`
+  or `return` under non-uniform control), and after a `return` under non-uniform control.
+Variable taint and divergent loops are iterated to a fixpoint; a last pass reports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+
+from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.ast import BinOp, NameKind
+from rgpu_fuzz.lang.env import Env
+from rgpu_fuzz.lang.methods import BARRIER, LEN, PRELUDE_FUNCTIONS, UNIFORM_PRELUDE
+from rgpu_fuzz.lang.source import Span
+from rgpu_fuzz.lang.types import ArrayTy
+
+__all__ = ["check_uniformity", "varying_helpers"]
+
+Reason = tuple[str, ...]
+"""Why control may diverge at a point: the notes of the diagnostic (None: uniform)."""
+
+
+def _nodes(node: object) -> Iterator[object]:
+    """`node` and every AST node below it."""
+    yield node
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for f in dataclasses.fields(node):
+            if f.name in ("span", "ty", "kind", "binding"):
+                continue
+            value = getattr(node, f.name)
+            children = value if isinstance(value, tuple) else (value,)
+            for c in children:
+                if dataclasses.is_dataclass(c):
+                    yield from _nodes(c)
+
+
+def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
+    """Helpers whose result may differ between threads even for uniform arguments: they read
+    `thread_idx_*` or shared memory, directly or through another helper."""
+    direct: dict[str, bool] = {}
+    callees: dict[str, set[str]] = {}
+    for name, fn in fns.items():
+        direct[name] = False
+        callees[name] = set()
+        for n in _nodes(fn.body):
+            if isinstance(n, ast.Call):
+                if n.func in fns:
+                    callees[name].add(n.func)
+                elif n.func.startswith("thread_idx_"):
+                    direct[name] = True
+            elif isinstance(n, ast.Name) and n.kind is NameKind.SHARED:
+                direct[name] = True
+    varying = {n for n, v in direct.items() if v}
+    changed = True
+    while changed:
+        changed = False
+        for name, cs in callees.items():
+            if name not in varying and cs & varying:
+                varying.add(name)
+                changed = True
+    return frozenset(varying)
+
+
+def check_uniformity(kernel: ast.Fn, env: Env, varying: frozenset[str]) -> None:
+    """Report every `sync_threads()` of the (typed) kernel in possibly divergent control."""
+    analysis = _Uniformity(kernel, env, varying)
+    while True:
+        before = (len(analysis.tainted), len(analysis.divergent_loops))
+        analysis.run(report=False)
+        if (len(analysis.tainted), len(analysis.divergent_loops)) == before:
+            break
+    analysis.run(report=True)
+
+
+class _Uniformity:
+    def __init__(self, kernel: ast.Fn, env: Env, varying: frozenset[str]) -> None:
+        self.kernel = kernel
+        self.env = env
+        self.varying = varying
+        self.tainted: set[int] = set()
+        self.divergent_loops: dict[int, Reason] = {}
+        self.loops: list[int] = []
+        self.exited: Reason | None = None
+        self.report = False
+
+    def run(self, *, report: bool) -> None:
+        self.report = report
+        self.exited = None
+        self.loops = []
+        self.block(self.kernel.body, None)
+
+    def _cond_reason(self, span: Span, what: str) -> Reason:
+        text = self.env.snippet(span)
+        shown = f"`{text}` " if text else ""
+        return (f"{what} {shown}at {self.env.where(span)} may differ between the threads "
+                "of a block",)
+
+    def _taint(self, binding: int | None) -> None:
+        if binding is not None:
+            self.tainted.add(binding)
+
+    # -------------------------------------------------------------- statements
+
+    def block(self, b: ast.Block, ctx: Reason | None) -> bool:
+        for s in b.stmts:
+            self.stmt(s, ctx)
+        return True if b.tail is None else self.expr(b.tail, ctx)
+
+    def stmt(self, s: ast.Stmt, ctx: Reason | None) -> None:
+        ctx = ctx or self.exited
+        match s:
+            case ast.Let():
+                if not self.expr(s.init, ctx) or ctx:
+                    self._taint(s.binding)
+            case ast.Assign():
+                self.assign(s, ctx)
+            case ast.ExprStmt():
+                self.expr(s.expr, ctx)
+            case ast.While():
+                loop_ctx = ctx or self.divergent_loops.get(id(s))
+                uniform = self.expr(s.cond, loop_ctx)
+                body_ctx = loop_ctx or (None if uniform else
+                                        self._cond_reason(s.cond.span, "the loop condition"))
+                self.loop(s, s.body, body_ctx)
+            case ast.Loop():
+                self.loop(s, s.body, ctx or self.divergent_loops.get(id(s)))
+            case ast.For():
+                uniform = self.expr(s.start, ctx) & self.expr(s.end, ctx)
+                if not uniform or ctx:
+                    self._taint(s.binding)
+                bounds = None if uniform else self._cond_reason(
+                    s.start.span.to(s.end.span), "the loop range")
+                self.loop(s, s.body, ctx or bounds or self.divergent_loops.get(id(s)))
+            case ast.Break() | ast.Continue():
+                if ctx and self.loops:
+                    word = "break" if isinstance(s, ast.Break) else "continue"
+                    self._diverge(self.loops[-1], ctx, f"`{word}`", s)
+            case ast.Return():
+                if s.value is not None:
+                    self.expr(s.value, ctx)
+                if ctx:
+                    for loop in self.loops:
+                        self._diverge(loop, ctx, "`return`", s)
+                    if self.exited is None:
+                        self.exited = (f"some threads may have returned at "
+                                       f"{self.env.where(s.span)}", *ctx)
+
+    def _diverge(self, loop: int, ctx: Reason, what: str, s: ast.Stmt) -> None:
+        if loop not in self.divergent_loops:
+            self.divergent_loops[loop] = (
+                f"threads may leave this loop or skip iterations differently: {what} at "
+                f"{self.env.where(s.span)}", *ctx)
+
+    def loop(self, s: ast.Stmt, body: ast.Block, ctx: Reason | None) -> None:
+        self.loops.append(id(s))
+        self.block(body, ctx)
+        self.loops.pop()
+
+    def assign(self, s: ast.Assign, ctx: Reason | None) -> None:
+        value = self.expr(s.value, ctx)
+        t = s.target
+        if isinstance(t, ast.Name):
+            if not value or ctx:
+                self._taint(t.binding)
+            return
+        assert isinstance(t, ast.Index)
+        index = self.expr(t.index, ctx)
+        base = t.base
+        if isinstance(base, ast.Name) and isinstance(base.ty, ArrayTy) \
+                and base.kind is NameKind.LOCAL and (not (value and index) or ctx):
+            self._taint(base.binding)
+
+    # -------------------------------------------------------------- expressions
+
+    def expr(self, e: ast.Expr, ctx: Reason | None) -> bool:
+        """Visit `e` (checking barriers in it); True when its value is uniform."""
+        ctx = ctx or self.exited
+        match e:
+            case ast.IntLit() | ast.FloatLit() | ast.BoolLit() | ast.AssocConst():
+                return True
+            case ast.Name():
+                return e.kind is NameKind.CONST or (
+                    e.kind is NameKind.LOCAL and e.binding not in self.tainted)
+            case ast.Unary():
+                return self.expr(e.operand, ctx)
+            case ast.Cast():
+                return self.expr(e.expr, ctx)
+            case ast.Binary(op=BinOp.LAND | BinOp.LOR):
+                lhs = self.expr(e.lhs, ctx)
+                rhs_ctx = ctx or (None if lhs else self._cond_reason(e.lhs.span, "the condition"))
+                return self.expr(e.rhs, rhs_ctx) and lhs
+            case ast.Binary():
+                return self.expr(e.lhs, ctx) & self.expr(e.rhs, ctx)
+            case ast.Index():
+                index = self.expr(e.index, ctx)
+                base = e.base
+                return (isinstance(base, ast.Name) and isinstance(base.ty, ArrayTy)
+                        and base.kind is NameKind.LOCAL and base.binding not in self.tainted
+                        and index)
+            case ast.MethodCall(method=m) if m == LEN:
+                return True
+            case ast.MethodCall():
+                return all([self.expr(e.receiver, ctx), *(self.expr(a, ctx) for a in e.args)])
+            case ast.AssocCall():
+                return all([self.expr(a, ctx) for a in e.args])
+            case ast.Call():
+                return self.call(e, ctx)
+            case ast.ArrayRepeat():
+                return self.expr(e.value, ctx)
+            case ast.ArrayList():
+                return all([self.expr(x, ctx) for x in e.elems])
+            case ast.If():
+                return self.if_(e, ctx)
+            case ast.BlockExpr():
+                return self.block(e.block, ctx)
+        raise AssertionError(f"unknown expression {e!r}")
+
+    def call(self, e: ast.Call, ctx: Reason | None) -> bool:
+        args = all([self.expr(a, ctx) for a in e.args])
+        if e.func == BARRIER:
+            if ctx and self.report:
+                self.env.error("`sync_threads()` in possibly divergent control flow", e.span,
+                               *ctx, "every thread of a block must reach the same barriers")
+            return True
+        if e.func in PRELUDE_FUNCTIONS:
+            return e.func in UNIFORM_PRELUDE
+        return args and e.func not in self.varying
+
+    def if_(self, e: ast.If, ctx: Reason | None) -> bool:
+        cond = self.expr(e.cond, ctx)
+        inner = ctx or (None if cond else self._cond_reason(e.cond.span, "the condition"))
+        uniform = self.block(e.then, inner) and cond
+        if isinstance(e.else_, ast.If):
+            uniform = self.if_(e.else_, inner) and uniform
+        elif isinstance(e.else_, ast.Block):
+            uniform = self.block(e.else_, inner) and uniform
+        return uniform

@@ -1,0 +1,364 @@
+"""A checked module → one LLVM module with one kernel entry (`lower_module`).
+
+Helper `fn`s become internal LLVM functions (`noinline` for `#[inline(never)]`) that take the
+thread context, the shared-memory base and the trap record after their own parameters; a
+caller checks the trap record after every call. The entry follows the host ABI of
+`HostTarget`; how threads of a block are run is explained in `rgpu_fuzz.lower.host`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.types import ArrayTy
+from rgpu_fuzz.lower.context import TCTX_BID, TCTX_TID, LowerError, ModuleState
+from rgpu_fuzz.lower.exprs import scalar_of
+from rgpu_fuzz.lower.host import (
+    BROKE,
+    CONTINUED,
+    AllocaState,
+    EntryState,
+    ParamSlot,
+    StructuralLoop,
+    has_barrier,
+    load_params,
+    lower_thread_fn,
+    param_slots,
+)
+from rgpu_fuzz.lower.stmts import BodyLowerer
+from rgpu_fuzz.lower.targets import TargetHooks
+from rgpu_fuzz.lower.values import (
+    I8,
+    I32,
+    I64,
+    PTR,
+    VOID,
+    Intrinsics,
+    byte_size,
+    int_const,
+    load_scalar,
+    store_scalar,
+    value_type,
+)
+from rgpu_fuzz.model.scalars import Scalar
+
+
+@dataclass(frozen=True)
+class LoweredKernel:
+    """LLVM IR text of one kernel and what a host needs to call it."""
+
+    ir: str
+    symbol: str
+    params: tuple[ParamSlot, ...]
+    shared_bytes: int
+    frame_bytes: int
+    locations: tuple[tuple[int, int], ...]
+    """Source (line, col) of each trap site, indexed by the trap record's location id."""
+    uses_barrier: bool
+
+
+class HelperState(AllocaState):
+    """A helper fn: `return e` is `ret`; after a trap it returns a dummy value."""
+
+    def emit_return(self, value: ir.Value | None) -> None:
+        if value is None:
+            self.b.ret_void()
+        else:
+            self.b.ret(value)
+
+    def _emit_trap_exit(self) -> None:
+        ret = self.fn.function_type.return_type
+        if isinstance(ret, ir.VoidType):
+            self.b.ret_void()
+        else:
+            self.b.ret(ir.Constant(ret, None))
+
+
+def _trap_fn(module: ir.Module) -> ir.Function:
+    """`rgpu.trap(record, tctx, code, loc)`: fills the trap record (`HostTarget`)."""
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I32, I32]), name="rgpu.trap")
+    fn.linkage = "internal"
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    rec, tctx, code, loc = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def put(i: int, v: ir.Value) -> None:
+        b.store(v, b.gep(rec, [ir.Constant(I32, i)], source_etype=I32))
+
+    put(0, code)
+    put(1, loc)
+    for i in range(3):
+        put(2 + i, b.load(b.gep(tctx, [ir.Constant(I32, TCTX_BID + i)], source_etype=I32),
+                          typ=I32))
+        put(5 + i, b.load(b.gep(tctx, [ir.Constant(I32, TCTX_TID + i)], source_etype=I32),
+                          typ=I32))
+    b.ret_void()
+    return fn
+
+
+def _declare_helper(ms: ModuleState, f: ast.Fn) -> ir.Function:
+    params = []
+    for p in f.params:
+        if not isinstance(p.ty, ast.ScalarType):
+            raise LowerError("helper with a non-scalar parameter")
+        params.append(value_type(p.ty.scalar))
+    ret = VOID if f.ret is None else value_type(f.ret.scalar)
+    fn = ir.Function(ms.module, ir.FunctionType(ret, [*params, PTR, PTR, PTR]), name=f.name)
+    fn.linkage = "internal"
+    if f.inline_never:
+        fn.attributes.add("noinline")
+    return fn
+
+
+def _define_helper(ms: ModuleState, f: ast.Fn) -> None:
+    fn = ms.helpers[f.name]
+    n = len(f.params)
+    st = HelperState(ms, fn, fn.args[n], fn.args[n + 1], fn.args[n + 2])
+    for p, arg in zip(f.params, fn.args[:n], strict=True):
+        assert p.binding is not None and isinstance(p.ty, ast.ScalarType), p
+        store_scalar(st.b, arg, st.slot(p.binding, p.ty.scalar), p.ty.scalar)
+    value = BodyLowerer(st).block_value(f.body)
+    if not st.b.block.is_terminated:
+        st.emit_return(value)
+    st.finish()
+
+
+class StructuralLowerer(BodyLowerer):
+    """Statements of a kernel with barriers at the uniform level (see `lower.host`)."""
+
+    st: EntryState
+
+    def run(self, stmts: list[ast.Stmt]) -> None:
+        pending: list[ast.Stmt] = []
+        for s in stmts:
+            if has_barrier(s):
+                self._flush(pending)
+                pending = []
+                self._structural(s)
+            else:
+                pending.append(s)
+        self._flush(pending)
+
+    def _flush(self, stmts: list[ast.Stmt]) -> None:
+        if stmts:
+            self.st.region(lambda: [self.stmt(s) for s in stmts] and None)
+
+    def _block_stmts(self, block: ast.Block) -> list[ast.Stmt]:
+        tail = [] if block.tail is None else [ast.ExprStmt(expr=block.tail)]
+        return [*block.stmts, *tail]
+
+    def _uniform(self, cond: ast.Expr) -> ir.Value:
+        def emit() -> None:
+            v = self.expr(cond)
+            assert self.st.frame is not None
+            store_scalar(self.b, v, self.b.gep(self.st.frame, [ir.Constant(I64, 1)],
+                                               source_etype=I8), Scalar.BOOL)
+
+        self.st.region(emit)
+        return self.st.first_running(read_cond=True)
+
+    def _structural(self, s: ast.Stmt) -> None:
+        fn = self.st.fn
+        b = self.b
+        match s:
+            case ast.ExprStmt(expr=ast.Call(func="sync_threads")):
+                return  # the boundary between two regions is the barrier
+            case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
+                self.run(self._block_stmts(block))
+            case ast.ExprStmt(expr=ast.If() as e):
+                self._structural_if(e)
+            case ast.While(cond=cond, body=body):
+                head = fn.append_basic_block("swhile.head")
+                work = fn.append_basic_block("swhile.body")
+                done = fn.append_basic_block("swhile.end")
+                b.branch(head)
+                b.position_at_end(head)
+                b.cbranch(self._uniform(cond), work, done)
+                b.position_at_end(work)
+                self._loop_body(body)
+                b.branch(head)
+                b.position_at_end(done)
+                self.st.reset_state(BROKE)
+            case ast.Loop(body=body):
+                head = fn.append_basic_block("sloop.head")
+                done = fn.append_basic_block("sloop.end")
+                work = fn.append_basic_block("sloop.body")
+                b.branch(head)
+                b.position_at_end(head)
+                b.cbranch(self.st.first_running(read_cond=False), work, done)
+                b.position_at_end(work)
+                self._loop_body(body)
+                b.branch(head)
+                b.position_at_end(done)
+                self.st.reset_state(BROKE)
+            case ast.For():
+                self._structural_for(s)
+            case _:
+                raise LowerError(f"sync_threads inside {type(s).__name__}")
+
+    def _loop_body(self, body: ast.Block) -> None:
+        self.st.loops.append(StructuralLoop())
+        self.run(self._block_stmts(body))
+        self.st.loops.pop()
+        self.st.reset_state(CONTINUED)
+
+    def _structural_if(self, e: ast.If) -> None:
+        fn = self.st.fn
+        then_bb = fn.append_basic_block("sif.then")
+        else_bb = fn.append_basic_block("sif.else")
+        end_bb = fn.append_basic_block("sif.end")
+        self.b.cbranch(self._uniform(e.cond), then_bb, else_bb)
+        self.b.position_at_end(then_bb)
+        self.run(self._block_stmts(e.then))
+        self.b.branch(end_bb)
+        self.b.position_at_end(else_bb)
+        if isinstance(e.else_, ast.If):
+            self._structural_if(e.else_)
+        elif e.else_ is not None:
+            self.run(self._block_stmts(e.else_))
+        self.b.branch(end_bb)
+        self.b.position_at_end(end_bb)
+
+    def _structural_for(self, s: ast.For) -> None:
+        """The per-thread `for` of `stmts.py`, split: init, condition, body, step regions.
+        The range end lives in the for variable's frame slot's neighbour (`_for_end`)."""
+        assert s.binding is not None
+        sc = scalar_of(s.start.ty)
+        st = self.st
+        end_slot = st.offsets[s.binding] + 8  # reserved by `EntryState._layout` for loops
+        b = self.b
+
+        def end_ptr() -> ir.Value:
+            assert st.frame is not None
+            return b.gep(st.frame, [ir.Constant(I64, end_slot)], source_etype=I8)
+
+        def init() -> None:
+            start = self.expr(s.start)
+            end = self.expr(s.end)
+            store_scalar(b, start, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
+            store_scalar(b, end, end_ptr(), sc)
+            b.store(ir.Constant(I8, 0), b.gep(end_ptr(), [ir.Constant(I64, 8)],
+                                              source_etype=I8))
+
+        st.region(init)
+        fn = st.fn
+        head = fn.append_basic_block("sfor.head")
+        work = fn.append_basic_block("sfor.body")
+        done = fn.append_basic_block("sfor.end")
+        b.branch(head)
+        b.position_at_end(head)
+
+        def cond() -> None:
+            i = load_scalar(b, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
+            end = load_scalar(b, end_ptr(), sc)
+            cmp = b.icmp_signed if sc.is_signed else b.icmp_unsigned
+            ok = cmp("<=" if s.inclusive else "<", i, end)
+            exhausted = b.load(b.gep(end_ptr(), [ir.Constant(I64, 8)], source_etype=I8),
+                               typ=I8)
+            ok = b.and_(ok, b.icmp_unsigned("==", exhausted, ir.Constant(I8, 0)))
+            assert st.frame is not None
+            store_scalar(b, ok, b.gep(st.frame, [ir.Constant(I64, 1)], source_etype=I8),
+                         Scalar.BOOL)
+
+        st.region(cond)
+        b.cbranch(st.first_running(read_cond=True), work, done)
+        b.position_at_end(work)
+        self._loop_body(s.body)
+
+        def step() -> None:
+            var = st.slot(s.binding, sc)  # type: ignore[arg-type]
+            i = load_scalar(b, var, sc)
+            if s.inclusive:
+                last = b.icmp_unsigned("==", i, load_scalar(b, end_ptr(), sc))
+                b.store(b.zext(last, I8), b.gep(end_ptr(), [ir.Constant(I64, 8)],
+                                                 source_etype=I8))
+                i = b.select(last, i, b.add(i, int_const(sc, 1)))
+                store_scalar(b, i, var, sc)
+            else:
+                store_scalar(b, b.add(i, int_const(sc, 1)), var, sc)
+
+        st.region(step)
+        b.branch(head)
+        b.position_at_end(done)
+        st.reset_state(BROKE)
+
+
+def _shared_layout(shared: Mapping[str, ArrayTy]) -> tuple[dict[str, tuple[int, ArrayTy]], int]:
+    offsets: dict[str, tuple[int, ArrayTy]] = {}
+    at = 0
+    for name in sorted(shared):
+        ty = shared[name]
+        offsets[name] = (at, ty)
+        at += (ty.len * byte_size(ty.elem) + 7) // 8 * 8
+    return offsets, max(at, 8)
+
+
+def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # type: ignore[no-untyped-def]
+    """Lower the kernel `entry` of a checked module (and every helper) for `target`."""
+    if not target.serialises_threads:
+        raise LowerError(f"target {target.name}")
+    module = ir.Module(name=entry)
+    module.triple = target.triple
+    if target.data_layout:
+        module.data_layout = target.data_layout
+    offsets, shared_bytes = _shared_layout(checked.shared)
+    ms = ModuleState(module, Intrinsics(module), dict(checked.consts), offsets)
+    ms.trap_fn = _trap_fn(module)
+    kernel: ast.Fn = checked.fns[entry]
+    helpers = [f for f in checked.fns.values() if not f.kernel]
+    for f in helpers:
+        ms.helpers[f.name] = _declare_helper(ms, f)
+    for f in helpers:
+        _define_helper(ms, f)
+    symbol = f"rgpu_kernel_{entry}"
+    barrier = has_barrier(kernel.body)
+    thread_fn = None if barrier else lower_thread_fn(ms, kernel)
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5), name=symbol)
+    st = EntryState(ms, fn, kernel)
+    if barrier:
+        load_params(st, kernel, st.args_p, store_scalars=False)
+
+    def per_block() -> None:
+        if thread_fn is not None:
+            def call(t: ir.Value, _nxt: ir.Block) -> None:
+                st.set_thread(t)
+                st.b.call(thread_fn, [st.args_p, st.tctx, st.shared, st.trap_rec])
+                st.propagate_trap()
+
+            st.counted(st.nthreads, call, "thread")
+            return
+        scalars = [(p, ps) for p, ps in zip(kernel.params, param_slots(kernel), strict=True)
+                   if not ps.slice]
+
+        def init() -> None:
+            assert st.frame is not None
+            st.b.store(ir.Constant(I8, 0), st.frame)
+            for p, ps in scalars:
+                at = st.b.gep(st.args_p, [ir.Constant(I64, ps.slot)], source_etype=I64)
+                store_scalar(st.b, load_scalar(st.b, at, ps.elem),
+                             st.slot(p.binding, ps.elem), ps.elem)  # type: ignore[arg-type]
+
+        st.region(init, all_threads=True)
+        StructuralLowerer(st).run(StructuralLowerer(st)._block_stmts(kernel.body))
+
+    def blocks(axis: int, bid: list[ir.Value]) -> None:
+        def body(i: ir.Value, _nxt: ir.Block) -> None:
+            st.set_word(TCTX_BID + axis, i)
+            if axis == 0:
+                per_block()
+            else:
+                blocks(axis - 1, bid)
+
+        st.counted(st.grid[axis], body, f"block{'xyz'[axis]}")
+
+    blocks(2, [])
+    st.b.ret_void()
+    st.finish()
+    return LoweredKernel(ir=str(module), symbol=symbol, params=param_slots(kernel),
+                         shared_bytes=shared_bytes, frame_bytes=st.frame_bytes,
+                         locations=tuple(ms.locations), uses_barrier=barrier)

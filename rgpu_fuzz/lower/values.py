@@ -1,0 +1,97 @@
+"""How kernel-language values look in LLVM IR: SSA types, memory types, constants, intrinsics.
+
+A value lives in SSA form with its *value type* (`bool` is `i1`) and in memory with its
+*memory type* (`bool` is one byte, `i8`, as Rust and numpy store it). Every load and store of a
+scalar goes through `load_scalar`/`store_scalar` so the two never get mixed up.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from rgpu_fuzz.model.scalars import Scalar
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+VOID = ir.VoidType()
+
+
+def value_type(s: Scalar) -> ir.Type:
+    """The SSA type of a scalar."""
+    if s is Scalar.BOOL:
+        return I1
+    if s is Scalar.F32:
+        return ir.FloatType()
+    if s is Scalar.F64:
+        return ir.DoubleType()
+    return ir.IntType(s.bits)
+
+
+def memory_type(s: Scalar) -> ir.Type:
+    """The in-memory type of a scalar (bool is a byte)."""
+    return I8 if s is Scalar.BOOL else value_type(s)
+
+
+def byte_size(s: Scalar) -> int:
+    return 1 if s is Scalar.BOOL else s.bits // 8
+
+
+def load_scalar(b: ir.IRBuilder, ptr: ir.Value, s: Scalar) -> ir.Value:
+    v = b.load(ptr, typ=memory_type(s))
+    if s is Scalar.BOOL:
+        return b.icmp_unsigned("!=", v, ir.Constant(I8, 0))
+    return v
+
+
+def store_scalar(b: ir.IRBuilder, value: ir.Value, ptr: ir.Value, s: Scalar) -> None:
+    if s is Scalar.BOOL:
+        value = b.zext(value, I8)
+    b.store(value, ptr)
+
+
+def int_const(s: Scalar, value: int) -> ir.Constant:
+    """An integer constant of `s` from any Python int (taken modulo 2**bits)."""
+    return ir.Constant(value_type(s), value & ((1 << s.bits) - 1))
+
+
+def float_const(s: Scalar, value: float) -> ir.Constant:
+    """A float constant holding exactly `value` (representable in `s`; a NaN becomes the
+    canonical quiet NaN, as payloads are unspecified in the language)."""
+    return ir.Constant(value_type(s), value)
+
+
+def scalar_const(s: Scalar, value: int | float | bool) -> ir.Constant:
+    """A constant of `s` from a checker-evaluated const value."""
+    if s is Scalar.BOOL:
+        return ir.Constant(I1, int(bool(value)))
+    if s.is_float:
+        return float_const(s, float(value))
+    return int_const(s, int(value))
+
+
+class Intrinsics:
+    """Declares LLVM intrinsics on demand, once per module."""
+
+    def __init__(self, module: ir.Module) -> None:
+        self._module = module
+        self._fns: dict[str, ir.Function] = {}
+
+    def get(self, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self._fns.get(name)
+        if fn is None:
+            fn = ir.Function(self._module, ir.FunctionType(ret, args), name=name)
+            self._fns[name] = fn
+        return fn
+
+
+def type_suffix(t: ir.Type) -> str:
+    """The overload suffix of an intrinsic name (`i32`, `f32`, `f64`)."""
+    if isinstance(t, ir.FloatType):
+        return "f32"
+    if isinstance(t, ir.DoubleType):
+        return "f64"
+    assert isinstance(t, ir.IntType), t
+    return f"i{t.width}"

@@ -1,0 +1,749 @@
+"""The hand-written semantics kernels that are not tables: control flow, items, launches,
+shared memory with barriers, and traps. `make_cases.py` saves them as case files."""
+
+from __future__ import annotations
+
+from make_cases import bits, buf, case, out
+
+from rgpu_fuzz.model.case import BufferArg, Case, ScalarArg
+from rgpu_fuzz.model.scalars import Scalar
+
+I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def vals(ty: str, xs: list[int | float]) -> list[int]:
+    return [bits(ty, x) for x in xs]
+
+
+def cf_if_else() -> Case:
+    xs = [I32_MIN, -101, -100, -7, -1, 0, 1, 2, 9, 10, 11, 12, I32_MAX]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+#[kernel]
+pub fn cf_if_else(
+    a: &[i32],
+    stmt: &mut [i32],
+    expr: &mut [i32],
+    nested: &mut [u8],
+    no_else: &mut [u32],
+) {
+    let i: usize = thread_idx_x() as usize;
+    let x: i32 = a[i];
+    let mut r: i32 = 0;
+    if x < -100 {
+        r = 1;
+    } else if x < 0 {
+        r = 2;
+    } else if x == 0 {
+        r = 3;
+    } else {
+        r = 4;
+    }
+    stmt[i] = r;
+    expr[i] = if x > 10 { x - 10 } else if x > 0 { x * 2 } else { -x };
+    let v: u8 = if x % 2 == 0 {
+        if x > 0 { 1u8 } else { 2u8 }
+    } else {
+        3u8
+    };
+    nested[i] = v;
+    let mut c: u32 = 5;
+    if x == 1 {
+        c = c + 1;
+    }
+    if x != 1 {
+    } else {
+        c = c * 10;
+    }
+    no_else[i] = c;
+}
+"""
+    return case("cf_if_else", k, [buf("a", "i32", vals("i32", xs)), out("stmt", "i32", n),
+                                  out("expr", "i32", n), out("nested", "u8", n),
+                                  out("no_else", "u32", n)], block=(n, 1, 1))
+
+
+def cf_while() -> Case:
+    xs = [0, 1, 2, 3, 7, 27, 97, 871, 1 << 31, 0xFFFFFFFF]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+#[kernel]
+pub fn cf_while(a: &[u32], steps: &mut [u32], last: &mut [u32], cont: &mut [u32]) {
+    let i: usize = thread_idx_x() as usize;
+    let mut x: u32 = a[i];
+    let mut n: u32 = 0;
+    while x != 1 && n < 200 {
+        if x % 2 == 0 {
+            x = x / 2;
+        } else {
+            x = 3 * x + 1;
+        }
+        n += 1;
+    }
+    steps[i] = n;
+    last[i] = x;
+    let mut j: u32 = 0;
+    let mut odd: u32 = 0;
+    while j < a[i] % 50 {
+        j += 1;
+        if j % 2 == 0 {
+            continue;
+        }
+        odd += j;
+    }
+    cont[i] = odd;
+}
+"""
+    return case("cf_while", k, [buf("a", "u32", xs), out("steps", "u32", n),
+                                out("last", "u32", n), out("cont", "u32", n)], block=(n, 1, 1))
+
+
+def cf_loop_break() -> Case:
+    xs = [0, 1, 2, 3, 5, 10, 100, 1000, 100000]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+#[kernel]
+pub fn cf_loop_break(a: &[u32], acc_out: &mut [u64], k_out: &mut [u32], inner: &mut [u32]) {
+    let i: usize = thread_idx_x() as usize;
+    let mut acc: u64 = 0;
+    let mut k: u32 = 0;
+    loop {
+        k += 1;
+        if k > a[i] {
+            break;
+        }
+        if k % 3 == 0 {
+            continue;
+        }
+        acc = acc.wrapping_mul(31).wrapping_add(k as u64);
+        if acc > 1_000_000u64 {
+            break;
+        }
+    }
+    acc_out[i] = acc;
+    k_out[i] = k;
+    let mut count: u32 = 0;
+    let mut outer: u32 = 0;
+    while outer < 4 {
+        let mut m: u32 = 0;
+        loop {
+            if m >= a[i] % 7 {
+                break;
+            }
+            m += 1;
+            count += 1;
+        }
+        outer += 1;
+    }
+    inner[i] = count;
+}
+"""
+    return case("cf_loop_break", k, [buf("a", "u32", xs), out("acc_out", "u64", n),
+                                     out("k_out", "u32", n), out("inner", "u32", n)],
+                block=(n, 1, 1))
+
+
+def cf_for_ranges() -> Case:
+    xs = [0, 1, 2, 5, 9, 250, 254, 255]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+#[kernel]
+pub fn cf_for_ranges(
+    a: &[u8],
+    excl: &mut [u32],
+    incl: &mut [u32],
+    to_max: &mut [u32],
+    i8_max: &mut [i32],
+    u64_max: &mut [u64],
+    empty: &mut [u32],
+    neg: &mut [i64],
+    once: &mut [u32],
+    cont: &mut [u32],
+) {
+    let i: usize = thread_idx_x() as usize;
+    let x: u8 = a[i];
+    let mut s: u32 = 0;
+    for j in 0u8..x {
+        s += j as u32;
+    }
+    excl[i] = s;
+    let mut t: u32 = 0;
+    for j in 0u8..=x {
+        t += j as u32 + 1;
+    }
+    incl[i] = t;
+    let mut c: u32 = 0;
+    for j in x..=u8::MAX {
+        c = c * 3 + j as u32;
+    }
+    to_max[i] = c;
+    let mut m: i32 = 0;
+    for j in i8::MAX - 2..=i8::MAX {
+        m = m * 1000 + j as i32;
+    }
+    i8_max[i] = m;
+    let mut last: u64 = 0;
+    let mut iters: u64 = 0;
+    for v in u64::MAX - (x as u64 % 4)..=u64::MAX {
+        last = v;
+        iters += 1;
+    }
+    u64_max[i] = last ^ iters;
+    let mut e: u32 = 0;
+    for _j in 5u32..5u32 {
+        e += 1;
+    }
+    for _j in 5u32..3u32 {
+        e += 10;
+    }
+    for _j in 5u32..=4u32 {
+        e += 100;
+    }
+    empty[i] = e;
+    let mut p: i64 = 1;
+    for v in -3i64..3i64 {
+        p = p * 10 + v;
+    }
+    neg[i] = p;
+    let mut end: u32 = x as u32 % 5;
+    let mut runs: u32 = 0;
+    for _j in 0u32..end {
+        end = end + 1;
+        runs += 1;
+    }
+    once[i] = runs * 100 + end;
+    let mut odd: u32 = 0;
+    for j in 0u32..=x as u32 % 20 {
+        if j % 2 == 0 {
+            continue;
+        }
+        odd += j;
+    }
+    cont[i] = odd;
+}
+"""
+    outs = [out("excl", "u32", n), out("incl", "u32", n), out("to_max", "u32", n),
+            out("i8_max", "i32", n), out("u64_max", "u64", n), out("empty", "u32", n),
+            out("neg", "i64", n), out("once", "u32", n), out("cont", "u32", n)]
+    return case("cf_for_ranges", k, [buf("a", "u8", xs), *outs], block=(n, 1, 1))
+
+
+def cf_helpers() -> Case:
+    xs = [I32_MIN, -100, -1, 0, 1, 7, 100, I32_MAX]
+    ds = [-1, 0, 3, -7, 0, 2, -1, 1]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+#[inline(never)]
+fn safe_div(x: i32, d: i32) -> i32 {
+    if d == 0 {
+        return 0;
+    }
+    if x == i32::MIN && d == -1 {
+        return i32::MAX;
+    }
+    x / d
+}
+
+fn lowest_set(mut x: u32) -> u32 {
+    let mut n: u32 = 0;
+    while n < 32 {
+        if (x & 1) == 1 {
+            return n;
+        }
+        x = x >> 1;
+        n += 1;
+    }
+    99
+}
+
+fn noop(x: u32) {
+    if x == 0 {
+        return;
+    }
+    let _y: u32 = x + 1;
+}
+
+#[inline(never)]
+fn scale(v: f32, times: u32) -> f32 {
+    let mut r: f32 = v;
+    for _k in 0u32..times {
+        r = r * 1.5;
+    }
+    r
+}
+
+fn twice(x: i32, d: i32) -> i64 {
+    safe_div(x, d) as i64 * 2 + lowest_set(x as u32) as i64
+}
+
+#[kernel]
+pub fn cf_helpers(
+    a: &[i32],
+    d: &[i32],
+    q: &mut [i32],
+    low: &mut [u32],
+    sc: &mut [f32],
+    nested: &mut [i64],
+) {
+    let i: usize = thread_idx_x() as usize;
+    noop(i as u32);
+    q[i] = safe_div(a[i], d[i]);
+    low[i] = lowest_set(a[i] as u32);
+    sc[i] = scale(a[i] as f32, i as u32);
+    nested[i] = twice(a[i], d[i]);
+}
+"""
+    return case("cf_helpers", k, [buf("a", "i32", vals("i32", xs)),
+                                  buf("d", "i32", vals("i32", ds)), out("q", "i32", n),
+                                  out("low", "u32", n), out("sc", "f32", n),
+                                  out("nested", "i64", n)], block=(n, 1, 1))
+
+
+def local_arrays() -> Case:
+    xs = [0, 1, 3, 7, 8, 13, 0x80000000, 0xFFFFFFFF]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+const L: usize = 4;
+
+#[kernel]
+pub fn local_arrays(
+    a: &[u32],
+    pick: &mut [u32],
+    bumped: &mut [u32],
+    small: &mut [u8],
+    lens: &mut [u32],
+    fl: &mut [f32],
+    sum: &mut [u64],
+) {
+    let i: usize = thread_idx_x() as usize;
+    let mut t: [u32; 8] = [0u32; 8];
+    for j in 0usize..8usize {
+        t[j] = a[i].rotate_left(j as u32);
+    }
+    let idx: usize = (a[i] % 8) as usize;
+    pick[i] = t[idx];
+    t[idx] += 1;
+    t[(idx + 1) % 8] = t[idx] * 2;
+    bumped[i] = t[(idx + 1) % 8];
+    let lit = [1u8, 2, 3, 250];
+    small[i] = lit[(a[i] % 4) as usize].wrapping_add(10);
+    let q: [i16; L] = [-1i16; L];
+    lens[i] = t.len() as u32 * 100 + lit.len() as u32 * 10 + q.len() as u32;
+    let mut f: [f32; L] = [0.5f32; L];
+    f[idx % L] = f[idx % L] * 3.0;
+    f[0] -= 0.25;
+    fl[i] = f[0] + f[1] * 10.0 + f[2] * 100.0 + f[3] * 1000.0;
+    let mut acc: u64 = 0;
+    let mut w: usize = 0;
+    while w < t.len() {
+        acc = acc + t[w] as u64;
+        w += 1;
+    }
+    sum[i] = acc;
+}
+"""
+    return case("local_arrays", k, [buf("a", "u32", xs), out("pick", "u32", n),
+                                    out("bumped", "u32", n), out("small", "u8", n),
+                                    out("lens", "u32", n), out("fl", "f32", n),
+                                    out("sum", "u64", n)], block=(n, 1, 1))
+
+
+def items_and_scopes() -> Case:
+    xs = [0, 1, 5, 100, 0x7FFFFFFF, 0xFFFFFFFF]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+const K: u32 = 7;
+const MASK: u32 = (1u32 << K) - 1;
+const BIG: i64 = i64::MAX - 5;
+const NEG: i16 = -300;
+const C8: u8 = 300u32 as u8;
+const HALF: f32 = 1.0f32 / 2.0f32;
+const L: usize = 3;
+
+#[kernel]
+pub fn items_and_scopes(
+    a: &[u32],
+    consts: &mut [i64],
+    shadow: &mut [u64],
+    blk: &mut [u32],
+    inner: &mut [u32],
+    unsf: &mut [u32],
+    fc: &mut [f32],
+    arr: &mut [u8],
+) {
+    let i: usize = thread_idx_x() as usize;
+    consts[i] = BIG + (MASK as i64) + (NEG as i64) * 1000 + (C8 as i64) * 1000000
+        + (HALF as i64);
+    let x: u32 = a[i];
+    let x: u64 = x as u64 * 3;
+    let x: u64 = x + 1;
+    shadow[i] = x;
+    let y: u32 = {
+        let t: u32 = a[i] ^ K;
+        t.wrapping_mul(3)
+    };
+    blk[i] = y;
+    let z: u32 = 1;
+    {
+        let z: u32 = 50;
+        inner[i] = z + a[i] % 10;
+    }
+    inner[i] += z;
+    unsf[i] = unsafe { a[i] & MASK };
+    fc[i] = HALF * a[i] as f32;
+    let s: [u8; L] = [C8; L];
+    arr[i] = s[a[i] as usize % L] + s.len() as u8;
+}
+"""
+    return case("items_and_scopes", k, [buf("a", "u32", xs), out("consts", "i64", n),
+                                        out("shadow", "u64", n), out("blk", "u32", n),
+                                        out("inner", "u32", n), out("unsf", "u32", n),
+                                        out("fc", "f32", n), out("arr", "u8", n)],
+                block=(n, 1, 1))
+
+
+def compound_assign() -> Case:
+    xs = [I32_MIN, -9, -1, 0, 1, 9, 1000, I32_MAX]
+    ys = [-1, 4, 0, 3, -1, 2, 33, 1]
+    n = len(xs)
+    ops = [("add", "+="), ("sub", "-="), ("mul", "*="), ("bit_and", "&="), ("bit_or", "|="),
+           ("bit_xor", "^="), ("shl", "<<="), ("shr", ">>=")]
+    lines = "".join(f"    let mut t{j}: i32 = a[i];\n    t{j} {op} b[i];\n    {name}[i] = t{j};\n"
+                    for j, (name, op) in enumerate(ops))
+    names = [name for name, _ in ops]
+    sig = ", ".join(f"{nm}: &mut [i32]" for nm in names)
+    k = f"""
+use rgpu::*;
+
+#[kernel]
+pub fn compound_assign(
+    a: &[i32],
+    b: &[i32],
+    f: &[f64],
+    {sig},
+    div: &mut [i32],
+    rem: &mut [i32],
+    shl_lit: &mut [u8],
+    slot: &mut [i32],
+    fops: &mut [f64],
+) {{
+    let i: usize = thread_idx_x() as usize;
+{lines}    let mut q: i32 = a[i];
+    if b[i] != 0 && !(a[i] == i32::MIN && b[i] == -1) {{
+        q /= b[i];
+    }}
+    div[i] = q;
+    let mut r: i32 = a[i];
+    if b[i] != 0 && !(a[i] == i32::MIN && b[i] == -1) {{
+        r %= b[i];
+    }}
+    rem[i] = r;
+    let mut u: u8 = a[i] as u8;
+    u <<= 3;
+    u += 200;
+    shl_lit[i] = u;
+    slot[i] = a[i];
+    slot[i] *= 3;
+    slot[i] -= b[i];
+    let mut g: f64 = f[i];
+    g += 0.5;
+    g *= 3.0;
+    g /= 7.0;
+    g %= 2.0;
+    g -= 1.0;
+    fops[i] = g;
+}}
+"""
+    fs = vals("f64", [0.0, -0.0, 1.0, -3.25, 1e300, float("inf"), float("nan"), 0.1])
+    args: list[BufferArg | ScalarArg] = [buf("a", "i32", vals("i32", xs)),
+                                         buf("b", "i32", vals("i32", ys)), buf("f", "f64", fs)]
+    args += [out(nm, "i32", n) for nm in names]
+    args += [out("div", "i32", n), out("rem", "i32", n), out("shl_lit", "u8", n),
+             out("slot", "i32", n), out("fops", "f64", n)]
+    return case("compound_assign", k, args, block=(n, 1, 1))
+
+
+def short_circuit() -> Case:
+    xs = [0, 5, 6, 100, 7, 0xFFFFFFFF]
+    ds = [0, 0, 2, 3, 7, 0]
+    n = len(xs)
+    k = """
+use rgpu::*;
+
+#[kernel]
+pub fn short_circuit(
+    a: &[u32],
+    d: &[u32],
+    sc_and: &mut [bool],
+    sc_or: &mut [bool],
+    both: &mut [bool],
+    idx: &mut [u32],
+) {
+    let i: usize = thread_idx_x() as usize;
+    sc_and[i] = d[i] != 0 && a[i] / d[i] > 2;
+    sc_or[i] = d[i] == 0 || a[i] % d[i] == 0;
+    both[i] = (d[i] != 0) & (a[i] > 3) | (a[i] == 0) ^ true;
+    let k: usize = a[i] as usize;
+    idx[i] = if k < a.len() && a[k] > 1 { a[k] } else { 42 };
+}
+"""
+    return case("short_circuit", k, [buf("a", "u32", xs), buf("d", "u32", ds),
+                                     out("sc_and", "bool", n), out("sc_or", "bool", n),
+                                     out("both", "bool", n), out("idx", "u32", n)],
+                block=(n, 1, 1))
+
+
+def launch_2d() -> Case:
+    grid, block = (2, 3, 1), (4, 2, 1)
+    n = 2 * 3 * 4 * 2
+    k = """
+use rgpu::*;
+
+#[kernel] pub fn launch_2d(base: u32, gid: &mut [u32], coords: &mut [u32]) {
+    let bx: u32 = block_idx_x();
+    let by: u32 = block_idx_y();
+    let block_linear: u32 = by * grid_dim_x() + bx;
+    let local: u32 = thread_idx_y() * block_dim_x() + thread_idx_x();
+    let g: usize = (block_linear * block_dim_x() * block_dim_y() + local) as usize;
+    let x: u32 = bx * block_dim_x() + thread_idx_x();
+    let y: u32 = by * block_dim_y() + thread_idx_y();
+    gid[g] = base + g as u32;
+    coords[g] = y * 1000 + x + grid_dim_y() * 100000;
+}
+"""
+    return case("launch_2d", k, [ScalarArg(name="base", ty=Scalar.U32, bits=7000),
+                                 out("gid", "u32", n), out("coords", "u32", n)],
+                grid=grid, block=block)
+
+
+def launch_3d() -> Case:
+    grid, block = (2, 2, 2), (2, 3, 2)
+    n = 8 * 12
+    names = [f"{f}_{ax}" for f in ("tid", "bid", "bdim", "gdim") for ax in "xyz"]
+    fns = {"tid": "thread_idx", "bid": "block_idx", "bdim": "block_dim", "gdim": "grid_dim"}
+    writes = "".join(f"    {nm}[g] = {fns[nm[:-2]]}_{nm[-1]}();\n" for nm in names)
+    sig = ", ".join(f"{nm}: &mut [u32]" for nm in names)
+    k = f"""
+use rgpu::*;
+
+#[kernel]
+pub fn launch_3d({sig}) {{
+    let block_linear: u32 =
+        (block_idx_z() * grid_dim_y() + block_idx_y()) * grid_dim_x() + block_idx_x();
+    let local: u32 =
+        (thread_idx_z() * block_dim_y() + thread_idx_y()) * block_dim_x() + thread_idx_x();
+    let per_block: u32 = block_dim_x() * block_dim_y() * block_dim_z();
+    let g: usize = (block_linear * per_block + local) as usize;
+{writes}}}
+"""
+    return case("launch_3d", k, [out(nm, "u32", n) for nm in names], grid=grid, block=block)
+
+
+def shared_reduce() -> Case:
+    xs = [(i * 2654435761) & 0xFFFFFFFF for i in range(128)]
+    k = """
+use rgpu::*;
+
+#[shared]
+static mut BUF: [u32; 64] = [0u32; 64];
+
+#[shared]
+static mut PART: [u64; 64] = [0u64; 64];
+
+#[kernel]
+pub fn shared_reduce(
+    a: &[u32],
+    sums: &mut [u64],
+    rev: &mut [u32],
+    nbr: &mut [u32],
+    lens: &mut [u32],
+) {
+    let t: usize = thread_idx_x() as usize;
+    let g: usize = (block_idx_x() * block_dim_x()) as usize + t;
+    unsafe {
+        BUF[t] = a[g];
+    }
+    sync_threads();
+    rev[g] = unsafe { BUF[63 - t] };
+    nbr[g] = unsafe { BUF[(t + 1) % 64] };
+    unsafe {
+        PART[t] = BUF[t] as u64;
+    }
+    sync_threads();
+    for k in 0u32..6u32 {
+        let stride: usize = 32usize >> k;
+        if t < stride {
+            unsafe {
+                PART[t] = PART[t] + PART[t + stride];
+            }
+        }
+        sync_threads();
+    }
+    if t == 0 {
+        sums[block_idx_x() as usize] = unsafe { PART[0] };
+    }
+    lens[g] = unsafe { BUF.len() } as u32 + unsafe { PART.len() } as u32;
+}
+"""
+    return case("shared_reduce", k, [buf("a", "u32", xs), out("sums", "u64", 2),
+                                     out("rev", "u32", 128), out("nbr", "u32", 128),
+                                     out("lens", "u32", 128)],
+                grid=(2, 1, 1), block=(64, 1, 1))
+
+
+def shared_transpose() -> Case:
+    xs = [bits("f32", i * 0.25 - 3.0) for i in range(128)]
+    k = """
+use rgpu::*;
+
+#[shared]
+static mut TILE: [f32; 64] = [0.0f32; 64];
+
+#[kernel]
+pub fn shared_transpose(a: &[f32], out: &mut [f32]) {
+    let tx: usize = thread_idx_x() as usize;
+    let ty: usize = thread_idx_y() as usize;
+    let base: usize = block_idx_x() as usize * 64;
+    unsafe {
+        TILE[ty * 8 + tx] = a[base + ty * 8 + tx] * 2.0;
+    }
+    sync_threads();
+    let v: f32 = unsafe { TILE[tx * 8 + ty] };
+    sync_threads();
+    unsafe {
+        TILE[ty * 8 + tx] = v + 1.0;
+    }
+    sync_threads();
+    out[base + ty * 8 + tx] = unsafe { TILE[(7 - ty) * 8 + (7 - tx)] };
+}
+"""
+    return case("shared_transpose", k, [buf("a", "f32", xs), out("out", "f32", 128)],
+                grid=(2, 1, 1), block=(8, 8, 1))
+
+
+def trap_cases() -> list[Case]:
+    """Kernels that trap: the expected value is the trap kind (threads run in order, x
+    fastest, so the first trapping thread is well-defined)."""
+    k_div = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_div_by_zero(a: &[i32], b: &[i32], out: &mut [i32]) {
+    let i: usize = thread_idx_x() as usize;
+    out[i] = a[i] / b[i];
+}
+"""
+    k_rem = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_rem_by_zero(a: &[u8], b: &[u8], out: &mut [u8]) {
+    let i: usize = thread_idx_x() as usize;
+    out[i] = a[i] % b[i];
+}
+"""
+    k_ovf = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_div_overflow(a: &[i64], b: &[i64], out: &mut [i64]) {
+    let i: usize = thread_idx_x() as usize;
+    out[i] = a[i] / b[i];
+}
+"""
+    k_rem_ovf = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_rem_overflow(a: &[i16], b: &[i16], out: &mut [i16]) {
+    let i: usize = thread_idx_x() as usize;
+    out[i] = a[i] % b[i];
+}
+"""
+    k_oob = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_oob_read(a: &[u32], out: &mut [u32]) {
+    let i: usize = thread_idx_x() as usize;
+    out[i] = a[i + 1];
+}
+"""
+    k_oob_w = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_oob_write(out: &mut [u32], n: usize) {
+    let i: usize = thread_idx_x() as usize;
+    out[i + n] = 1;
+}
+"""
+    k_oob_local = """
+use rgpu::*;
+
+#[kernel]
+pub fn trap_oob_local(a: &[u32], out: &mut [u32]) {
+    let i: usize = thread_idx_x() as usize;
+    let mut t: [u32; 8] = [0u32; 8];
+    t[a[i] as usize] = 5;
+    out[i] = t[0];
+}
+"""
+    k_compound = """
+use rgpu::*;
+
+#[inline(never)]
+fn divide(x: u64, d: u64) -> u64 {
+    let mut q: u64 = x;
+    q /= d;
+    q
+}
+
+#[kernel]
+pub fn trap_in_helper(a: &[u64], out: &mut [u64]) {
+    let i: usize = thread_idx_x() as usize;
+    out[i] = divide(100, a[i]);
+}
+"""
+    return [
+        case("trap_div_by_zero", k_div, [buf("a", "i32", vals("i32", [7, 8, 9, 10])),
+                                         buf("b", "i32", vals("i32", [1, 2, 0, 3])),
+                                         out("out", "i32", 4)], block=(4, 1, 1)),
+        case("trap_rem_by_zero", k_rem, [buf("a", "u8", [7, 8, 9]), buf("b", "u8", [3, 0, 1]),
+                                         out("out", "u8", 3)], block=(3, 1, 1)),
+        case("trap_div_overflow", k_ovf,
+             [buf("a", "i64", vals("i64", [10, -(1 << 63), 5])),
+              buf("b", "i64", vals("i64", [-1, -1, 0])), out("out", "i64", 3)], block=(3, 1, 1)),
+        case("trap_rem_overflow", k_rem_ovf,
+             [buf("a", "i16", vals("i16", [-32768, -32768])),
+              buf("b", "i16", vals("i16", [1, -1])), out("out", "i16", 2)], block=(2, 1, 1)),
+        case("trap_oob_read", k_oob, [buf("a", "u32", [1, 2, 3, 4]), out("out", "u32", 4)],
+             block=(4, 1, 1)),
+        case("trap_oob_write", k_oob_w, [out("out", "u32", 4),
+                                         ScalarArg(name="n", ty=Scalar.USIZE, bits=2)],
+             block=(4, 1, 1)),
+        case("trap_oob_local", k_oob_local, [buf("a", "u32", [0, 7, 8, 1]), out("out", "u32", 4)],
+             block=(4, 1, 1)),
+        case("trap_in_helper", k_compound, [buf("a", "u64", [5, 0]), out("out", "u64", 2)],
+             block=(2, 1, 1)),
+    ]
+
+
+def hand_cases() -> list[Case]:
+    return [cf_if_else(), cf_while(), cf_loop_break(), cf_for_ranges(), cf_helpers(),
+            local_arrays(), items_and_scopes(), compound_assign(), short_circuit(),
+            launch_2d(), launch_3d(), shared_reduce(), shared_transpose(), *trap_cases()]
