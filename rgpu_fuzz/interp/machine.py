@@ -58,6 +58,26 @@ def run_kernel(
     """Run kernel `entry` of `checked` over `grid` blocks of `block` threads.
 
     Input arrays are never modified: `&mut` buffers are copied before the launch.
+    IEEE exceptions are not errors here: a signalling NaN operand or an overflow is ordinary
+    data, so numpy's floating-point warnings are silenced for the whole launch.
+    """
+    with np.errstate(all="ignore"):
+        return _run_kernel(checked, entry, grid=grid, block=block, args=args,
+                           step_budget=step_budget)
+
+
+def _run_kernel(
+    checked: CheckedModule,
+    entry: str,
+    *,
+    grid: Dim3,
+    block: Dim3,
+    args: Mapping[str, ArgValue],
+    step_budget: int = 10_000_000,
+) -> InterpResult:
+    """Run kernel `entry` of `checked` over `grid` blocks of `block` threads.
+
+    Input arrays are never modified: `&mut` buffers are copied before the launch.
     """
     try:
         kernel = _kernel(checked, entry)

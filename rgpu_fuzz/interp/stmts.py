@@ -266,8 +266,12 @@ class FnCompiler(ExprCompiler):
         diverges = may_diverge(target.index) or may_diverge(s.value)
 
         def run(st: LaneState, m: np.ndarray) -> np.ndarray:
-            idx = index(st, m)
+            # Rust evaluates the assigned value before the place (Reference, "Assignment
+            # expressions"; for primitive `op=` too), so a trap in the value wins.
             v = value(st, m)
+            if diverges:
+                m = st.live(m)
+            idx = index(st, m)
             if diverges:
                 m = st.live(m)
             arr = st.frame[b]
@@ -296,8 +300,12 @@ class FnCompiler(ExprCompiler):
         length = self.program.shared_len(ident) if shared else 0
 
         def run(st: LaneState, m: np.ndarray) -> np.ndarray:
-            idx = index(st, m)
+            # Rust evaluates the assigned value before the place (Reference, "Assignment
+            # expressions"; for primitive `op=` too), so a trap in the value wins.
             v = value(st, m)
+            if diverges:
+                m = st.live(m)
+            idx = index(st, m)
             if diverges:
                 m = st.live(m)
             mem = st.shared[ident] if shared else st.buffers[ident]

@@ -199,7 +199,9 @@ def execute(job: Job) -> Outcome:
     artefacts["llvm-ir-opt"] = _sha(opt_text)
     _stage("codegen")
     t = time.perf_counter()
-    tm = _target_machine(job.opt_level)
+    _target_machine(job.opt_level)  # initialises the native target once
+    # MCJIT takes ownership of its target machine: a fresh one for every engine
+    tm = llvm.Target.from_default_triple().create_target_machine(opt=job.opt_level)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(opt_text), tm)
     engine.finalize_object()
     address = engine.get_function_address(lowered.symbol)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ast_strategies import exprs, modules
 from hypothesis import HealthCheck, given, settings
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.lang.printer import print_expr, print_module
+from tests.property.ast_strategies import exprs, modules
 
 _SETTINGS = settings(max_examples=200, deadline=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
