@@ -210,9 +210,8 @@ def _method(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
         names += [*INT_SAME, *INT_DIV, *INT_UNARY, *INT_U32ARG]
         if ty.is_signed:
             names += SIGNED_UNARY
-        if ty is Scalar.U32:
-            names += [*INT_COUNT, "to_bits"]
-        if ty is Scalar.U64:
+        names += INT_COUNT  # u32 results, converted to `ty`
+        if ty in (Scalar.U32, Scalar.U64):
             names.append("to_bits")
     else:
         names += [*FLOAT_UNARY, *FLOAT_BIN, "mul_add"]
@@ -223,7 +222,7 @@ def _method(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
     call = ast.MethodCall
     if name in INT_COUNT:
         recv_ty = b.int_type()
-        return call(receiver=expr(b, recv_ty, depth, pos), method=name)
+        return convert(call(receiver=expr(b, recv_ty, depth, pos), method=name), Scalar.U32, ty)
     if name == "to_bits":
         if not b.features.floats:
             return None
@@ -296,7 +295,7 @@ def in_range(b: Builder, length: ast.Expr, static_len: int | None, depth: int,
         return usize(b.src.integer(0, static_len - 1))
     ity = b.int_type()
     e = expr(b, ity, depth, pos)
-    if ity is not Scalar.USIZE:
+    if ity is not Scalar.USIZE or b.src.boolean(0.1):
         e = ast.Cast(expr=e, to=Scalar.USIZE)
     if static_len is not None and form == 1 and static_len & (static_len - 1) == 0:
         return _bin(BinOp.AND, e, usize(static_len - 1))

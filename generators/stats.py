@@ -12,12 +12,11 @@ from __future__ import annotations
 import math
 import struct
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
 from types import MappingProxyType
 
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.model.case import Case, Launch
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -57,6 +56,29 @@ ALL_FEATURES: tuple[str, ...] = (
     *_LAUNCH,
 )
 """Every feature of docs/language.md that coverage can see, by category prefix."""
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk(node: object) -> Iterator[object]:
+    """Every AST node under `node`, depth first (field names cached per class: coverage
+    walks every node of thousands of kernels)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        names = _FIELDS.get(type(n))
+        if names is None:
+            names = tuple(f.name for f in fields(n) if f.name not in ("span", "ty")) \
+                if is_dataclass(n) else ()
+            _FIELDS[type(n)] = names
+        for name in names:
+            v = getattr(n, name)
+            if isinstance(v, tuple):
+                stack.extend(v)
+            elif v is not None and not isinstance(v, str | int | float | bool | Scalar):
+                stack.append(v)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +154,8 @@ def _float_value_features(bits: int, ty: Scalar) -> list[str]:
 
 def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
     slices = {p.name: p.ty.mutable for p in fn.params if isinstance(p.ty, ast.SliceType)}
-    arrays: set[str] = set()
+    arrays = {n.name for n in walk(fn.body) if isinstance(n, ast.Let) and (
+        isinstance(n.ty, ast.ArrayType) or isinstance(n.init, ast.ArrayRepeat | ast.ArrayList))}
     declared = {p.name for p in fn.params}
     loop_nodes = [n for n in walk(fn.body) if isinstance(n, ast.For | ast.While | ast.Loop)]
     for loop in loop_nodes:
@@ -144,8 +167,6 @@ def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
                 is_array = isinstance(ty, ast.ArrayType) or isinstance(
                     init, ast.ArrayRepeat | ast.ArrayList)
                 found["stmt:let-array" if is_array else "stmt:let"] += 1
-                if is_array:
-                    arrays.add(name)
                 if mut:
                     found["stmt:let-mut"] += 1
                 if ty is None:
@@ -207,8 +228,11 @@ def _expr_features(root: object, found: Counter[str]) -> None:
                 found[f"type:{s}"] += 1
             case ast.Binary(op=op):
                 found[f"op:{op.value}"] += 1
-            case ast.Unary(op=op):
+            case ast.Unary(op=op, operand=operand):
                 found[f"op:unary{op.value}"] += 1
+                if op is ast.UnOp.NEG and isinstance(operand, ast.FloatLit) \
+                        and float(operand.text) == 0:
+                    found["value:-0.0"] += 1
             case ast.Cast(expr=inner, to=to):
                 frm = inner.ty
                 found[f"cast:{frm}->{to}" if isinstance(frm, Scalar) else f"cast:?->{to}"] += 1
@@ -228,8 +252,6 @@ def _expr_features(root: object, found: Counter[str]) -> None:
                 if args and isinstance(args[0], ast.IntLit):
                     for f in _float_value_features(args[0].value, s):
                         found[f] += 1
-            case ast.Unary(op=ast.UnOp.NEG, operand=ast.FloatLit(text=t)) if float(t) == 0:
-                found["value:-0.0"] += 1
             case ast.If() if id(n) not in stmt_level:
                 found["expr:if"] += 1
                 _else_features(n, "expr", found)
@@ -299,8 +321,15 @@ def coverage(modules: Iterable[ast.Module], launches: Iterable[Launch] = ()) -> 
 
 def case_coverage(cases: Iterable[Case]) -> Coverage:
     """Coverage of cases: their kernels (parsed and checked) and their launches."""
+    from rgpu_fuzz.lang.checker import check_source
     from rgpu_fuzz.lang.parser import parse
+    from rgpu_fuzz.lang.source import DiagnosticError
+
+    def typed(c: Case) -> ast.Module:
+        try:
+            return check_source(c.kernel, f"<case {c.id}>").module
+        except DiagnosticError:
+            return parse(c.kernel, f"<case {c.id}>")
 
     cases = list(cases)
-    return coverage((parse(c.kernel, f"<case {c.id}>") for c in cases),
-                    [c.launch for c in cases])
+    return coverage((typed(c) for c in cases), [c.launch for c in cases])

@@ -11,7 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.env import AnyTy, Env, FnSig, Infer, Local, concrete, describe, is_int
+from rgpu_fuzz.lang.env import (
+    AnyTy,
+    Env,
+    FnSig,
+    Infer,
+    Local,
+    concrete,
+    describe,
+    fits,
+    is_int,
+)
 from rgpu_fuzz.lang.exprs import SHIFTS, ExprChecker, op_accepts
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, SliceTy, Type
@@ -145,9 +155,9 @@ class BodyChecker(ExprChecker):
             return et
         if et is NEVER:
             return tt
-        if isinstance(et, Infer) and not isinstance(tt, Infer) and _fits(et, tt):
+        if isinstance(et, Infer) and not isinstance(tt, Infer) and fits(et, tt):
             return tt
-        if isinstance(tt, Infer) and not isinstance(et, Infer) and _fits(tt, et):
+        if isinstance(tt, Infer) and not isinstance(et, Infer) and fits(tt, et):
             return et
         self.env.error(f"`if` and `else` have incompatible types: expected {describe(tt)}, "
                        f"found {describe(et)}", else_span)
@@ -322,9 +332,4 @@ class BodyChecker(ExprChecker):
             self.env.error(f"cannot assign twice to immutable variable `{local.name}`", span,
                            f"declare it with `let mut {local.name}`" if local.kind == "let"
                            else "a `for` variable cannot be assigned")
-
-
-def _fits(t: Infer, expected: AnyTy) -> bool:
-    return isinstance(expected, Scalar) and (
-        (t is Infer.INT and expected.is_int) or (t is Infer.FLOAT and expected.is_float))
 

@@ -12,7 +12,7 @@ from enum import Enum
 from typing import TypeAlias
 
 from rgpu_fuzz.lang.source import Diagnostic, SourceFile, Span
-from rgpu_fuzz.lang.types import ArrayTy, SliceTy, Special, Type
+from rgpu_fuzz.lang.types import ArrayTy, Type
 from rgpu_fuzz.model.scalars import Scalar
 
 ConstValue: TypeAlias = int | float | bool
@@ -109,16 +109,3 @@ def concrete(t: AnyTy) -> Type | None:
     """`t` if it is a real type, None while provisional or erroneous."""
     return None if isinstance(t, Infer) else t
 
-
-def is_scalar(t: AnyTy) -> bool:
-    return isinstance(t, Scalar)
-
-
-def is_place_type(t: AnyTy) -> bool:
-    """Types that hold many elements and are used by indexing."""
-    return isinstance(t, ArrayTy | SliceTy)
-
-
-def is_unit_like(t: AnyTy) -> bool:
-    """Types that may stand where `()` is expected (`!` coerces to anything)."""
-    return t in (Special.UNIT, Special.NEVER, Infer.ERR)

@@ -17,6 +17,7 @@ ENTRY_POINT_GROUP = "rgpu_fuzz.pipelines"
 
 BUILTIN: dict[str, str] = {
     "ref": "rgpu_fuzz.pipelines.ref:RefPipeline",
+    "llvm-cpu": "rgpu_fuzz.pipelines.llvm_cpu:LlvmCpuPipeline",
 }
 
 

@@ -8,11 +8,13 @@ measures, deduplicates and tests.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import Any
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.checker import CheckedModule
 from rgpu_fuzz.lang.printer import print_module
+from rgpu_fuzz.lang.types import UNIT
 from rgpu_fuzz.model.case import Arg, Case, Launch
 from rgpu_fuzz.pipelines.frontend import prepare
 
@@ -23,6 +25,9 @@ class State:
 
     case: Case
     checked: CheckedModule
+    module: ast.Module
+    """The checked module with unit-typed block tails (a trailing `if` or block) moved into
+    the statements, so statement passes see them; it prints to the same text."""
 
     @classmethod
     def of(cls, case: Case) -> State | None:
@@ -31,11 +36,8 @@ class State:
         prepared = prepare(case)
         if not isinstance(prepared, tuple):
             return None
-        return cls(case, prepared[0])
-
-    @property
-    def module(self) -> ast.Module:
-        return self.checked.module
+        checked = prepared[0]
+        return cls(case, checked, _unit_tails_as_stmts(checked.module))
 
     @property
     def kernel(self) -> ast.Fn:
@@ -54,6 +56,25 @@ class State:
                     launch=self.case.launch if launch is None else launch,
                     args=self.case.args if args is None else args,
                     provenance=self.case.provenance, pipelines=self.case.pipelines)
+
+
+def _unit_tails_as_stmts(node: Any) -> Any:
+    if isinstance(node, ast.Block) and node.tail is not None and node.tail.ty is UNIT:
+        stmt = ast.ExprStmt(expr=node.tail, semi=False)
+        return _unit_tails_as_stmts(replace(node, stmts=(*node.stmts, stmt), tail=None))
+    if not is_dataclass(node):
+        return node
+    changes: dict[str, Any] = {}
+    for name, value in ((f.name, getattr(node, f.name)) for f in fields(node) if f.compare):
+        if isinstance(value, tuple):
+            new = tuple(_unit_tails_as_stmts(v) for v in value)
+            if any(a is not b for a, b in zip(new, value, strict=True)):
+                changes[name] = new
+        elif is_dataclass(value):
+            new_v = _unit_tails_as_stmts(value)
+            if new_v is not value:
+                changes[name] = new_v
+    return replace(node, **changes) if changes else node
 
 
 @dataclass(frozen=True, slots=True)

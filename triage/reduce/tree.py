@@ -144,3 +144,22 @@ def referenced_names(root: object) -> set[str]:
 def contains(root: object, kinds: tuple[type, ...]) -> bool:
     """True when a node of one of `kinds` occurs below `root`."""
     return any(isinstance(n, kinds) for _, n in nodes(root))
+
+
+def rebuild(node: Any, f: Any) -> Any:
+    """Bottom-up rewrite: children first, then `f(node)` on the node with new children.
+    Unchanged subtrees are returned as they were (identity preserved)."""
+    if not is_dataclass(node):
+        return node
+    changes: dict[str, Any] = {}
+    for name in _structural_fields(node):
+        value = getattr(node, name)
+        if isinstance(value, tuple):
+            new_t = tuple(rebuild(v, f) for v in value)
+            if any(a is not b for a, b in zip(new_t, value, strict=True)):
+                changes[name] = new_t
+        elif is_dataclass(value):
+            new_v = rebuild(value, f)
+            if new_v is not value:
+                changes[name] = new_v
+    return f(replace(node, **changes) if changes else node)

@@ -1,0 +1,50 @@
+"""Feature coverage of generated kernels (`rgpu-fuzz gen --stats`)."""
+
+from __future__ import annotations
+
+from rgpu_fuzz.generators import from_seed
+from rgpu_fuzz.generators.stats import ALL_FEATURES, case_coverage, coverage
+from rgpu_fuzz.lang.checker import check_source
+
+KERNEL = """use rgpu::*;
+
+#[kernel]
+pub fn k(a: &[u32], out: &mut [f32]) {
+    let tid: usize = thread_idx_x() as usize;
+    let mut x: u32 = a[tid % a.len()].wrapping_add(1u32);
+    for i in 0u32..=3u32 {
+        if x > 3u32 {
+            break;
+        }
+        x += i;
+    }
+    out[tid] = x as f32;
+}
+"""
+
+
+def test_counts_the_features_of_a_known_kernel() -> None:
+    cov = coverage([check_source(KERNEL, "k.rs").module])
+    assert cov.modules == 1
+    for f in ("method:wrapping_add", "method:len", "cast:u32->f32", "cast:u32->usize",
+              "stmt:for-inclusive", "stmt:break", "assign:+=", "gpu:output-store",
+              "expr:index-input", "prelude:thread_idx_x", "type:f32"):
+        assert cov.counts.get(f, 0) >= 1, f
+    missing = cov.missing()
+    assert "item:shared" in missing and "method:wrapping_add" not in missing
+
+
+def test_render_is_a_table_with_the_missing_features() -> None:
+    cov = coverage([check_source(KERNEL, "k.rs").module])
+    text = cov.render()
+    assert text.splitlines()[0].split() == ["feature", "count", "kernels"]
+    assert "never generated:" in text
+
+
+def test_default_profile_reaches_most_features() -> None:
+    cov = case_coverage(from_seed(s) for s in range(60))
+    missing = cov.missing(ALL_FEATURES)
+    assert len(missing) <= len(ALL_FEATURES) // 10, missing
+    for f in ("gpu:barrier", "gpu:barrier-in-loop", "item:helper", "stmt:while", "stmt:loop",
+              "expr:if", "expr:block", "stmt:let-array", "launch:2d", "expr:from_bits-f32"):
+        assert f not in missing, f

@@ -1,0 +1,76 @@
+"""Passes over items and declarations: drop unused helpers, consts, shared arrays and
+kernel parameters (with their arguments); drop `mut`, type annotations and
+`#[inline(never)]` where the kernel still checks without them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from rgpu_fuzz.lang import ast
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.triage.reduce.state import Pass, State
+from rgpu_fuzz.triage.reduce.tree import nodes, put, referenced_names
+
+
+def _item_name(item: ast.Item) -> str | None:
+    if isinstance(item, ast.Const | ast.Shared):
+        return item.name
+    if isinstance(item, ast.Fn) and not item.kernel:
+        return item.name
+    return None
+
+
+def remove_items(state: State) -> Iterator[Case]:
+    """All unused items at once, then each unused item alone (last first: helpers tend to
+    be used by the items after them)."""
+    items = state.module.items
+    unused: list[int] = []
+    for i, item in enumerate(items):
+        name = _item_name(item)
+        if name is None:
+            continue
+        others = ast.Module(items=items[:i] + items[i + 1:])
+        if name not in referenced_names(others):
+            unused.append(i)
+    if len(unused) > 1:
+        keep = tuple(it for i, it in enumerate(items) if i not in unused)
+        yield state.with_module(ast.Module(items=keep))
+    for i in reversed(unused):
+        yield state.with_module(ast.Module(items=items[:i] + items[i + 1:]))
+
+
+def remove_params(state: State) -> Iterator[Case]:
+    """Kernel parameters the body never names, with their case arguments."""
+    kernel = state.kernel
+    used = referenced_names(kernel.body)
+    unused = [p.name for p in kernel.params if p.name not in used]
+    groups = [unused] if len(unused) > 1 else []
+    groups += [[name] for name in unused]
+    index = state.module.items.index(kernel)
+    for group in groups:
+        fn = replace(kernel, params=tuple(p for p in kernel.params if p.name not in group))
+        args = tuple(a for a in state.case.args if a.name not in group)
+        module = put(state.module, (("items", index),), fn)
+        yield state.with_module(module, args=args)
+
+
+def simplify_decls(state: State) -> Iterator[Case]:
+    """`let mut x` → `let x`, `let x: T = e` → `let x = e`, `mut` helper parameters, and
+    `#[inline(never)]`. The checker rejects the ones that were needed."""
+    for path, n in nodes(state.module):
+        match n:
+            case ast.Let(mutable=True):
+                yield state.with_module(put(state.module, path, replace(n, mutable=False)))
+            case ast.Param(mutable=True):
+                yield state.with_module(put(state.module, path, replace(n, mutable=False)))
+            case ast.Fn(inline_never=True):
+                yield state.with_module(put(state.module, path, replace(n, inline_never=False)))
+    for path, n in nodes(state.module):
+        if isinstance(n, ast.Let) and n.ty is not None:
+            yield state.with_module(put(state.module, path, replace(n, ty=None)))
+
+
+REMOVE_ITEMS = Pass("remove-items", remove_items)
+REMOVE_PARAMS = Pass("remove-params", remove_params)
+SIMPLIFY_DECLS = Pass("simplify-decls", simplify_decls)
