@@ -63,7 +63,8 @@ def explicit_from_bits(bits: int, ty: Scalar) -> ast.Expr:
     """`f32::from_bits(0x...)` even where a decimal would do: the constant form itself is a
     feature the pipelines must get right."""
     bits_ty = Scalar.U32 if ty is Scalar.F32 else Scalar.U64
-    return ast.AssocCall(scalar=ty, name="from_bits", args=(ast.IntLit(value=bits, suffix=bits_ty),))
+    return ast.AssocCall(scalar=ty, name="from_bits",
+                         args=(ast.IntLit(value=bits, suffix=bits_ty),))
 
 
 def literal(src: ChoiceSource, ty: Scalar, *, specials: bool = True) -> ast.Expr:

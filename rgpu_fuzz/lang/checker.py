@@ -8,7 +8,8 @@ typed `Infer.ERR` so that nothing built on it reports again. Passes, in order:
 2. `const` items: the constant-expression restriction, types, evaluation (`consts.py`);
 3. `#[shared]` statics, whose lengths may name consts;
 4. function bodies (`bodies.py`, `exprs.py`), giving the call graph and the barriers;
-5. no recursion (`callgraph.py`); barriers in uniform control flow only (`uniformity.py`).
+5. no recursion (`callgraph.py`); barriers as statements, in uniform control flow only
+   (`uniformity.py`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ from rgpu_fuzz.lang.methods import PRELUDE_FUNCTIONS
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile, Span
 from rgpu_fuzz.lang.types import UNIT, ArrayTy, SliceTy
-from rgpu_fuzz.lang.uniformity import check_uniformity, varying_helpers
+from rgpu_fuzz.lang.uniformity import (
+    check_barrier_placement,
+    check_uniformity,
+    varying_helpers,
+)
 from rgpu_fuzz.model.scalars import Scalar
 
 __all__ = ["CheckedModule", "ConstValue", "check", "check_source"]
@@ -116,6 +121,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
     varying = varying_helpers({h: typed_fns[h] for h in helpers})
     for name in clean_kernels:
         if name in barrier_users:
+            check_barrier_placement(typed_fns[name], env)
             check_uniformity(typed_fns[name], env, varying)
 
     kernels = tuple(name for name, fn in fns.items() if fn.kernel)

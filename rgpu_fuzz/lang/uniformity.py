@@ -25,7 +25,7 @@ from rgpu_fuzz.lang.methods import BARRIER, LEN, PRELUDE_FUNCTIONS, UNIFORM_PREL
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy
 
-__all__ = ["check_uniformity", "varying_helpers"]
+__all__ = ["check_barrier_placement", "check_uniformity", "varying_helpers"]
 
 Reason = tuple[str, ...]
 """Why control may diverge at a point: the notes of the diagnostic (None: uniform)."""
@@ -70,6 +70,55 @@ def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
                 varying.add(name)
                 changed = True
     return frozenset(varying)
+
+
+def check_barrier_placement(kernel: ast.Fn, env: Env) -> None:
+    """Report every `sync_threads()` that is not a statement of its own reached only through
+    blocks and the bodies of `if`/`else`, `while`, `loop` and `for`. A barrier inside an
+    expression (a condition, a `let` initialiser, an operand, an `if` used as a value) is
+    outside the language: the lowering splits kernels into barrier-free regions at
+    statements (`lower/host.py`)."""
+    _structural_block(kernel.body, env)
+
+
+def _structural_block(b: ast.Block, env: Env) -> None:
+    tail = () if b.tail is None else (ast.ExprStmt(expr=b.tail, span=b.tail.span),)
+    for s in (*b.stmts, *tail):
+        match s:
+            case ast.ExprStmt(expr=ast.Call(func=func, args=())) if func == BARRIER:
+                pass
+            case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
+                _structural_block(block, env)
+            case ast.ExprStmt(expr=ast.If() as e):
+                _structural_if(e, env)
+            case ast.While():
+                _no_barrier(s.cond, env)
+                _structural_block(s.body, env)
+            case ast.Loop():
+                _structural_block(s.body, env)
+            case ast.For():
+                _no_barrier(s.start, env)
+                _no_barrier(s.end, env)
+                _structural_block(s.body, env)
+            case _:
+                _no_barrier(s, env)
+
+
+def _structural_if(e: ast.If, env: Env) -> None:
+    _no_barrier(e.cond, env)
+    _structural_block(e.then, env)
+    if isinstance(e.else_, ast.If):
+        _structural_if(e.else_, env)
+    elif isinstance(e.else_, ast.Block):
+        _structural_block(e.else_, env)
+
+
+def _no_barrier(node: object, env: Env) -> None:
+    for n in _nodes(node):
+        if isinstance(n, ast.Call) and n.func == BARRIER:
+            env.error("`sync_threads()` must be a statement of its own", n.span,
+                      "a barrier may stand in the kernel's blocks and in the bodies of "
+                      "`if`/`else`, `while`, `loop` and `for`, not inside an expression")
 
 
 def check_uniformity(kernel: ast.Fn, env: Env, varying: frozenset[str]) -> None:

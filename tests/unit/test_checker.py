@@ -580,6 +580,16 @@ def test_divergent_break_makes_the_loop_divergent() -> None:
     ok(kernel("    loop {\n        sync_threads();\n        if n > 3u32 { break; }\n    }\n"))
 
 
+def test_barrier_must_be_a_statement() -> None:
+    d = expect_error(kernel("    let v = { sync_threads(); 1u32 };\n"),
+                     "`sync_threads()` must be a statement of its own", 4, 15)
+    assert "not inside an expression" in d.notes[0]
+    expect_error(kernel("    while n > { sync_threads(); 1u32 } { }\n"),
+                 "`sync_threads()` must be a statement of its own", 4, 17)
+    ok(kernel("    unsafe { { sync_threads(); } }\n"
+              "    if n > 1u32 { sync_threads() } else if n > 2u32 { loop { sync_threads(); } }\n"))
+
+
 def test_helper_reading_thread_index_is_not_uniform() -> None:
     expect_error(kernel("    if h() == 0u32 { sync_threads(); }\n",
                         "fn h() -> u32 { thread_idx_x() }\n"), "possibly divergent", 4, 22)

@@ -60,13 +60,13 @@ class _FakeProvider:
         self.pos += 1
         return b
 
-    def ConsumeIntInRange(self, lo: int, hi: int) -> int:  # noqa: N802 (atheris API)
+    def ConsumeIntInRange(self, lo: int, hi: int) -> int:
         return lo + (self._byte() * 257 + self._byte()) % (hi - lo + 1)
 
-    def ConsumeProbability(self) -> float:  # noqa: N802
+    def ConsumeProbability(self) -> float:
         return self._byte() / 256
 
-    def ConsumeUInt(self, n: int) -> int:  # noqa: N802
+    def ConsumeUInt(self, n: int) -> int:
         return int.from_bytes(bytes(self._byte() for _ in range(n)), "little")
 
 

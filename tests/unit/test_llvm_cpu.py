@@ -65,7 +65,7 @@ def test_wrapping_add_and_masked_shifts(level: str) -> None:
 @pytest.mark.parametrize(("expr", "kind"), [
     ("a[1] / a[0]", TrapKind.DIV_BY_ZERO),
     ("(a[1] as i32 / (a[2] as i32)) as u32", TrapKind.DIV_OVERFLOW),
-    ("a[(a[1] as usize) % 7]", TrapKind.OUT_OF_BOUNDS),
+    ("a[(a[1] as usize) + 3usize]", TrapKind.OUT_OF_BOUNDS),
 ])
 def test_traps(level: str, expr: str, kind: TrapKind) -> None:
     outcome = run(f"out[0] = {expr};", level, inputs=(0, 0x8000_0000, 0xFFFF_FFFF))
@@ -100,8 +100,7 @@ def test_mul_add_is_fused_and_minmax_ignore_nan(level: str) -> None:
     """
     got = bits(run(body, level, out=Scalar.F64, in_ty=Scalar.U64,
                    inputs=(b64(0.1), 0x7FF8_0000_0000_0000)))
-    assert f64(got[0]) == math.fma(0.1, 10.0, -1.0) if hasattr(math, "fma") else 2.0**-54
-    assert f64(got[0]) == 5.551115123125783e-17
+    assert f64(got[0]) == 5.551115123125783e-17  # 0.1 * 10 - 1, exactly, one rounding
     assert f64(got[1]) == 0.0
     assert f64(got[2]) == 1.0 and f64(got[3]) == 2.0 and math.isnan(f64(got[4]))
 
@@ -158,8 +157,6 @@ fn clamp_or(x: u32, lim: u32) -> u32 {
 fn plain(x: u32) -> u32 { clamp_or(x, 5u32) + 1u32 }
 """
     body = "for i in 0u32..8u32 { out[i as usize] = plain(i); }"
-    assert bits(run(body, level, items=items)) == [min(2 * i, 5) if i > 5 else 2 * i + 1
-                                                   for i in range(8)] or True
     assert bits(run(body, level, items=items)) == [(5 if i > 5 else 2 * i) + 1 for i in range(8)]
 
 

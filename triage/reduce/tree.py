@@ -57,7 +57,7 @@ def nodes(root: object, path: Path = ()) -> Iterator[tuple[Path, object]]:
     while stack:
         p, n = stack.pop()
         yield p, n
-        kids = [(p + (step,), child) for step, child in children(n)]
+        kids = [((*p, step), child) for step, child in children(n)]
         stack.extend(reversed(kids))
 
 

@@ -114,7 +114,7 @@ def _shrink_value_list(state: State, index: int, arg: BufferArg,
         return
     for j, b in enumerate(bits):
         for s in simpler_bits(b, arg.elem):
-            new = bits[:j] + (s,) + bits[j + 1:]
+            new = (*bits[:j], s, *bits[j + 1:])
             yield _with_arg(state, index, replace(arg, init=Values(new)))
 
 

@@ -1,0 +1,219 @@
+"""Work through the findings store: list buckets, show one, promote its best reproducer into
+the regression corpus, merge stores from other machines, and set a bucket's status.
+
+A bucket is named by its id (10 hex digits) or any unique prefix of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, store_path
+from rgpu_fuzz.model.case import Expect, ExpectStatus
+
+EXAMPLE = "rgpu-fuzz triage list --sort count   |   rgpu-fuzz triage show 3fa2"
+STATUSES = ("new", "filed", "fixed", "flaky", "wontfix")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    fmt = argparse.RawDescriptionHelpFormatter
+    ls = sub.add_parser("list", help="list the buckets", formatter_class=fmt,
+                        epilog="example: rgpu-fuzz triage list --sort count --status new")
+    ls.add_argument("--sort", choices=("newest", "count", "last-seen"), default="newest")
+    ls.add_argument("--status", choices=STATUSES, default=None, help="only buckets with it")
+    add_store_argument(ls)
+    show = sub.add_parser("show", help="one bucket: signature, best kernel, first diffs",
+                          formatter_class=fmt, epilog="example: rgpu-fuzz triage show 3fa2")
+    show.add_argument("id", help="bucket id or a unique prefix")
+    add_store_argument(show)
+    promote = sub.add_parser(
+        "promote", help="write a bucket's best case into the corpus", formatter_class=fmt,
+        epilog="example: rgpu-fuzz triage promote 3fa2 --issue https://tracker/issues/12\n\n"
+               "A bucket that is not fixed becomes a known divergence (its pipelines and the\n"
+               "issue link), so the corpus test fails loudly once the bug is fixed.")
+    promote.add_argument("id", help="bucket id or a unique prefix")
+    promote.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR")
+    promote.add_argument("--expect", choices=("agree", "known-divergence"), default=None,
+                         help="default: agree when the bucket is fixed, else known-divergence")
+    promote.add_argument("--issue", default="", metavar="URL", help="the upstream issue")
+    promote.add_argument("--force", action="store_true", help="overwrite an existing file")
+    add_store_argument(promote)
+    merge = sub.add_parser("merge", help="add other stores' findings into this one",
+                           formatter_class=fmt,
+                           epilog="example: rgpu-fuzz triage merge node*/findings.sqlite")
+    merge.add_argument("others", nargs="+", type=Path, metavar="OTHER.sqlite")
+    add_store_argument(merge)
+    status = sub.add_parser("status", help="set a bucket's triage status", formatter_class=fmt,
+                            epilog="example: rgpu-fuzz triage status 3fa2 filed --note 'bug 12'")
+    status.add_argument("id", help="bucket id or a unique prefix")
+    status.add_argument("status", choices=STATUSES)
+    status.add_argument("--note", default=None, help="replace the bucket's note")
+    add_store_argument(status)
+
+
+def _when(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+
+
+def _open(args: argparse.Namespace, create: bool = False):  # type: ignore[no-untyped-def]
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.triage.store import FindingStore, StoreError
+
+    path = store_path(args)
+    if not create and not path.is_file():
+        raise UserError(f"no findings store at {path} (run a campaign, or pass --store PATH)")
+    try:
+        return FindingStore(path)
+    except StoreError as e:
+        raise UserError(str(e)) from None
+
+
+def _bucket(store, prefix: str):  # type: ignore[no-untyped-def]
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.triage.store import IdLookupError
+
+    try:
+        return store.bucket(prefix)
+    except IdLookupError as e:
+        raise UserError(str(e)) from None
+
+
+def _list(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        buckets = store.buckets(order_by=args.sort, status=args.status)
+    console = Console()
+    if not buckets:
+        console.print(f"no buckets in {store.path}" + (f" with status {args.status}"
+                                                       if args.status else ""))
+        return 0
+    table = Table("bucket", "kind", "pipelines", "count", "first seen", "last seen",
+                  "best size", "repro", "status", title=str(store.path), title_justify="left")
+    for b in buckets:
+        size = f"{b.best_size[0]} tok, {b.best_size[1]} ch" if b.best_size else "–"
+        repro = f"{b.reproduced}/{b.tries}" if b.tries else "–"
+        table.add_row(b.id, b.kind, ", ".join(b.pipelines), str(b.count), _when(b.first_seen),
+                      _when(b.last_seen), size, repro, str(b.status))
+    console.print(table)
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    console = Console()
+    with _open(args) as store:
+        b = _bucket(store, args.id)
+        examples = store.examples(b.signature)
+        case = store.case(b.best_case_id) if b.best_case_id else None
+        outcomes = store.outcomes(b.best_case_id) if b.best_case_id else {}
+    rate = f"{b.reproduced}/{b.tries}" if b.tries else "not tried"
+    facts = [("bucket", b.id), ("signature", b.signature), ("kind", b.kind),
+             ("pipelines", ", ".join(b.pipelines)), ("status", str(b.status)),
+             ("count", str(b.count)), ("first seen", _when(b.first_seen)),
+             ("last seen", _when(b.last_seen)), ("reproduced", rate)]
+    if b.note:
+        facts.append(("note", b.note))
+    if case is not None and b.best_size:
+        facts.append(("best case", f"{case.id} ({b.best_size[0]} tokens, "
+                                   f"{b.best_size[1]} characters)"))
+    for key, value in facts:
+        console.print(f"{key:>10}: {value}", highlight=False, markup=False)
+    if case is None:
+        return 0
+    console.rule("best reproducer")
+    console.print(Syntax(case.kernel.rstrip(), "rust", line_numbers=True))
+    if outcomes:
+        table = Table("pipeline", "status", "detail", "seconds", title="recorded outcomes",
+                      title_justify="left")
+        for label, o in outcomes.items():
+            table.add_row(label, o["status"], o["detail"], f"{o['seconds']:.4f}")
+        console.print(table)
+    example = next((e for e in examples if e.case_id == case.id), None)
+    if example is not None and example.diffs:
+        widths = bits_widths(case)
+        pipes = b.pipelines if len(b.pipelines) >= 2 else ("expected", "actual")
+        table = Table("buffer", "index", pipes[0], "bits", pipes[-1], "bits",
+                      title=f"first differing elements ({example.detail})", title_justify="left")
+        for d in example.diffs:
+            w = widths.get(d.buffer, 8)
+            table.add_row(d.buffer, str(d.index), d.expected, f"0x{d.expected_bits:0{w}x}",
+                          d.actual, f"0x{d.actual_bits:0{w}x}")
+        console.print(table)
+    elif example is not None and example.detail:
+        console.print(f"detail: {example.detail}", highlight=False, markup=False)
+    console.print(f"reproduce: rgpu-fuzz reproduce {b.id}", highlight=False, markup=False)
+    return 0
+
+
+def _promote(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from rgpu_fuzz.cli import UserError
+
+    with _open(args) as store:
+        b = _bucket(store, args.id)
+        if b.best_case_id is None:
+            raise UserError(f"bucket {b.id} has no stored case")
+        case = store.case(b.best_case_id)
+    if b.kind == "invalid-case":
+        raise UserError(f"bucket {b.id} is an invalid case (the arbiter rejects it): a "
+                        "generator bug, not a regression test")
+    fixed = str(b.status) == "fixed"
+    status = ExpectStatus(args.expect) if args.expect else (
+        ExpectStatus.AGREE if fixed else ExpectStatus.KNOWN_DIVERGENCE)
+    pipelines: tuple[str, ...] = ()
+    if status is ExpectStatus.KNOWN_DIVERGENCE:
+        if not args.issue:
+            raise UserError(f"bucket {b.id} ({b.kind}, status {b.status}) is not fixed: "
+                            "promote it as a known divergence with --issue URL "
+                            "(or --expect agree once it is fixed)")
+        pipelines = tuple(p for p in b.pipelines if p != "ref") or b.pipelines
+    case = replace(case, expect=Expect(status=status, pipelines=pipelines, issue=args.issue))
+    path = args.corpus / f"{case.id}.toml"
+    if path.exists() and not args.force:
+        raise UserError(f"{path} exists (pass --force to overwrite it)")
+    try:
+        args.corpus.mkdir(parents=True, exist_ok=True)
+        casefile.save(case, path)
+    except OSError as e:
+        raise UserError(f"{path}: cannot write: {e.strerror}") from None
+    what = f"known divergence on {', '.join(pipelines)}" if pipelines else "agree"
+    print(f"wrote {path} (bucket {b.id}, expect {what})")
+    return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.triage.store import StoreError
+
+    with _open(args, create=True) as store:
+        for other in args.others:
+            if other.is_file() and other.resolve() == store.path.resolve():
+                raise UserError(f"{other}: is the store being merged into")
+            try:
+                summary = store.merge_from(other)
+            except StoreError as e:
+                raise UserError(str(e)) from None
+            print(f"merged {other}: {summary.buckets} buckets ({summary.new_buckets} new), "
+                  f"{summary.cases} cases")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        before = _bucket(store, args.id)
+        after = store.set_status(before.id, args.status, note=args.note)
+    print(f"bucket {after.id}: {before.status} -> {after.status}")
+    return 0
+
+
+def execute(args: argparse.Namespace) -> int:
+    actions = {"list": _list, "show": _show, "promote": _promote, "merge": _merge,
+               "status": _status}
+    return actions[args.action](args)

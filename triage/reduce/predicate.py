@@ -1,0 +1,87 @@
+"""The interestingness test triage reduces with: "this candidate still shows the same bug".
+
+A candidate is interesting iff, in this order (cheapest and most important first):
+1. its kernel checks and its arguments fit the entry kernel;
+2. `ref` finishes with `Ok` — the candidate is still well-defined — or, when the original
+   finding is a trap mismatch in which `ref` trapped, `ref` traps with the same kind. This
+   runs before any compiler pipeline sees the candidate, so reduction never hands a compiler
+   a kernel with undefined behaviour and never "finds" the bug in a race or an overflow;
+3. the listed pipelines run and `judge` reports a finding whose signature equals the
+   original one, compared with `reduction_key` (below), so reduction never drifts to
+   another bug.
+
+Wrong-code signatures end with `ops=...`, the operations left in the kernel (DESIGN.md §6).
+Reduction removes operations by design, so while reducing the `ops=` part is ignored and
+signatures compare as `kind|pipeline`. The reduced case's own full signature (with the ops
+that are left) is what the finding is bucketed under afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rgpu_fuzz.lang.features import case_features
+from rgpu_fuzz.lang.parser import parse
+from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, TrapKind
+from rgpu_fuzz.oracles import Policy, judge
+from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.registry import Registry
+
+
+def reduction_key(signature: str) -> str:
+    """A signature with its `ops=...` field removed: what must stay equal while reducing."""
+    return "|".join(part for part in signature.split("|") if not part.startswith("ops="))
+
+
+def expected_ref_trap(signature: str) -> TrapKind | None:
+    """The trap `ref` must keep taking: set for `trap-mismatch|P|expected KIND, got ...`
+    (ref trapped, the pipeline did not trap the same way); None when ref must finish."""
+    parts = signature.split("|")
+    if len(parts) >= 3 and parts[0] == "trap-mismatch" and parts[2].startswith("expected "):
+        kind = parts[2][len("expected "):].split(",")[0].strip()
+        try:
+            return TrapKind(kind)
+        except ValueError:
+            return None
+    return None
+
+
+def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], policy: Policy,
+                        *, registry: Registry | None = None) -> Callable[[Case], bool]:
+    """The test `reduce_case` needs to keep the finding named `signature` (see module doc).
+
+    `pipelines` are spec strings (created through `registry`, default: the built-ins and
+    entry points) or ready `Pipeline` objects (a seeded-bug variant in a test). The arbiter
+    named by the policy is created and run first whether or not it is listed."""
+    reg = registry or Registry()
+    arbiter = reg.create(policy.arbiter)
+    others = [p if isinstance(p, Pipeline) else reg.create(p) for p in pipelines]
+    others = [p for p in others if p.label != arbiter.label]
+    want = reduction_key(signature)
+    ref_trap = expected_ref_trap(signature)
+
+    def ref_ok(outcome: Outcome) -> bool:
+        if ref_trap is not None:
+            return isinstance(outcome, Trap) and outcome.kind is ref_trap
+        return isinstance(outcome, Ok)
+
+    def interesting(case: Case) -> bool:
+        if not isinstance(prepare(case), tuple):
+            return False
+        features = case_features(case)
+        outcomes: dict[str, Outcome] = {arbiter.label: arbiter.run(case, features)}
+        if not ref_ok(outcomes[arbiter.label]):
+            return False
+        for p in others:
+            outcomes[p.label] = p.run(case, features)
+        try:
+            module = parse(case.kernel, f"<case {case.id}>")
+        except DiagnosticError:
+            return False
+        verdict = judge(case, outcomes, policy, module)
+        return any(reduction_key(f.signature) == want for f in verdict.findings)
+
+    return interesting

@@ -1,0 +1,573 @@
+"""The findings store (DESIGN.md §7 "Bucket and store"): one SQLite file per campaign.
+
+Findings are bucketed by signature (a bucket names a bug, not a case). Each bucket keeps how
+often and when it was seen, its triage status, how often `reproduce` saw it again, and its
+best reproducer: the smallest case, shortlex over the kernel's (tokens, characters). A few of
+the smallest examples are kept per bucket, with their outcome summaries and first differing
+elements, so `triage show` needs no re-run.
+
+Rules the store keeps:
+* several processes may write one file at once: WAL journal, a busy timeout, and every
+  read-modify-write inside one `BEGIN IMMEDIATE` transaction, so no count is lost;
+* the schema is versioned by `PRAGMA user_version` and only ever upgraded by appending to
+  `MIGRATIONS`; an old file is upgraded in place when opened;
+* cases are stored as canonical `rgpu-case/1` text, never pickles, so any version reads them;
+* merging is a union (counts add, first seen is the earliest, last seen the latest, best is
+  the smaller); merging the same file twice therefore counts its sightings twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.lang.lexer import tokenize
+from rgpu_fuzz.lang.source import DiagnosticError, SourceFile
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.outcome import Ok, Outcome, detail
+from rgpu_fuzz.oracles import ElementDiff, Finding, Verdict
+
+DEFAULT_STORE = Path(".rgpu-fuzz") / "findings.sqlite"
+STORE_ENV = "RGPU_FUZZ_STORE"
+EXAMPLES_PER_BUCKET = 5
+BUSY_TIMEOUT_MS = 60_000
+BUCKET_ID_LEN = 10
+
+MIGRATIONS: tuple[str, ...] = (
+    # v1: buckets, cases, examples, outcomes
+    """
+    CREATE TABLE cases (
+        id        TEXT PRIMARY KEY,
+        toml      TEXT NOT NULL,
+        tokens    INTEGER NOT NULL,
+        chars     INTEGER NOT NULL,
+        generator TEXT NOT NULL DEFAULT '',
+        seed      INTEGER,
+        parent    TEXT NOT NULL DEFAULT '',
+        added     REAL NOT NULL
+    );
+    CREATE TABLE buckets (
+        signature    TEXT PRIMARY KEY,
+        id           TEXT NOT NULL UNIQUE,
+        kind         TEXT NOT NULL,
+        pipelines    TEXT NOT NULL,
+        first_seen   REAL NOT NULL,
+        last_seen    REAL NOT NULL,
+        count        INTEGER NOT NULL DEFAULT 0,
+        status       TEXT NOT NULL DEFAULT 'new'
+                     CHECK (status IN ('new', 'filed', 'fixed', 'flaky', 'wontfix')),
+        best_case_id TEXT REFERENCES cases(id),
+        best_tokens  INTEGER,
+        best_chars   INTEGER
+    );
+    CREATE TABLE examples (
+        bucket  TEXT NOT NULL REFERENCES buckets(signature),
+        case_id TEXT NOT NULL REFERENCES cases(id),
+        tokens  INTEGER NOT NULL,
+        chars   INTEGER NOT NULL,
+        seen    REAL NOT NULL,
+        detail  TEXT NOT NULL DEFAULT '',
+        diffs   TEXT NOT NULL DEFAULT '[]',
+        PRIMARY KEY (bucket, case_id)
+    );
+    CREATE TABLE outcomes (
+        case_id  TEXT NOT NULL REFERENCES cases(id),
+        pipeline TEXT NOT NULL,
+        summary  TEXT NOT NULL,
+        PRIMARY KEY (case_id, pipeline)
+    );
+    CREATE INDEX examples_by_case ON examples(case_id);
+    """,
+    # v2: reproduction rate and a free-text note per bucket
+    """
+    ALTER TABLE buckets ADD COLUMN tries INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE buckets ADD COLUMN reproduced INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE buckets ADD COLUMN note TEXT NOT NULL DEFAULT '';
+    CREATE INDEX buckets_by_last_seen ON buckets(last_seen);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_ORDER = {"newest": "first_seen DESC", "count": "count DESC, last_seen DESC",
+          "last-seen": "last_seen DESC"}
+
+
+class BucketStatus(StrEnum):
+    """Where a bucket is in triage."""
+
+    NEW = "new"
+    FILED = "filed"
+    FIXED = "fixed"
+    FLAKY = "flaky"
+    WONTFIX = "wontfix"
+
+
+class IdLookupError(LookupError):
+    """An id or prefix that names nothing, or more than one thing; `str()` is one line."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class StoreError(Exception):
+    """A store file that cannot be used (not SQLite, newer schema); `str()` is one line."""
+
+
+def default_store_path() -> Path:
+    """`$RGPU_FUZZ_STORE`, or `.rgpu-fuzz/findings.sqlite` in the current directory."""
+    env = os.environ.get(STORE_ENV)
+    return Path(env) if env else DEFAULT_STORE
+
+
+def bucket_id(signature: str) -> str:
+    """The short stable id of a bucket: the first 10 hex of sha256(signature)."""
+    return hashlib.sha256(signature.encode()).hexdigest()[:BUCKET_ID_LEN]
+
+
+def case_size(case: Case) -> tuple[int, int]:
+    """The shortlex key of a reproducer: kernel tokens, then kernel characters."""
+    try:
+        tokens = len(tokenize(SourceFile("<store>", case.kernel))) - 1
+    except DiagnosticError:
+        tokens = len(case.kernel)
+    return tokens, len(case.kernel)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Bucket:
+    """One bug: every finding with this signature."""
+
+    id: str
+    signature: str
+    kind: str
+    pipelines: tuple[str, ...]
+    first_seen: float
+    last_seen: float
+    count: int
+    status: BucketStatus
+    best_case_id: str | None
+    best_size: tuple[int, int] | None
+    tries: int = 0
+    reproduced: int = 0
+    note: str = ""
+
+    @property
+    def reproduction_rate(self) -> float | None:
+        """How often `reproduce` saw it again; None before the first try."""
+        return self.reproduced / self.tries if self.tries else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BucketUpdate:
+    """What one `record` did to one bucket."""
+
+    bucket: Bucket
+    new: bool
+    """The signature was seen for the first time."""
+    best_replaced: bool
+    """The recorded case became the bucket's best reproducer."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Example:
+    """One kept case of a bucket, with the finding's detail and first differing elements."""
+
+    case_id: str
+    size: tuple[int, int]
+    seen: float
+    detail: str
+    diffs: tuple[ElementDiff, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MergeSummary:
+    buckets: int
+    new_buckets: int
+    cases: int
+
+
+def outcome_summary(outcome: Outcome) -> dict[str, Any]:
+    """What the store keeps of an outcome: status, detail, timings, artefact hashes and, for
+    `ok`, a digest of each output buffer (the values themselves can be megabytes)."""
+    summary: dict[str, Any] = {
+        "status": str(outcome.status), "detail": detail(outcome),
+        "seconds": round(outcome.stats.seconds.get("total", outcome.stats.total_seconds), 6),
+        "stages": {k: round(v, 6) for k, v in outcome.stats.seconds.items()},
+        "artefacts": dict(outcome.stats.artefacts)}
+    if isinstance(outcome, Ok):
+        summary["outputs"] = {
+            name: {"type": str(buf.ty), "len": len(buf.values),
+                   "sha256": hashlib.sha256(repr(buf.bits()).encode()).hexdigest()[:16]}
+            for name, buf in outcome.outputs.items()}
+    return summary
+
+
+def _diffs_json(diffs: tuple[ElementDiff, ...]) -> str:
+    return json.dumps([[d.buffer, d.index, d.expected, d.expected_bits, d.actual,
+                        d.actual_bits] for d in diffs])
+
+
+def _diffs_from(text: str) -> tuple[ElementDiff, ...]:
+    return tuple(ElementDiff(*row) for row in json.loads(text))
+
+
+def _bucket(row: sqlite3.Row) -> Bucket:
+    best = (row["best_tokens"], row["best_chars"]) if row["best_case_id"] else None
+    return Bucket(id=row["id"], signature=row["signature"], kind=row["kind"],
+                  pipelines=tuple(p for p in row["pipelines"].split(",") if p),
+                  first_seen=row["first_seen"], last_seen=row["last_seen"], count=row["count"],
+                  status=BucketStatus(row["status"]), best_case_id=row["best_case_id"],
+                  best_size=best, tries=row["tries"], reproduced=row["reproduced"],
+                  note=row["note"])
+
+
+def _connect(path: str, **kwargs: Any) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                           **kwargs)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> int:
+    """Apply the missing migrations (up to `upto`) in one transaction; the new version."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"schema version {version} is newer than this rgpu-fuzz "
+                             f"understands ({SCHEMA_VERSION}); upgrade rgpu-fuzz")
+        for number in range(version + 1, upto + 1):
+            for statement in MIGRATIONS[number - 1].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
+            version = number
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return int(version)
+
+
+class FindingStore:
+    """Buckets of findings in one SQLite file (created, or upgraded, on open)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = _connect(str(self.path))
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            migrate(self._conn)
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not a findings store ({e})") from None
+        except StoreError as e:
+            raise StoreError(f"{self.path}: {e}") from None
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> FindingStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken up front so concurrent writers queue, not fail."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    # ---------------------------------------------------------------- writing
+
+    def record(self, case: Case, verdict: Verdict,
+               outcomes: Mapping[str, Outcome]) -> list[BucketUpdate]:
+        """Count one case's findings, one bucket per signature; keep the case as an example
+        (and as the best reproducer when it is the smallest yet)."""
+        if verdict.agree:
+            return []
+        if not case.pipelines:
+            case = replace(case, pipelines=tuple(outcomes))
+        now = time.time()
+        by_signature: dict[str, Finding] = {}
+        for f in verdict.findings:
+            by_signature.setdefault(f.signature, f)
+        updates = []
+        with self._write() as db:
+            size = self._put_case(db, case, now)
+            for label, outcome in outcomes.items():
+                db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
+                           (case.id, label, json.dumps(outcome_summary(outcome))))
+            for finding in by_signature.values():
+                updates.append(self._count(db, case.id, size, finding, now))
+            self._drop_orphans(db)
+        return updates
+
+    def _put_case(self, db: sqlite3.Connection, case: Case, now: float) -> tuple[int, int]:
+        size = case_size(case)
+        p = case.provenance
+        db.execute("INSERT OR IGNORE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   (case.id, casefile.dumps(case), *size, p.generator, p.seed, p.parent, now))
+        return size
+
+    def _count(self, db: sqlite3.Connection, case_id: str, size: tuple[int, int],
+               finding: Finding, now: float) -> BucketUpdate:
+        sig = finding.signature
+        row = db.execute("SELECT * FROM buckets WHERE signature = ?", (sig,)).fetchone()
+        new = row is None
+        if new:
+            db.execute("INSERT INTO buckets (signature, id, kind, pipelines, first_seen, "
+                       "last_seen, count) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                       (sig, bucket_id(sig), str(finding.kind), ",".join(finding.pipelines),
+                        now, now))
+        db.execute("UPDATE buckets SET count = count + 1, last_seen = max(last_seen, ?), "
+                   "first_seen = min(first_seen, ?) WHERE signature = ?", (now, now, sig))
+        db.execute("INSERT OR IGNORE INTO examples VALUES (?, ?, ?, ?, ?, ?, ?)",
+                   (sig, case_id, *size, now, finding.detail, _diffs_json(finding.diffs)))
+        replaced = self._offer_best(db, sig, case_id, size)
+        self._trim_examples(db, sig)
+        row = db.execute("SELECT * FROM buckets WHERE signature = ?", (sig,)).fetchone()
+        return BucketUpdate(bucket=_bucket(row), new=new, best_replaced=replaced)
+
+    @staticmethod
+    def _offer_best(db: sqlite3.Connection, sig: str, case_id: str,
+                    size: tuple[int, int]) -> bool:
+        cur = db.execute(
+            "UPDATE buckets SET best_case_id = ?, best_tokens = ?, best_chars = ? "
+            "WHERE signature = ? AND (best_case_id IS NULL OR (best_tokens, best_chars) > (?, ?))",
+            (case_id, *size, sig, *size))
+        return cur.rowcount > 0
+
+    @staticmethod
+    def _trim_examples(db: sqlite3.Connection, sig: str) -> None:
+        db.execute(
+            "DELETE FROM examples WHERE bucket = ? AND case_id NOT IN ("
+            " SELECT case_id FROM examples WHERE bucket = ?"
+            " ORDER BY case_id = (SELECT best_case_id FROM buckets WHERE signature = ?) DESC,"
+            " tokens, chars, seen LIMIT ?)", (sig, sig, sig, EXAMPLES_PER_BUCKET))
+
+    @staticmethod
+    def _drop_orphans(db: sqlite3.Connection) -> None:
+        db.execute("DELETE FROM outcomes WHERE case_id NOT IN (SELECT case_id FROM examples) "
+                   "AND case_id NOT IN (SELECT best_case_id FROM buckets "
+                   "WHERE best_case_id IS NOT NULL)")
+        db.execute("DELETE FROM cases WHERE id NOT IN (SELECT case_id FROM examples) "
+                   "AND id NOT IN (SELECT best_case_id FROM buckets "
+                   "WHERE best_case_id IS NOT NULL)")
+
+    def set_best(self, signature: str, case: Case, *, finding: Finding | None = None,
+                 outcomes: Mapping[str, Outcome] | None = None) -> bool:
+        """Offer a (reduced) case as the bucket's reproducer; True when it became the best
+        (it must be strictly smaller than the current one)."""
+        now = time.time()
+        with self._write() as db:
+            row = db.execute("SELECT pipelines FROM buckets WHERE signature = ?",
+                             (signature,)).fetchone()
+            if row is None:
+                raise IdLookupError(f"no bucket has signature {signature!r}")
+            if not case.pipelines:
+                case = replace(case, pipelines=tuple(outcomes or ()) or
+                               tuple(p for p in row["pipelines"].split(",") if p))
+            size = self._put_case(db, case, now)
+            for label, outcome in (outcomes or {}).items():
+                db.execute("INSERT OR REPLACE INTO outcomes VALUES (?, ?, ?)",
+                           (case.id, label, json.dumps(outcome_summary(outcome))))
+            db.execute("INSERT OR IGNORE INTO examples VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (signature, case.id, *size, now, finding.detail if finding else "",
+                        _diffs_json(finding.diffs) if finding else "[]"))
+            replaced = self._offer_best(db, signature, case.id, size)
+            self._trim_examples(db, signature)
+            self._drop_orphans(db)
+        return replaced
+
+    def set_status(self, id_or_prefix: str, status: BucketStatus | str,
+                   note: str | None = None) -> Bucket:
+        """Move a bucket through triage (and optionally replace its note)."""
+        try:
+            status = BucketStatus(status)
+        except ValueError:
+            raise IdLookupError(f"unknown status {status!r} (one of "
+                                f"{', '.join(s.value for s in BucketStatus)})") from None
+        b = self.bucket(id_or_prefix)
+        with self._write() as db:
+            db.execute("UPDATE buckets SET status = ?, note = coalesce(?, note) "
+                       "WHERE signature = ?", (str(status), note, b.signature))
+        return self.bucket(b.id)
+
+    def record_reproduction(self, signature: str, reproduced: bool) -> None:
+        """Count one `reproduce` attempt (the reproduction rate flags flaky buckets)."""
+        with self._write() as db:
+            db.execute("UPDATE buckets SET tries = tries + 1, reproduced = reproduced + ? "
+                       "WHERE signature = ?", (int(reproduced), signature))
+
+    def merge_from(self, other_path: str | Path) -> MergeSummary:
+        """Add another store's buckets, cases and examples into this one (a union)."""
+        other = _open_for_reading(Path(other_path))
+        try:
+            return self._merge(other)
+        finally:
+            other.close()
+
+    def _merge(self, src: sqlite3.Connection) -> MergeSummary:
+        buckets = new = 0
+        with self._write() as db:
+            for row in src.execute("SELECT * FROM cases"):
+                db.execute("INSERT OR IGNORE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           tuple(row))
+            for row in src.execute("SELECT * FROM outcomes"):
+                db.execute("INSERT OR IGNORE INTO outcomes VALUES (?, ?, ?)", tuple(row))
+            for b in (_bucket(r) for r in src.execute("SELECT * FROM buckets")):
+                buckets += 1
+                mine = db.execute("SELECT status FROM buckets WHERE signature = ?",
+                                  (b.signature,)).fetchone()
+                if mine is None:
+                    new += 1
+                    db.execute("INSERT INTO buckets (signature, id, kind, pipelines, "
+                               "first_seen, last_seen, count, status, tries, reproduced, "
+                               "note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               (b.signature, b.id, b.kind, ",".join(b.pipelines),
+                                b.first_seen, b.last_seen, b.count, str(b.status), b.tries,
+                                b.reproduced, b.note))
+                else:
+                    status = str(b.status) if mine["status"] == "new" else mine["status"]
+                    db.execute("UPDATE buckets SET count = count + ?, "
+                               "first_seen = min(first_seen, ?), last_seen = max(last_seen, ?),"
+                               " tries = tries + ?, reproduced = reproduced + ?, status = ?, "
+                               "note = CASE WHEN note = '' THEN ? ELSE note END "
+                               "WHERE signature = ?",
+                               (b.count, b.first_seen, b.last_seen, b.tries, b.reproduced,
+                                status, b.note, b.signature))
+                if b.best_case_id and b.best_size:
+                    self._offer_best(db, b.signature, b.best_case_id, b.best_size)
+                for ex in src.execute("SELECT * FROM examples WHERE bucket = ?",
+                                      (b.signature,)):
+                    db.execute("INSERT OR IGNORE INTO examples VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               tuple(ex))
+                self._trim_examples(db, b.signature)
+            self._drop_orphans(db)
+            cases = src.execute("SELECT count(*) FROM cases").fetchone()[0]
+        return MergeSummary(buckets=buckets, new_buckets=new, cases=cases)
+
+    # ---------------------------------------------------------------- reading
+
+    def buckets(self, order_by: str = "newest",
+                status: BucketStatus | str | None = None) -> list[Bucket]:
+        """Every bucket, newest first (or by `count`, or by `last-seen`)."""
+        if order_by not in _ORDER:
+            raise ValueError(f"order_by: expected one of {', '.join(_ORDER)}")
+        where, params = ("WHERE status = ?", (str(BucketStatus(status)),)) if status else ("", ())
+        rows = self._conn.execute(f"SELECT * FROM buckets {where} ORDER BY {_ORDER[order_by]}",
+                                  params)
+        return [_bucket(r) for r in rows]
+
+    def bucket(self, id_or_prefix: str) -> Bucket:
+        """The bucket whose id starts with `id_or_prefix` (or whose signature it is)."""
+        row = self._conn.execute("SELECT * FROM buckets WHERE signature = ?",
+                                 (id_or_prefix,)).fetchone()
+        if row is not None:
+            return _bucket(row)
+        rows = self._prefix_rows("buckets", id_or_prefix)
+        return _bucket(_unique(rows, id_or_prefix, "bucket"))
+
+    def case(self, id_or_prefix: str) -> Case:
+        """The stored case whose id starts with `id_or_prefix`."""
+        row = _unique(self._prefix_rows("cases", id_or_prefix), id_or_prefix, "case")
+        return casefile.loads(row["toml"], f"{self.path}:case {row['id']}")
+
+    def match_ids(self, prefix: str) -> tuple[list[str], list[str]]:
+        """Bucket ids and case ids starting with `prefix` (for lookups across sources)."""
+        return ([r["id"] for r in self._prefix_rows("buckets", prefix)],
+                [r["id"] for r in self._prefix_rows("cases", prefix)])
+
+    def _prefix_rows(self, table: str, prefix: str) -> list[sqlite3.Row]:
+        if not prefix:
+            return []
+        escaped = prefix.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._conn.execute(f"SELECT * FROM {table} WHERE id LIKE ? ESCAPE '\\' "
+                                  "ORDER BY id", (escaped + "%",)).fetchall()
+
+    def examples(self, signature: str) -> list[Example]:
+        """The kept cases of a bucket, the best first, then smallest first."""
+        rows = self._conn.execute(
+            "SELECT e.* FROM examples e JOIN buckets b ON b.signature = e.bucket "
+            "WHERE e.bucket = ? ORDER BY e.case_id = b.best_case_id DESC, e.tokens, e.chars, "
+            "e.seen", (signature,))
+        return [Example(case_id=r["case_id"], size=(r["tokens"], r["chars"]), seen=r["seen"],
+                        detail=r["detail"], diffs=_diffs_from(r["diffs"])) for r in rows]
+
+    def outcomes(self, case_id: str) -> dict[str, dict[str, Any]]:
+        """The recorded outcome summaries of a case, by pipeline label."""
+        rows = self._conn.execute("SELECT pipeline, summary FROM outcomes WHERE case_id = ? "
+                                  "ORDER BY rowid", (case_id,))
+        return {r["pipeline"]: json.loads(r["summary"]) for r in rows}
+
+    def buckets_of_case(self, case_id: str) -> list[Bucket]:
+        """The buckets a case is an example (or the best reproducer) of."""
+        rows = self._conn.execute(
+            "SELECT * FROM buckets WHERE best_case_id = ? OR signature IN "
+            "(SELECT bucket FROM examples WHERE case_id = ?) ORDER BY first_seen",
+            (case_id, case_id))
+        return [_bucket(r) for r in rows]
+
+
+def _unique(rows: list[sqlite3.Row], prefix: str, what: str) -> sqlite3.Row:
+    if len(rows) == 1:
+        return rows[0]
+    if not rows:
+        raise IdLookupError(f"no {what} matches {prefix!r}")
+    raise IdLookupError(ambiguous_message(prefix, [(what, r["id"]) for r in rows]))
+
+
+def ambiguous_message(prefix: str, matches: list[tuple[str, str]]) -> str:
+    """`'ab' is ambiguous: matches 3 cases (ab12..., ab34..., ...)`."""
+    kinds: dict[str, int] = {}
+    for what, _ in matches:
+        kinds[what] = kinds.get(what, 0) + 1
+    counted = " and ".join(f"{n} {what}{'s' if n != 1 else ''}" for what, n in kinds.items())
+    shown = ", ".join(f"{i}..." for _, i in matches[:3]) + (", ..." if len(matches) > 3 else "")
+    return f"{prefix!r} is ambiguous: matches {counted} ({shown})"
+
+
+def _open_for_reading(path: Path) -> sqlite3.Connection:
+    """Another store, read without writing to it: an older schema is upgraded in a copy in
+    memory, so merging never changes the source file."""
+    if not path.is_file():
+        raise StoreError(f"{path}: no such findings store")
+    try:
+        src = _connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        version = src.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return src
+        mem = _connect(":memory:")
+        src.backup(mem)
+        src.close()
+        migrate(mem)
+        return mem
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"{path}: not a findings store ({e})") from None
+    except StoreError as e:
+        raise StoreError(f"{path}: {e}") from None
+
+
+__all__ = [
+    "DEFAULT_STORE", "MIGRATIONS", "SCHEMA_VERSION", "STORE_ENV", "Bucket", "BucketStatus",
+    "BucketUpdate", "Example", "FindingStore", "IdLookupError", "MergeSummary", "StoreError",
+    "bucket_id", "case_size", "default_store_path", "migrate", "outcome_summary",
+]
