@@ -12,6 +12,7 @@ the property tests check it against the interpreter.
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,8 +27,14 @@ if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
 
+@cache
+def _named_profile(name: str | Path) -> Profile:
+    return load_profile(name)
+
+
 def _profile(profile: Profile | str | Path) -> Profile:
-    return profile if isinstance(profile, Profile) else load_profile(profile)
+    """Profiles are immutable, so one load per name serves every case of a campaign."""
+    return profile if isinstance(profile, Profile) else _named_profile(profile)
 
 
 def generate(source: ChoiceSource, profile: Profile | str | Path = "default", *,

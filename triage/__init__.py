@@ -3,3 +3,20 @@
 from rgpu_fuzz.triage.reduce import Reduction, reduce_case, signature_predicate
 
 __all__ = ["Reduction", "reduce_case", "signature_predicate"]
+
+from rgpu_fuzz.triage.lookup import Where, find_case
+from rgpu_fuzz.triage.report import collect_versions, render_report
+from rgpu_fuzz.triage.store import (
+    Bucket,
+    BucketStatus,
+    BucketUpdate,
+    FindingStore,
+    IdLookupError,
+    StoreError,
+    default_store_path,
+)
+
+__all__ += [
+    "Bucket", "BucketStatus", "BucketUpdate", "FindingStore", "IdLookupError", "StoreError",
+    "Where", "collect_versions", "default_store_path", "find_case", "render_report",
+]

@@ -59,7 +59,7 @@ def _fence(text: str, lang: str = "") -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") or " "
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ") or "–"
 
 
 def _hex_width(ty: Scalar) -> int:

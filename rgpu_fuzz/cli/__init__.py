@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "gen": ("rgpu_fuzz.cli.gen", "generate random well-defined cases"),
     "pipelines": ("rgpu_fuzz.cli.pipelines", "list the registered pipelines"),
     "bench": ("rgpu_fuzz.cli.bench", "measure throughput; JSON out"),
+    "campaign": ("rgpu_fuzz.cli.campaign", "run a fuzzing campaign (generate, run, judge, "
+                 "reduce, store)"),
     "triage": ("rgpu_fuzz.cli.triage", "list, show, promote and merge bucketed findings"),
     "report": ("rgpu_fuzz.cli.report", "Markdown issue report of a filed case"),
     "reproduce": ("rgpu_fuzz.cli.reproduce", "rerun a filed case; exit 1 while it diverges"),

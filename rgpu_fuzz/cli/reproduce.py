@@ -22,12 +22,16 @@ from rich.table import Table
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
-from rgpu_fuzz.cli.run import _parsed, outcome_json, print_verdict, run_case, verdict_json
+from rgpu_fuzz.cli.run import outcome_json, print_verdict, verdict_json
+from rgpu_fuzz.lang.ast import Module
+from rgpu_fuzz.lang.parser import parse
+from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.oracles import Policy, PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import PipelineError
+from rgpu_fuzz.pipelines.runner import run_case
 
 EXAMPLE = "rgpu-fuzz reproduce 3fa2c1 --show ir"
 FALLBACK_PIPELINES = ("ref", "llvm-cpu:O0", "llvm-cpu:O3")
@@ -116,7 +120,16 @@ def rerun(args: argparse.Namespace, case: Case,
     except PipelineError as e:
         raise UserError(f"case {case.id}: {e}") from None
     outcomes = run_case(case, pipelines)
-    return pipelines, outcomes, judge(case, outcomes, policy, _parsed(case)), policy
+    return pipelines, outcomes, judge(case, outcomes, policy, parsed_kernel(case)), policy
+
+
+def parsed_kernel(case: Case) -> Module | None:
+    """The kernel's AST for the oracle's signatures; None when it does not parse (the
+    pipelines then report that themselves)."""
+    try:
+        return parse(case.kernel, f"<case {case.id}>")
+    except DiagnosticError:
+        return None
 
 
 def bits_widths(case: Case) -> dict[str, int]:
@@ -168,7 +181,7 @@ def execute(args: argparse.Namespace) -> int:
         print(json.dumps(obj))
         return 1 if diverges else 0
     console = Console()
-    print_outcomes(console, f"case {case.id} ({where})", outcomes)
+    print_outcomes(console, f"case {case.id} from {where}", outcomes)
     print_verdict(console, verdict, bits_widths(case))
     if args.show:
         show_artefacts(console, case, pipelines, args.show)

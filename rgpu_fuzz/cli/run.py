@@ -23,7 +23,7 @@ from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, detail
 from rgpu_fuzz.oracles import PolicyError, Verdict, judge, load_policy
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.pipelines.registry import PipelineError
 
 EXAMPLE = "rgpu-fuzz run corpus/*.toml --pipelines ref --json"
@@ -64,13 +64,6 @@ def _fmt(v: Any) -> str:
     if isinstance(v, float):
         return repr(v)
     return str(v)
-
-
-def run_case(case: Case, pipelines: list[Pipeline]) -> dict[str, Outcome]:
-    from rgpu_fuzz.lang.features import case_features
-
-    feats = case_features(case)
-    return {p.label: p.run(case, feats) for p in pipelines}
 
 
 def verdict_json(verdict: Verdict) -> str | list[dict[str, Any]]:

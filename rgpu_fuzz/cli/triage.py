@@ -94,10 +94,13 @@ def _list(args: argparse.Namespace) -> int:
         console.print(f"no buckets in {store.path}" + (f" with status {args.status}"
                                                        if args.status else ""))
         return 0
-    table = Table("bucket", "kind", "pipelines", "count", "first seen", "last seen",
-                  "best size", "repro", "status", title=str(store.path), title_justify="left")
+    table = Table(title=str(store.path), title_justify="left")
+    for name in ("bucket", "kind", "pipelines", "count", "first seen", "last seen", "tokens",
+                 "repro", "status"):
+        table.add_column(name, no_wrap=name in ("bucket", "kind", "status"),
+                         justify="right" if name in ("count", "tokens") else "left")
     for b in buckets:
-        size = f"{b.best_size[0]} tok, {b.best_size[1]} ch" if b.best_size else "–"
+        size = str(b.best_size[0]) if b.best_size else "–"
         repro = f"{b.reproduced}/{b.tries}" if b.tries else "–"
         table.add_row(b.id, b.kind, ", ".join(b.pipelines), str(b.count), _when(b.first_seen),
                       _when(b.last_seen), size, repro, str(b.status))

@@ -98,7 +98,14 @@ class ExprCompiler:
         folded at compile time with the run-time semantics; None if not constant."""
         match e:
             case ast.IntLit(value=v):
-                return np.full(self.threads, v, dtype=scalar_of(e.ty).dtype)
+                # `128i8` and `9223372036854775808i64` only occur negated (the checker
+                # allows MIN that way): hold the literal's two's-complement bits, and the
+                # wrapping negation gives MIN.
+                ty = scalar_of(e.ty)
+                wrapped = v & ((1 << ty.bits) - 1) if ty.is_int else v
+                if ty.is_signed and wrapped >> (ty.bits - 1):
+                    wrapped -= 1 << ty.bits
+                return np.full(self.threads, wrapped, dtype=ty.dtype)
             case ast.FloatLit(text=text):
                 ty = scalar_of(e.ty)
                 return np.full(self.threads, float_literal_value(text, ty), dtype=ty.dtype)

@@ -94,12 +94,15 @@ class BodyLowerer(ExprLowerer):
             self._copy_array(self.st.slot(target.binding, ty), tmp, ty)
             return
         sc = scalar_of(ty)
+        # Rust evaluates the value before the place (Reference, "Assignment expressions";
+        # "Compound assignment expressions" with primitive operands): value, index, bounds
+        # check. Only traps make the order observable, and then the first trap wins.
+        value = self.expr(s.value)
         if isinstance(target, ast.Index):
-            ptr, _ = self.element_ptr(target)  # base, index, bounds check, then the value
+            ptr, _ = self.element_ptr(target)
         else:
             assert isinstance(target, ast.Name) and target.binding is not None, target
             ptr = self.st.slot(target.binding, sc)
-        value = self.expr(s.value)
         if s.op is not None:
             current = load_scalar(self.b, ptr, sc)
             value = self.apply(s.op, sc, current, value, s.span, scalar_of(s.value.ty))

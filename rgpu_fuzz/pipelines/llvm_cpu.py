@@ -1,23 +1,23 @@
 """`llvm-cpu`: our lowering → LLVM IR → new-pass-manager optimisation → MCJIT on the host.
 
-Options: `O0`…`O3` (default `O2`), e.g. `llvm-cpu:O3`.
+Options: `O0`…`O3` (default `O2`) and `timeout=SECONDS` (default 60; compile and run
+together), e.g. `llvm-cpu:O3:timeout=30`.
 
 Everything that touches LLVM runs in a worker process (`execute`), since LLVM aborts on
-fatal errors and JIT code can crash. The worker writes `rgpu-stage: <stage>` lines to stderr
-as it goes, so a dead worker's log says which stage it died in: `lower`, `optimise` and
-`codegen` deaths are `CompileCrash`, `run` deaths are `RunCrash`.
+fatal errors and JIT code can crash or loop. The worker writes `rgpu-stage: <stage>` lines to
+stderr as it goes, so a dead or hung worker's log says which stage it was in: `lower`,
+`transform`, `optimise` and `codegen` deaths are `CompileCrash`, `run` deaths `RunCrash`, and
+a `Timeout` carries the stage the worker last reported.
 
-Plugin hook: a subclass may override `transform_ir(ir_text) -> ir_text`, applied to the
-lowered IR before optimisation and code generation (to seed a miscompilation, say). The
-worker re-creates the pipeline from `module:qualname` and the spec, so the subclass must be
-importable by module name in the worker (a module on `sys.path`, not a `--plugin` file).
+The extension point is `LlvmCpuPipeline.transform_ir` (see the class docstring). The worker
+rebuilds the pipeline from a `ClassRef`, importing the `--plugin` file first when the class
+came from one, so a subclass may live in an installed module or in a plugin file.
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
-import importlib
 import sys
 import time
 from dataclasses import dataclass
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.lower import HostTarget, LowerError, lower_module
+from rgpu_fuzz.lower import HostTarget, LoweredKernel, LowerError, lower_module
 from rgpu_fuzz.lower.context import TRAP_CODES
 from rgpu_fuzz.model.case import Case, ScalarArg
 from rgpu_fuzz.model.inputs import argument_values
@@ -36,30 +36,43 @@ from rgpu_fuzz.model.outcome import (
     Location,
     Ok,
     Outcome,
+    Rejected,
     RunCrash,
     Stats,
     Timeout,
     Trap,
     Unsupported,
+    detail,
 )
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.registry import ClassRef, PipelineError
 
 STAGE_PREFIX = "rgpu-stage: "
 COMPILE_STAGES = ("check", "lower", "transform", "optimise", "codegen")
 DEFAULT_TIMEOUT = 60.0
+ARTEFACT_KEYS = ("llvm-ir", "llvm-ir-opt", "asm")
+"""What `artefacts` returns: lowered (and transformed) IR, optimised IR, host assembly."""
 _KIND_OF_CODE = {code: kind for kind, code in TRAP_CODES.items()}
 
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """What the worker needs: the case as canonical TOML, the optimisation level and the
-    pipeline class (`module:qualname`) and spec whose `transform_ir` to apply."""
+    """What the worker needs: the case as canonical TOML, the optimisation level, and the
+    pipeline class and spec whose `transform_ir` to apply."""
 
     case_toml: str
     opt_level: int
-    pipeline_class: str
+    pipeline_class: ClassRef
     spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArtefactJob:
+    """`compile_texts` up to and including the artefact `upto` (one of `ARTEFACT_KEYS`)."""
+
+    job: Job
+    upto: str
 
 
 def _sha(text: str) -> str:
@@ -71,37 +84,75 @@ def _stage(name: str) -> None:
 
 
 class LlvmCpuPipeline(Pipeline):
-    """Our LLVM lowering, optimised at `O0`…`O3`, JIT-compiled and run on the host CPU."""
+    """Our LLVM lowering, optimised at `O0`…`O3`, JIT-compiled and run on the host CPU.
+
+    Extension point: subclass it, give the subclass a `name`, and override `transform_ir`
+    to rewrite the lowered module's IR text before optimisation and code generation — to
+    seed a miscompilation, add a pass of your own, or feed the IR to another tool. Register
+    the subclass through the `rgpu_fuzz.pipelines` entry-point group or pass its file with
+    `--plugin`. The hook runs in the sandboxed worker, so IR that makes LLVM abort becomes
+    a `CompileCrash` and code that hangs a `Timeout`; a subclass may set the class attribute
+    `timeout` (seconds) to change the default of the `timeout=` option.
+    """
 
     name = "llvm-cpu"
     description = "our lowering -> LLVM IR -> llvmlite MCJIT on the host (threads as loops)"
-    option_help = "O0|O1|O2|O3: optimisation level (default O2)"
+    option_help = "O0|O1|O2|O3: optimisation level (default O2); timeout=SECONDS (default 60)"
     timeout: float = DEFAULT_TIMEOUT
+    opt_level: int = 2
 
-    @property
-    def opt_level(self) -> int:
-        for opt in self.spec.options:
-            if len(opt) == 2 and opt[0] in "Oo" and opt[1] in "0123":
-                return int(opt[1])
-        return 2
+    def __init__(self, spec: PipelineSpec) -> None:
+        super().__init__(spec)
+        for opt in spec.options:
+            key, eq, value = opt.partition("=")
+            if not eq and len(opt) == 2 and opt[0] in "Oo" and opt[1] in "0123":
+                self.opt_level = int(opt[1])
+            elif key == "timeout" and eq:
+                try:
+                    seconds = float(value)
+                except ValueError:
+                    seconds = 0.0
+                if not 0 < seconds < 1e6:
+                    raise PipelineError(f"{spec}: timeout must be a positive number of seconds")
+                self.timeout = seconds
+            else:
+                raise PipelineError(f"{spec}: unknown option \"{opt}\" ({self.option_help})")
 
     def transform_ir(self, ir_text: str) -> str:
-        """Rewrite the lowered IR before optimisation (identity; a hook for subclasses)."""
+        """Rewrite the lowered IR text before optimisation; the identity here.
+
+        Runs in the worker, once per compilation. The input is the whole module (the
+        kernel's entry function `rgpu_kernel_<entry>`, its per-thread function, helpers);
+        the output must parse as LLVM IR (a module that does not verify is a compile crash
+        in stage `optimise`)."""
         return ir_text
+
+    def job(self, case: Case) -> Job:
+        """The worker's description of compiling and running `case` with this pipeline."""
+        return Job(casefile.dumps(case), self.opt_level, ClassRef.of(type(self)),
+                   str(self.spec))
+
+    def artefact_text(self, case: Case, kind: str) -> str | None:
+        """`reproduce --show ir|asm`: the IR before and after optimisation, or the assembly."""
+        texts = artefacts(case, str(self.spec), pipeline=self)
+        error = f"; {texts['error']}\n" if "error" in texts else ""
+        if kind == "asm":
+            return texts.get("asm", "") + error
+        if kind == "ir":
+            parts = [f"; ---- {key}\n{texts[key]}" for key in ARTEFACT_KEYS[:2] if key in texts]
+            return "\n".join(parts) + error
+        return None
 
     def _run(self, case: Case) -> Outcome:
         from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, call_in_worker
 
-        cls = type(self)
-        job = Job(casefile.dumps(case), self.opt_level, f"{cls.__module__}:{cls.__qualname__}",
-                  str(self.spec))
-        result = call_in_worker("rgpu_fuzz.pipelines.llvm_cpu:execute", job,
+        result = call_in_worker("rgpu_fuzz.pipelines.llvm_cpu:execute", self.job(case),
                                 timeout=self.timeout)
         match result:
             case Done(value=outcome):
                 return outcome  # type: ignore[no-any-return]
-            case TimedOut(seconds=seconds):
-                return Timeout(stage="run", seconds=seconds)
+            case TimedOut(seconds=seconds, log=log):
+                return Timeout(stage=last_stage(log), seconds=seconds)
             case Died(signal=sig, log=log):
                 stage = last_stage(log)
                 if stage in COMPILE_STAGES:
@@ -109,22 +160,50 @@ class LlvmCpuPipeline(Pipeline):
                                         log=log)
                 return RunCrash(signal=sig, log=log)
             case Raised(traceback=tb):
-                raise RuntimeError(f"llvm-cpu worker raised:\n{tb}")
+                raise RuntimeError(f"{self.label} worker raised:\n{tb}")
         raise AssertionError(result)
 
 
 def last_stage(log: str) -> str:
+    """The stage the worker reported last (`run` when it reported none)."""
     stages = [ln[len(STAGE_PREFIX):].strip() for ln in log.splitlines()
               if ln.startswith(STAGE_PREFIX)]
     return stages[-1] if stages else "run"
 
 
 def first_error_line(log: str, fallback: str) -> str:
-    """The normalised first error line of a crash log (DESIGN.md §6 signatures)."""
+    """The first error line of a crash log (`LLVM ERROR: ...`), the signature of DESIGN.md §6;
+    the oracle blanks addresses and value numbers in it."""
     for ln in log.splitlines():
         if ln.startswith(("LLVM ERROR", "error:")) or "Assertion" in ln:
             return ln.strip()
     return fallback
+
+
+def artefacts(case: Case, spec: str = "llvm-cpu", *,
+              pipeline: LlvmCpuPipeline | None = None) -> dict[str, str]:
+    """The texts behind a run of `case` on `spec` (or on `pipeline`, a plugin subclass
+    included): `llvm-ir` (lowered and transformed), `llvm-ir-opt` and `asm` (host assembly),
+    computed in a worker. Where a stage crashes, hangs or the case does not compile, the
+    texts before it are returned with `error` saying what happened."""
+    from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, call_in_worker
+
+    p = pipeline if pipeline is not None else LlvmCpuPipeline(PipelineSpec.parse(spec))
+    job = p.job(case)
+    texts: dict[str, str] = {}
+    for upto in reversed(ARTEFACT_KEYS):
+        result = call_in_worker("rgpu_fuzz.pipelines.llvm_cpu:compile_texts",
+                                ArtefactJob(job, upto), timeout=p.timeout)
+        match result:
+            case Done(value=got):
+                return {**got, **texts}  # type: ignore[dict-item]
+            case TimedOut(seconds=seconds, log=log):
+                texts.setdefault("error", f"timeout after {seconds:g}s in {last_stage(log)}")
+            case Died(signal=sig, log=log):
+                texts.setdefault("error", f"{last_stage(log)}: {first_error_line(log, sig)}")
+            case Raised(traceback=tb):
+                raise RuntimeError(f"{p.label} worker raised:\n{tb}")
+    return texts
 
 
 # ---------------------------------------------------------------------- in the worker
@@ -159,29 +238,16 @@ def optimise(ir_text: str, level: int) -> str:
     return str(mod)
 
 
-def _pipeline(job: Job) -> LlvmCpuPipeline:
-    module, _, qualname = job.pipeline_class.partition(":")
-    obj: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj(PipelineSpec.parse(job.spec))  # type: ignore[no-any-return]
-
-
-def execute(job: Job) -> Outcome:
-    """Compile and run one case in this process (the worker's job function)."""
-    import llvmlite.binding as llvm
-
+def _lowered_ir(job: Job, case: Case, artefacts_out: dict[str, str],
+                seconds: dict[str, float]) -> tuple[LoweredKernel, str] | Outcome:
+    """Check, lower and transform: the lowered kernel and the IR text to optimise."""
     from rgpu_fuzz.lang.printer import print_module
 
-    seconds: dict[str, float] = {}
-    artefacts: dict[str, str] = {}
-    _stage("check")
-    case = casefile.loads(job.case_toml)
     prepared = prepare(case)
     if not isinstance(prepared, tuple):
         return prepared
     checked, _kernel = prepared
-    artefacts["source"] = _sha(print_module(checked.module))
+    artefacts_out["source"] = _sha(print_module(checked.module))
     _stage("lower")
     t = time.perf_counter()
     try:
@@ -190,13 +256,51 @@ def execute(job: Job) -> Outcome:
         return Unsupported(features=(f"llvm-cpu: {e.feature}",))
     seconds["lower"] = time.perf_counter() - t
     _stage("transform")
-    ir_text = _pipeline(job).transform_ir(lowered.ir)
-    artefacts["llvm-ir"] = _sha(ir_text)
+    pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
+    assert isinstance(pipeline, LlvmCpuPipeline), pipeline
+    return lowered, pipeline.transform_ir(lowered.ir)
+
+
+def compile_texts(job: ArtefactJob) -> dict[str, str]:
+    """The worker side of `artefacts`."""
+    import llvmlite.binding as llvm
+
+    _stage("check")
+    case = casefile.loads(job.job.case_toml)
+    got = _lowered_ir(job.job, case, {}, {})
+    if not isinstance(got, tuple):
+        return {"error": f"{got.status}: {detail(got)}"}
+    texts = {"llvm-ir": got[1]}
+    if job.upto == "llvm-ir":
+        return texts
+    _stage("optimise")
+    texts["llvm-ir-opt"] = optimise(got[1], job.job.opt_level)
+    if job.upto == "llvm-ir-opt":
+        return texts
+    _stage("codegen")
+    tm = _target_machine(job.job.opt_level)
+    texts["asm"] = tm.emit_assembly(llvm.parse_assembly(texts["llvm-ir-opt"]))
+    return texts
+
+
+def execute(job: Job) -> Outcome:
+    """Compile and run one case in this process (the worker's job function)."""
+    import llvmlite.binding as llvm
+
+    seconds: dict[str, float] = {}
+    artefacts_out: dict[str, str] = {}
+    _stage("check")
+    case = casefile.loads(job.case_toml)
+    got = _lowered_ir(job, case, artefacts_out, seconds)
+    if not isinstance(got, tuple):
+        return got
+    lowered, ir_text = got
+    artefacts_out["llvm-ir"] = _sha(ir_text)
     _stage("optimise")
     t = time.perf_counter()
     opt_text = optimise(ir_text, job.opt_level)
     seconds["optimise"] = time.perf_counter() - t
-    artefacts["llvm-ir-opt"] = _sha(opt_text)
+    artefacts_out["llvm-ir-opt"] = _sha(opt_text)
     _stage("codegen")
     t = time.perf_counter()
     _target_machine(job.opt_level)  # initialises the native target once
@@ -231,7 +335,7 @@ def execute(job: Job) -> Outcome:
     kernel(slots.ctypes.data, launch.ctypes.data, shared.ctypes.data, frames.ctypes.data,
            trap.ctypes.data)
     seconds["run"] = time.perf_counter() - t
-    stats = Stats(seconds=seconds, artefacts=artefacts)
+    stats = Stats(seconds=seconds, artefacts=artefacts_out)
     if trap[0] != 0:
         line, col = lowered.locations[int(trap[1])]
         where = Location(line=line, col=col, block=tuple(int(x) for x in trap[2:5]),  # type: ignore[arg-type]
@@ -242,5 +346,5 @@ def execute(job: Job) -> Outcome:
     return Ok(outputs=outputs, stats=stats)
 
 
-__all__ = ["Job", "LlvmCpuPipeline", "execute", "optimise"]
-
+__all__ = ["ARTEFACT_KEYS", "ArtefactJob", "Job", "LlvmCpuPipeline", "artefacts",
+           "compile_texts", "execute", "optimise"]

@@ -1,15 +1,25 @@
 """Where pipelines come from: built-ins, the `rgpu_fuzz.pipelines` entry-point group, and
 plugin files given with `--plugin`. All three register the same way, by naming a
-`Pipeline` subclass; classes are imported lazily, when a spec names them."""
+`Pipeline` subclass; classes are imported lazily, when a spec names them.
+
+A plugin file is imported as module `rgpu_fuzz_plugin_<stem>_<hash>`, the hash taken over its
+resolved path and its bytes. The name is the same in every process, so a worker process can
+re-import the file and find a class by `module:qualname` (`ClassRef`), and a file edited since
+it was loaded is noticed rather than silently mixed with the old version.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
 
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 
@@ -21,8 +31,75 @@ BUILTIN: dict[str, str] = {
 }
 
 
+PLUGIN_MODULE_PREFIX = "rgpu_fuzz_plugin_"
+
+
 class PipelineError(Exception):
     """A spec or plugin the user gave cannot be used; `str()` is one line."""
+
+
+def plugin_module_name(path: str | Path) -> str:
+    """The module name a plugin file is imported as (same file and bytes: same name)."""
+    p = Path(path).resolve()
+    digest = hashlib.sha256(str(p).encode() + b"\0" + p.read_bytes()).hexdigest()[:12]
+    stem = re.sub(r"\W", "_", p.stem)
+    return f"{PLUGIN_MODULE_PREFIX}{stem}_{digest}"
+
+
+def import_plugin(path: str | Path) -> ModuleType:
+    """Import a plugin file, once per process: a second call with the same file (same bytes)
+    returns the module already imported, so its classes keep their identity."""
+    p = Path(path)
+    if not p.is_file():
+        raise PipelineError(f"{p}: plugin file not found")
+    mod_name = plugin_module_name(p)
+    loaded = sys.modules.get(mod_name)
+    if loaded is not None:
+        return loaded
+    spec = importlib.util.spec_from_file_location(mod_name, p.resolve())
+    if spec is None or spec.loader is None:
+        raise PipelineError(f"{p}: cannot import as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # a plugin is user code: report its failure in one line
+        del sys.modules[mod_name]
+        raise PipelineError(f"{p}: plugin failed to import: {type(e).__name__}: {e}") from e
+    return module
+
+
+@dataclass(frozen=True, slots=True)
+class ClassRef:
+    """How another process (a sandboxed worker) finds a pipeline class: `module:qualname`,
+    and the plugin file to import first when the class was defined in a `--plugin` file."""
+
+    module: str
+    qualname: str
+    plugin_file: str | None = None
+
+    @classmethod
+    def of(cls, target: type) -> ClassRef:
+        plugin_file = None
+        if target.__module__.startswith(PLUGIN_MODULE_PREFIX):
+            plugin_file = getattr(sys.modules.get(target.__module__), "__file__", None)
+            assert plugin_file is not None, f"plugin module {target.__module__} has no file"
+        return cls(target.__module__, target.__qualname__, plugin_file)
+
+    def load(self) -> type[Pipeline]:
+        """The class, importing its module (or its plugin file) as needed."""
+        if self.plugin_file is not None:
+            module = import_plugin(self.plugin_file)
+            if module.__name__ != self.module:
+                raise PipelineError(f"{self.plugin_file}: plugin file changed since it was "
+                                    "loaded; rerun to pick up the new version")
+        else:
+            module = importlib.import_module(self.module)
+        obj: object = module
+        for part in self.qualname.split("."):
+            obj = getattr(obj, part)
+        assert isinstance(obj, type) and issubclass(obj, Pipeline), obj
+        return obj
 
 
 class Registry:
@@ -41,25 +118,14 @@ class Registry:
         self._targets[cls.name] = cls
 
     def load_plugin(self, path: str | Path) -> list[str]:
-        """Import a plugin file and register every Pipeline subclass it defines."""
-        p = Path(path)
-        if not p.is_file():
-            raise PipelineError(f"{p}: plugin file not found")
-        mod_name = f"rgpu_fuzz_plugin_{p.stem}_{abs(hash(str(p.resolve())))}"
-        spec = importlib.util.spec_from_file_location(mod_name, p)
-        if spec is None or spec.loader is None:
-            raise PipelineError(f"{p}: cannot import as a Python module")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[mod_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as e:  # a plugin is user code: report its failure in one line
-            raise PipelineError(f"{p}: plugin failed to import: {type(e).__name__}: {e}") from e
+        """Import a plugin file and register every Pipeline subclass it defines (classes
+        it merely imports, such as a base class, are not registered again)."""
+        module = import_plugin(path)
         found = [obj for obj in vars(module).values()
                  if isinstance(obj, type) and issubclass(obj, Pipeline)
-                 and obj.__module__ == mod_name and "name" in vars(obj)]
+                 and obj.__module__ == module.__name__ and "name" in vars(obj)]
         if not found:
-            raise PipelineError(f"{p}: defines no Pipeline subclass with a `name`")
+            raise PipelineError(f"{path}: defines no Pipeline subclass with a `name`")
         for cls in found:
             self.register(cls)
         return [c.name for c in found]

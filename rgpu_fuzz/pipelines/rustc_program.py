@@ -1,48 +1,58 @@
-"""A kernel as a complete host Rust program, compiled and run by the real rustc.
+"""Kernels as complete host Rust programs, compiled and run by the real rustc.
 
 This is the core of the `rustc-cpu` pipeline and the source of the checked-in expected values
 of `tests/semantics`: a compiler nobody here wrote says what each kernel computes.
 
-The program is one file, edition 2021:
-* the kernel text, with `#[kernel]` and `#[shared]` removed (not real Rust attributes) and
-  Rust-only keywords used as identifiers made raw (`match` → `r#match`), sits in
-  `#[no_implicit_prelude] mod kernel`, so kernel names never meet the driver's or std's
-  prelude names (`None`, `Ok`, `main`...);
-* `mod rgpu` inside it implements the GPU prelude from thread-locals the driver sets;
-* `main` reads the arguments from the binary file named by `argv[1]` (`input_bytes`: each
-  parameter in signature order, little-endian element bytes, bool as one byte 0/1), runs the
-  blocks in grid order (x fastest), and prints one JSON line: `{"outputs": {name: [bits]}}`
-  with the bit pattern of every element of every `&mut` buffer, or
+A program is one file, edition 2021, holding one or more cases (a batch: rustc's start-up
+and linking cost more than compiling a small kernel, so many kernels share one crate):
+* each kernel, with `#[kernel]` and `#[shared]` removed (not real Rust attributes), sits in
+  its own `#[no_implicit_prelude] mod case_<index>_<id>`, so kernel names never meet the
+  driver's or std's prelude names (`None`, `Ok`, `main`...) nor another case's items, and
+  every case has its own `#[shared]` statics;
+* `mod rgpu` inside each implements the GPU prelude from thread-locals the driver sets;
+* `main` takes the argument file and the case index (`prog INPUTS [INDEX]`, index 0 by
+  default), reads the arguments (`input_bytes`: each parameter in signature order,
+  little-endian element bytes, bool as one byte 0/1), runs the blocks in grid order (x
+  fastest), and prints one JSON line: `{"outputs": {name: [bits]}}` with the bit pattern of
+  every element of every `&mut` buffer, or
   `{"trap": kind, "message": ..., "line": kernel line, "block": [...], "thread": [...]}`.
+  One case runs per process, so a trap in one case of a batch loses nothing of the others.
 
 Threads of a block run in order (x fastest) on one OS thread, unless the kernel calls
 `sync_threads`: then each runs on its own OS thread and `sync_threads` is a
 `std::sync::Barrier` wait. `#[shared]` statics stay `static mut`: blocks run one after
 another and the threads of one block share them. The first panic anywhere prints the trap and
 exits the process at once, so threads waiting at a barrier never hang the run.
+
+rustc and the program run as subprocesses in their own process group with a timeout; on a
+timeout the whole group (rustc's linker included) is killed, so the caller never hangs.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import shutil
 import subprocess
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from rgpu_fuzz.lang.ast import Fn, ScalarType, SliceType
+from rgpu_fuzz.lang.parser import parse
+from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import BufferArg, Case, ScalarArg
 from rgpu_fuzz.model.inputs import materialise
 from rgpu_fuzz.model.outcome import TrapKind
 from rgpu_fuzz.model.scalars import Scalar
 
 __all__ = [
+    "RUST_FLAGS",
     "KernelParam",
+    "Program",
+    "ProgramCase",
     "ProgramError",
     "RustcResult",
     "compile_and_run",
@@ -50,7 +60,13 @@ __all__ = [
     "host_program",
     "input_bytes",
     "kernel_params",
+    "params_of",
+    "program_case",
+    "program_source",
+    "rust_kernel_text",
     "rustc_version",
+    "strip_comments",
+    "unit_input_bytes",
     "uses_barrier",
 ]
 
@@ -69,6 +85,8 @@ _TRAP_MESSAGES: tuple[tuple[str, TrapKind], ...] = (
 )
 
 # Rust 2021 keywords and reserved words that the kernel language allows as identifiers.
+# (Today's lexer reserves them all; kept so a kernel the language someday allows them in
+# still compiles.)
 _RAW_KEYWORDS = frozenset(
     "enum extern impl match mod move ref struct trait type where async await dyn abstract "
     "become box do final macro override priv typeof unsized virtual yield try".split())
@@ -80,8 +98,9 @@ _ATTRIBUTE = re.compile(r"#\s*\[\s*(?:kernel|shared)\s*\]")
 
 
 class ProgramError(ValueError):
-    """The case cannot be turned into a program: its arguments do not match the kernel's
-    signature, or the entry is not found. The pipeline reports it as an invalid case."""
+    """The case cannot be turned into a program: its kernel does not parse, the entry is not
+    found, or its arguments do not match the kernel's signature. The pipeline reports it as an
+    invalid case."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +118,8 @@ class RustcResult:
     `run_error` is set.
 
     `outputs` maps each `&mut` buffer to the bit patterns of its final elements.
+    `compile_error` is rustc's normalised first error line; `compiler_crashed` says it was an
+    internal compiler error or a signal rather than an ordinary error.
     `run_error` covers a crash, a timeout and a panic that is not one of the traps.
     """
 
@@ -107,11 +128,13 @@ class RustcResult:
     trap_message: str = ""
     trap_line: int | None = None
     compile_error: str | None = None
+    compiler_crashed: bool = False
     run_error: str | None = None
     timed_out: bool = False
     compile_seconds: float = 0.0
     run_seconds: float = 0.0
     source_sha256: str = ""
+    binary_sha256: str = ""
     log: str = field(default="", repr=False)
 
     @property
@@ -171,35 +194,31 @@ def uses_barrier(kernel_source: str) -> bool:
     return re.search(r"\bsync_threads\s*\(", strip_comments(kernel_source)) is not None
 
 
-_PARAM = re.compile(
-    r"^(?:mut\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:\s*"
-    r"(?:(?P<ref>&\s*(?P<mut>mut\s+)?\[\s*(?P<elem>\w+)\s*\])|(?P<scalar>\w+))$")
+def params_of(kernel: Fn) -> tuple[KernelParam, ...]:
+    """The parameters of a parsed (or checked) kernel, as the driver passes them."""
+    params = []
+    for p in kernel.params:
+        match p.ty:
+            case SliceType(elem=elem, mutable=mutable):
+                params.append(KernelParam(p.name, elem, "mut-slice" if mutable else "slice"))
+            case ScalarType(scalar=scalar):
+                params.append(KernelParam(p.name, scalar, "scalar"))
+            case _:
+                raise ProgramError(f"parameter `{p.name}` of `{kernel.name}` is an array")
+    return tuple(params)
 
 
 def kernel_params(kernel_source: str, entry: str) -> tuple[KernelParam, ...]:
-    """The entry point's parameters, read from its signature."""
-    text = strip_comments(kernel_source)
-    m = re.search(rf"\bfn\s+{re.escape(entry)}\s*\(", text)
-    if m is None:
+    """The entry point's parameters, read by our parser from its signature."""
+    try:
+        module = parse(kernel_source, "<kernel>")
+    except DiagnosticError as e:
+        first = e.diagnostics[0].headline() if e.diagnostics else "kernel does not parse"
+        raise ProgramError(first) from None
+    kernel = next((i for i in module.items if isinstance(i, Fn) and i.name == entry), None)
+    if kernel is None:
         raise ProgramError(f"entry point `{entry}` not found in the kernel")
-    close = text.find(")", m.end())
-    if close < 0:
-        raise ProgramError(f"unterminated parameter list of `{entry}`")
-    params = []
-    for part in (p.strip() for p in text[m.end():close].split(",")):
-        if not part:
-            continue
-        pm = _PARAM.match(" ".join(part.split()))
-        if pm is None:
-            raise ProgramError(f"cannot read parameter `{part}` of `{entry}`")
-        type_name = pm["elem"] or pm["scalar"]
-        try:
-            ty = Scalar(type_name)
-        except ValueError:
-            raise ProgramError(f"parameter `{pm['name']}` has unknown type `{type_name}`") from None
-        kind = "scalar" if pm["scalar"] else "mut-slice" if pm["mut"] else "slice"
-        params.append(KernelParam(pm["name"], ty, kind))
-    return tuple(params)
+    return params_of(kernel)
 
 
 def _matched_args(case: Case, params: tuple[KernelParam, ...]) -> list[BufferArg | ScalarArg]:
@@ -223,11 +242,30 @@ def _matched_args(case: Case, params: tuple[KernelParam, ...]) -> list[BufferArg
     return matched
 
 
+@dataclass(frozen=True, slots=True)
+class ProgramCase:
+    """One case as a program holds it: the kernel text compiled (the case's own, or the
+    canonical printed one) and the entry's parameters, each matched by an argument."""
+
+    case: Case
+    kernel_source: str
+    params: tuple[KernelParam, ...]
+    args: tuple[BufferArg | ScalarArg, ...]
+
+
+def program_case(case: Case, kernel_source: str | None = None,
+                 kernel: Fn | None = None) -> ProgramCase:
+    """`case` ready for a program; `kernel` (the checked entry) saves parsing the text again."""
+    text = case.kernel if kernel_source is None else kernel_source
+    params = params_of(kernel) if kernel is not None else kernel_params(text, case.entry)
+    return ProgramCase(case, text, params, tuple(_matched_args(case, params)))
+
+
 # ---------------------------------------------------------------- program text
 
-_PRELUDE = """\
+_HEAD = """\
 #![allow(warnings, arithmetic_overflow, unconditional_panic, static_mut_refs)]
-// Generated by rgpu_fuzz.pipelines.rustc_program: a kernel and its host driver.
+// Generated by rgpu_fuzz.pipelines.rustc_program: kernels and their host driver.
 
 mod launch {
     use std::cell::{Cell, RefCell};
@@ -253,8 +291,11 @@ mod launch {
     }
 }
 
+"""
+
+_CASE_HEAD = """\
 #[no_implicit_prelude]
-mod kernel {
+mod @MODULE@ {
     #[allow(unused_imports)]
     use ::std::cmp::Ord;
 
@@ -274,11 +315,10 @@ mod kernel {
         #[inline] pub fn sync_threads() { crate::launch::sync_threads() }
     }
 
-// ---- kernel (KERNEL_FIRST_LINE is the program line of its first line)
+// ---- kernel of case @ID@
 """
 
-_DRIVER = r"""}
-// ---- driver
+_DRIVER = r"""// ---- driver
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -362,9 +402,9 @@ fn bits_json<T: Elem>(v: &[T]) -> String {
 
 const TRAPS: &[(&str, &str)] = &[TRAP_TABLE];
 
-fn install_trap_hook() {
+fn install_trap_hook(first: u32, end: u32) {
     static FIRED: AtomicBool = AtomicBool::new(false);
-    std::panic::set_hook(Box::new(|info| {
+    std::panic::set_hook(Box::new(move |info| {
         if FIRED.swap(true, Ordering::SeqCst) {
             loop { std::thread::park(); }
         }
@@ -378,8 +418,8 @@ fn install_trap_hook() {
         let kind = TRAPS.iter().find(|(p, _)| msg.starts_with(p)).map(|(_, k)| *k)
             .unwrap_or("unknown");
         let line = match info.location() {
-            Some(l) if l.line() >= KERNEL_FIRST_LINE && l.line() < KERNEL_END_LINE =>
-                (l.line() - KERNEL_FIRST_LINE + 1).to_string(),
+            Some(l) if l.line() >= first && l.line() < end =>
+                (l.line() - first + 1).to_string(),
             _ => String::from("null"),
         };
         let ids = launch::IDS.with(|c| c.get());
@@ -423,35 +463,59 @@ fn launch_grid(dims: [[u32; 3]; 2], threaded: bool, body: &(dyn Fn() + Sync)) {
     }}}
 }
 
-fn main() {
-    let path = std::env::args().nth(1).expect("usage: prog INPUTS");
-    let mut rd = Reader { data: std::fs::read(&path).expect("read inputs"), pos: 0 };
-ARG_READS
+"""
+
+_RUNNER = """
+fn run_@INDEX@(rd: &mut Reader) -> Vec<String> {
+@ARG_READS@
     assert_eq!(rd.pos, rd.data.len(), "input file size does not match the arguments");
-ARG_SHARES
-    install_trap_hook();
-    let body = || kernel::ENTRY(CALL_ARGS);
-    launch_grid([BLOCK_DIM, GRID_DIM], THREADED, &body);
+@ARG_SHARES@
+    install_trap_hook(@FIRST@, @END@);
+    let body = || @MODULE@::@ENTRY@(@CALL_ARGS@);
+    launch_grid([@BLOCK_DIM@, @GRID_DIM@], @THREADED@, &body);
     let mut outs: Vec<String> = Vec::new();
-OUTPUTS
-    println!("{{\"outputs\": {{{}}}}}", outs.join(", "));
+@OUTPUTS@
+    outs
+}
+"""
+
+_MAIN = """
+fn main() {
+    let mut argv = std::env::args().skip(1);
+    let path = argv.next().expect("usage: prog INPUTS [INDEX]");
+    let index: usize = argv.next().map(|s| s.parse().expect("case index")).unwrap_or(0);
+    let mut rd = Reader { data: std::fs::read(&path).expect("read inputs"), pos: 0 };
+    let outs = match index {
+@ARMS@
+        _ => panic!("no case {} in this program", index),
+    };
+    println!("{{\\"outputs\\": {{{}}}}}", outs.join(", "));
 }
 """
 
 
-def host_program(case: Case, kernel_source: str) -> str:
-    """The complete Rust program that runs `kernel_source` with `case`'s launch and
-    arguments (read at run time from the file `input_bytes(case, ...)` writes)."""
-    params = kernel_params(kernel_source, case.entry)
-    args = _matched_args(case, params)
-    head = _PRELUDE
-    first_line = head.count("\n") + 1
-    body = rust_kernel_text(kernel_source)
-    if not body.endswith("\n"):
-        body += "\n"
-    end_line = first_line + body.count("\n")
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A program's Rust source and, for each case, the program lines `[first, end)` its
+    kernel occupies (a trap's or an error's line maps back to a case and a kernel line)."""
+
+    source: str
+    kernel_lines: tuple[tuple[int, int], ...]
+
+    def case_at(self, line: int) -> int | None:
+        """The index of the case whose kernel holds program line `line`, if any."""
+        return next((i for i, (a, b) in enumerate(self.kernel_lines) if a <= line < b), None)
+
+
+def _fill(template: str, **values: str) -> str:
+    for key, value in values.items():
+        template = template.replace(f"@{key}@", value)
+    return template
+
+
+def _runner(index: int, module: str, unit: ProgramCase, first: int, end: int) -> str:
     reads, shares, call, outputs = [], [], [], []
-    for p, a in zip(params, args, strict=True):
+    for p, a in zip(unit.params, unit.args, strict=True):
         v = f"arg_{p.name}"
         if isinstance(a, ScalarArg):
             reads.append(f"    let {v}: {p.ty} = rd.scalar::<{p.ty}>();")
@@ -466,29 +530,49 @@ def host_program(case: Case, kernel_source: str) -> str:
             call.append(f"{v}_ptr.slice()")
             outputs.append(f"    outs.push(format!(\"{{}}: {{}}\", json_str(\"{p.name}\"), "
                            f"bits_json(&{v})));")
+    launch = unit.case.launch
+    return _fill(_RUNNER, INDEX=str(index), ARG_READS="\n".join(reads),
+                 ARG_SHARES="\n".join(shares), FIRST=str(first), END=str(end), MODULE=module,
+                 ENTRY=_rust_ident(unit.case.entry), CALL_ARGS=", ".join(call),
+                 BLOCK_DIM=str(list(launch.block)), GRID_DIM=str(list(launch.grid)),
+                 THREADED="true" if uses_barrier(unit.kernel_source) else "false",
+                 OUTPUTS="\n".join(outputs))
+
+
+def program_source(units: Sequence[ProgramCase]) -> Program:
+    """One program running any of `units`, chosen by the index on its command line."""
+    parts = [_HEAD]
+    line = _HEAD.count("\n") + 1
+    ranges: list[tuple[int, int]] = []
+    for i, unit in enumerate(units):
+        head = _fill(_CASE_HEAD, MODULE=f"case_{i}_{unit.case.id}", ID=unit.case.id)
+        body = rust_kernel_text(unit.kernel_source)
+        if not body.endswith("\n"):
+            body += "\n"
+        first = line + head.count("\n")
+        end = first + body.count("\n")
+        ranges.append((first, end))
+        parts += [head, body, "}\n\n"]
+        line = end + 2
     trap_table = ", ".join(f'("{msg}", "{kind}")' for msg, kind in _TRAP_MESSAGES)
-    driver = (_DRIVER
-              .replace("TRAP_TABLE", trap_table)
-              .replace("KERNEL_FIRST_LINE", str(first_line))
-              .replace("KERNEL_END_LINE", str(end_line))
-              .replace("ARG_READS", "\n".join(reads))
-              .replace("ARG_SHARES", "\n".join(shares))
-              .replace("ENTRY", _rust_ident(case.entry))
-              .replace("CALL_ARGS", ", ".join(call))
-              .replace("BLOCK_DIM", str(list(case.launch.block)))
-              .replace("GRID_DIM", str(list(case.launch.grid)))
-              .replace("THREADED", "true" if uses_barrier(kernel_source) else "false")
-              .replace("OUTPUTS", "\n".join(outputs)))
-    head = head.replace("KERNEL_FIRST_LINE", str(first_line))
-    return head + body + driver
+    parts.append(_DRIVER.replace("TRAP_TABLE", trap_table))
+    parts += [_runner(i, f"case_{i}_{u.case.id}", u, *ranges[i]) for i, u in enumerate(units)]
+    arms = "\n".join(f"        {i} => run_{i}(&mut rd)," for i in range(len(units)))
+    parts.append(_fill(_MAIN, ARMS=arms))
+    return Program("".join(parts), tuple(ranges))
 
 
-def input_bytes(case: Case, kernel_source: str) -> bytes:
-    """The argument file the program reads: each parameter in signature order, as
+def host_program(case: Case, kernel_source: str) -> str:
+    """The complete Rust program that runs `kernel_source` with `case`'s launch and
+    arguments (read at run time from the file `input_bytes(case, ...)` writes)."""
+    return program_source([program_case(case, kernel_source)]).source
+
+
+def unit_input_bytes(unit: ProgramCase) -> bytes:
+    """The argument file the program reads for `unit`: each parameter in signature order, as
     little-endian element bytes (bool: one byte, 0 or 1)."""
-    params = kernel_params(kernel_source, case.entry)
     chunks = []
-    for p, a in zip(params, _matched_args(case, params), strict=True):
+    for p, a in zip(unit.params, unit.args, strict=True):
         if isinstance(a, ScalarArg):
             width = 1 if p.ty is Scalar.BOOL else p.ty.bits // 8
             chunks.append(a.bits.to_bytes(width, "little"))
@@ -501,11 +585,17 @@ def input_bytes(case: Case, kernel_source: str) -> bytes:
     return b"".join(chunks)
 
 
+def input_bytes(case: Case, kernel_source: str) -> bytes:
+    """`unit_input_bytes` of `case` with `kernel_source`."""
+    return unit_input_bytes(program_case(case, kernel_source))
+
+
 # ---------------------------------------------------------------- compiling and running
 
 
 def find_rustc() -> str | None:
-    """The rustc to use: `$RGPU_RUSTC`, else `rustc` on PATH, else `~/.cargo/bin/rustc`."""
+    """The rustc to use: `$RGPU_RUSTC` (when set, and only it, even if it does not exist),
+    else `rustc` on PATH, else `~/.cargo/bin/rustc`."""
     if env := os.environ.get("RGPU_RUSTC"):
         return env
     if found := shutil.which("rustc"):
@@ -520,14 +610,7 @@ def rustc_version(rustc: str | None = None) -> str:
     if exe is None:
         raise FileNotFoundError("rustc not found (set RGPU_RUSTC or put rustc on PATH)")
     return subprocess.run([exe, "--version"], capture_output=True, text=True,
-                          check=True).stdout.strip()
-
-
-def _first_error(stderr: str) -> str:
-    for line in stderr.splitlines():
-        if line.startswith("error"):
-            return line.strip()
-    return stderr.strip().splitlines()[0] if stderr.strip() else "rustc failed"
+                          check=True, timeout=60).stdout.strip()
 
 
 def compile_and_run(case: Case, *, opt_level: int = 2, workdir: Path,
@@ -535,47 +618,26 @@ def compile_and_run(case: Case, *, opt_level: int = 2, workdir: Path,
                     compile_timeout: float = 300.0, run_timeout: float = 60.0) -> RustcResult:
     """Compile `case` (its own kernel text unless `kernel_source` is given) with rustc at
     `opt_level`, run it in `workdir`, and read back what it computed."""
+    from rgpu_fuzz.pipelines.rustc_batch import compile_batch
+
     exe = rustc or find_rustc()
     if exe is None:
         raise FileNotFoundError("rustc not found (set RGPU_RUSTC or put rustc on PATH)")
-    text = case.kernel if kernel_source is None else kernel_source
-    source = host_program(case, text)
-    digest = hashlib.sha256(source.encode()).hexdigest()
-    workdir.mkdir(parents=True, exist_ok=True)
-    src, prog, inputs = workdir / "prog.rs", workdir / "prog", workdir / "inputs.bin"
-    src.write_text(source, encoding="utf-8")
-    inputs.write_bytes(input_bytes(case, text))
-    cmd = [exe, *RUST_FLAGS, "-C", f"opt-level={opt_level}", "-o", str(prog), str(src)]
-    t0 = time.perf_counter()
-    try:
-        comp = subprocess.run(cmd, capture_output=True, text=True, timeout=compile_timeout)
-    except subprocess.TimeoutExpired:
-        return RustcResult(compile_error="rustc timed out", timed_out=True,
-                           compile_seconds=time.perf_counter() - t0, source_sha256=digest)
-    compile_seconds = time.perf_counter() - t0
-    if comp.returncode != 0:
-        return RustcResult(compile_error=_first_error(comp.stderr), log=comp.stderr,
-                           compile_seconds=compile_seconds, source_sha256=digest)
-    t0 = time.perf_counter()
-    try:
-        run = subprocess.run([str(prog), str(inputs)], capture_output=True, text=True,
-                             timeout=run_timeout)
-    except subprocess.TimeoutExpired:
-        return RustcResult(run_error=f"timeout after {run_timeout:g}s", timed_out=True,
-                           compile_seconds=compile_seconds,
-                           run_seconds=time.perf_counter() - t0, source_sha256=digest)
-    times = {"compile_seconds": compile_seconds, "run_seconds": time.perf_counter() - t0,
-             "source_sha256": digest, "log": run.stderr}
-    if run.returncode != 0:
-        return RustcResult(run_error=f"exit status {run.returncode}", **times)
-    try:
-        doc = json.loads(run.stdout)
-    except json.JSONDecodeError:
-        return RustcResult(run_error=f"unreadable output: {run.stdout[:200]!r}", **times)
-    if "outputs" in doc:
-        return RustcResult(outputs={k: list(v) for k, v in doc["outputs"].items()}, **times)
-    kind = doc.get("trap")
-    if kind in {k.value for k in TrapKind}:
-        return RustcResult(trap=TrapKind(kind), trap_message=doc.get("message", ""),
-                           trap_line=doc.get("line"), **times)
-    return RustcResult(run_error=f"panic: {doc.get('message', '')}", **times)
+    unit = program_case(case, kernel_source)
+    [result] = compile_batch([unit], rustc=exe, opt_level=opt_level, workdir=workdir,
+                             compile_timeout_s=compile_timeout, run_timeout_s=run_timeout)
+    build, run = result.build, result.run
+    common = {"compile_seconds": build.seconds, "source_sha256": build.source_sha256,
+              "binary_sha256": build.binary_sha256}
+    if run is None:
+        return RustcResult(compile_error=build.signature, log=build.log,
+                           compiler_crashed=build.failure == "crash",
+                           timed_out=build.failure == "timeout", **common)  # type: ignore[arg-type]
+    common.update(run_seconds=run.seconds, log=run.log)
+    if run.outputs is not None:
+        return RustcResult(outputs=run.outputs, **common)  # type: ignore[arg-type]
+    if run.trap is not None:
+        return RustcResult(trap=run.trap, trap_message=run.trap_message,
+                           trap_line=run.trap_line, **common)  # type: ignore[arg-type]
+    error = f"timeout after {run_timeout:g}s" if run.timed_out else str(run.crash)
+    return RustcResult(run_error=error, timed_out=run.timed_out, **common)  # type: ignore[arg-type]

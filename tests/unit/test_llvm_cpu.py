@@ -12,6 +12,7 @@ from rgpu_fuzz.model.outcome import Ok, Trap, TrapKind
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline
+from rgpu_fuzz.pipelines.ref import RefPipeline
 from rgpu_fuzz.pipelines.registry import Registry
 
 LEVELS = ["O0", "O3"]
@@ -25,15 +26,18 @@ def b64(x: float) -> int:
     return struct.unpack("<Q", struct.pack("<d", x))[0]
 
 
-def run(body: str, level: str, *, out: Scalar = Scalar.U32, n: int = 8,
-        inputs: tuple[int, ...] = (0,), items: str = "", block: int = 1,
-        in_ty: Scalar = Scalar.U32):  # type: ignore[no-untyped-def]
+def make_case(body: str, *, out: Scalar = Scalar.U32, n: int = 8,
+              inputs: tuple[int, ...] = (0,), items: str = "", block: int = 1,
+              in_ty: Scalar = Scalar.U32) -> Case:
     kernel = (f"use rgpu::*;\n{items}\n#[kernel]\npub fn k(a: &[{in_ty}], out: &mut [{out}]) "
               f"{{\n{body}\n}}\n")
-    case = Case(entry="k", kernel=kernel, launch=Launch(block=(block, 1, 1)), args=(
+    return Case(entry="k", kernel=kernel, launch=Launch(block=(block, 1, 1)), args=(
         BufferArg(name="a", elem=in_ty, len=len(inputs), init=Values(inputs)),
         BufferArg(name="out", elem=out, len=n, init=Fill(0))))
-    return LlvmCpuPipeline(PipelineSpec("llvm-cpu", (level,))).run(case)
+
+
+def run(body: str, level: str, **kw):  # type: ignore[no-untyped-def]
+    return LlvmCpuPipeline(PipelineSpec("llvm-cpu", (level,))).run(make_case(body, **kw))
 
 
 def bits(outcome) -> list[int]:  # type: ignore[no-untyped-def]
@@ -72,6 +76,31 @@ def test_traps(level: str, expr: str, kind: TrapKind) -> None:
     assert isinstance(outcome, Trap), outcome
     assert outcome.kind is kind
     assert outcome.where is not None and outcome.where.line == 5
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize(("stmt", "kind", "at"), [
+    # both trap: the value (a[99], a has 1 element) before the place's index (1 / 0)
+    ("out[(1u32 / z) as usize] = a[99usize];", TrapKind.OUT_OF_BOUNDS, "a[99"),
+    ("out[(1u32 / z) as usize] += a[99usize];", TrapKind.OUT_OF_BOUNDS, "a[99"),
+    # value fine: the index traps before the place's bounds check
+    ("out[(1u32 / z) as usize + 99usize] = a[0usize];", TrapKind.DIV_BY_ZERO, "1u32 /"),
+    # value and index fine: the place's bounds check comes last
+    ("out[99usize] = 1u32 / (z + 1u32);", TrapKind.OUT_OF_BOUNDS, "out["),
+])
+def test_assignment_evaluates_value_before_place(level: str, stmt: str, kind: TrapKind,
+                                                 at: str) -> None:
+    """Rust Reference, "Assignment expressions": the assigned value is evaluated before the
+    place, so when both would trap the value's trap is the one reported. The expected kind
+    and column (1-based, the start of the trapping expression `at`) are worked out by hand;
+    the interpreter must agree."""
+    case = make_case(f"let z: u32 = a[0];\n{stmt}", inputs=(0,))
+    want = (6, stmt.index(at) + 1)  # line 6 of the kernel `make_case` writes
+    for outcome in (LlvmCpuPipeline(PipelineSpec("llvm-cpu", (level,))).run(case),
+                    RefPipeline(PipelineSpec("ref")).run(case)):
+        assert isinstance(outcome, Trap), outcome
+        assert outcome.kind is kind
+        assert outcome.where is not None and (outcome.where.line, outcome.where.col) == want
 
 
 @pytest.mark.parametrize("level", LEVELS)

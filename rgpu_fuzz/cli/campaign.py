@@ -1,0 +1,149 @@
+"""Run a fuzzing campaign: generate → run → judge → reduce new buckets → store.
+
+Everything goes into --out: `findings.sqlite` (the store), `cases/` (every case with a
+finding, as soon as it is found), `reduced/` (best reproducer per bucket), `checkpoint.json`
+(finished seed chunks: run the same command again to continue after Ctrl-C or a crash).
+Shards (`--shard i/N`) split the seed space deterministically across machines; combine their
+stores with `rgpu-fuzz triage merge`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+from rgpu_fuzz.cli.pipelines import add_plugin_argument
+
+EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
+           "--pipelines ref,llvm-cpu:O0,llvm-cpu:O3 --out runs/nightly")
+DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--time", default="60s", help="wall-clock budget (90s, 10m, 2h)")
+    p.add_argument("--cases", type=int, help="stop after this many cases")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="worker processes (default: all cores)")
+    p.add_argument("--pipelines", default=DEFAULT_PIPELINES, help="comma-separated specs")
+    p.add_argument("--profile", default="default", help="generator profile name or file")
+    p.add_argument("--policy", default="default", help="oracle policy name or file")
+    p.add_argument("--out", type=Path, default=Path("runs/campaign"),
+                   help="campaign directory (store, cases, checkpoint)")
+    p.add_argument("--seed-start", type=int, default=0, help="first seed")
+    p.add_argument("--chunk", type=int, default=8, help="seeds per checkpointed chunk")
+    p.add_argument("--shard", default="0/1", help="i/N: run chunk c when c %% N == i")
+    p.add_argument("--no-reduce", action="store_true", help="store findings unreduced")
+    p.add_argument("--reduce-budget", default="60s", help="time budget per reduction")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_plugin_argument(p)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    from rgpu_fuzz.cli import UserError
+
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise UserError(f"--shard: expected i/N, e.g. 0/4, got \"{text}\"") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise UserError(f"--shard: need 0 <= i < N, got {i}/{n}")
+    return i, n
+
+
+def _progress(c: object) -> Table:
+    from rgpu_fuzz.triage.campaign import Campaign
+
+    assert isinstance(c, Campaign)
+    s = c.summary().data
+    t = Table(title=f"campaign → {c.out}", title_justify="left")
+    for col in ("elapsed", "cases", "cases/s", "findings", "buckets", "reductions"):
+        t.add_column(col)
+    t.add_row(f"{s['seconds']:.0f}s", str(s["cases"]), f"{s['cases_per_s']:.2f}",
+              str(s["findings"]), str(len(s["buckets"])),
+              f"{len(s['reductions'])} done, {len(c.pending_reductions)} running")
+    pt = Table("pipeline", "median s/case", "total s", "statuses")
+    for label, p in s["pipelines"].items():
+        med = f"{p['median_s']:.4f}" if p["median_s"] is not None else "-"
+        pt.add_row(label, med, f"{p['total_s']:.1f}",
+                   ", ".join(f"{k} {v}" for k, v in sorted(p["statuses"].items())))
+    outer = Table.grid()
+    outer.add_row(t)
+    outer.add_row(pt)
+    return outer  # type: ignore[return-value]
+
+
+def print_summary(console: Console, data: dict[str, object]) -> None:
+    console.print(f"[bold]campaign summary[/] ({data['out']})")
+    console.print(f"  {data['cases']} cases in {data['seconds']}s on {data['jobs']} jobs: "
+                  f"{data['cases_per_s']} cases/s, {data['cases_per_s_per_core']} per core")
+    for label, p in data["pipelines"].items():  # type: ignore[attr-defined]
+        med = p["median_s"]
+        console.print(f"  {label:<20} median {med if med is None else round(med, 4)} s/case, "
+                      f"statuses {p['statuses']}", highlight=False)
+    if data["harness_errors"]:
+        console.print(f"  [red]harness errors[/] (bugs in rgpu-fuzz, tracebacks in "
+                      f"{data['out']}/harness-errors/): {data['harness_errors']}")
+    if data["invalid_cases"]:
+        console.print(f"  rejected by ref (generator bugs): {data['invalid_cases']}")
+    console.print(f"  findings: {data['findings']} in {data['cases_with_findings']} cases; "
+                  f"buckets: {len(data['buckets'])} ({data['new_buckets']} new)")  # type: ignore[arg-type]
+    for b in data["buckets"]:  # type: ignore[attr-defined]
+        console.print(f"    {b['id']}  x{b['count']:<4} {b['signature'][:100]}",
+                      highlight=False, markup=False)
+    for r in data["reductions"]:  # type: ignore[attr-defined]
+        console.print(f"  reduced {r['lines_before']} → {r['lines_after']} lines "
+                      f"({r['tokens_before']} → {r['tokens_after']} tokens) in "
+                      f"{r['seconds']}s: {r['signature'][:80]}", highlight=False, markup=False)
+
+
+def execute(args: argparse.Namespace) -> int:
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.cli.pipelines import registry_from
+    from rgpu_fuzz.pipelines.registry import PipelineError
+    from rgpu_fuzz.triage.campaign import (
+        Campaign,
+        CampaignConfig,
+        CampaignError,
+        parse_duration,
+    )
+    from rgpu_fuzz.triage.campaign_jobs import Setup
+
+    specs = tuple(s.strip() for s in args.pipelines.split(",") if s.strip())
+    reg = registry_from(args)
+    try:
+        reg.create_all(specs)
+    except PipelineError as e:
+        raise UserError(str(e)) from None
+    if args.jobs < 1 or args.chunk < 1:
+        raise UserError("--jobs and --chunk must be >= 1")
+    try:
+        config = CampaignConfig(
+            out=args.out, setup=Setup(specs, args.profile, args.policy,
+                                      tuple(str(Path(p).resolve()) for p in args.plugin)),
+            seed_start=args.seed_start, chunk=args.chunk, shard=_shard(args.shard),
+            time_s=parse_duration(args.time), max_cases=args.cases, jobs=args.jobs,
+            reduce=not args.no_reduce, reduce_budget_s=parse_duration(args.reduce_budget))
+        console = Console(stderr=True)
+        with Live(console=console, refresh_per_second=2, transient=True) as live:
+            campaign = Campaign(config, on_progress=lambda c: live.update(_progress(c)))
+            try:
+                summary = campaign.run()
+            except KeyboardInterrupt:
+                summary = campaign.summary()
+                console.print("interrupted: findings so far are stored; run the same command "
+                              "to continue")
+            finally:
+                campaign.close()
+    except CampaignError as e:
+        raise UserError(str(e)) from None
+    if args.json:
+        print(json.dumps(summary.data, indent=2))
+    else:
+        print_summary(Console(), summary.data)
+    return 0

@@ -1,0 +1,16 @@
+"""Run one case through a list of pipelines: the step every command and campaign shares."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rgpu_fuzz.lang.features import case_features
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.outcome import Outcome
+from rgpu_fuzz.pipelines.base import Pipeline
+
+
+def run_case(case: Case, pipelines: Sequence[Pipeline]) -> dict[str, Outcome]:
+    """Every pipeline's outcome, keyed by its spec label, in the order given."""
+    feats = case_features(case)
+    return {p.label: p.run(case, feats) for p in pipelines}

@@ -1,0 +1,414 @@
+"""The campaign: generate → run → judge → reduce new buckets → store, on all cores.
+
+Rules it keeps:
+* **Nothing found is lost.** A case with a finding is written to `OUT/cases/` the moment its
+  chunk returns, before anything else happens to it; a finding whose bucket is not known yet
+  (wrong code awaiting reduction) is also listed in `OUT/pending/` until it is recorded, and
+  a restarted campaign records those first.
+* **Resumable and deterministic.** Seeds are cut into chunks; chunk `c` holds seeds
+  `start + c*chunk ... start + (c+1)*chunk - 1`, and shard `i/N` runs the chunks with
+  `c % N == i`. A chunk is checkpointed (`OUT/checkpoint.json`, written atomically) only after
+  its findings are written, so a kill at any moment at worst re-runs a chunk; recording a
+  case a second time is skipped.
+* **The store is written by this process only** (workers return values), so one campaign
+  never contends with itself; stores of several machines are combined with `triage merge`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.oracles import Finding, FindingKind, Verdict
+from rgpu_fuzz.triage.campaign_jobs import (
+    ChunkJob,
+    ChunkResult,
+    Found,
+    ReduceJob,
+    ReduceResult,
+    Setup,
+    reduce_finding,
+    run_chunk,
+)
+from rgpu_fuzz.triage.classify import coarse_key, place
+from rgpu_fuzz.triage.store import FindingStore, bucket_id
+
+
+class CampaignError(Exception):
+    """A campaign that cannot start as asked (e.g. resuming with other settings)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CampaignConfig:
+    out: Path
+    setup: Setup
+    seed_start: int = 0
+    chunk: int = 8
+    shard: tuple[int, int] = (0, 1)
+    time_s: float | None = 60.0
+    max_cases: int | None = None
+    jobs: int = 1
+    reduce: bool = True
+    reduce_budget_s: float = 60.0
+
+    def identity(self) -> dict[str, Any]:
+        """What a resumed campaign must share with the one it continues."""
+        return {"pipelines": list(self.setup.pipelines), "profile": self.setup.profile,
+                "policy": self.setup.policy, "seed_start": self.seed_start,
+                "chunk": self.chunk, "shard": list(self.shard)}
+
+
+@dataclass(slots=True)
+class Tally:
+    """Running totals shown live and in the summary."""
+
+    cases: int = 0
+    gen_seconds: float = 0.0
+    seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    invalid: Counter[str] = field(default_factory=Counter)
+    findings: int = 0
+    cases_with_findings: int = 0
+    new_buckets: list[str] = field(default_factory=list)
+    reductions: list[dict[str, Any]] = field(default_factory=list)
+    chunks: int = 0
+    harness_errors: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    data: dict[str, Any]
+
+
+def parse_duration(text: str) -> float:
+    """`90`, `90s`, `10m`, `2h` → seconds."""
+    text = text.strip().lower()
+    scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:], None)
+    number = text[:-1] if scale else text
+    try:
+        value = float(number) * (scale or 1)
+    except ValueError:
+        raise CampaignError(f"bad duration \"{text}\" (e.g. 90s, 10m, 2h)") from None
+    if value <= 0:
+        raise CampaignError(f"duration must be positive, got \"{text}\"")
+    return value
+
+
+class Checkpoint:
+    """The set of finished chunks, persisted atomically after each one."""
+
+    def __init__(self, path: Path, identity: dict[str, Any]) -> None:
+        self.path = path
+        self.identity = identity
+        self.done: set[int] = set()
+        self.totals: dict[str, Any] = {"cases": 0, "findings": 0}
+        if path.exists():
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("identity") != identity:
+                raise CampaignError(
+                    f"{path} was written by a campaign with other settings "
+                    f"({doc.get('identity')}); use another --out or the same settings")
+            self.done = set(doc.get("done", []))
+            self.totals = doc.get("totals", self.totals)
+
+    def mark(self, chunk: int, cases: int, findings: int) -> None:
+        self.done.add(chunk)
+        self.totals["cases"] += cases
+        self.totals["findings"] += findings
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"identity": self.identity, "done": sorted(self.done),
+                                   "totals": self.totals}), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+class Campaign:
+    """One campaign run into `config.out` (store, checkpoint, cases, reduced cases)."""
+
+    def __init__(self, config: CampaignConfig,
+                 on_progress: Callable[[Campaign], None] | None = None) -> None:
+        self.config = config
+        self.out = config.out
+        for sub in ("cases", "pending", "reduced"):
+            (self.out / sub).mkdir(parents=True, exist_ok=True)
+        self.store = FindingStore(self.out / "findings.sqlite")
+        self.checkpoint = Checkpoint(self.out / "checkpoint.json", config.identity())
+        self.tally = Tally()
+        self.on_progress = on_progress
+        self.started = time.monotonic()
+        self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
+        self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
+        self.recorded: set[str] = set()
+
+    # ------------------------------------------------------------ chunks and seeds
+
+    def chunk_indices(self) -> Iterator[int]:
+        i, n = self.config.shard
+        c = i
+        while True:
+            if c not in self.checkpoint.done:
+                yield c
+            c += n
+
+    def seeds(self, chunk: int) -> tuple[int, ...]:
+        start = self.config.seed_start + chunk * self.config.chunk
+        return tuple(range(start, start + self.config.chunk))
+
+    def out_of_budget(self) -> bool:
+        cfg = self.config
+        if cfg.time_s is not None and time.monotonic() - self.started >= cfg.time_s:
+            return True
+        return cfg.max_cases is not None and self.tally.cases >= cfg.max_cases
+
+    # ------------------------------------------------------------ the loop
+
+    def run(self) -> Summary:
+        cfg = self.config
+        self._resume_pending()
+        ctx = get_context("spawn")
+        pool = ProcessPoolExecutor(max_workers=cfg.jobs, mp_context=ctx)
+        chunks = self.chunk_indices()
+        inflight: dict[Future[Any], tuple[str, Any]] = {}
+        retries: Counter[Any] = Counter()
+        try:
+            while True:
+                while (not self.out_of_budget()
+                       and sum(1 for k, _ in inflight.values() if k == "chunk") < 2 * cfg.jobs):
+                    c = next(chunks)
+                    job = ChunkJob(cfg.setup, c, self.seeds(c))
+                    inflight[pool.submit(run_chunk, job)] = ("chunk", job)
+                if not inflight:
+                    break
+                done, _ = wait(inflight, timeout=1.0, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    kind, job = inflight.pop(fut)
+                    try:
+                        result = fut.result()
+                    except BrokenProcessPool:
+                        pool, inflight = self._restart(pool, ctx, inflight, kind, job, retries)
+                        break
+                    if kind == "chunk":
+                        self._chunk_done(result, pool, inflight)
+                    else:
+                        self._reduction_done(result, pool, inflight)
+                if self.on_progress:
+                    self.on_progress(self)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        self._flush_waiting()
+        return self.summary()
+
+    def _restart(self, pool: ProcessPoolExecutor, ctx: Any,
+                 inflight: dict[Future[Any], tuple[str, Any]], kind: str, job: Any,
+                 retries: Counter[Any]) -> tuple[ProcessPoolExecutor,
+                                                 dict[Future[Any], tuple[str, Any]]]:
+        """A worker process died (not a pipeline: those are sandboxed): start a new pool and
+        resubmit what was running, each job at most twice."""
+        pool.shutdown(wait=False, cancel_futures=True)
+        pool = ProcessPoolExecutor(max_workers=self.config.jobs, mp_context=ctx)
+        jobs = [(kind, job), *inflight.values()]
+        fresh: dict[Future[Any], tuple[str, Any]] = {}
+        for k, j in jobs:
+            retries[id(j)] += 1
+            if retries[id(j)] > 2:
+                self._log(f"giving up on a {k} job after two worker deaths: {j}")
+                continue
+            fresh[pool.submit(run_chunk if k == "chunk" else reduce_finding, j)] = (k, j)
+        return pool, fresh
+
+    def _log(self, line: str) -> None:
+        with open(self.out / "campaign.log", "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+
+    # ------------------------------------------------------------ results
+
+    def _chunk_done(self, result: ChunkResult, pool: ProcessPoolExecutor,
+                    inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        t = self.tally
+        t.cases += result.cases
+        t.chunks += 1
+        t.gen_seconds += result.gen_seconds
+        for label, secs in result.seconds.items():
+            t.seconds[label].extend(secs)
+        for label, counts in result.statuses.items():
+            t.statuses[label].update(counts)
+        t.invalid.update(result.invalid)
+        for found in result.found:
+            case = casefile.loads(found.case_toml)
+            casefile.save(case, self.out / "cases" / f"{case.id}.toml")
+        if result.harness_errors:
+            (self.out / "harness-errors").mkdir(exist_ok=True)
+        for seed, tb in result.harness_errors:
+            t.harness_errors += 1
+            (self.out / "harness-errors" / f"seed-{seed}.txt").write_text(
+                f"profile {self.config.setup.profile}, seed {seed}\n{tb}", encoding="utf-8")
+        for found in result.found:
+            t.cases_with_findings += 1
+            t.findings += len(found.verdict.findings)
+            self._classify(found, pool, inflight)
+        self.checkpoint.mark(result.index, result.cases, sum(len(f.verdict.findings)
+                                                              for f in result.found))
+
+    def _known(self) -> list[str]:
+        return [b.signature for b in self.store.buckets()]
+
+    def _classify(self, found: Found, pool: ProcessPoolExecutor,
+                  inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        case = casefile.loads(found.case_toml)
+        known = self._known()
+        for finding in found.verdict.findings:
+            sig = place(finding, found.ops, known) if self.config.reduce else finding.signature
+            if sig is not None:
+                new = self._record(case, found, finding, sig)
+                if new and self.config.reduce and finding.kind is not FindingKind.INVALID_CASE:
+                    self._submit_reduction(found, finding.signature, pool, inflight)
+                continue
+            key = coarse_key(finding.signature)
+            (self.out / "pending" / f"{case.id}.toml").write_text(found.case_toml,
+                                                                  encoding="utf-8")
+            if key in self.pending_reductions:
+                self.waiting[key].append(found)
+            else:
+                self._submit_reduction(found, finding.signature, pool, inflight)
+
+    def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
+        """Count the finding in bucket `signature`; True when that bucket is new."""
+        marker = f"{signature}\0{case.id}"
+        if marker in self.recorded:
+            return False
+        self.recorded.add(marker)
+        verdict = Verdict(findings=(replace(finding, signature=signature),),
+                          compared=found.verdict.compared)
+        updates = self.store.record(case, verdict, found.outcomes)
+        new = any(u.new for u in updates)
+        if new:
+            self.tally.new_buckets.append(signature)
+        pending = self.out / "pending" / f"{case.id}.toml"
+        if pending.exists():
+            pending.unlink()
+        return new
+
+    def _submit_reduction(self, found: Found, signature: str, pool: ProcessPoolExecutor,
+                          inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        key = coarse_key(signature)
+        self.pending_reductions[key] = found
+        job = ReduceJob(self.config.setup, found.case_toml, signature,
+                        self.config.reduce_budget_s)
+        inflight[pool.submit(reduce_finding, job)] = ("reduce", job)
+
+    def _reduction_done(self, result: ReduceResult, pool: ProcessPoolExecutor,
+                        inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        key = coarse_key(result.signature)
+        found = self.pending_reductions.pop(key)
+        original = casefile.loads(found.case_toml)
+        finding = next(f for f in found.verdict.findings if coarse_key(f.signature) == key)
+        self.tally.reductions.append({
+            "signature": result.reduced_signature, "lines_before": result.lines_before,
+            "lines_after": result.lines_after, "tokens_before": result.tokens_before,
+            "tokens_after": result.tokens_after, "candidates": result.tried,
+            "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None})
+        sig = result.reduced_signature
+        self._record(original, found, finding, sig)
+        if result.reduced_toml is not None and result.verdict is not None:
+            reduced = casefile.loads(result.reduced_toml)
+            casefile.save(reduced, self.out / "reduced" / f"{bucket_id(sig)}.toml")
+            best = next((f for f in result.verdict.findings if f.signature == sig), None)
+            self.store.set_best(sig, reduced, finding=best, outcomes=result.outcomes)
+        else:
+            self.store.set_status(bucket_id(sig), "flaky",
+                                  note="did not reproduce when reduction started")
+        # findings that waited for this bucket: place them now, or reduce the next one
+        waiting = self.waiting.pop(key, [])
+        known = self._known()
+        for other in waiting:
+            case = casefile.loads(other.case_toml)
+            f = next(x for x in other.verdict.findings if coarse_key(x.signature) == key)
+            placed = place(f, other.ops, known)
+            if placed is not None:
+                self._record(case, other, f, placed)
+            elif key in self.pending_reductions:
+                self.waiting[key].append(other)
+            else:
+                self._submit_reduction(other, f.signature, pool, inflight)
+
+    def _flush_waiting(self) -> None:
+        """At the end, findings still waiting for a reduction are recorded under their own
+        unreduced signature, so none is lost."""
+        for key, founds in list(self.waiting.items()) + [
+                (k, [f]) for k, f in self.pending_reductions.items()]:
+            for found in founds:
+                case = casefile.loads(found.case_toml)
+                for f in found.verdict.findings:
+                    if coarse_key(f.signature) == key:
+                        self._record(case, found, f, f.signature)
+        self.waiting.clear()
+        self.pending_reductions.clear()
+
+    def _resume_pending(self) -> None:
+        """Record what a killed campaign left in `pending/` (re-running it to judge it)."""
+        files = sorted((self.out / "pending").glob("*.toml"))
+        if not files:
+            return
+        from rgpu_fuzz.triage.campaign_jobs import _parse, _prepared
+        from rgpu_fuzz.oracles import judge, kernel_operations
+        from rgpu_fuzz.pipelines.runner import run_case
+
+        _, pipelines, policy, _ = _prepared(self.config.setup)
+        for path in files:
+            case = casefile.load(path)
+            outcomes = run_case(case, pipelines)
+            module = _parse(case)
+            verdict = judge(case, outcomes, policy, module)  # type: ignore[arg-type]
+            ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
+            found = Found(casefile.dumps(case), outcomes, verdict, ops)
+            for f in verdict.findings:
+                self._record(case, found, f, f.signature)
+            path.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------ summary
+
+    def summary(self) -> Summary:
+        t = self.tally
+        elapsed = time.monotonic() - self.started
+        pipes = {}
+        for label, secs in t.seconds.items():
+            pipes[label] = {"median_s": statistics.median(secs) if secs else None,
+                            "total_s": round(sum(secs), 3),
+                            "statuses": dict(t.statuses[label])}
+        buckets = [{"id": b.id, "signature": b.signature, "count": b.count,
+                    "status": str(b.status), "best_size": b.best_size}
+                   for b in self.store.buckets(order_by="count")]
+        data = {
+            "out": str(self.out), "config": self.config.identity(), "jobs": self.config.jobs,
+            "seconds": round(elapsed, 3), "cases": t.cases, "chunks": t.chunks,
+            "cases_per_s": round(t.cases / elapsed, 3) if elapsed else 0.0,
+            "cases_per_s_per_core": round(t.cases / elapsed / self.config.jobs, 3)
+            if elapsed else 0.0,
+            "generation_s_per_case": round(t.gen_seconds / t.cases, 5) if t.cases else None,
+            "pipelines": pipes, "invalid_cases": dict(t.invalid),
+            "cases_with_findings": t.cases_with_findings, "findings": t.findings,
+            "new_buckets": len(t.new_buckets), "buckets": buckets,
+            "reductions": t.reductions, "harness_errors": t.harness_errors,
+            "resumed_totals": self.checkpoint.totals,
+        }
+        return Summary(data)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def config_as_dict(config: CampaignConfig) -> dict[str, Any]:
+    d = asdict(config)
+    d["out"] = str(config.out)
+    return d

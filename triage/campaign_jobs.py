@@ -1,0 +1,174 @@
+"""The work a campaign hands to its worker processes: run a chunk of seeds, reduce a finding.
+
+Both are top-level functions over frozen, picklable jobs, so they run in any process. Each
+worker process keeps its pipelines, profile and policy between jobs (start-up is the
+expensive part of a small job).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.lang.parser import parse
+from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.outcome import Outcome, Rejected
+from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
+from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.runner import run_case
+from rgpu_fuzz.triage.classify import coarse_key
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What every job of one campaign shares; the key of the per-process cache."""
+
+    pipelines: tuple[str, ...]
+    profile: str
+    policy: str
+    plugins: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkJob:
+    setup: Setup
+    index: int
+    seeds: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A case with at least one finding, with everything needed to record and reduce it."""
+
+    case_toml: str
+    outcomes: dict[str, Outcome]
+    verdict: Verdict
+    ops: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkResult:
+    index: int
+    cases: int
+    gen_seconds: float
+    seconds: dict[str, list[float]]
+    statuses: dict[str, Counter[str]]
+    invalid: Counter[str]
+    found: list[Found] = field(default_factory=list)
+    harness_errors: list[tuple[int, str]] = field(default_factory=list)
+    """(seed, traceback) for seeds on which rgpu-fuzz itself raised: bugs to fix, kept so
+    the campaign goes on and nothing is lost."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReduceJob:
+    setup: Setup
+    case_toml: str
+    signature: str
+    budget_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReduceResult:
+    signature: str
+    """The signature the reduction kept (as given in the job)."""
+    original_id: str
+    reduced_toml: str | None
+    """None when the original no longer showed the finding (flaky)."""
+    reduced_signature: str
+    outcomes: dict[str, Outcome]
+    verdict: Verdict | None
+    lines_before: int
+    lines_after: int
+    tokens_before: int
+    tokens_after: int
+    tried: int
+    seconds: float
+
+
+_cache: dict[Setup, tuple[Registry, list[Pipeline], Policy, object]] = {}
+
+
+def _prepared(setup: Setup) -> tuple[Registry, list[Pipeline], Policy, object]:
+    got = _cache.get(setup)
+    if got is None:
+        from rgpu_fuzz.generators import load_profile
+
+        reg = Registry()
+        for path in setup.plugins:
+            reg.load_plugin(path)
+        got = (reg, reg.create_all(setup.pipelines), load_policy(setup.policy),
+               load_profile(setup.profile))
+        _cache[setup] = got
+    return got
+
+
+def _parse(case: Case) -> object:
+    try:
+        return parse(case.kernel, f"<case {case.id}>")
+    except DiagnosticError:
+        return None
+
+
+def run_chunk(job: ChunkJob) -> ChunkResult:
+    """Generate and run every seed of the chunk; keep only what has findings."""
+    from rgpu_fuzz.generators import SeededChoices, generate
+
+    _, pipelines, policy, profile = _prepared(job.setup)
+    seconds: dict[str, list[float]] = {p.label: [] for p in pipelines}
+    statuses: dict[str, Counter[str]] = {p.label: Counter() for p in pipelines}
+    invalid: Counter[str] = Counter()
+    found: list[Found] = []
+    errors: list[tuple[int, str]] = []
+    gen = 0.0
+    for seed in job.seeds:
+        t0 = time.perf_counter()
+        try:
+            case = generate(SeededChoices(seed), profile, seed=seed)  # type: ignore[arg-type]
+            gen += time.perf_counter() - t0
+            outcomes = run_case(case, pipelines)
+        except Exception:  # a harness bug on this seed: report it, keep going
+            errors.append((seed, traceback.format_exc()))
+            continue
+        for label, o in outcomes.items():
+            seconds[label].append(o.stats.seconds.get("total", 0.0))
+            statuses[label][str(o.status)] += 1
+        arbiter = outcomes.get(policy.arbiter)
+        if isinstance(arbiter, Rejected):
+            invalid[str(arbiter.reason)] += 1
+        module = _parse(case)
+        verdict = judge(case, outcomes, policy, module)  # type: ignore[arg-type]
+        if not verdict.agree:
+            ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
+            found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
+    return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
+                       errors)
+
+
+def reduce_finding(job: ReduceJob) -> ReduceResult:
+    """Reduce one finding's case while its signature (ops aside) holds; then judge the
+    reduced case to learn the full signature it is bucketed under."""
+    from rgpu_fuzz.triage.reduce import reduce_case, signature_predicate
+
+    reg, pipelines, policy, _ = _prepared(job.setup)
+    case = casefile.loads(job.case_toml)
+    interesting = signature_predicate(job.signature, pipelines, policy, registry=reg)
+    red = reduce_case(case, interesting, budget_s=job.budget_s)
+    if not red.interesting_at_start:
+        return ReduceResult(job.signature, case.id, None, job.signature, {}, None,
+                            red.lines_before, red.lines_before, red.tokens_before,
+                            red.tokens_before, red.tried, red.seconds)
+    reduced = red.case
+    outcomes = run_case(reduced, pipelines)
+    verdict = judge(reduced, outcomes, policy, _parse(reduced))  # type: ignore[arg-type]
+    want = coarse_key(job.signature)
+    sig = next((f.signature for f in verdict.findings if coarse_key(f.signature) == want),
+               job.signature)
+    return ReduceResult(job.signature, case.id, casefile.dumps(reduced), sig, outcomes, verdict,
+                        red.lines_before, red.lines_after, red.tokens_before, red.tokens_after,
+                        red.tried, red.seconds)
