@@ -36,7 +36,6 @@ from rgpu_fuzz.model.outcome import (
     Location,
     Ok,
     Outcome,
-    Rejected,
     RunCrash,
     Stats,
     Timeout,
@@ -123,8 +122,8 @@ class LlvmCpuPipeline(Pipeline):
 
         Runs in the worker, once per compilation. The input is the whole module (the
         kernel's entry function `rgpu_kernel_<entry>`, its per-thread function, helpers);
-        the output must parse as LLVM IR (a module that does not verify is a compile crash
-        in stage `optimise`)."""
+        the output must parse and verify: IR that does not is a bug in the hook, reported
+        as an exception, while valid IR that makes LLVM abort is a `CompileCrash`."""
         return ir_text
 
     def job(self, case: Case) -> Job:

@@ -28,6 +28,7 @@ ENTRY_POINT_GROUP = "rgpu_fuzz.pipelines"
 BUILTIN: dict[str, str] = {
     "ref": "rgpu_fuzz.pipelines.ref:RefPipeline",
     "llvm-cpu": "rgpu_fuzz.pipelines.llvm_cpu:LlvmCpuPipeline",
+    "rustc-cpu": "rgpu_fuzz.pipelines.rustc_cpu:RustcCpuPipeline",
 }
 
 
