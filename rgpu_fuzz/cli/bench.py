@@ -19,7 +19,7 @@ from typing import Any
 from rgpu_fuzz import __version__, casefile
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen")
+BENCHES = ("interp", "gen", "rustc")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -76,12 +76,53 @@ def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
             "max_lines": max(lines)}
 
 
+RUSTC_CASES = Path("tests/semantics/cases")
+RUSTC_BATCHES = (8, 16, 32)
+RUSTC_UNBATCHED = 16
+
+
+def bench_rustc(args: argparse.Namespace) -> dict[str, Any]:
+    """`rustc-cpu:O2` wall seconds per case, one rustc per case against batches of 8, 16
+    and 32 cases per program, over the semantics cases (the first 16 unbatched, the first
+    32 batched); medians over `min(repeat, 3)` runs (each run compiles everything again)."""
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+    from rgpu_fuzz.pipelines.rustc_cpu import RustcCpuPipeline
+
+    pipeline = RustcCpuPipeline(PipelineSpec("rustc-cpu", ("O2",)))
+    if (reason := pipeline.unavailable_reason()) is not None:
+        return {"unavailable": reason}
+    cases = [casefile.load(p) for p in sorted(RUSTC_CASES.glob("*.toml"))]
+    repeat = max(1, min(args.repeat, 3))
+
+    def per_case(batch: int) -> dict[str, Any]:
+        chosen = cases[:RUSTC_UNBATCHED if batch == 1 else max(RUSTC_BATCHES)]
+        runs, statuses = [], set()
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            if batch == 1:
+                outcomes = [pipeline.run(c) for c in chosen]
+            else:
+                outcomes = [o for s in range(0, len(chosen), batch)
+                            for o in pipeline.run_batch(chosen[s:s + batch])]
+            runs.append((time.perf_counter() - t0) / len(chosen))
+            statuses |= {str(o.status) for o in outcomes}
+        return {"cases": len(chosen), "median_s_per_case": statistics.median(runs),
+                "runs_s_per_case": runs, "statuses": sorted(statuses)}
+
+    figures = {"1": per_case(1)} | {str(n): per_case(n) for n in RUSTC_BATCHES}
+    base = figures["1"]["median_s_per_case"]
+    for f in figures.values():
+        f["speed-up"] = base / f["median_s_per_case"]
+    return {"pipeline": "rustc-cpu:O2", "repeat": repeat, "batch_size": figures}
+
+
 def execute(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"rgpu_fuzz": __version__, "python": platform.python_version(),
                               "machine": platform.machine(), "benchmarks": {}}
     for which in args.which:
         print(f"bench {which}...", file=sys.stderr)
-        result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen}[which](args)
+        result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen,
+                                         "rustc": bench_rustc}[which](args)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -32,6 +32,9 @@ from rgpu_fuzz.oracles import Policy, PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import PipelineError
 from rgpu_fuzz.pipelines.runner import run_case
+
+if TYPE_CHECKING:
+    from rgpu_fuzz.triage.lookup import Where
 
 EXAMPLE = "rgpu-fuzz reproduce 3fa2c1 --show ir"
 FALLBACK_PIPELINES = ("ref", "llvm-cpu:O0", "llvm-cpu:O3")
@@ -71,8 +74,8 @@ def store_path(args: argparse.Namespace) -> Path:
     return args.store if args.store is not None else default_store_path()
 
 
-def locate(args: argparse.Namespace) -> tuple[Case, Any]:
-    """The case `args.id` names, and where it was found (`triage.lookup.Where`)."""
+def locate(args: argparse.Namespace) -> tuple[Case, Where]:
+    """The case `args.id` names, and where it was found."""
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.triage.lookup import find_case
     from rgpu_fuzz.triage.store import IdLookupError, StoreError
@@ -84,7 +87,7 @@ def locate(args: argparse.Namespace) -> tuple[Case, Any]:
         raise UserError(str(e)) from None
 
 
-def pipeline_specs(case: Case, where: Any, override: str | None, arbiter: str) -> list[str]:
+def pipeline_specs(case: Case, where: Where, override: str | None, arbiter: str) -> list[str]:
     """What to rerun: `--pipelines`, else the case's recorded pipelines, else the bucket's,
     else the pipelines a known divergence names; always with the arbiter first."""
     if override is not None:
@@ -103,7 +106,7 @@ def pipeline_specs(case: Case, where: Any, override: str | None, arbiter: str) -
 
 
 def rerun(args: argparse.Namespace, case: Case,
-          where: Any) -> tuple[list[Pipeline], dict[str, Outcome], Verdict, Policy]:
+          where: Where) -> tuple[list[Pipeline], dict[str, Outcome], Verdict, Policy]:
     """Create the pipelines, run the case through them and judge the outcomes."""
     from rgpu_fuzz.cli import UserError
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.syntax import Syntax
@@ -17,6 +18,9 @@ from rich.table import Table
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, store_path
 from rgpu_fuzz.model.case import Expect, ExpectStatus
+
+if TYPE_CHECKING:
+    from rgpu_fuzz.triage.store import Bucket, FindingStore
 
 EXAMPLE = "rgpu-fuzz triage list --sort count   |   rgpu-fuzz triage show 3fa2"
 STATUSES = ("new", "filed", "fixed", "flaky", "wontfix")
@@ -63,7 +67,7 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
 
-def _open(args: argparse.Namespace, create: bool = False):  # type: ignore[no-untyped-def]
+def _open(args: argparse.Namespace, create: bool = False) -> FindingStore:
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.triage.store import FindingStore, StoreError
 
@@ -76,7 +80,7 @@ def _open(args: argparse.Namespace, create: bool = False):  # type: ignore[no-un
         raise UserError(str(e)) from None
 
 
-def _bucket(store, prefix: str):  # type: ignore[no-untyped-def]
+def _bucket(store: FindingStore, prefix: str) -> Bucket:
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.triage.store import IdLookupError
 

@@ -192,3 +192,15 @@ def test_triage_merge(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert row == (2,)
     assert main(["triage", "merge", "missing.sqlite", "--store", "all.sqlite"]) == 2
     assert "missing.sqlite: no such findings store" in capsys.readouterr().err
+
+
+def test_case_in_corpus_and_store_is_one_match(workdir: Path) -> None:
+    from rgpu_fuzz.triage.lookup import find_case
+
+    store = workdir / "f.sqlite"
+    bid = record_flipbits(store)
+    case, where = find_case(CASE.id[:5], store_paths=[store])
+    assert case.id == CASE.id and case.expect is None
+    assert where.corpus_file == Path("corpus") / f"{CASE.id}.toml"
+    assert where.bucket is not None and where.bucket.id == bid
+    assert find_case(bid, store_paths=[store])[0].id == CASE.id

@@ -11,9 +11,9 @@ from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.outcome import Ok, Trap, TrapKind
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import PipelineSpec
-from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline
+from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline, artefacts
 from rgpu_fuzz.pipelines.ref import RefPipeline
-from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 
 LEVELS = ["O0", "O3"]
 
@@ -47,7 +47,26 @@ def bits(outcome) -> list[int]:  # type: ignore[no-untyped-def]
 
 def test_registered_and_options() -> None:
     assert Registry().create("llvm-cpu:O3").opt_level == 3  # type: ignore[attr-defined]
-    assert Registry().create("llvm-cpu").opt_level == 2  # type: ignore[attr-defined]
+    default = Registry().create("llvm-cpu")
+    assert (default.opt_level, default.timeout) == (2, 60.0)  # type: ignore[attr-defined]
+    both = Registry().create("llvm-cpu:O1:timeout=30")
+    assert (both.opt_level, both.timeout) == (1, 30.0)  # type: ignore[attr-defined]
+    for bad in ("llvm-cpu:O7", "llvm-cpu:timeout=soon", "llvm-cpu:timeout=0", "llvm-cpu:fast"):
+        with pytest.raises(PipelineError, match="llvm-cpu"):
+            Registry().create(bad)
+
+
+def test_artefacts_ir_before_and_after_and_assembly() -> None:
+    case = make_case("out[0] = a[0] * 8u32;")
+    texts = artefacts(case, "llvm-cpu:O3")
+    assert sorted(texts) == ["asm", "llvm-ir", "llvm-ir-opt"]
+    assert 'define void @"rgpu_kernel_k"' in texts["llvm-ir"] and "mul i32" in texts["llvm-ir"]
+    assert "shl i32" in texts["llvm-ir-opt"]  # O3 strength-reduces the multiply
+    assert "rgpu_kernel_k:" in texts["asm"]
+    shown = LlvmCpuPipeline(PipelineSpec("llvm-cpu", ("O3",))).artefact_text(case, "ir")
+    assert shown is not None and "; ---- llvm-ir-opt" in shown
+    bad = artefacts(make_case("out[0] = nope;"), "llvm-cpu")
+    assert list(bad) == ["error"] and bad["error"].startswith("rejected: invalid-case")
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -15,10 +15,12 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.scalars import Scalar
+from rgpu_fuzz.pipelines.llvm_cpu import artefacts
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.workers import Died, call_in_worker
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
+CANNOT_SELECT = "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.workitem.id.x"
 
 KERNEL = """use rgpu::*;
 
@@ -62,7 +64,7 @@ def test_miscompile_plugin_is_wrong_code(case_file: Path,
 
 def test_fatal_plugin_is_compile_crash(case_file: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
-    line = "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.workitem.id.x"
+    line = CANNOT_SELECT
     code, (got,) = run_json(capsys, str(case_file), "--pipelines", "llvm-cpu-fatal,ref",
                             "--plugin", str(PLUGINS / "fatal.py"))
     assert code == 1
@@ -85,6 +87,16 @@ def test_fatal_plugin_aborts_the_worker() -> None:
     assert isinstance(result, Died), result
     assert result.signal == "SIGABRT"
     assert "LLVM ERROR: Cannot select" in result.log
+
+
+def test_fatal_plugin_artefacts_stop_before_codegen() -> None:
+    """`reproduce --show ir` still shows the IR that made LLVM abort."""
+    reg = Registry()
+    reg.load_plugin(PLUGINS / "fatal.py")
+    texts = artefacts(CASE, pipeline=reg.create("llvm-cpu-fatal"))  # type: ignore[arg-type]
+    assert "@llvm.amdgcn.workitem.id.x" in texts["llvm-ir-opt"]
+    assert "asm" not in texts
+    assert texts["error"] == f"codegen: {CANNOT_SELECT}"
 
 
 def test_hang_plugin_times_out_and_the_run_goes_on(tmp_path: Path, case_file: Path,

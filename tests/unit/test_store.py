@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,7 @@ def outcomes(value: int = 1) -> dict[str, Ok]:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> FindingStore:
+def store(tmp_path: Path) -> Iterator[FindingStore]:
     with FindingStore(tmp_path / "f.sqlite") as s:
         yield s
 

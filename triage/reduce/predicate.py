@@ -20,14 +20,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, TrapKind
 from rgpu_fuzz.oracles import Policy, judge
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET
 from rgpu_fuzz.pipelines.registry import Registry
 
 
@@ -49,17 +52,53 @@ def expected_ref_trap(signature: str) -> TrapKind | None:
     return None
 
 
+STEP_FACTOR = 4
+MIN_STEP_BUDGET = 100_000
+
+
+def interpreter_steps(case: Case) -> int | None:
+    """How many interpreter steps `case` takes (None when it does not finish)."""
+    prepared = prepare(case)
+    if not isinstance(prepared, tuple):
+        return None
+    result = run_kernel(prepared[0], case.entry, grid=case.launch.grid,
+                        block=case.launch.block, args=argument_values(case.args),
+                        step_budget=DEFAULT_STEP_BUDGET)
+    return result.steps if isinstance(result, Finished) else None
+
+
 def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], policy: Policy,
-                        *, registry: Registry | None = None) -> Callable[[Case], bool]:
+                        *, registry: Registry | None = None,
+                        step_budget: int | None = None) -> Callable[[Case], bool]:
     """The test `reduce_case` needs to keep the finding named `signature` (see module doc).
 
     `pipelines` are spec strings (created through `registry`, default: the built-ins and
     entry points) or ready `Pipeline` objects (a seeded-bug variant in a test). The arbiter
-    named by the policy is created and run first whether or not it is listed."""
+    named by the policy is run first whether or not it is listed.
+
+    Candidates that loop (a deleted loop counter) would spend the interpreter's whole default
+    budget, minutes each, before `Rejected(step-budget)`. So `ref` runs with `step_budget`
+    steps; when None, the first case the test sees (the original: `reduce_case` always asks
+    about it first) calibrates it to `STEP_FACTOR` times its own steps (at least
+    `MIN_STEP_BUDGET`)."""
     reg = registry or Registry()
-    arbiter = reg.create(policy.arbiter)
+    arbiters: dict[int, Pipeline] = {}
+    budget = step_budget
+
+    def arbiter_for(case: Case) -> Pipeline:
+        nonlocal budget
+        if policy.arbiter != "ref":
+            return reg.create(policy.arbiter)
+        if budget is None:
+            steps = interpreter_steps(case)
+            budget = DEFAULT_STEP_BUDGET if steps is None else \
+                max(MIN_STEP_BUDGET, STEP_FACTOR * steps)
+        if budget not in arbiters:
+            arbiters[budget] = reg.create(f"ref:steps={budget}")
+        return arbiters[budget]
+
     others = [p if isinstance(p, Pipeline) else reg.create(p) for p in pipelines]
-    others = [p for p in others if p.label != arbiter.label]
+    others = [p for p in others if p.label != policy.arbiter]
     want = reduction_key(signature)
     ref_trap = expected_ref_trap(signature)
 
@@ -72,8 +111,8 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
         if not isinstance(prepare(case), tuple):
             return False
         features = case_features(case)
-        outcomes: dict[str, Outcome] = {arbiter.label: arbiter.run(case, features)}
-        if not ref_ok(outcomes[arbiter.label]):
+        outcomes: dict[str, Outcome] = {policy.arbiter: arbiter_for(case).run(case, features)}
+        if not ref_ok(outcomes[policy.arbiter]):
             return False
         for p in others:
             outcomes[p.label] = p.run(case, features)
