@@ -211,5 +211,5 @@ def _judge_one(label: str, o: Outcome, arbiter: Outcome, loose: bool, policy: Po
         return None
     return Finding(kind=FindingKind.WRONG_CODE, pipelines=(policy.arbiter, label),
                    signature=f"wrong-code|{label}|ops={ops}",
-                   detail=f"{total} element{'s' if total != 1 else ''} differ",
+                   detail=f"{total} element{'s differ' if total != 1 else ' differs'}",
                    diffs=tuple(diffs), differing_elements=total)

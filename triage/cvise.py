@@ -12,8 +12,13 @@ Fairness rules, so the comparison with `reduce_case` means something:
   loaded so a seeded-bug pipeline exists in the script's process too;
 * C-Vise only rewrites the kernel text, never the launch or the arguments, so results are
   compared on kernel-only sizes (`token_count`, lines of the kernel) for both reducers;
-* both get the same wall-clock budget and one core (`--n 1`); C-Vise pays a process start
-  per candidate, which is how it is meant to be used and is part of what is measured.
+* both get the same wall-clock budget and one core (`--n 1`);
+* by default (`server=True`) the script C-Vise runs is a thin client: it sends the
+  candidate's path over a Unix socket to a predicate served from this process, so C-Vise,
+  like our reducer, pays for the pipelines and not for a Python start plus imports and
+  pipeline set-up per candidate (about 1.3 s, several times the test itself). With
+  `server=False` the script is standalone (`check_kernel` in a fresh interpreter), which is
+  how C-Vise is normally used and is kept to measure that cost.
 
 C-Vise is an optional tool (Debian/Ubuntu package `cvise`). When it is not on PATH,
 `reduce_with_cvise` returns an unavailable `CviseResult` instead of raising.
@@ -25,11 +30,14 @@ import json
 import os
 import shutil
 import signal
+import socketserver
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -73,6 +81,8 @@ class CviseResult:
     """The reduced kernel re-checked with the predicate in this process after C-Vise ended
     (C-Vise is stopped from outside at the budget, so this is verified, not assumed)."""
     returncode: int | None = None
+    harness_errors: int = 0
+    """Candidates on which our harness raised (server mode); should be 0."""
     detail: str = ""
     """One line: why C-Vise was unavailable or failed, empty when it ran normally."""
 
@@ -128,29 +138,87 @@ def write_interestingness_test(directory: Path, case: Case, signature: str,
     return script
 
 
+def _load_predicate(config: dict[str, object]) -> tuple[Case, Callable[[Case], bool]]:
+    """The original case and the predicate a config names (plugins loaded first)."""
+    from rgpu_fuzz.pipelines.registry import Registry
+    from rgpu_fuzz.triage.reduce import signature_predicate
+
+    registry = Registry()
+    for plugin in config["plugins"]:  # type: ignore[attr-defined]
+        registry.load_plugin(plugin)
+    policy = _policy_from_json(dict(config["policy"]))  # type: ignore[call-overload]
+    interesting = signature_predicate(config["signature"], config["pipelines"],  # type: ignore[arg-type]
+                                      policy, registry=registry)
+    return casefile.load(config["case"]), interesting  # type: ignore[arg-type]
+
+
+def _candidate_holds(case: Case, interesting: Callable[[Case], bool], kernel_path: Path) -> bool:
+    try:
+        text = kernel_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not text.strip():
+        return False
+    return bool(interesting(replace(case, kernel=text)))
+
+
 def check_kernel(config_path: str | Path, kernel_path: str | Path) -> bool:
     """The interestingness test itself: the case from `config_path` with its kernel replaced
     by the text of `kernel_path` satisfies `signature_predicate`. Any failure to read,
     decode or run the candidate means "not interesting" — C-Vise produces broken text by
     design, and a harness error here must not look like the bug."""
-    from rgpu_fuzz.pipelines.registry import Registry
-    from rgpu_fuzz.triage.reduce import signature_predicate
-
     config = json.loads(Path(config_path).read_text(encoding="utf-8"))
+    case, interesting = _load_predicate(config)
+    return _candidate_holds(case, interesting, Path(kernel_path))
+
+
+CLIENT_SCRIPT = """\
+#!{python} -S
+# C-Vise interestingness test written by rgpu_fuzz.triage.cvise (server mode): asks the
+# predicate served on {socket} about ./{kernel}; exit 0 iff it still shows the finding.
+import os, socket, sys
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect({socket!r})
+    s.sendall(os.path.abspath({kernel!r}).encode() + b"\\n")
+    sys.exit(0 if s.recv(1) == b"1" else 1)
+except OSError:
+    sys.exit(1)
+"""
+
+
+@contextmanager
+def _serve_predicate(config_path: Path, socket_path: Path,
+                     errors: list[str]) -> Iterator[Callable[[Path], bool]]:
+    """Serve `check_kernel` for one config on a Unix socket, one request at a time (the
+    pipelines are built once, here); yields the same check for in-process use. A candidate
+    on which the harness raises answers "not interesting" (as the standalone script's
+    traceback exit would) and its error line is appended to `errors`, to be reported."""
+    case, interesting = _load_predicate(json.loads(config_path.read_text(encoding="utf-8")))
+    lock = threading.Lock()
+
+    def check(path: Path) -> bool:
+        with lock:
+            try:
+                return _candidate_holds(case, interesting, path)
+            except Exception as e:  # a harness bug: recorded and reported, never the bug
+                errors.append(f"{type(e).__name__}: {e}".splitlines()[0])
+                return False
+
+    class Handler(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            path = Path(self.rfile.readline().decode(errors="replace").strip())
+            self.wfile.write(b"1" if check(path) else b"0")
+
+    server = socketserver.ThreadingUnixStreamServer(str(socket_path), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
     try:
-        text = Path(kernel_path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if not text.strip():
-        return False
-    registry = Registry()
-    for plugin in config["plugins"]:
-        registry.load_plugin(plugin)
-    policy = _policy_from_json(config["policy"])
-    interesting = signature_predicate(config["signature"], config["pipelines"], policy,
-                                      registry=registry)
-    case = replace(casefile.load(config["case"]), kernel=text)
-    return bool(interesting(case))
+        yield check
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -169,15 +237,16 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 def reduce_with_cvise(case: Case, signature: str, pipelines: Sequence[str], policy: Policy, *,
                       budget_s: float, plugins: Sequence[str | Path] = (),
-                      test_timeout_s: float = 60.0, not_c: bool = True,
+                      test_timeout_s: float = 30.0, not_c: bool = True, server: bool = True,
                       keep_dir: Path | None = None) -> CviseResult:
     """Reduce `case.kernel` with C-Vise while the finding `signature` holds.
 
-    Runs `cvise --n 1 --timeout T [--not-c] interesting.py kernel.rs` for at most `budget_s`
-    seconds of wall clock, then stops it; C-Vise writes each improvement back to `kernel.rs`
-    as it goes, so what is there when it stops is its best so far. `--not-c` (default) skips
-    the clang_delta passes, which only apply to C/C++ and would just burn the budget on
-    parse failures. `keep_dir` keeps the work files (script, log) for inspection."""
+    Runs `cvise --n 1 --timeout T --tidy [--not-c] interesting.py kernel.rs` for at most
+    `budget_s` seconds of wall clock, then stops it; C-Vise writes each improvement back to
+    `kernel.rs` as it goes, so what is there when it stops is its best so far. `--not-c`
+    (default) leaves out the clang_delta passes, which parse C/C++ and only fail on Rust.
+    `server` picks the thin-client script (see module docstring). `keep_dir` keeps the
+    work files (script, config, `cvise.log`) for inspection."""
     lines0, tokens0 = kernel_size(case.kernel)
     exe = shutil.which(CVISE)
     if exe is None:
@@ -188,34 +257,41 @@ def reduce_with_cvise(case: Case, signature: str, pipelines: Sequence[str], poli
     with tempfile.TemporaryDirectory(prefix="rgpu-cvise-") as tmp:
         work = keep_dir.resolve() if keep_dir is not None else Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        scratch = work / "tmp"            # C-Vise's own /tmp/cvise-* dirs go here, not /tmp
+        scratch = work / "tmp"            # C-Vise's own cvise-* dirs go here, not /tmp
         scratch.mkdir(exist_ok=True)
         script = write_interestingness_test(work, case, signature, pipelines, policy,
                                             plugins=plugins)
         kernel_file = work / KERNEL_FILE
         kernel_file.write_text(case.kernel, encoding="utf-8")
-        cmd = [exe, "--n", "1", "--timeout", str(max(1, round(test_timeout_s))), "--tidy"]
-        if not_c:
-            cmd.append("--not-c")
-        cmd += [str(script), str(kernel_file)]
-        env = dict(os.environ, TMPDIR=str(scratch))
-        t0 = time.monotonic()
-        with open(work / "cvise.log", "wb") as log:
-            proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
-            try:
-                returncode: int | None = proc.wait(timeout=budget_s)
-                out_of_time = False
-            except subprocess.TimeoutExpired:
-                _stop(proc)
-                returncode, out_of_time = None, True
-        seconds = time.monotonic() - t0
-        reduced = kernel_file.read_text(encoding="utf-8", errors="replace")
-        interesting = check_kernel(work / CONFIG_FILE, kernel_file)
+        errors: list[str] = []
+        with ExitStack() as stack:
+            if server:
+                # A short socket path: AF_UNIX paths are limited to about 100 bytes.
+                sock_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rc-")))
+                sock = sock_dir / "s"
+                check = stack.enter_context(_serve_predicate(work / CONFIG_FILE, sock,
+                                                             errors))
+                script = work / "client.py"
+                script.write_text(CLIENT_SCRIPT.format(python=sys.executable, socket=str(sock),
+                                                       kernel=KERNEL_FILE), encoding="utf-8")
+                script.chmod(0o755)
+            else:
+                config = work / CONFIG_FILE
+
+                def check(path: Path) -> bool:
+                    return check_kernel(config, path)
+            returncode, out_of_time, seconds = _run_cvise(exe, script, kernel_file, work,
+                                                          scratch, budget_s=budget_s,
+                                                          test_timeout_s=test_timeout_s,
+                                                          not_c=not_c)
+            reduced = kernel_file.read_text(encoding="utf-8", errors="replace")
+            interesting = check(kernel_file)
         detail = ""
         if returncode not in (0, None):
             tail = (work / "cvise.log").read_text(errors="replace").strip().splitlines()
             detail = f"cvise exited {returncode}: {tail[-1] if tail else ''}"
+        if errors:
+            detail = detail or f"{len(errors)} candidates raised in the harness: {errors[0]}"
         if not interesting:                # never report a kernel that lost the bug
             detail = detail or "C-Vise's last kernel no longer shows the finding"
             reduced = case.kernel
@@ -223,4 +299,26 @@ def reduce_with_cvise(case: Case, signature: str, pipelines: Sequence[str], poli
     return CviseResult(available=True, kernel=reduced, lines_before=lines0,
                        tokens_before=tokens0, lines_after=lines1, tokens_after=tokens1,
                        seconds=seconds, out_of_time=out_of_time, interesting=interesting,
-                       returncode=returncode, detail=detail)
+                       returncode=returncode, harness_errors=len(errors), detail=detail)
+
+
+def _run_cvise(exe: str, script: Path, kernel_file: Path, work: Path, scratch: Path, *,
+               budget_s: float, test_timeout_s: float,
+               not_c: bool) -> tuple[int | None, bool, float]:
+    """Run C-Vise in its own process group; (returncode or None if stopped, out_of_time,
+    seconds)."""
+    cmd = [exe, "--n", "1", "--timeout", str(max(1, round(test_timeout_s))), "--tidy"]
+    if not_c:
+        cmd.append("--not-c")
+    cmd += [str(script), kernel_file.name]       # C-Vise wants a bare name in its cwd
+    env = dict(os.environ, TMPDIR=str(scratch))
+    t0 = time.monotonic()
+    with open(work / "cvise.log", "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            return proc.wait(timeout=budget_s), False, time.monotonic() - t0
+        except subprocess.TimeoutExpired:
+            seconds = time.monotonic() - t0
+            _stop(proc)
+            return None, True, seconds

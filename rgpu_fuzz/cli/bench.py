@@ -19,7 +19,7 @@ from typing import Any
 from rgpu_fuzz import __version__, casefile
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "rustc")
+BENCHES = ("interp", "gen", "pipelines", "rustc")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,6 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeat", type=int, default=5, help="runs per case (median taken)")
     p.add_argument("--seeds", type=int, default=50, help="generated seeds in the kernel set")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), help="corpus directory")
+    p.add_argument("--pipelines", default="ref,llvm-cpu:O0,llvm-cpu:O3,rustc-cpu:O2",
+                   help="pipelines measured by the `pipelines` benchmark")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
 
 
@@ -62,6 +64,40 @@ def bench_interp(args: argparse.Namespace) -> dict[str, Any]:
             "mean_s_per_case": statistics.fmean(medians),
             "max_s_per_case": max(medians), "cases_per_s": len(medians) / sum(medians),
             "per_case": per_case}
+
+
+def bench_pipelines(args: argparse.Namespace) -> dict[str, Any]:
+    """Median seconds per case of each pipeline over the fixed kernel set (each case run
+    `--repeat` times; the first run of each case warms caches and worker processes)."""
+    from rgpu_fuzz.lang.features import case_features
+    from rgpu_fuzz.pipelines.registry import Registry
+
+    reg = Registry()
+    specs = [s for s in args.pipelines.split(",") if s.strip()]
+    cases = _kernel_set(args.corpus, args.seeds)
+    out: dict[str, Any] = {"cases": len(cases), "repeat": args.repeat, "pipelines": {}}
+    for spec in specs:
+        pipeline = reg.create(spec)
+        reason = pipeline.unavailable_reason()
+        if reason is not None:
+            out["pipelines"][spec] = {"unavailable": reason}
+            continue
+        medians = []
+        statuses: dict[str, int] = {}
+        for _, case in cases:
+            feats = case_features(case)
+            pipeline.run(case, feats)
+            runs = []
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                o = pipeline.run(case, feats)
+                runs.append(time.perf_counter() - t0)
+            statuses[str(o.status)] = statuses.get(str(o.status), 0) + 1
+            medians.append(statistics.median(runs))
+        out["pipelines"][spec] = {"median_s_per_case": statistics.median(medians),
+                                  "mean_s_per_case": statistics.fmean(medians),
+                                  "max_s_per_case": max(medians), "statuses": statuses}
+    return out
 
 
 def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
@@ -122,6 +158,7 @@ def execute(args: argparse.Namespace) -> int:
     for which in args.which:
         print(f"bench {which}...", file=sys.stderr)
         result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen,
+                                         "pipelines": bench_pipelines,
                                          "rustc": bench_rustc}[which](args)
     text = json.dumps(result, indent=2)
     print(text)

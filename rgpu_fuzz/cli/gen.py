@@ -27,8 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.generators import ProfileError, SeededChoices, generate, load_profile
-    from rgpu_fuzz.generators.stats import coverage
-    from rgpu_fuzz.lang.parser import parse
+    from rgpu_fuzz.generators.stats import case_coverage
 
     if args.count < 1:
         raise UserError("--count must be >= 1")
@@ -38,17 +37,17 @@ def execute(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-    modules = []
+    cases = []
     for seed in range(args.seed, args.seed + args.count):
         case = generate(SeededChoices(seed), profile, seed=seed)
         if args.stats:
-            modules.append(parse(case.kernel, f"<seed {seed}>"))
+            cases.append(case)
         if args.out is not None:
             casefile.save(case, args.out / f"{case.id}.toml")
         elif args.count == 1 and not args.stats:
             sys.stdout.write(casefile.dumps(case))
     if args.stats:
-        print(coverage(modules).render())
+        print(case_coverage(cases).render())
     if args.out is not None:
         print(f"wrote {args.count} case{'s' if args.count != 1 else ''} to {args.out}",
               file=sys.stderr)

@@ -23,8 +23,8 @@ from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, detail
 from rgpu_fuzz.oracles import PolicyError, Verdict, judge, load_policy
-from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.pipelines.registry import PipelineError
+from rgpu_fuzz.pipelines.runner import run_case
 
 EXAMPLE = "rgpu-fuzz run corpus/*.toml --pipelines ref --json"
 

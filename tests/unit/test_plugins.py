@@ -135,3 +135,30 @@ def test_pipelines_lists_plugin(capsys: pytest.CaptureFixture[str],
     assert main(["pipelines", "--plugin", str(PLUGINS / "miscompile.py")]) == 0
     out = capsys.readouterr().out
     assert "llvm-cpu-xor2or" in out and "llvm-cpu " in out
+
+
+def test_plugin_classes_are_found_again_in_another_process(tmp_path: Path) -> None:
+    """A worker re-imports the plugin file under the same module name (no per-process
+    `hash()` salt), and a file edited since it was loaded is refused, not mixed in."""
+    import subprocess
+    import sys
+
+    from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline
+    from rgpu_fuzz.pipelines.registry import ClassRef, PipelineError, plugin_module_name
+
+    assert ClassRef.of(LlvmCpuPipeline).plugin_file is None
+    plugin = tmp_path / "my-plugin.py"
+    plugin.write_text((PLUGINS / "miscompile.py").read_text())
+    reg = Registry()
+    (name,) = reg.load_plugin(plugin)
+    ref = ClassRef.of(reg.cls(name))
+    assert ref.plugin_file == str(plugin.resolve())
+    assert ref.module == plugin_module_name(plugin) and ref.module.isidentifier()
+    other = subprocess.run([sys.executable, "-c", "import sys; from rgpu_fuzz.pipelines."
+                            "registry import plugin_module_name as n; print(n(sys.argv[1]))",
+                            str(plugin)], capture_output=True, text=True, check=True)
+    assert other.stdout.strip() == ref.module
+    assert ref.load() is reg.cls(name)
+    plugin.write_text(plugin.read_text() + "\n# edited\n")
+    with pytest.raises(PipelineError, match="changed since it was loaded"):
+        ref.load()

@@ -35,8 +35,10 @@ from rgpu_fuzz.pipelines.registry import Registry
 
 
 def reduction_key(signature: str) -> str:
-    """A signature with its `ops=...` field removed: what must stay equal while reducing."""
-    return "|".join(part for part in signature.split("|") if not part.startswith("ops="))
+    """A signature with its `ops=...` field removed: what must stay equal while reducing.
+    `ops=` is the last field and its list can itself contain `|` (the operator), so
+    everything from `|ops=` on is dropped rather than splitting on `|`."""
+    return signature.split("|ops=", 1)[0]
 
 
 def expected_ref_trap(signature: str) -> TrapKind | None:

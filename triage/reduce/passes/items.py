@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import Any
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.triage.reduce.state import Pass, State
-from rgpu_fuzz.triage.reduce.tree import nodes, put, referenced_names
+from rgpu_fuzz.triage.reduce.tree import nodes, put, rebuild, referenced_names
 
 
 def _item_name(item: ast.Item) -> str | None:
@@ -40,8 +41,32 @@ def remove_items(state: State) -> Iterator[Case]:
         yield state.with_module(ast.Module(items=items[:i] + items[i + 1:]))
 
 
+def _drop_helper_param(module: ast.Module, fn: ast.Fn, index: int) -> ast.Module:
+    """`fn` without parameter `index`, and every call to it without that argument."""
+
+    def visit(n: Any) -> Any:
+        if isinstance(n, ast.Call) and n.func == fn.name and len(n.args) > index:
+            return replace(n, args=n.args[:index] + n.args[index + 1:])
+        if isinstance(n, ast.Fn) and n.name == fn.name:
+            return replace(n, params=n.params[:index] + n.params[index + 1:])
+        return n
+
+    return rebuild(module, visit)  # type: ignore[no-any-return]
+
+
 def remove_params(state: State) -> Iterator[Case]:
-    """Kernel parameters the body never names, with their case arguments."""
+    """Kernel parameters the body never names, with their case arguments; then helper
+    parameters the helper never names, with the arguments at every call."""
+    yield from _remove_kernel_params(state)
+    for item in state.module.items:
+        if isinstance(item, ast.Fn) and not item.kernel:
+            used = referenced_names(item.body)
+            for i in reversed(range(len(item.params))):
+                if item.params[i].name not in used:
+                    yield state.with_module(_drop_helper_param(state.module, item, i))
+
+
+def _remove_kernel_params(state: State) -> Iterator[Case]:
     kernel = state.kernel
     used = referenced_names(kernel.body)
     unused = [p.name for p in kernel.params if p.name not in used]
