@@ -172,7 +172,7 @@ def _mark_known(f: Finding, policy: Policy) -> Finding:
 def _crash_finding(label: str, o: CompileCrash | RunCrash | Timeout) -> Finding:
     match o:
         case CompileCrash(stage=stage, signature=sig, log=log):
-            line = sig or normalise_crash_line(log)
+            line = normalise_crash_line(sig or log)
             return Finding(kind=FindingKind.COMPILE_CRASH, pipelines=(label,),
                            signature=f"compile-crash|{label}|{stage}|{line}", detail=detail(o))
         case RunCrash(signal=sig):

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
@@ -47,7 +48,8 @@ from rgpu_fuzz.oracles import KnownDifference, Policy, ZeroSign
 from rgpu_fuzz.triage.reduce.size import token_count
 
 __all__ = [
-    "CVISE", "CviseResult", "check_kernel", "cvise_available", "kernel_size",
+    "CVISE", "SEEDED_PIPELINE", "SEEDED_PLUGIN", "CviseResult", "SeededFinding", "check_kernel",
+    "compare_reducers", "cvise_available", "find_wrong_code", "kernel_size",
     "reduce_with_cvise", "write_interestingness_test",
 ]
 
@@ -208,7 +210,11 @@ def _serve_predicate(config_path: Path, socket_path: Path,
     class Handler(socketserver.StreamRequestHandler):
         def handle(self) -> None:
             path = Path(self.rfile.readline().decode(errors="replace").strip())
-            self.wfile.write(b"1" if check(path) else b"0")
+            answer = b"1" if check(path) else b"0"
+            try:
+                self.wfile.write(answer)
+            except BrokenPipeError:       # C-Vise timed the client out or was stopped
+                pass
 
     server = socketserver.ThreadingUnixStreamServer(str(socket_path), Handler)
     server.daemon_threads = True
@@ -322,3 +328,85 @@ def _run_cvise(exe: str, script: Path, kernel_file: Path, work: Path, scratch: P
             seconds = time.monotonic() - t0
             _stop(proc)
             return None, True, seconds
+
+
+# --- Side-by-side comparison (used by `rgpu-fuzz bench reduce`) ------------------------------
+
+SEEDED_PLUGIN = str(Path(__file__).resolve().parents[1] / "tests" / "plugins" / "miscompile.py")
+"""The example plugin with the seeded miscompilation, found from a source checkout."""
+SEEDED_PIPELINE = "llvm-cpu-xor2or"
+
+
+@dataclass(frozen=True, slots=True)
+class SeededFinding:
+    """A generated case on which the seeded-bug pipeline computes wrong code."""
+
+    seed: int
+    case: Case
+    signature: str
+
+
+def find_wrong_code(count: int, pipelines: Sequence[str], policy: Policy, *,
+                    plugins: Sequence[str | Path] = (), target: str = SEEDED_PIPELINE,
+                    start_seed: int = 0, max_seeds: int = 5000) -> list[SeededFinding]:
+    """The first `count` generated seeds (default profile) whose verdict has a wrong-code
+    finding on `target`: the findings a reducer comparison runs on."""
+    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from rgpu_fuzz.lang.parser import parse
+    from rgpu_fuzz.lang.source import DiagnosticError
+    from rgpu_fuzz.oracles import FindingKind, judge
+    from rgpu_fuzz.pipelines.registry import Registry
+    from rgpu_fuzz.pipelines.runner import run_case
+
+    registry = Registry()
+    for plugin in plugins:
+        registry.load_plugin(plugin)
+    runners = registry.create_all(pipelines)
+    profile = load_profile("default")
+    found: list[SeededFinding] = []
+    for seed in range(start_seed, start_seed + max_seeds):
+        case = generate(SeededChoices(seed), profile, seed=seed)
+        try:
+            module = parse(case.kernel, f"<seed {seed}>")
+        except DiagnosticError:
+            continue
+        verdict = judge(case, run_case(case, runners), policy, module)
+        sig = next((f.signature for f in verdict.findings
+                    if f.kind is FindingKind.WRONG_CODE and target in f.pipelines), None)
+        if sig is not None:
+            found.append(SeededFinding(seed, case, sig))
+            if len(found) == count:
+                break
+    return found
+
+
+def compare_reducers(finding: SeededFinding, pipelines: Sequence[str], policy: Policy, *,
+                     budget_s: float, plugins: Sequence[str | Path] = (),
+                     server: bool = True) -> dict[str, Any]:
+    """Reduce one finding with `reduce_case` and with C-Vise under the same budget and the
+    same predicate; kernel-only sizes for both (C-Vise never touches launch or args)."""
+    from rgpu_fuzz.pipelines.registry import Registry
+    from rgpu_fuzz.triage.reduce import reduce_case, signature_predicate
+
+    registry = Registry()
+    for plugin in plugins:
+        registry.load_plugin(plugin)
+    interesting = signature_predicate(finding.signature, pipelines, policy, registry=registry)
+    ours = reduce_case(finding.case, interesting, budget_s=budget_s, jobs=1)
+    theirs = reduce_with_cvise(finding.case, finding.signature, pipelines, policy,
+                               budget_s=budget_s, plugins=plugins, server=server)
+    lines0, tokens0 = kernel_size(finding.case.kernel)
+    ours_lines, ours_tokens = kernel_size(ours.case.kernel)
+    return {
+        "seed": finding.seed, "signature": finding.signature,
+        "original": {"lines": lines0, "tokens": tokens0},
+        "ours": {"lines": ours_lines, "tokens": ours_tokens, "seconds": ours.seconds,
+                 "out_of_time": ours.out_of_time, "tried": ours.tried,
+                 "interesting_at_start": ours.interesting_at_start,
+                 "kernel": ours.case.kernel},
+        "cvise": {"available": theirs.available, "lines": theirs.lines_after,
+                  "tokens": theirs.tokens_after, "seconds": theirs.seconds,
+                  "out_of_time": theirs.out_of_time, "interesting": theirs.interesting,
+                  "harness_errors": theirs.harness_errors, "detail": theirs.detail,
+                  "kernel": theirs.kernel},
+    }

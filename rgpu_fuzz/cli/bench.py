@@ -3,6 +3,11 @@
 Benchmarks: `interp` (reference interpreter: seconds per case over a fixed kernel set: the
 corpus plus a fixed range of generated seeds), `gen` (generator: cases per second, kernel
 size). Figures are medians over repeats, measured in one process.
+
+`reduce` (not run by default: minutes) compares our reducer with C-Vise (apt package
+`cvise`) on the first `--findings` generated cases that the seeded-bug pipeline
+`llvm-cpu-xor2or` (tests/plugins/miscompile.py) miscompiles: same predicate, same
+`--budget` each, kernel-only lines and tokens, per finding and median.
 """
 
 from __future__ import annotations
@@ -19,18 +24,34 @@ from typing import Any
 from rgpu_fuzz import __version__, casefile
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "pipelines", "rustc")
+BENCHES = ("interp", "gen", "pipelines", "rustc", "reduce")
+SLOW_BENCHES = ("reduce",)
+"""Run only when named: they take minutes."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("which", nargs="*", default=list(BENCHES), choices=BENCHES,
-                   help="which benchmarks (default: all)")
+    p.add_argument("which", nargs="*", choices=BENCHES,
+                   default=[b for b in BENCHES if b not in SLOW_BENCHES],
+                   help=f"which benchmarks (default: all but {', '.join(SLOW_BENCHES)})")
     p.add_argument("--repeat", type=int, default=5, help="runs per case (median taken)")
     p.add_argument("--seeds", type=int, default=50, help="generated seeds in the kernel set")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), help="corpus directory")
     p.add_argument("--pipelines", default="ref,llvm-cpu:O0,llvm-cpu:O3,rustc-cpu:O2",
                    help="pipelines measured by the `pipelines` benchmark")
+    p.add_argument("--findings", type=int, default=3,
+                   help="`reduce`: seeded-bug findings to reduce")
+    p.add_argument("--budget", type=_seconds, default=120.0,
+                   help="`reduce`: wall-clock budget per reducer per finding (e.g. 120s)")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
+
+
+def _seconds(text: str) -> float:
+    """`120`, `120s` or `2m` as seconds."""
+    scale = {"s": 1.0, "m": 60.0}.get(text[-1:], None)
+    try:
+        return float(text[:-1]) * scale if scale else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r}") from None
 
 
 def _kernel_set(corpus: Path, seeds: int) -> list[tuple[str, Any]]:
@@ -152,6 +173,39 @@ def bench_rustc(args: argparse.Namespace) -> dict[str, Any]:
     return {"pipeline": "rustc-cpu:O2", "repeat": repeat, "batch_size": figures}
 
 
+def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
+    from rgpu_fuzz.oracles import load_policy
+    from rgpu_fuzz.triage.cvise import (
+        SEEDED_PIPELINE,
+        SEEDED_PLUGIN,
+        compare_reducers,
+        cvise_available,
+        find_wrong_code,
+    )
+
+    pipelines, policy, plugins = ("ref", SEEDED_PIPELINE), load_policy("default"), [SEEDED_PLUGIN]
+    t0 = time.perf_counter()
+    found = find_wrong_code(args.findings, pipelines, policy, plugins=plugins)
+    search_s = time.perf_counter() - t0
+    per_finding = []
+    for f in found:
+        print(f"  reduce seed {f.seed}...", file=sys.stderr)
+        per_finding.append(compare_reducers(f, pipelines, policy, budget_s=args.budget,
+                                            plugins=plugins))
+
+    def median(who: str, key: str) -> float | None:
+        values = [r[who][key] for r in per_finding
+                  if who != "cvise" or r["cvise"]["available"]]
+        return statistics.median(values) if values else None
+
+    medians = {who: {key: median(who, key) for key in ("lines", "tokens", "seconds")
+                     if who != "original" or key != "seconds"}
+               for who in ("original", "ours", "cvise")}
+    return {"pipelines": list(pipelines), "budget_s": args.budget,
+            "cvise_available": cvise_available(), "findings": len(found),
+            "search_seconds": search_s, "median": medians, "per_finding": per_finding}
+
+
 def execute(args: argparse.Namespace) -> int:
     result: dict[str, Any] = {"rgpu_fuzz": __version__, "python": platform.python_version(),
                               "machine": platform.machine(), "benchmarks": {}}
@@ -159,7 +213,8 @@ def execute(args: argparse.Namespace) -> int:
         print(f"bench {which}...", file=sys.stderr)
         result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen,
                                          "pipelines": bench_pipelines,
-                                         "rustc": bench_rustc}[which](args)
+                                         "rustc": bench_rustc,
+                                         "reduce": bench_reduce}[which](args)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -35,6 +35,9 @@ class PipelineSpec:
         return ":".join((self.name, *self.options))
 
 
+EXECUTION_OPTIONS = ("timeout=",)
+
+
 class Pipeline(abc.ABC):
     """Turns a Case into an Outcome. Subclasses set `name`, `description`, `option_help` and
     `features` and implement `_run`; they never override `run`."""
@@ -50,8 +53,11 @@ class Pipeline(abc.ABC):
 
     @property
     def label(self) -> str:
-        """How outcomes of this pipeline are keyed: the spec string."""
-        return str(self.spec)
+        """How outcomes and signatures name this pipeline: the spec string without
+        execution settings (`timeout=...`), which change how long we wait, not what is
+        computed, so `llvm-cpu:O2:timeout=30` and `llvm-cpu:O2` bucket together."""
+        opts = [o for o in self.spec.options if not o.startswith(EXECUTION_OPTIONS)]
+        return str(PipelineSpec(self.spec.name, tuple(opts)))
 
     def unavailable_reason(self) -> str | None:
         """One line saying why this pipeline cannot run here, or None when it can."""

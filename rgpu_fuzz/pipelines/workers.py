@@ -29,6 +29,10 @@ from typing import Any, TypeAlias
 
 _HEADER = struct.Struct("<Q")
 
+STARTUP_ALLOWANCE_S = 30.0
+"""Added to the timeout of a fresh worker's first job: starting Python and importing the job's
+module (llvmlite, numpy) is not the job's time, and must not turn into a `TimedOut`."""
+
 
 @dataclass(frozen=True, slots=True)
 class Done:
@@ -96,6 +100,7 @@ class Worker:
         log_start = self._log.tell()
         data = pickle.dumps((target, payload), protocol=pickle.HIGHEST_PROTOCOL)
         start = time.monotonic()
+        limit = timeout + (STARTUP_ALLOWANCE_S if self.jobs == 0 else 0.0)
         try:
             self.proc.stdin.write(_HEADER.pack(len(data)) + data)
             self.proc.stdin.flush()
@@ -107,7 +112,7 @@ class Worker:
         need = _HEADER.size
         length: int | None = None
         while True:
-            remaining = timeout - (time.monotonic() - start)
+            remaining = limit - (time.monotonic() - start)
             if remaining <= 0:
                 self.kill()
                 return TimedOut(timeout, self._log_tail(log_start))

@@ -105,10 +105,10 @@ def test_hang_plugin_times_out_and_the_run_goes_on(tmp_path: Path, case_file: Pa
     casefile.save(CASE, second)
     # `llvm-cpu` first leaves a warm worker for the hang job, so its 2 s go to the kernel
     # and not to starting Python; the worker it kills is replaced for `llvm-cpu:O0`.
-    hang = "llvm-cpu-hang:timeout=2"
+    hang = "llvm-cpu-hang"  # the label: `timeout=` is an execution setting, not identity
     start = time.monotonic()
     code, got = run_json(capsys, str(case_file), str(second),
-                         "--pipelines", f"ref,llvm-cpu,{hang},llvm-cpu:O0",
+                         "--pipelines", f"ref,llvm-cpu,{hang}:timeout=2,llvm-cpu:O0",
                          "--plugin", str(PLUGINS / "hang.py"))
     assert time.monotonic() - start < 30
     assert code == 1 and len(got) == 2
