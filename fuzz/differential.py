@@ -1,7 +1,8 @@
 """Atheris harness: bytes → generated case → pipelines → oracle.
 
 The fuzzer's bytes steer the grammar generator (`AtherisChoices`), so coverage feedback from
-the generator, the interpreter and our lowering guides which kernels get tried. Each case runs
+the generator and the reference interpreter guides which kernels get tried (lowering and LLVM
+run in the pipelines' worker processes, out of atheris's sight). Each case runs
 through the pipelines (`$RGPU_FUZZ_PIPELINES`, default `ref,llvm-cpu:O0,llvm-cpu:O3`) and
 the oracle judges the outcomes (`$RGPU_FUZZ_POLICY`, default `default`). These are findings,
 and stop the fuzzer:
@@ -25,6 +26,7 @@ drive the harness; `main` needs atheris.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -38,6 +40,7 @@ POLICY_ENV = "RGPU_FUZZ_POLICY"
 PROFILE_ENV = "RGPU_FUZZ_PROFILE"
 DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3"
 DEFAULT_CRASH_DIR = Path(__file__).resolve().parent / "crashes"
+_INSTRUMENTED = ("rgpu_fuzz.generators", "rgpu_fuzz.interp", "rgpu_fuzz.oracles")
 
 
 class DifferentialFinding(AssertionError):
@@ -63,14 +66,14 @@ class BytesProvider:
         self._pos += len(chunk)
         return int.from_bytes(chunk, "little")
 
-    def ConsumeIntInRange(self, lo: int, hi: int) -> int:  # noqa: N802 — atheris's names
+    def ConsumeIntInRange(self, lo: int, hi: int) -> int:  # atheris's method names
         span = hi - lo + 1
         return lo + self._take(((span - 1).bit_length() + 7) // 8) % span
 
-    def ConsumeProbability(self) -> float:  # noqa: N802
+    def ConsumeProbability(self) -> float:
         return self._take(4) / 2**32
 
-    def ConsumeUInt(self, n: int) -> int:  # noqa: N802
+    def ConsumeUInt(self, n: int) -> int:
         return self._take(n)
 
 
@@ -155,7 +158,7 @@ def run_one(case: Any, pipelines: Sequence[Any], policy: Any) -> None:
         raise DifferentialFinding("; ".join(problems), _save(case))
 
 
-def TestOneInput(data: bytes) -> None:  # noqa: N802 — the name atheris expects
+def TestOneInput(data: bytes) -> None:  # the name atheris expects
     """The atheris entry point: one generated case through every pipeline."""
     from rgpu_fuzz.generators import AtherisChoices, generate
 
@@ -169,10 +172,10 @@ def main(argv: list[str] | None = None) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["rgpu_fuzz"]):
-        import rgpu_fuzz.generators  # noqa: F401 — grammar, profiles
-        import rgpu_fuzz.interp  # noqa: F401 — the reference interpreter
-        import rgpu_fuzz.lower  # noqa: F401 — our lowering (in this process for llvm-cpu)
-        import rgpu_fuzz.oracles  # noqa: F401
+        # The grammar, the reference interpreter and the oracle. Lowering and LLVM run in
+        # the pipelines' worker processes, which atheris does not see.
+        for name in _INSTRUMENTED:
+            importlib.import_module(name)
         _setup()
     atheris.Setup(list(sys.argv if argv is None else argv), TestOneInput)
     atheris.Fuzz()

@@ -38,15 +38,16 @@ from rgpu_fuzz.oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
 
 
 def kernel_operations(module: Module) -> tuple[str, ...]:
-    """The operations left in a kernel, for wrong-code signatures: binary and unary operators,
-    methods, and cast targets (`as:u8`)."""
+    """The operations left in a kernel, for wrong-code signatures: binary and unary operators
+    by name (`xor`, `shl`, `lor`, `neg`: symbols such as `|` would collide with the
+    signature's field separator), methods, and cast targets (`as:u8`)."""
     ops: set[str] = set()
     for n in walk(module):
         match n:
             case Binary(op=op):
-                ops.add(op.value)
+                ops.add(op.name.lower())
             case Unary(op=op):
-                ops.add(f"unary{op.value}")
+                ops.add(op.name.lower())
             case MethodCall(method=m):
                 ops.add(m)
             case Cast(to=t):

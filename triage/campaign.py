@@ -360,9 +360,9 @@ class Campaign:
         files = sorted((self.out / "pending").glob("*.toml"))
         if not files:
             return
-        from rgpu_fuzz.triage.campaign_jobs import _parse, _prepared
         from rgpu_fuzz.oracles import judge, kernel_operations
         from rgpu_fuzz.pipelines.runner import run_case
+        from rgpu_fuzz.triage.campaign_jobs import _parse, _prepared
 
         _, pipelines, policy, _ = _prepared(self.config.setup)
         for path in files:

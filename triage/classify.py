@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rgpu_fuzz.oracles import Finding, FindingKind
+from rgpu_fuzz.triage.reduce.predicate import reduction_key
 
 
 def coarse_key(signature: str) -> str:
-    """The signature without its `ops=` field."""
-    return "|".join(p for p in signature.split("|") if not p.startswith("ops="))
+    """The signature without its `ops=` field (the same key reduction keeps)."""
+    return reduction_key(signature)
 
 
 def signature_ops(signature: str) -> frozenset[str] | None:

@@ -5,7 +5,12 @@ Items, blocks and statements go next (each removal takes many tokens), then cont
 inlining and expressions, then literals and values, and names last (they only save
 characters)."""
 
-from rgpu_fuzz.triage.reduce.passes.exprs import INLINE_HELPERS, REPLACE_EXPRS, SHRINK_LITERALS
+from rgpu_fuzz.triage.reduce.passes.exprs import (
+    INLINE_HELPERS,
+    INLINE_LETS,
+    REPLACE_EXPRS,
+    SHRINK_LITERALS,
+)
 from rgpu_fuzz.triage.reduce.passes.inputs import SHRINK_BUFFERS, SHRINK_LAUNCH, SHRINK_VALUES
 from rgpu_fuzz.triage.reduce.passes.items import REMOVE_ITEMS, REMOVE_PARAMS, SIMPLIFY_DECLS
 from rgpu_fuzz.triage.reduce.passes.names import CANONICAL_NAMES
@@ -30,6 +35,7 @@ DEFAULT_PASSES: tuple[Pass, ...] = (
     INLINE_HELPERS,
     REMOVE_PARAMS,
     REPLACE_EXPRS,
+    INLINE_LETS,
     SHRINK_LITERALS,
     SIMPLIFY_DECLS,
     SHRINK_VALUES,
@@ -38,7 +44,8 @@ DEFAULT_PASSES: tuple[Pass, ...] = (
 
 __all__ = [
     "CANONICAL_NAMES", "DEFAULT_PASSES", "EMPTY_BLOCKS", "FLATTEN_BLOCKS", "IF_BRANCHES",
-    "INLINE_HELPERS", "LOOPS", "REMOVE_ITEMS", "REMOVE_PARAMS", "REMOVE_STMTS", "REPLACE_EXPRS",
+    "INLINE_HELPERS", "INLINE_LETS", "LOOPS", "REMOVE_ITEMS", "REMOVE_PARAMS", "REMOVE_STMTS",
+    "REPLACE_EXPRS",
     "SHRINK_BUFFERS", "SHRINK_LAUNCH", "SHRINK_LITERALS", "SHRINK_VALUES", "SIMPLIFY_DECLS",
     "Pass",
 ]

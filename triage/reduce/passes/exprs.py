@@ -27,7 +27,9 @@ from rgpu_fuzz.triage.reduce.tree import (
     nodes,
     pin_literals,
     put,
+    rebuild,
     scalar_ty,
+    splice,
 )
 
 _LITERALS = (ast.IntLit, ast.FloatLit, ast.BoolLit)
@@ -129,6 +131,28 @@ def inline_helpers(state: State) -> Iterator[Case]:
             yield state.with_module(put(state.module, path, _inlined(helpers[name], call)))
 
 
+def inline_lets(state: State) -> Iterator[Case]:
+    """`let x = e; ... x ...` → `... e ...` for an immutable `let`: every use of its binding
+    (bindings are unique per function, so shadowing cannot confuse it) becomes `e`, and the
+    `let` goes. This removes a local that replacing one use at a time could not: each single
+    replacement of `x` by a literal is no smaller."""
+    for path, n in nodes(state.module):
+        if not isinstance(n, ast.Let) or n.mutable or n.binding is None or \
+                path[-1][0] != "stmts":
+            continue
+        binding, init = n.binding, pin_literals(n.init)
+
+        def visit(x: object, binding: int = binding, init: ast.Expr = init) -> object:
+            if isinstance(x, ast.Name) and x.kind is ast.NameKind.LOCAL and x.binding == binding:
+                return init
+            return x
+
+        fn_path = path[:1]
+        module = put(state.module, fn_path, rebuild(get(state.module, fn_path), visit))
+        yield state.with_module(splice(module, path, ()))
+
+
 REPLACE_EXPRS = Pass("replace-exprs", replace_exprs)
+INLINE_LETS = Pass("inline-lets", inline_lets)
 SHRINK_LITERALS = Pass("shrink-literals", shrink_literals)
 INLINE_HELPERS = Pass("inline-helpers", inline_helpers)
