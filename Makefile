@@ -18,7 +18,7 @@ venv: $(STAMP)
 # The test command CI runs (.ci/run). Exit 5 (no tests collected) is a failure like any other.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto -m 'not slow' -q
-	$(BIN)/ruff check rgpu_fuzz generators oracles triage tests
+	$(BIN)/ruff check rgpu_fuzz generators oracles triage tests fuzz
 	$(BIN)/lint-imports
 
 test-all: $(STAMP)

@@ -167,8 +167,26 @@ def TestOneInput(data: bytes) -> None:  # the name atheris expects
     run_one(case, pipelines, policy)
 
 
+def write_seeds(folder: Path, count: int = 32, size: int = 4096) -> int:
+    """Write `count` seeded random inputs of `size` bytes into `folder` (a libFuzzer corpus
+    directory). libFuzzer starts from short inputs, which give tiny kernels; long random
+    inputs give the generator's full range from the first run."""
+    import random
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(0)
+    for i in range(count):
+        (folder / f"seed-{i:03d}").write_bytes(rng.randbytes(size))
+    return count
+
+
 def main(argv: list[str] | None = None) -> None:
-    """`python fuzz/differential.py [libFuzzer flags] [CORPUS_DIR...]`."""
+    """`python fuzz/differential.py [libFuzzer flags] [CORPUS_DIR...]`, or
+    `--write-seeds DIR`."""
+    args = list(sys.argv if argv is None else argv)
+    if len(args) >= 3 and args[1] == "--write-seeds":
+        print(f"wrote {write_seeds(Path(args[2]))} seed inputs to {args[2]}")
+        return
     import atheris
 
     with atheris.instrument_imports(include=["rgpu_fuzz"]):
@@ -177,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in _INSTRUMENTED:
             importlib.import_module(name)
         _setup()
-    atheris.Setup(list(sys.argv if argv is None else argv), TestOneInput)
+    atheris.Setup(args, TestOneInput)
     atheris.Fuzz()
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.oracles import Finding, FindingKind, Verdict
+from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
     ChunkResult,
@@ -39,6 +39,7 @@ from rgpu_fuzz.triage.campaign_jobs import (
     ReduceJob,
     ReduceResult,
     Setup,
+    _parse,
     reduce_finding,
     run_chunk,
 )
@@ -319,6 +320,12 @@ class Campaign:
             "tokens_after": result.tokens_after, "candidates": result.tried,
             "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None})
         sig = result.reduced_signature
+        if result.reduced_toml is not None:
+            # A reduction that stopped early (budget, local minimum) may keep operations an
+            # existing bucket of the same bug does without: it belongs to that bucket.
+            module = _parse(casefile.loads(result.reduced_toml))
+            ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
+            sig = place(replace(finding, signature=sig), ops, self._known()) or sig
         self._record(original, found, finding, sig)
         if result.reduced_toml is not None and result.verdict is not None:
             reduced = casefile.loads(result.reduced_toml)

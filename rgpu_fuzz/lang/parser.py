@@ -42,6 +42,10 @@ _BINOPS: dict[str, ast.BinOp] = {op.value: op for op in ast.BinOp}
 _COMPOUND: dict[str, ast.BinOp] = {op.value + "=": op for op in ast.COMPOUND_OPS}
 _SCALARS: dict[str, Scalar] = {s.value: s for s in Scalar}
 _ITEM_STARTS = ("#", "pub", "fn", "const", "static", "use")
+MAX_NESTING = 128
+"""How deep a syntax tree may nest (parentheses, unary operators, blocks, and the length of
+left-associative operator and method chains, which nest too). Every stage walks trees
+recursively; past this a program gets a diagnostic instead of exhausting Python's stack."""
 _ATTRIBUTES = ("kernel", "shared", "inline(never)")
 
 
@@ -64,6 +68,13 @@ class _Parser:
         self.toks = tokens
         self.pos = 0
         self.errors: list[Diagnostic] = []
+        self.depth = 0
+
+    def nest(self, extra: int, span: Span) -> None:
+        """Fail cleanly when the tree under construction would nest deeper than allowed."""
+        if self.depth + extra > MAX_NESTING:
+            raise _ParseError(f"expression or block nested too deeply (more than "
+                              f"{MAX_NESTING} levels)", span)
 
     # ---------------------------------------------------------------- token helpers
 
@@ -256,6 +267,14 @@ class _Parser:
 
     def block(self) -> ast.Block:
         start = self.expect("{").span
+        self.nest(1, start)
+        self.depth += 1
+        try:
+            return self.block_rest(start)
+        finally:
+            self.depth -= 1
+
+    def block_rest(self, start: Span) -> ast.Block:
         stmts: list[ast.Stmt] = []
         tail: ast.Expr | None = None
         while not self.at("}"):
@@ -378,7 +397,10 @@ class _Parser:
 
     def binary_rest(self, lhs: ast.Expr, min_prec: int) -> ast.Expr:
         """Precedence climbing over `as` and the binary operators, `lhs` already parsed."""
+        chain = 0
         while True:
+            chain += 1
+            self.nest(chain, self.tok.span)
             if self.at("as") and CAST_PRECEDENCE >= min_prec:
                 self.next()
                 to, span = self.scalar()
@@ -402,6 +424,14 @@ class _Parser:
 
     def unary(self) -> ast.Expr:
         t = self.tok
+        self.nest(1, t.span)
+        self.depth += 1
+        try:
+            return self.unary_inner(t)
+        finally:
+            self.depth -= 1
+
+    def unary_inner(self, t: Token) -> ast.Expr:
         if t.is_punct("-") or t.is_punct("!"):
             self.next()
             operand = self.unary()
@@ -410,7 +440,10 @@ class _Parser:
         return self.postfix_rest(self.primary())
 
     def postfix_rest(self, e: ast.Expr) -> ast.Expr:
+        chain = 0
         while True:
+            chain += 1
+            self.nest(chain, self.tok.span)
             if self.eat("."):
                 name = self.ident()
                 self.expect("(")

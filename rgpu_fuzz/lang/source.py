@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """A half-open range of a source text: byte offsets plus the 1-based line/column of the start."""
+    """A half-open range of source text: offsets, plus the 1-based line/column of its start."""
 
     start: int
     end: int

@@ -84,16 +84,6 @@ _TRAP_MESSAGES: tuple[tuple[str, TrapKind], ...] = (
     ("index out of bounds", TrapKind.OUT_OF_BOUNDS),
 )
 
-# Rust 2021 keywords and reserved words that the kernel language allows as identifiers.
-# (Today's lexer reserves them all; kept so a kernel the language someday allows them in
-# still compiles.)
-_RAW_KEYWORDS = frozenset(
-    "enum extern impl match mod move ref struct trait type where async await dyn abstract "
-    "become box do final macro override priv typeof unsized virtual yield try".split())
-# These cannot be raw identifiers (`r#self` is an error): rename them instead.
-_RENAMED_KEYWORDS = frozenset({"crate", "self", "Self", "super"})
-
-_IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 _ATTRIBUTE = re.compile(r"#\s*\[\s*(?:kernel|shared)\s*\]")
 
 
@@ -173,20 +163,11 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-def _rust_ident(name: str) -> str:
-    if name in _RAW_KEYWORDS:
-        return "r#" + name
-    if name in _RENAMED_KEYWORDS:
-        return f"__rgpu_kw_{name}"
-    return name
-
-
 def rust_kernel_text(kernel_source: str) -> str:
     """The kernel as real Rust: attributes `#[kernel]`/`#[shared]` removed wherever they
-    stand, Rust-only keywords made raw identifiers. Lines are kept one for one, so a panic's
-    line in the program maps back to the kernel's line."""
-    text = _ATTRIBUTE.sub("", strip_comments(kernel_source))
-    return _IDENT.sub(lambda m: _rust_ident(m.group(0)), text)
+    stand (the lexer reserves every Rust keyword, so no identifier needs escaping). Lines are
+    kept one for one, so a panic's line in the program maps back to the kernel's line."""
+    return _ATTRIBUTE.sub("", strip_comments(kernel_source))
 
 
 def uses_barrier(kernel_source: str) -> bool:
@@ -533,7 +514,7 @@ def _runner(index: int, module: str, unit: ProgramCase, first: int, end: int) ->
     launch = unit.case.launch
     return _fill(_RUNNER, INDEX=str(index), ARG_READS="\n".join(reads),
                  ARG_SHARES="\n".join(shares), FIRST=str(first), END=str(end), MODULE=module,
-                 ENTRY=_rust_ident(unit.case.entry), CALL_ARGS=", ".join(call),
+                 ENTRY=unit.case.entry, CALL_ARGS=", ".join(call),
                  BLOCK_DIM=str(list(launch.block)), GRID_DIM=str(list(launch.grid)),
                  THREADED="true" if uses_barrier(unit.kernel_source) else "false",
                  OUTPUTS="\n".join(outputs))

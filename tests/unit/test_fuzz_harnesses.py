@@ -92,10 +92,6 @@ DEEP: dict[str, bytes] = {
 }
 
 
-@pytest.mark.xfail(raises=RecursionError, strict=True,
-                   reason="front-end bug: deep nesting exhausts Python's recursion limit "
-                          "instead of giving a diagnostic (parser at ~300 nested parens, "
-                          "checker on long operator chains)")
 @pytest.mark.parametrize("data", DEEP.values(), ids=DEEP.keys())
 def test_deep_nesting_is_a_diagnostic_not_a_recursion_error(data: bytes, crash_dir: Path,
                                                           ) -> None:

@@ -286,3 +286,19 @@ def test_diagnostic_renders_with_file_and_caret() -> None:
         "  |\n"
         "3 | }\n"
         "  | ^")
+
+
+def test_nesting_limit_is_a_diagnostic() -> None:
+    """Deep nesting (parentheses, unary chains, long operator chains) ends in one located
+    diagnostic, never a RecursionError (found by the fuzz/frontend.py harness)."""
+    from rgpu_fuzz.lang.parser import MAX_NESTING
+
+    template = "use rgpu::*;\n#[kernel]\npub fn k(out: &mut [u32]) {\n    out[0usize] = %s;\n}\n"
+    ok = "(" * (MAX_NESTING - 8) + "1u32" + ")" * (MAX_NESTING - 8)
+    parse(template % ok)
+    for deep in ("(" * 5000 + "1u32" + ")" * 5000, "-" * 5000 + "1u32",
+                 " + ".join(["1u32"] * 5000)):
+        with pytest.raises(DiagnosticError) as e:
+            parse(template % deep)
+        (d,) = e.value.diagnostics
+        assert "nested too deeply" in d.message and d.span.line == 4
