@@ -24,11 +24,14 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -n auto -q
 
+# A short campaign on the default pipelines; the summary is printed at the end.
 fuzz: $(STAMP)
-	$(BIN)/rgpu-fuzz run corpus/*.toml
+	$(BIN)/rgpu-fuzz campaign --time 2m --out runs/make-fuzz
 
+# `bench reduce` compares with C-Vise (Debian package cvise), installed here when missing.
 bench: $(STAMP)
-	$(BIN)/rgpu-fuzz bench interp
+	command -v cvise >/dev/null || (apt-get install -y cvise >/dev/null 2>&1 || sudo apt-get install -y cvise) || true
+	$(BIN)/rgpu-fuzz bench --out bench.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -151,6 +151,9 @@ class Campaign:
         self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
         self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
         self.recorded: set[str] = set()
+        # `max_cases` counts the whole campaign (a resumed one included) and cases as they
+        # are submitted, so chunks in flight are not submitted past it.
+        self.submitted_cases = int(self.checkpoint.totals.get("cases", 0))
 
     # ------------------------------------------------------------ chunks and seeds
 
@@ -170,7 +173,7 @@ class Campaign:
         cfg = self.config
         if cfg.time_s is not None and time.monotonic() - self.started >= cfg.time_s:
             return True
-        return cfg.max_cases is not None and self.tally.cases >= cfg.max_cases
+        return cfg.max_cases is not None and self.submitted_cases >= cfg.max_cases
 
     # ------------------------------------------------------------ the loop
 
@@ -188,6 +191,7 @@ class Campaign:
                        and sum(1 for k, _ in inflight.values() if k == "chunk") < 2 * cfg.jobs):
                     c = next(chunks)
                     job = ChunkJob(cfg.setup, c, self.seeds(c))
+                    self.submitted_cases += len(job.seeds)
                     inflight[pool.submit(run_chunk, job)] = ("chunk", job)
                 if not inflight:
                     break
