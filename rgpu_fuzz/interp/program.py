@@ -88,3 +88,8 @@ def program_for(checked: CheckedModule, threads: int) -> Program:
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return program
+
+
+def clear_cache() -> None:
+    """Forget every compiled program (benchmarks measure the cold path with it)."""
+    _CACHE.clear()

@@ -39,3 +39,8 @@ def prepare(case: Case) -> tuple[CheckedModule, Fn] | Rejected:
     if mismatch:
         return Rejected(reason=RejectReason.INVALID_CASE, detail=mismatch)
     return checked, kernel
+
+
+def clear_cache() -> None:
+    """Forget every checked kernel (benchmarks measure the cold path with it)."""
+    _checked.cache_clear()

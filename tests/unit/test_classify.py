@@ -1,0 +1,81 @@
+"""`triage.classify`: which bucket an unreduced finding joins (`place`) and the key a
+reduction keeps (`coarse_key`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rgpu_fuzz.oracles import Finding, FindingKind
+from rgpu_fuzz.triage.classify import coarse_key, place, signature_ops
+
+PIPE = "llvm-cpu:O3"
+
+
+def wrong_code(ops: str, pipeline: str = PIPE) -> Finding:
+    return Finding(kind=FindingKind.WRONG_CODE, pipelines=(pipeline,),
+                   signature=f"wrong-code|{pipeline}|ops={ops}")
+
+
+def test_coarse_key_drops_ops() -> None:
+    assert coarse_key(f"wrong-code|{PIPE}|ops=add,shl,xor") == f"wrong-code|{PIPE}"
+    assert coarse_key(f"wrong-code|{PIPE}|ops=") == f"wrong-code|{PIPE}"
+    # signatures without `ops=` are their own key
+    crash = "compile-crash|llvm-cpu:O0|LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.if"
+    assert coarse_key(crash) == crash
+
+
+def test_signature_ops() -> None:
+    assert signature_ops(f"wrong-code|{PIPE}|ops=add,as:u8,xor") == {"add", "as:u8", "xor"}
+    assert signature_ops(f"wrong-code|{PIPE}|ops=") == frozenset()
+    assert signature_ops("timeout|llvm-cpu:O0|run") is None
+
+
+def test_joins_the_most_specific_bucket_whose_ops_are_in_the_case() -> None:
+    known = [f"wrong-code|{PIPE}|ops=xor",
+             f"wrong-code|{PIPE}|ops=shl,xor",
+             f"wrong-code|{PIPE}|ops=add,shl,xor",       # add is not in the case
+             f"wrong-code|{PIPE}|ops=mul"]               # mul is not in the case
+    case_ops = ("as:u32", "shl", "sub", "xor")
+    got = place(wrong_code("as:u32,shl,sub,xor"), case_ops, known)
+    assert got == f"wrong-code|{PIPE}|ops=shl,xor"
+    # the order of `known` does not matter
+    assert place(wrong_code("as:u32,shl,sub,xor"), case_ops, reversed(known)) == got
+
+
+def test_exact_bucket_and_empty_ops_bucket() -> None:
+    exact = f"wrong-code|{PIPE}|ops=shl,xor"
+    assert place(wrong_code("shl,xor"), ("shl", "xor"), [exact]) == exact
+    no_ops = f"wrong-code|{PIPE}|ops="
+    assert place(wrong_code("shl,xor"), ("shl", "xor"), [no_ops]) == no_ops
+    assert place(wrong_code("shl,xor"), ("shl", "xor"), [no_ops, exact]) == exact
+
+
+def test_no_fitting_bucket_needs_a_reduction() -> None:
+    case_ops = ("add", "xor")
+    assert place(wrong_code("add,xor"), case_ops, []) is None
+    # every bucket of the same pipeline needs an operation the case lacks
+    assert place(wrong_code("add,xor"), case_ops,
+                 [f"wrong-code|{PIPE}|ops=shl", f"wrong-code|{PIPE}|ops=add,mul"]) is None
+
+
+def test_buckets_of_other_pipelines_or_kinds_do_not_count() -> None:
+    case_ops = ("add", "xor")
+    known = ["wrong-code|llvm-cpu:O0|ops=xor",               # other pipeline
+             f"compile-crash|{PIPE}|LLVM ERROR: something",  # other kind
+             f"wrong-code|{PIPE}x|ops=xor"]                  # a label with the same prefix
+    assert place(wrong_code("add,xor"), case_ops, known) is None
+
+
+@pytest.mark.parametrize(("kind", "signature"), [
+    (FindingKind.COMPILE_CRASH, "compile-crash|llvm-cpu:O0|LLVM ERROR: Cannot select: %N"),
+    (FindingKind.TIMEOUT, "timeout|llvm-cpu:O3|run"),
+    (FindingKind.TRAP_MISMATCH, "trap-mismatch|llvm-cpu:O0|expected div-by-zero, got ok"),
+    (FindingKind.RUN_CRASH, "run-crash|llvm-cpu:O0|signal 11"),
+    (FindingKind.INVALID_CASE, "invalid-case|ref|rejected"),
+])
+def test_other_kinds_keep_their_signature(kind: FindingKind, signature: str) -> None:
+    finding = Finding(kind=kind, pipelines=("llvm-cpu:O0",), signature=signature)
+    # even when a wrong-code bucket of the same pipeline would fit, and with no buckets
+    known = ["wrong-code|llvm-cpu:O0|ops="]
+    assert place(finding, ("add",), known) == signature
+    assert place(finding, (), []) == signature
