@@ -151,6 +151,7 @@ def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
                 members[label] = [label]
 
     for label, o in outcomes.items():
+        findings.extend(_nondeterminism(label, o))
         if label == policy.arbiter:
             if isinstance(o, CompileCrash | RunCrash | Timeout):
                 findings.append(_crash_finding(label, o))
@@ -161,6 +162,24 @@ def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
     findings = [_mark_known(f, policy) for f in findings]
     return Verdict(findings=tuple(findings), compared=compared,
                    classes=tuple(tuple(m) for m in members.values()))
+
+
+AGAIN = "-again"
+"""Suffix of an artefact hash from a second compilation that differed from the first."""
+
+
+def _nondeterminism(label: str, o: Outcome) -> list[Finding]:
+    """DESIGN.md §4: the same case compiled twice must give the same bytes."""
+    found = []
+    for key, value in sorted(o.stats.artefacts.items()):
+        if key.endswith(AGAIN):
+            base = key[: -len(AGAIN)]
+            found.append(Finding(
+                kind=FindingKind.NONDETERMINISM, pipelines=(label,),
+                signature=f"nondeterminism|{label}|{base}",
+                detail=f"{base} differs between two compilations: "
+                       f"{o.stats.artefacts.get(base, '?')[:12]} vs {value[:12]}"))
+    return found
 
 
 def _mark_known(f: Finding, policy: Policy) -> Finding:

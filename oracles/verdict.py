@@ -12,6 +12,7 @@ class FindingKind(StrEnum):
     COMPILE_CRASH = "compile-crash"
     RUN_CRASH = "run-crash"
     TIMEOUT = "timeout"
+    NONDETERMINISM = "nondeterminism"    # the same case compiled twice gave different bytes
     REJECTED = "rejected"                # a compiler pipeline rejected a case ref accepts
     INVALID_CASE = "invalid-case"        # ref itself rejects or traps: not a compiler bug
 

@@ -20,6 +20,7 @@ import json
 import os
 import statistics
 import time
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -143,8 +144,9 @@ class Campaign:
         self.out = config.out
         for sub in ("cases", "pending", "reduced"):
             (self.out / sub).mkdir(parents=True, exist_ok=True)
-        self.store = FindingStore(self.out / "findings.sqlite")
+        # the checkpoint first: it refuses other settings before the store is opened
         self.checkpoint = Checkpoint(self.out / "checkpoint.json", config.identity())
+        self.store = FindingStore(self.out / "findings.sqlite")
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -203,6 +205,11 @@ class Campaign:
                     except BrokenProcessPool:
                         pool, inflight = self._restart(pool, ctx, inflight, kind, job, retries)
                         break
+                    except Exception:  # a harness bug in a reduction: keep the finding
+                        if kind != "reduce":
+                            raise
+                        self._reduction_failed(job, traceback.format_exc(), pool, inflight)
+                        continue
                     if kind == "chunk":
                         self._chunk_done(result, pool, inflight)
                     else:
@@ -293,6 +300,10 @@ class Campaign:
         if marker in self.recorded:
             return False
         self.recorded.add(marker)
+        if any(b.signature == signature for b in self.store.buckets_of_case(case.id)):
+            # counted before a restart (its chunk re-ran after a kill): not again
+            (self.out / "pending" / f"{case.id}.toml").unlink(missing_ok=True)
+            return False
         verdict = Verdict(findings=(replace(finding, signature=signature),),
                           compared=found.verdict.compared)
         updates = self.store.record(case, verdict, found.outcomes)
@@ -339,7 +350,27 @@ class Campaign:
         else:
             self.store.set_status(bucket_id(sig), "flaky",
                                   note="did not reproduce when reduction started")
-        # findings that waited for this bucket: place them now, or reduce the next one
+        self._release_waiting(key, pool, inflight)
+
+    def _reduction_failed(self, job: ReduceJob, tb: str, pool: ProcessPoolExecutor,
+                          inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        """rgpu-fuzz raised while reducing: keep the traceback, record the finding under its
+        unreduced signature (nothing found is lost), and let the findings that waited go on."""
+        key = coarse_key(job.signature)
+        found = self.pending_reductions.pop(key)
+        case = casefile.loads(found.case_toml)
+        self.tally.harness_errors += 1
+        (self.out / "harness-errors").mkdir(exist_ok=True)
+        (self.out / "harness-errors" / f"reduce-{case.id}.txt").write_text(
+            f"reducing case {case.id} for {job.signature}\n{tb}", encoding="utf-8")
+        for f in found.verdict.findings:
+            if coarse_key(f.signature) == key:
+                self._record(case, found, f, f.signature)
+        self._release_waiting(key, pool, inflight)
+
+    def _release_waiting(self, key: str, pool: ProcessPoolExecutor,
+                         inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        """Findings that waited for bucket `key`: place them now, or reduce the next one."""
         waiting = self.waiting.pop(key, [])
         known = self._known()
         for other in waiting:

@@ -22,12 +22,14 @@ from rgpu_fuzz.cli.pipelines import add_plugin_argument
 
 EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
            "--pipelines ref,llvm-cpu:O0,llvm-cpu:O3 --out runs/nightly")
-DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3"
+DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time", default="60s", help="wall-clock budget (90s, 10m, 2h)")
-    p.add_argument("--cases", type=int, help="stop after this many cases")
+    p.add_argument("--cases", type=int,
+                   help="stop after this many cases in all (earlier runs of a resumed "
+                        "campaign count; rounded up to whole chunks)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="worker processes (default: all cores)")
     p.add_argument("--pipelines", default=DEFAULT_PIPELINES, help="comma-separated specs")

@@ -35,7 +35,8 @@ class PipelineSpec:
         return ":".join((self.name, *self.options))
 
 
-EXECUTION_OPTIONS = ("timeout=",)
+EXECUTION_OPTIONS = ("timeout=", "det")
+"""Options that change how a pipeline is run or checked, not what it computes."""
 
 
 class Pipeline(abc.ABC):
@@ -54,9 +55,10 @@ class Pipeline(abc.ABC):
     @property
     def label(self) -> str:
         """How outcomes and signatures name this pipeline: the spec string without
-        execution settings (`timeout=...`), which change how long we wait, not what is
-        computed, so `llvm-cpu:O2:timeout=30` and `llvm-cpu:O2` bucket together."""
-        opts = [o for o in self.spec.options if not o.startswith(EXECUTION_OPTIONS)]
+        execution settings (`timeout=...`, `det`), which change how it is run and checked,
+        not what is computed, so `llvm-cpu:O2:timeout=30` and `llvm-cpu:O2` bucket together."""
+        opts = [o for o in self.spec.options
+                if not (o.startswith(EXECUTION_OPTIONS[0]) or o in EXECUTION_OPTIONS[1:])]
         return str(PipelineSpec(self.spec.name, tuple(opts)))
 
     def unavailable_reason(self) -> str | None:

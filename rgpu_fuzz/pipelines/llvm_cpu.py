@@ -48,7 +48,7 @@ from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.registry import ClassRef, PipelineError
 
 STAGE_PREFIX = "rgpu-stage: "
-COMPILE_STAGES = ("check", "lower", "transform", "optimise", "codegen")
+COMPILE_STAGES = ("check", "lower", "transform", "optimise", "determinism", "codegen")
 DEFAULT_TIMEOUT = 60.0
 ARTEFACT_KEYS = ("llvm-ir", "llvm-ir-opt", "asm")
 """What `artefacts` returns: lowered (and transformed) IR, optimised IR, host assembly."""
@@ -64,6 +64,7 @@ class Job:
     opt_level: int
     pipeline_class: ClassRef
     spec: str
+    check_determinism: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +97,11 @@ class LlvmCpuPipeline(Pipeline):
 
     name = "llvm-cpu"
     description = "our lowering -> LLVM IR -> llvmlite MCJIT on the host (threads as loops)"
-    option_help = "O0|O1|O2|O3: optimisation level (default O2); timeout=SECONDS (default 60)"
+    option_help = ("O0|O1|O2|O3: optimisation level (default O2); timeout=SECONDS (default 60); "
+                   "det: compile twice and compare (DESIGN.md §4: a difference is a finding)")
     timeout: float = DEFAULT_TIMEOUT
     opt_level: int = 2
+    check_determinism: bool = False
 
     def __init__(self, spec: PipelineSpec) -> None:
         super().__init__(spec)
@@ -114,6 +117,8 @@ class LlvmCpuPipeline(Pipeline):
                 if not 0 < seconds < 1e6:
                     raise PipelineError(f"{spec}: timeout must be a positive number of seconds")
                 self.timeout = seconds
+            elif opt == "det":
+                self.check_determinism = True
             else:
                 raise PipelineError(f"{spec}: unknown option \"{opt}\" ({self.option_help})")
 
@@ -129,7 +134,7 @@ class LlvmCpuPipeline(Pipeline):
     def job(self, case: Case) -> Job:
         """The worker's description of compiling and running `case` with this pipeline."""
         return Job(casefile.dumps(case), self.opt_level, ClassRef.of(type(self)),
-                   str(self.spec))
+                   str(self.spec), self.check_determinism)
 
     def artefact_text(self, case: Case, kind: str) -> str | None:
         """`reproduce --show ir|asm`: the IR before and after optimisation, or the assembly."""
@@ -282,6 +287,27 @@ def compile_texts(job: ArtefactJob) -> dict[str, str]:
     return texts
 
 
+def _compile_again(ir_text: str, opt_text: str, level: int, artefacts_out: dict[str, str],
+                   seconds: dict[str, float]) -> None:
+    """Optimise and emit an object file twice, each from a fresh module; record the object's
+    hash as `object`, and any second result that differs as `<artefact>-again` (the oracle
+    reports it as a nondeterminism finding)."""
+    import llvmlite.binding as llvm
+
+    _stage("determinism")
+    t = time.perf_counter()
+    again = optimise(ir_text, level)
+    if _sha(again) != artefacts_out["llvm-ir-opt"]:
+        artefacts_out["llvm-ir-opt-again"] = _sha(again)
+    tm = _target_machine(level)
+    first = hashlib.sha256(tm.emit_object(llvm.parse_assembly(opt_text))).hexdigest()
+    second = hashlib.sha256(tm.emit_object(llvm.parse_assembly(opt_text))).hexdigest()
+    artefacts_out["object"] = first
+    if second != first:
+        artefacts_out["object-again"] = second
+    seconds["determinism"] = time.perf_counter() - t
+
+
 def execute(job: Job) -> Outcome:
     """Compile and run one case in this process (the worker's job function)."""
     import llvmlite.binding as llvm
@@ -300,6 +326,8 @@ def execute(job: Job) -> Outcome:
     opt_text = optimise(ir_text, job.opt_level)
     seconds["optimise"] = time.perf_counter() - t
     artefacts_out["llvm-ir-opt"] = _sha(opt_text)
+    if job.check_determinism:
+        _compile_again(ir_text, opt_text, job.opt_level, artefacts_out, seconds)
     _stage("codegen")
     t = time.perf_counter()
     _target_machine(job.opt_level)  # initialises the native target once

@@ -225,3 +225,16 @@ def test_loops_with_break_and_continue(level: str) -> None:
     out[7] = j as u32;
     """
     assert bits(run(body, level)) == [1, 2, 4, 5, 7, 8, 10, 255]
+
+
+def test_det_option_compiles_twice_and_records_the_object_hash() -> None:
+    """`det` (DESIGN.md §4: compilation is deterministic) hashes the object file of two
+    independent compilations; LLVM is deterministic, so no `-again` artefact appears, and the
+    option does not change the pipeline's label (it checks, it does not compute)."""
+    pipeline = Registry().create("llvm-cpu:O3:det")
+    assert pipeline.label == "llvm-cpu:O3"
+    outcome = pipeline.run(make_case("out[0usize] = a[0usize] ^ 5u32;", inputs=(3,)))
+    assert bits(outcome)[0] == 6  # 3 ^ 5 by hand
+    arts = outcome.stats.artefacts
+    assert len(arts["object"]) == 64 and not any(k.endswith("-again") for k in arts)
+    assert "determinism" in outcome.stats.seconds

@@ -102,3 +102,16 @@ def test_known_difference_is_marked_not_new() -> None:
     assert by["rustc-cpu"].known_issue == "rust#1"
     assert by["llvm-cpu"].known_issue == ""
     assert [f.pipelines[-1] for f in v.new_findings] == ["llvm-cpu"]
+
+
+def test_artefact_that_differs_on_a_second_compilation_is_a_finding() -> None:
+    from dataclasses import replace
+
+    from rgpu_fuzz.model.outcome import Stats
+
+    same = replace(u32(1), stats=Stats(artefacts={"object": "ab" * 32}))
+    twice = replace(u32(1), stats=Stats(artefacts={"object": "ab" * 32,
+                                                   "object-again": "cd" * 32}))
+    assert judge(CASE, {"ref": u32(1), "x": same}, DEFAULT).agree
+    (f,) = judge(CASE, {"ref": u32(1), "x": twice}, DEFAULT).findings
+    assert f.kind is FindingKind.NONDETERMINISM and f.signature == "nondeterminism|x|object"

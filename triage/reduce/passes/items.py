@@ -67,12 +67,14 @@ def remove_params(state: State) -> Iterator[Case]:
 
 
 def _remove_kernel_params(state: State) -> Iterator[Case]:
-    kernel = state.kernel
+    # `state.module`'s kernel, not `state.kernel` (the checker's): the two differ when the
+    # body has a unit-typed tail, which `state.module` holds as a statement.
+    index, kernel = next((i, n) for i, n in enumerate(state.module.items)
+                         if isinstance(n, ast.Fn) and n.name == state.case.entry)
     used = referenced_names(kernel.body)
     unused = [p.name for p in kernel.params if p.name not in used]
     groups = [unused] if len(unused) > 1 else []
     groups += [[name] for name in unused]
-    index = state.module.items.index(kernel)
     for group in groups:
         fn = replace(kernel, params=tuple(p for p in kernel.params if p.name not in group))
         args = tuple(a for a in state.case.args if a.name not in group)
