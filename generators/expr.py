@@ -120,7 +120,15 @@ def _unary(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
         ops[ast.UnOp.NOT] = b.profile.operators.get("not", 0)
     if not any(ops.values()):
         return None
-    return ast.Unary(op=b.src.weighted(ops), operand=expr(b, ty, depth, pos))
+    op = b.src.weighted(ops)
+    operand = expr(b, ty, depth, pos)
+    if (op is ast.UnOp.NEG and isinstance(operand, ast.Unary) and operand.op is ast.UnOp.NEG
+            and isinstance(operand.operand, ast.IntLit) and ty.is_int
+            and operand.operand.value > ty.max_value):
+        # `--128i8`: rustc no longer counts the literal as negated (overflowing_literals,
+        # docs/language.md); `-i8::MIN` says the same and is valid Rust.
+        operand = ast.AssocConst(scalar=ty, name="MIN")
+    return ast.Unary(op=op, operand=operand)
 
 
 def _binary_same(b: Builder, ty: Scalar, depth: int, pos: Pos,

@@ -69,6 +69,11 @@ class ExprChecker:
     fn: FnSig | None
     calls: list[tuple[str, Span]]
     barriers: list[Span]
+    _neg_marked: bool = False
+    """Set by a `-` for its operand, itself a `-`, just before typing it: rustc's
+    `overflowing_literals` lint counts a literal as negated only under a `-` that is not the
+    direct operand of another counting `-` (`-128i8` is fine, `--128i8` is an error,
+    `---128i8` fine again; rustc_lint `TypeLimits::negated_expr_id`)."""
 
     # -------------------------------------------------------------- provided by BodyChecker
 
@@ -110,10 +115,7 @@ class ExprChecker:
                     self.env.error(f"cannot apply unary operator `-` to type `{ty}`", e.span,
                                    "unsigned values cannot be negated")
                     return replace(e, ty=ty)
-                if isinstance(e.operand, ast.IntLit):
-                    self.check_int_range(e.operand, ty, negated=True)
-                    return replace(e, operand=replace(e.operand, ty=ty), ty=ty)
-                return replace(e, operand=self.settle(e.operand, ty), ty=ty)
+                return self.settle_negations(e, ty)
             case ast.Unary():
                 return replace(e, operand=self.settle(e.operand, ty), ty=ty)
             case ast.Binary(op=op) if op in SHIFTS:
@@ -148,6 +150,24 @@ class ExprChecker:
                        lit.span, f"give the literal a suffix, e.g. `{example}`, or annotate "
                        "the type")
         return replace(e, ty=_ERR)
+
+    def settle_negations(self, e: ast.Unary, ty: Type) -> ast.Expr:
+        """Settle a chain of `-` as a whole: a literal at its bottom counts as negated when
+        the chain is odd (see `_neg_marked`)."""
+        chain: list[ast.Unary] = []
+        inner: ast.Expr = e
+        while isinstance(inner, ast.Unary) and inner.op is UnOp.NEG:
+            chain.append(inner)
+            inner = inner.operand
+        if isinstance(inner, ast.IntLit):
+            assert isinstance(ty, Scalar)
+            self.check_int_range(inner, ty, negated=len(chain) % 2 == 1)
+            out: ast.Expr = replace(inner, ty=ty)
+        else:
+            out = self.settle(inner, ty)
+        for neg in reversed(chain):
+            out = replace(neg, operand=out, ty=ty)
+        return out
 
     def check_int_range(self, lit: ast.IntLit, ty: Scalar, *, negated: bool) -> None:
         if not ty.is_int:
@@ -260,13 +280,19 @@ class ExprChecker:
         return replace(e, ty=_ERR)
 
     def unary(self, e: ast.Unary) -> ast.Unary:
+        marks_child = not self._neg_marked
+        self._neg_marked = False
         if e.op is UnOp.NEG and isinstance(e.operand, ast.IntLit) and e.operand.suffix:
             s = e.operand.suffix
             operand: ast.Expr = replace(e.operand, ty=s)
-            if s.is_signed:
-                self.check_int_range(e.operand, s, negated=True)
+            if s.is_signed or not marks_child:
+                self.check_int_range(e.operand, s, negated=marks_child)
         else:
+            self._neg_marked = (e.op is UnOp.NEG and marks_child
+                                and isinstance(e.operand, ast.Unary)
+                                and e.operand.op is UnOp.NEG)
             operand = self.expr(e.operand)
+            self._neg_marked = False
         t = operand.ty
         assert t is not None
         if t is _ERR or t is NEVER:

@@ -585,3 +585,23 @@ def test_method_table_matches_the_reference() -> None:
     assert "len" not in METHODS
     assert assoc_const_value(Scalar.I16, "MIN") == -32768
     assert assoc_const_value(Scalar.F32, "MAX") is None
+
+
+@pytest.mark.parametrize(("expr", "ok"), [
+    ("-2147483648i32", True),        # one `-`: the literal counts as negated
+    ("--2147483648i32", False),      # rustc: literal out of range for `i32`
+    ("-(-2147483648i32)", False),    # parentheses are not nodes in rustc's HIR
+    ("---2147483648i32", True),      # the third `-` counts again
+    ("-(2147483648i32)", True),
+    ("--2147483648", False),         # unsuffixed, typed i32 by the target
+])
+def test_negated_literal_ranges_follow_rustc(expr: str, ok: bool) -> None:
+    """rustc's overflowing_literals lint (deny by default) counts a literal as negated only
+    under a `-` that is not itself the operand of a counting `-`; checked against rustc 1.95
+    by hand on these six expressions."""
+    src = f"use rgpu::*;\n#[kernel]\npub fn k(out: &mut [i32]) {{\n    out[0usize] = {expr};\n}}\n"
+    if ok:
+        check_source(src)
+    else:
+        with pytest.raises(DiagnosticError, match="literal out of range for `i32`"):
+            check_source(src)

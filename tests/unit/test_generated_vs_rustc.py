@@ -80,8 +80,6 @@ init = { fill = 0 }
 """)
 
 
-@pytest.mark.xfail(reason="checker accepts `--0x80000000i32`, which rustc rejects "
-                          "(overflowing_literals after a double negation)", strict=True)
 @pytest.mark.parametrize("source", ["reduced", "seed 8", "seed 195"])
 def test_checker_accepts_only_what_rustc_accepts(source: str) -> None:
     case = {"reduced": DOUBLE_NEGATION, "seed 8": from_seed(8),
