@@ -20,7 +20,7 @@ from rgpu_fuzz.model.outcome import Outcome, Rejected
 from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.pipelines.runner import run_case
+from rgpu_fuzz.pipelines.runner import run_case, run_cases
 from rgpu_fuzz.triage.classify import coarse_key
 
 
@@ -126,14 +126,26 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     found: list[Found] = []
     errors: list[tuple[int, str]] = []
     gen = 0.0
+    cases: list[Case] = []
     for seed in job.seeds:
         t0 = time.perf_counter()
         try:
-            case = generate(SeededChoices(seed), profile, seed=seed)  # type: ignore[arg-type]
-            gen += time.perf_counter() - t0
-            outcomes = run_case(case, pipelines)
+            cases.append(generate(SeededChoices(seed), profile, seed=seed))  # type: ignore[arg-type]
         except Exception:  # a harness bug on this seed: report it, keep going
             errors.append((seed, traceback.format_exc()))
+        gen += time.perf_counter() - t0
+    try:
+        all_outcomes = run_cases(cases, pipelines)  # batching pipelines share work
+    except Exception:
+        all_outcomes = []
+        for case in cases:  # find the case that breaks the harness; run the others
+            try:
+                all_outcomes.append(run_case(case, pipelines))
+            except Exception:
+                errors.append((case.provenance.seed or -1, traceback.format_exc()))
+                all_outcomes.append({})
+    for case, outcomes in zip(cases, all_outcomes, strict=True):
+        if not outcomes:
             continue
         for label, o in outcomes.items():
             seconds[label].append(o.stats.seconds.get("total", 0.0))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar, final
 
@@ -77,6 +78,36 @@ class Pipeline(abc.ABC):
         seconds = dict(outcome.stats.seconds)
         seconds.setdefault("total", time.perf_counter() - start)
         return replace(outcome, stats=Stats(seconds=seconds, artefacts=outcome.stats.artefacts))
+
+    @final
+    def run_many(self, cases: Sequence[Case],
+                 case_features: Sequence[frozenset[str]] | None = None) -> list[Outcome]:
+        """`run` over several cases, letting a pipeline share work between them (one rustc
+        crate for a whole batch); the same rules as `run` for every case."""
+        feats = case_features if case_features is not None else [frozenset()] * len(cases)
+        reason = self.unavailable_reason()
+        if reason is not None:
+            return [Unavailable(reason=reason) for _ in cases]
+        out: list[Outcome | None] = [None] * len(cases)
+        todo = []
+        for i, f in enumerate(feats):
+            if self.features is not None and (missing := f - self.features):
+                out[i] = Unsupported(features=tuple(sorted(missing)))
+            else:
+                todo.append(i)
+        start = time.perf_counter()
+        results = self._run_many([cases[i] for i in todo])
+        share = (time.perf_counter() - start) / max(1, len(todo))
+        for i, outcome in zip(todo, results, strict=True):
+            seconds = dict(outcome.stats.seconds)
+            seconds.setdefault("total", share)
+            out[i] = replace(outcome, stats=Stats(seconds=seconds,
+                                                  artefacts=outcome.stats.artefacts))
+        return [o for o in out if o is not None]
+
+    def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
+        """Override to share work between cases; by default each case runs alone."""
+        return [self._run(c) for c in cases]
 
     @abc.abstractmethod
     def _run(self, case: Case) -> Outcome: ...

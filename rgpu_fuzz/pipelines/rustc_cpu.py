@@ -44,7 +44,6 @@ from rgpu_fuzz.model.outcome import (
     Stats,
     Timeout,
     Trap,
-    Unavailable,
 )
 from rgpu_fuzz.model.scalars import from_bits
 from rgpu_fuzz.pipelines.base import Pipeline
@@ -112,9 +111,9 @@ class RustcCpuPipeline(Pipeline):
         """Every case's outcome, as `run` gives it, from one rustc program (falling back to
         smaller programs when it does not compile). Outcomes carry the rustc seconds
         amortised over the cases that shared the compilation."""
-        reason = self.unavailable_reason()
-        if reason is not None:
-            return [Unavailable(reason=reason) for _ in cases]
+        return self.run_many(cases)
+
+    def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
         return self._run_cases(cases)
 
     def _run_cases(self, cases: Sequence[Case]) -> list[Outcome]:
