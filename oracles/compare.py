@@ -150,15 +150,31 @@ def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
                 classes.append((label, o))
                 members[label] = [label]
 
+    outvoted = _arbiter_outvoted(outcomes, members, policy)
     for label, o in outcomes.items():
         findings.extend(_nondeterminism(label, o))
         if label == policy.arbiter:
             if isinstance(o, CompileCrash | RunCrash | Timeout):
                 findings.append(_crash_finding(label, o))
             continue
+        if label in outvoted:
+            continue
         finding = _judge_one(label, o, arbiter, loose, policy, ops)
         if finding is not None:
             findings.append(finding)
+    if outvoted:
+        assert isinstance(arbiter, Ok)
+        other = outcomes[outvoted[0]]
+        assert isinstance(other, Ok)
+        diffs, total = compare_outputs(arbiter.outputs, other.outputs, loose_zero=loose,
+                                       max_diffs=policy.max_diffs)
+        findings.append(Finding(
+            kind=FindingKind.WRONG_CODE, pipelines=(policy.arbiter, *outvoted),
+            signature=f"wrong-code|{policy.arbiter}-outvoted|ops={ops}",
+            detail=(f"{len(outvoted)} independent pipelines agree with each other against "
+                    f"{policy.arbiter} ({total} element{'s' if total != 1 else ''}): "
+                    f"suspect {policy.arbiter} first"),
+            diffs=tuple(diffs), differing_elements=total))
     findings = [_mark_known(f, policy) for f in findings]
     return Verdict(findings=tuple(findings), compared=compared,
                    classes=tuple(tuple(m) for m in members.values()))
@@ -180,6 +196,24 @@ def _nondeterminism(label: str, o: Outcome) -> list[Finding]:
                 detail=f"{base} differs between two compilations: "
                        f"{o.stats.artefacts.get(base, '?')[:12]} vs {value[:12]}"))
     return found
+
+
+def _arbiter_outvoted(outcomes: Mapping[str, Outcome], members: Mapping[str, list[str]],
+                      policy: Policy) -> list[str]:
+    """The pipelines that outvote the arbiter: when every other pipeline finished, at least
+    two from different compilers (`llvm-cpu:O0` and `llvm-cpu:O3` count as one) agree with
+    each other and differ from the arbiter, the likely bug is in the arbiter — reported once,
+    not once per pipeline."""
+    others = [k for k, o in outcomes.items() if k != policy.arbiter
+              and not isinstance(o, Unsupported | Unavailable)]
+    if not others or any(not isinstance(outcomes[k], Ok) for k in others):
+        return []
+    for group in members.values():
+        if policy.arbiter in group:
+            continue
+        if set(others) <= set(group) and len({k.split(":")[0] for k in others}) >= 2:
+            return others
+    return []
 
 
 def _mark_known(f: Finding, policy: Policy) -> Finding:

@@ -115,3 +115,23 @@ def test_artefact_that_differs_on_a_second_compilation_is_a_finding() -> None:
     assert judge(CASE, {"ref": u32(1), "x": same}, DEFAULT).agree
     (f,) = judge(CASE, {"ref": u32(1), "x": twice}, DEFAULT).findings
     assert f.kind is FindingKind.NONDETERMINISM and f.signature == "nondeterminism|x|object"
+
+
+def test_arbiter_outvoted_by_independent_compilers_is_one_finding() -> None:
+    outcomes = {"ref": u32(0), "llvm-cpu:O0": u32(2), "llvm-cpu:O3": u32(2), "rustc-cpu": u32(2)}
+    (f,) = judge(CASE, outcomes, DEFAULT).findings
+    assert f.kind is FindingKind.WRONG_CODE
+    assert f.pipelines == ("ref", "llvm-cpu:O0", "llvm-cpu:O3", "rustc-cpu")
+    assert f.signature.startswith("wrong-code|ref-outvoted|")
+    assert "suspect ref" in f.detail
+
+
+def test_one_compiler_at_two_levels_does_not_outvote_the_arbiter() -> None:
+    outcomes = {"ref": u32(0), "llvm-cpu:O0": u32(2), "llvm-cpu:O3": u32(2)}
+    findings = judge(CASE, outcomes, DEFAULT).findings
+    assert sorted(f.pipelines[-1] for f in findings) == ["llvm-cpu:O0", "llvm-cpu:O3"]
+
+
+def test_compilers_that_disagree_among_themselves_do_not_outvote() -> None:
+    outcomes = {"ref": u32(0), "llvm-cpu:O0": u32(2), "rustc-cpu": u32(3)}
+    assert len(judge(CASE, outcomes, DEFAULT).findings) == 2

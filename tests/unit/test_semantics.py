@@ -434,3 +434,18 @@ def test_casts_reject_non_rust_casts() -> None:
         cast(arr([1.0], S.F32), S.F32, S.BOOL)
     with pytest.raises(TypeError):
         cast(arr([True], S.BOOL), S.BOOL, S.F32)
+
+
+@pytest.mark.parametrize("ty", [S.F32, S.F64])
+def test_min_max_ignore_signalling_nans_too(ty: S) -> None:
+    """Rust's `f32::max`/`min` return the other operand when one is NaN, "handling all NaNs
+    the same way" (std docs), unlike IEEE 754-2008 maxNum, which answers qNaN for an sNaN
+    operand. Checked with rustc 1.95 at -O0 and -O2 on `2.0.max(sNaN)` (and operands swapped):
+    0x40000000. The signalling NaN bit patterns are IEEE 754 §6.2.1's (quiet bit clear)."""
+    snan = 0x7F800001 if ty is S.F32 else 0x7FF0000000000001
+    s = from_bits(np.array([snan], dtype=ty.bits_dtype), ty)
+    two = np.array([2.0], dtype=ty.dtype)
+    for name in ("max", "min"):
+        assert method(name, ty, two, [s])[0] == 2.0
+        assert method(name, ty, s, [two])[0] == 2.0
+    assert np.isnan(method("max", ty, s, [s])[0])
