@@ -342,6 +342,8 @@ class Campaign:
             ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
             sig = place(replace(finding, signature=sig), ops, self._known()) or sig
         self._record(original, found, finding, sig)
+        # the reduction's first step re-ran the original: that is one reproduction attempt
+        self.store.record_reproduction(sig, result.reduced_toml is not None)
         if result.reduced_toml is not None and result.verdict is not None:
             reduced = casefile.loads(result.reduced_toml)
             casefile.save(reduced, self.out / "reduced" / f"{bucket_id(sig)}.toml")

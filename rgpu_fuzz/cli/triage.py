@@ -67,6 +67,11 @@ def _when(t: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
 
 
+def _short_when(t: float) -> str:
+    """Month, day and time: what tells buckets of one campaign apart in a narrow table."""
+    return time.strftime("%m-%d %H:%M", time.localtime(t))
+
+
 def _open(args: argparse.Namespace, create: bool = False) -> FindingStore:
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.triage.store import FindingStore, StoreError
@@ -99,15 +104,23 @@ def _list(args: argparse.Namespace) -> int:
                                                        if args.status else ""))
         return 0
     table = Table(title=str(store.path), title_justify="left")
-    for name in ("bucket", "kind", "pipelines", "count", "first seen", "last seen", "tokens",
-                 "repro", "status"):
-        table.add_column(name, no_wrap=name in ("bucket", "kind", "status"),
+    wide = console.width >= 110  # narrow terminals drop "first" and "repro", never crop ids
+    columns = ["bucket", "kind", "pipelines", "count", *(["first"] if wide else []), "last",
+               "tokens", *(["repro"] if wide else []), "status"]
+    for name in columns:
+        table.add_column(name, no_wrap=name != "pipelines", min_width=len(name),
+                         overflow="fold" if name == "pipelines" else "ellipsis",
                          justify="right" if name in ("count", "tokens") else "left")
     for b in buckets:
         size = str(b.best_size[0]) if b.best_size else "–"
         repro = f"{b.reproduced}/{b.tries}" if b.tries else "–"
-        table.add_row(b.id, b.kind, ", ".join(b.pipelines), str(b.count), _when(b.first_seen),
-                      _when(b.last_seen), size, repro, str(b.status))
+        # the arbiter is in every wrong-code finding; list the pipelines that disagree with it
+        pipes = [p for p in b.pipelines if p != "ref"] or list(b.pipelines)
+        cells = {"bucket": b.id, "kind": b.kind, "pipelines": ", ".join(pipes),
+                 "count": str(b.count), "first": _short_when(b.first_seen),
+                 "last": _short_when(b.last_seen), "tokens": size, "repro": repro,
+                 "status": str(b.status)}
+        table.add_row(*(cells[c] for c in columns))
     console.print(table)
     return 0
 
