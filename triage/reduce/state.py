@@ -8,7 +8,7 @@ measures, deduplicates and tests.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rgpu_fuzz.lang import ast
@@ -17,6 +17,7 @@ from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.lang.types import UNIT
 from rgpu_fuzz.model.case import Arg, Case, Launch
 from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.triage.reduce.tree import rebuild
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +60,15 @@ class State:
 
 
 def _unit_tails_as_stmts(node: Any) -> Any:
-    if isinstance(node, ast.Block) and node.tail is not None and node.tail.ty is UNIT:
-        stmt = ast.ExprStmt(expr=node.tail, semi=False)
-        return _unit_tails_as_stmts(replace(node, stmts=(*node.stmts, stmt), tail=None))
-    if not is_dataclass(node):
-        return node
-    changes: dict[str, Any] = {}
-    for name, value in ((f.name, getattr(node, f.name)) for f in fields(node) if f.compare):
-        if isinstance(value, tuple):
-            new = tuple(_unit_tails_as_stmts(v) for v in value)
-            if any(a is not b for a, b in zip(new, value, strict=True)):
-                changes[name] = new
-        elif is_dataclass(value):
-            new_v = _unit_tails_as_stmts(value)
-            if new_v is not value:
-                changes[name] = new_v
-    return replace(node, **changes) if changes else node
+    """Blocks whose tail is a `()` expression, with that tail as a statement instead."""
+
+    def move(n: Any) -> Any:
+        if isinstance(n, ast.Block) and n.tail is not None and n.tail.ty is UNIT:
+            return replace(n, stmts=(*n.stmts, ast.ExprStmt(expr=n.tail, semi=False)),
+                           tail=None)
+        return n
+
+    return rebuild(node, move)
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,24 +110,14 @@ def pin_literals(node: Any) -> Any:
     """`node` with every unsuffixed literal given its checked type as suffix, so that moving
     it to another context (a replacement, an inlined argument) cannot change its type or
     leave it uninferable."""
-    if isinstance(node, ast.IntLit | ast.FloatLit):
-        if node.suffix is None and isinstance(node.ty, Scalar):
-            return replace(node, suffix=node.ty)
-        return node
-    if not is_dataclass(node):
-        return node
-    changes: dict[str, Any] = {}
-    for name in _structural_fields(node):
-        value = getattr(node, name)
-        if isinstance(value, tuple):
-            new_t = tuple(pin_literals(v) for v in value)
-            if any(a is not b for a, b in zip(new_t, value, strict=True)):
-                changes[name] = new_t
-        elif is_dataclass(value):
-            new_v = pin_literals(value)
-            if new_v is not value:
-                changes[name] = new_v
-    return replace(node, **changes) if changes else node
+
+    def pin(n: Any) -> Any:
+        if isinstance(n, ast.IntLit | ast.FloatLit) and n.suffix is None \
+                and isinstance(n.ty, Scalar):
+            return replace(n, suffix=n.ty)
+        return n
+
+    return rebuild(node, pin)
 
 
 def referenced_names(root: object) -> set[str]:
