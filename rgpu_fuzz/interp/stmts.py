@@ -254,26 +254,37 @@ class FnCompiler(ExprCompiler):
 
         return run
 
-    def assign_local_element(self, s: ast.Assign, target: ast.Index) -> StmtFn:
-        base = target.base
-        assert isinstance(base, ast.Name) and base.binding is not None
-        assert isinstance(base.ty, ArrayTy)
-        b, length, span = base.binding, base.ty.len, target.span
+    def value_then_index(self, s: ast.Assign, target: ast.Index) -> Callable[
+            [LaneState, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The operands of `place[index] (op)= value` in Rust's order: the value first, then
+        the index (Reference, "Assignment expressions"; for primitive `op=` too), so a trap
+        in the value wins. Returns (value, index, lanes still live)."""
         index = self.expr(target.index)
         value = self.expr(s.value)
-        combine = self.combine(s, base.ty.elem)
-        compound = s.op is not None
         diverges = may_diverge(target.index) or may_diverge(s.value)
 
-        def run(st: LaneState, m: np.ndarray) -> np.ndarray:
-            # Rust evaluates the assigned value before the place (Reference, "Assignment
-            # expressions"; for primitive `op=` too), so a trap in the value wins.
+        def operands(st: LaneState, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             v = value(st, m)
             if diverges:
                 m = st.live(m)
             idx = index(st, m)
             if diverges:
                 m = st.live(m)
+            return v, idx, m
+
+        return operands
+
+    def assign_local_element(self, s: ast.Assign, target: ast.Index) -> StmtFn:
+        base = target.base
+        assert isinstance(base, ast.Name) and base.binding is not None
+        assert isinstance(base.ty, ArrayTy)
+        b, length, span = base.binding, base.ty.len, target.span
+        operands = self.value_then_index(s, target)
+        combine = self.combine(s, base.ty.elem)
+        compound = s.op is not None
+
+        def run(st: LaneState, m: np.ndarray) -> np.ndarray:
+            v, idx, m = operands(st, m)
             arr = st.frame[b]
             full = check_bounds(idx, length, m, span)
             e = (idx if full else np.where(m, idx, 0)).astype(np.intp)
@@ -292,22 +303,13 @@ class FnCompiler(ExprCompiler):
         assert isinstance(base, ast.Name)
         ident, span = base.ident, target.span
         elem = scalar_of(target.ty)
-        index = self.expr(target.index)
-        value = self.expr(s.value)
+        operands = self.value_then_index(s, target)
         combine = self.combine(s, elem)
         compound = s.op is not None
-        diverges = may_diverge(target.index) or may_diverge(s.value)
         length = self.program.shared_len(ident) if shared else 0
 
         def run(st: LaneState, m: np.ndarray) -> np.ndarray:
-            # Rust evaluates the assigned value before the place (Reference, "Assignment
-            # expressions"; for primitive `op=` too), so a trap in the value wins.
-            v = value(st, m)
-            if diverges:
-                m = st.live(m)
-            idx = index(st, m)
-            if diverges:
-                m = st.live(m)
+            v, idx, m = operands(st, m)
             mem = st.shared[ident] if shared else st.buffers[ident]
             ids = st.lane_ids if shared else st.gtid
             full = check_bounds(idx, length if shared else len(mem), m, span)
