@@ -339,7 +339,7 @@ class Campaign:
             # A reduction that stopped early (budget, local minimum) may keep operations an
             # existing bucket of the same bug does without: it belongs to that bucket.
             module = _parse(casefile.loads(result.reduced_toml))
-            ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
+            ops = kernel_operations(module) if module is not None else ()
             sig = place(replace(finding, signature=sig), ops, self._known()) or sig
         self._record(original, found, finding, sig)
         # the reduction's first step re-ran the original: that is one reproduction attempt
@@ -413,8 +413,8 @@ class Campaign:
             case = casefile.load(path)
             outcomes = run_case(case, pipelines)
             module = _parse(case)
-            verdict = judge(case, outcomes, policy, module)  # type: ignore[arg-type]
-            ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
+            verdict = judge(case, outcomes, policy, module)
+            ops = kernel_operations(module) if module is not None else ()
             found = Found(casefile.dumps(case), outcomes, verdict, ops)
             for f in verdict.findings:
                 self._record(case, found, f, f.signature)

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.lang.parser import parse
-from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.lang.ast import Module
+from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome, Rejected
 from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
@@ -108,11 +108,8 @@ def _prepared(setup: Setup) -> tuple[Registry, list[Pipeline], Policy, object]:
     return got
 
 
-def _parse(case: Case) -> object:
-    try:
-        return parse(case.kernel, f"<case {case.id}>")
-    except DiagnosticError:
-        return None
+def _parse(case: Case) -> Module | None:
+    return case_module(case)
 
 
 def run_chunk(job: ChunkJob) -> ChunkResult:
@@ -154,9 +151,9 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         if isinstance(arbiter, Rejected):
             invalid[str(arbiter.reason)] += 1
         module = _parse(case)
-        verdict = judge(case, outcomes, policy, module)  # type: ignore[arg-type]
+        verdict = judge(case, outcomes, policy, module)
         if not verdict.agree:
-            ops = kernel_operations(module) if module is not None else ()  # type: ignore[arg-type]
+            ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
                        errors)
@@ -177,7 +174,7 @@ def reduce_finding(job: ReduceJob) -> ReduceResult:
                             red.tokens_before, red.tried, red.seconds)
     reduced = red.case
     outcomes = run_case(reduced, pipelines)
-    verdict = judge(reduced, outcomes, policy, _parse(reduced))  # type: ignore[arg-type]
+    verdict = judge(reduced, outcomes, policy, _parse(reduced))
     want = coarse_key(job.signature)
     sig = next((f.signature for f in verdict.findings if coarse_key(f.signature) == want),
                job.signature)

@@ -24,8 +24,7 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
 from rgpu_fuzz.cli.run import outcome_json, print_verdict, verdict_json
 from rgpu_fuzz.lang.ast import Module
-from rgpu_fuzz.lang.parser import parse
-from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.oracles import Policy, PolicyError, Verdict, judge, load_policy
@@ -129,10 +128,7 @@ def rerun(args: argparse.Namespace, case: Case,
 def parsed_kernel(case: Case) -> Module | None:
     """The kernel's AST for the oracle's signatures; None when it does not parse (the
     pipelines then report that themselves)."""
-    try:
-        return parse(case.kernel, f"<case {case.id}>")
-    except DiagnosticError:
-        return None
+    return case_module(case)
 
 
 def bits_widths(case: Case) -> dict[str, int]:

@@ -18,8 +18,7 @@ from rich.table import Table
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
 from rgpu_fuzz.lang.ast import Module
-from rgpu_fuzz.lang.parser import parse
-from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, detail
 from rgpu_fuzz.oracles import PolicyError, Verdict, judge, load_policy
@@ -142,7 +141,4 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _parsed(case: Case) -> Module | None:
-    try:
-        return parse(case.kernel, f"<case {case.id}>")
-    except DiagnosticError:
-        return None
+    return case_module(case)

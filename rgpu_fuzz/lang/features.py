@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import fields, is_dataclass
+from functools import lru_cache
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.case import Case
@@ -78,16 +79,29 @@ def _scalar_feature(s: Scalar | None) -> set[str]:
     return set()
 
 
-def case_features(case: Case) -> frozenset[str]:
-    """Features of the case's kernel plus those of its launch. An unparsable kernel has none
-    (every pipeline will reject it on its own)."""
+@lru_cache(maxsize=1024)
+def _module_of(kernel: str) -> ast.Module | None:
     from rgpu_fuzz.lang.parser import parse
     from rgpu_fuzz.lang.source import DiagnosticError
 
     try:
-        feats = set(module_features(parse(case.kernel, f"<case {case.id}>")))
+        return parse(kernel, "<case>")
     except DiagnosticError:
-        feats = set()
+        return None
+
+
+def case_module(case: Case) -> ast.Module | None:
+    """The parsed kernel of a case, or None when it does not parse (pipelines report why).
+    Cached on the kernel text: one case is parsed by features, oracle and triage alike, and
+    syntax trees are immutable."""
+    return _module_of(case.kernel)
+
+
+def case_features(case: Case) -> frozenset[str]:
+    """Features of the case's kernel plus those of its launch. An unparsable kernel has none
+    (every pipeline will reject it on its own)."""
+    module = case_module(case)
+    feats = set(module_features(module)) if module is not None else set()
     if case.launch.grid[1:] != (1, 1) or case.launch.block[1:] != (1, 1):
         feats.add("launch-3d")
     return frozenset(feats)

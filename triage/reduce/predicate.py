@@ -21,9 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rgpu_fuzz.interp import Finished, run_kernel
-from rgpu_fuzz.lang.features import case_features
-from rgpu_fuzz.lang.parser import parse
-from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, TrapKind
@@ -118,9 +116,8 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
             return False
         for p in others:
             outcomes[p.label] = p.run(case, features)
-        try:
-            module = parse(case.kernel, f"<case {case.id}>")
-        except DiagnosticError:
+        module = case_module(case)
+        if module is None:
             return False
         verdict = judge(case, outcomes, policy, module)
         return any(reduction_key(f.signature) == want for f in verdict.findings)
