@@ -111,6 +111,10 @@ class Builder:
         self.outputs: list[Buffer] = []
         self.shared: list[SharedArray] = []
         self.tid: str | None = None
+        # Scalars whose value every thread of a block shares: scalar kernel parameters and
+        # counters of uniform loops (generators/barriers.py). A name counts as uniform only
+        # while this very `Var` is its visible binding (a `let` may shadow a parameter).
+        self.uniform: list[Var] = []
         self.gid: str | None = None
         self.stmts_left = 0
         self.max_work_seen = 1

@@ -15,10 +15,14 @@ initialised by construction:
 
 Barriers stand only at the top level or in `for` loops whose bounds are literals, consts or
 scalar parameters, whose bodies hold no `break`/`continue`, in kernels with no `return`.
+Profiles that switch on `barrier_ifs`/`barrier_whiles`/`barrier_nested`/`barrier_exits`/
+`return_after_barrier` get the wider layout of `barriers.py` instead (uniform `if`/`else`,
+`while`/`loop`, nested loops, uniform exits, returns after the last barrier).
 """
 
 from __future__ import annotations
 
+from rgpu_fuzz.generators import barriers
 from rgpu_fuzz.generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
 from rgpu_fuzz.generators.expr import convert, expr
 from rgpu_fuzz.generators.stmt import depth, shared_store, stmts
@@ -182,6 +186,8 @@ _SYNC = ast.ExprStmt(expr=ast.Call(func="sync_threads"))
 
 def _phases(b: Builder, base: Pos, rounds_param: str | None) -> tuple[list[ast.Stmt], Pos]:
     """The shared-memory phases; returns them and the position after them (a read phase)."""
+    if barriers.enabled(b):
+        return barriers.phases(b, base, rounds_param)
     lo, hi = b.limits.top_stmts_min, b.limits.top_stmts_max
     write = base.nested(shared_write=True)
     read = base.nested(shared_read=True)
@@ -244,7 +250,8 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
     items: list[ast.Item] = [ast.Use()]
     items += _consts(b)
     helpers = _helpers(b)
-    has_shared = b.features.shared and b.limits.shared_max > 0 and b.src.boolean(0.5)
+    has_shared = b.features.shared and b.limits.shared_max > 0 and (
+        b.features.always_shared or b.src.boolean(0.5))
     if has_shared:
         items += _shared_arrays(b, launch.threads_per_block)
     items += helpers
@@ -272,17 +279,20 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
         ty, name = b.scalar_type(), b.fresh("p")
         params.append(ast.Param(name=name, ty=ast.ScalarType(scalar=ty)))
         args.append(ScalarArg(name=name, ty=ty, bits=value_bits(b.src, ty)))
-        b.bind(Var(name, ty))
+        b.bind(param := Var(name, ty))
+        b.uniform.append(param)
     rounds_param = None
     if has_shared and b.features.barrier_loops and b.src.boolean(0.4):
         rounds_param = "rounds"
         params.append(ast.Param(name=rounds_param, ty=ast.ScalarType(scalar=Scalar.U32)))
         args.append(ScalarArg(name=rounds_param, ty=Scalar.U32, bits=b.src.integer(0, 3)))
-        b.bind(Var(rounds_param, Scalar.U32, reserved=True))
+        b.bind(param := Var(rounds_param, Scalar.U32, reserved=True))
+        b.uniform.append(param)
     if guarded:
         params.append(ast.Param(name="n", ty=ast.ScalarType(scalar=Scalar.U32)))
         args.append(ScalarArg(name="n", ty=Scalar.U32, bits=owners))
-        b.bind(Var("n", Scalar.U32, reserved=True))
+        b.bind(param := Var("n", Scalar.U32, reserved=True))
+        b.uniform.append(param)
 
     b.stmts_left = b.limits.max_stmts
     b.max_work_seen = 1

@@ -80,6 +80,14 @@ class Features:
     float_specials: bool       # NaN, ±inf, subnormals via `f32::from_bits`
     shared: bool               # `#[shared]` arrays and `sync_threads()`
     barrier_loops: bool        # barriers inside uniform `for` loops
+    # Wider barrier structures (generators/barriers.py); all off in default.toml, and while
+    # all are off the default layout of kernel.py is used unchanged (seeds keep their cases).
+    barrier_ifs: bool          # phases inside `if`/`else` with conditions uniform by construction
+    barrier_whiles: bool       # phases inside `while`/`loop` with a uniform counter bound
+    barrier_nested: bool       # uniform loops with barriers nested two deep
+    barrier_exits: bool        # `break`/`continue`/`return` under uniform conditions among phases
+    return_after_barrier: bool  # early `return` (uniform or not) after the kernel's last barrier
+    always_shared: bool        # every kernel has shared memory (otherwise about half)
     helpers: bool
     inline_never: bool
     loops: bool

@@ -40,6 +40,9 @@ _FORMS = (
     "item:const", "item:shared", "item:helper", "item:inline-never", "item:helper-unit",
     "item:helper-mut-param", "item:shared-len-const",
     "gpu:barrier", "gpu:barrier-in-loop", "gpu:output-store", "gpu:shared-store",
+    "gpu:barrier-in-if", "gpu:barrier-in-else", "gpu:barrier-in-while",
+    "gpu:barrier-in-nested-loop", "gpu:break-in-barrier-loop", "gpu:continue-in-barrier-loop",
+    "gpu:return-in-barrier-loop", "gpu:return-after-barrier",
 )
 _LAUNCH = ("launch:1d", "launch:2d", "launch:3d", "launch:multi-block")
 
@@ -161,6 +164,8 @@ def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
     for loop in loop_nodes:
         if any(isinstance(n, ast.Call) and n.func == "sync_threads" for n in walk(loop)):
             found["gpu:barrier-in-loop"] += 1
+    if fn.kernel:
+        _barrier_features(fn.body, found)
     for n in walk(fn.body):
         match n:
             case ast.Let(name=name, mutable=mut, ty=ty, init=init):
@@ -207,6 +212,63 @@ def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
                         else "output" if slices.get(base) else "input")
                 found[f"expr:index-{kind}"] += 1
     _expr_features(fn.body, found)
+
+
+def _children(n: object) -> Iterator[object]:
+    """The AST nodes directly under `n`, in source order."""
+    names = _FIELDS.get(type(n))
+    if names is None:
+        names = tuple(f.name for f in fields(n) if f.name not in ("span", "ty")) \
+            if is_dataclass(n) else ()
+        _FIELDS[type(n)] = names
+    for name in names:
+        v = getattr(n, name)
+        for c in v if isinstance(v, tuple) else (v,):
+            if c is not None and not isinstance(c, str | int | float | bool | Scalar):
+                yield c
+
+
+def _barrier_features(body: ast.Block, found: Counter[str]) -> None:
+    """Where a kernel's barriers stand in its control flow (generators/barriers.py): in `if`
+    and `else` branches, in `while`/`loop`, in loops nested in loops with barriers; and the
+    exits of loops with barriers, and `return`s after a barrier in the text."""
+    barrier: dict[int, bool] = {}
+
+    def has(n: object) -> bool:
+        got = barrier.get(id(n))
+        if got is None:
+            got = (isinstance(n, ast.Call) and n.func == "sync_threads") or any(
+                [has(c) for c in _children(n)])
+            barrier[id(n)] = got
+        return got
+
+    seen = False
+
+    def visit(n: object, loop: object | None, barrier_loops: int) -> None:
+        nonlocal seen
+        match n:
+            case ast.Call(func="sync_threads"):
+                seen = True
+            case ast.If(then=then, else_=else_):
+                if has(then):
+                    found["gpu:barrier-in-if"] += 1
+                if else_ is not None and has(else_):
+                    found["gpu:barrier-in-else"] += 1
+            case ast.While() | ast.Loop() if has(n):
+                found["gpu:barrier-in-while"] += 1
+            case ast.Break() | ast.Continue() | ast.Return() if loop is not None and has(loop):
+                word = {ast.Break: "break", ast.Continue: "continue"}.get(type(n), "return")
+                found[f"gpu:{word}-in-barrier-loop"] += 1
+        if isinstance(n, ast.Return) and seen:
+            found["gpu:return-after-barrier"] += 1
+        if isinstance(n, ast.For | ast.While | ast.Loop):
+            if has(n) and barrier_loops:
+                found["gpu:barrier-in-nested-loop"] += 1
+            loop, barrier_loops = n, barrier_loops + int(has(n))
+        for c in _children(n):
+            visit(c, loop, barrier_loops)
+
+    visit(body, None, 0)
 
 
 def _else_features(e: ast.If, where: str, found: Counter[str]) -> None:

@@ -34,8 +34,18 @@ def test_hypothesis_cases_are_well_defined(case: Case) -> None:
     assert_well_defined(case)
 
 
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(cases(profile="barriers"))
+def test_hypothesis_barrier_cases_are_well_defined(case: Case) -> None:
+    """Barriers in uniform `if`/`while`/nested loops, uniform exits, returns after the last
+    barrier (generators/barriers.py): the checker's uniformity analysis accepts them and the
+    interpreter finds no barrier divergence, race or uninitialised shared read."""
+    assert_well_defined(case)
+
+
 @pytest.mark.parametrize("profile", ["default", "integers", "floats", "control", "memory",
-                                     "calls"])
+                                     "calls", "barriers"])
 def test_seeded_cases_are_well_defined(profile: str) -> None:
     for seed in range(8):
         assert_well_defined(from_seed(seed, profile))

@@ -48,3 +48,55 @@ def test_default_profile_reaches_most_features() -> None:
     for f in ("gpu:barrier", "gpu:barrier-in-loop", "item:helper", "stmt:while", "stmt:loop",
               "expr:if", "expr:block", "stmt:let-array", "launch:2d", "expr:from_bits-f32"):
         assert f not in missing, f
+
+
+BARRIER_KERNEL = """use rgpu::*;
+
+#[shared]
+static mut S: [u32; 64] = [0u32; 64];
+
+#[kernel]
+pub fn k(a: &[u32], out: &mut [u32], n: u32) {
+    let tid: usize = thread_idx_x() as usize;
+    unsafe { S[tid] = a[tid % a.len()]; }
+    sync_threads();
+    let mut c: u32 = 0u32;
+    while c < n % 3u32 {
+        c += 1u32;
+        for r in 0u32..2u32 {
+            if r == 1u32 {
+                continue;
+            }
+            sync_threads();
+        }
+        if block_idx_x() % 2u32 == 0u32 {
+            sync_threads();
+        } else {
+            sync_threads();
+            break;
+        }
+    }
+    if out[tid] > 3u32 {
+        return;
+    }
+    out[tid] = unsafe { S[(tid + 1usize) % 64usize] };
+}
+"""
+
+
+def test_counts_where_barriers_stand() -> None:
+    cov = coverage([check_source(BARRIER_KERNEL, "k.rs").module])
+    expect = {"gpu:barrier-in-if": 1, "gpu:barrier-in-else": 1, "gpu:barrier-in-while": 1,
+              "gpu:barrier-in-nested-loop": 1, "gpu:break-in-barrier-loop": 1,
+              "gpu:continue-in-barrier-loop": 1, "gpu:return-after-barrier": 1}
+    for f, n in expect.items():
+        assert cov.counts.get(f, 0) == n, (f, cov.counts.get(f))
+    assert "gpu:return-in-barrier-loop" not in cov.counts
+
+
+def test_barriers_profile_reaches_the_barrier_structures() -> None:
+    cov = case_coverage(from_seed(s, "barriers") for s in range(40))
+    for f in ("gpu:barrier-in-if", "gpu:barrier-in-else", "gpu:barrier-in-while",
+              "gpu:barrier-in-nested-loop", "gpu:break-in-barrier-loop",
+              "gpu:continue-in-barrier-loop", "gpu:return-after-barrier"):
+        assert cov.counts.get(f, 0) > 0, f
