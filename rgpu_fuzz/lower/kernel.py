@@ -163,11 +163,29 @@ class StructuralLowerer(BodyLowerer):
         return self.st.first_running(read_cond=True)
 
     def _structural(self, s: ast.Stmt) -> None:
+        """A statement containing a barrier, lowered once for the whole block — and skipped
+        when no thread is running. Barrier control flow is uniform (the checker proves it),
+        so a `break`, `continue` or `return` leaves either every thread running or none; a
+        statement entered with none running must not run at all: a barrier loop's exit
+        makes every `broke` thread running again, which would undo a `break` out of an
+        enclosing loop (found by the `barriers` generator profile: a `loop` with a `break`
+        followed by an inner `while` with a barrier never ended)."""
+        if isinstance(s, ast.ExprStmt) and isinstance(s.expr, ast.Call) \
+                and s.expr.func == "sync_threads":
+            return  # the boundary between two regions is the barrier
+        fn = self.st.fn
+        run_bb = fn.append_basic_block("structural.run")
+        skip_bb = fn.append_basic_block("structural.skip")
+        self.b.cbranch(self.st.first_running(read_cond=False), run_bb, skip_bb)
+        self.b.position_at_end(run_bb)
+        self._structural_stmt(s)
+        self.b.branch(skip_bb)
+        self.b.position_at_end(skip_bb)
+
+    def _structural_stmt(self, s: ast.Stmt) -> None:
         fn = self.st.fn
         b = self.b
         match s:
-            case ast.ExprStmt(expr=ast.Call(func="sync_threads")):
-                return  # the boundary between two regions is the barrier
             case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
                 self.run(self._block_stmts(block))
             case ast.ExprStmt(expr=ast.If() as e):

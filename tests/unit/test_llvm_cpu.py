@@ -238,3 +238,46 @@ def test_det_option_compiles_twice_and_records_the_object_hash() -> None:
     arts = outcome.stats.artefacts
     assert len(arts["object"]) == 64 and not any(k.endswith("-again") for k in arts)
     assert "determinism" in outcome.stats.seconds
+
+
+BREAK_THEN_INNER_BARRIER_LOOP = {
+    # `break` out of a barrier loop, then (same iteration) an inner barrier loop: the inner
+    # loop's exit used to make the broken threads run again. Found by the `barriers`
+    # generator profile (seed 25 and 20 more of 1,000); expected values by hand.
+    "for": ("""
+    let t: usize = thread_idx_x() as usize;
+    for r in 0u32..3u32 {
+        if r == 1u32 {
+            break;
+        }
+        for s in 0u32..1u32 {
+            sync_threads();
+        }
+        out[t] += 1u32;
+    }""", 1),  # r = 0 adds 1, r = 1 breaks: 1 (the bug gave 3)
+    "loop-while": ("""
+    let t: usize = thread_idx_x() as usize;
+    let mut c0: u32 = 0u32;
+    loop {
+        c0 += 1u32;
+        if c0 > 1u32 {
+            break;
+        }
+        let mut c1: i16 = 0i16;
+        while c1 < 0i16 {
+            c1 += 1i16;
+            sync_threads();
+        }
+    }
+    out[t] = 5u32;""", 5),  # one pass, then break: 5 (the bug looped forever)
+}
+
+
+@pytest.mark.parametrize("level", ["O0", "O3"])
+@pytest.mark.parametrize("name", list(BREAK_THEN_INNER_BARRIER_LOOP))
+def test_break_out_of_barrier_loop_survives_an_inner_barrier_loop(name: str, level: str) -> None:
+    body, want = BREAK_THEN_INNER_BARRIER_LOOP[name]
+    case = make_case(body, n=4, block=4)
+    pipeline = LlvmCpuPipeline(PipelineSpec("llvm-cpu", (level, "timeout=20")))
+    assert bits(pipeline.run(case)) == [want] * 4
+    assert bits(RefPipeline(PipelineSpec("ref")).run(case)) == [want] * 4
