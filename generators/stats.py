@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import struct
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.features import children, walk
 from rgpu_fuzz.model.case import Case, Launch
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -61,27 +62,6 @@ ALL_FEATURES: tuple[str, ...] = (
 """Every feature of docs/language.md that coverage can see, by category prefix."""
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def walk(node: object) -> Iterator[object]:
-    """Every AST node under `node`, depth first (field names cached per class: coverage
-    walks every node of thousands of kernels)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        names = _FIELDS.get(type(n))
-        if names is None:
-            names = tuple(f.name for f in fields(n) if f.name not in ("span", "ty")) \
-                if is_dataclass(n) else ()
-            _FIELDS[type(n)] = names
-        for name in names:
-            v = getattr(n, name)
-            if isinstance(v, tuple):
-                stack.extend(v)
-            elif v is not None and not isinstance(v, str | int | float | bool | Scalar):
-                stack.append(v)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,20 +194,6 @@ def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
     _expr_features(fn.body, found)
 
 
-def _children(n: object) -> Iterator[object]:
-    """The AST nodes directly under `n`, in source order."""
-    names = _FIELDS.get(type(n))
-    if names is None:
-        names = tuple(f.name for f in fields(n) if f.name not in ("span", "ty")) \
-            if is_dataclass(n) else ()
-        _FIELDS[type(n)] = names
-    for name in names:
-        v = getattr(n, name)
-        for c in v if isinstance(v, tuple) else (v,):
-            if c is not None and not isinstance(c, str | int | float | bool | Scalar):
-                yield c
-
-
 def _barrier_features(body: ast.Block, found: Counter[str]) -> None:
     """Where a kernel's barriers stand in its control flow (generators/barriers.py): in `if`
     and `else` branches, in `while`/`loop`, in loops nested in loops with barriers; and the
@@ -238,7 +204,7 @@ def _barrier_features(body: ast.Block, found: Counter[str]) -> None:
         got = barrier.get(id(n))
         if got is None:
             got = (isinstance(n, ast.Call) and n.func == "sync_threads") or any(
-                [has(c) for c in _children(n)])
+                [has(c) for c in children(n)])
             barrier[id(n)] = got
         return got
 
@@ -265,7 +231,7 @@ def _barrier_features(body: ast.Block, found: Counter[str]) -> None:
             if has(n) and barrier_loops:
                 found["gpu:barrier-in-nested-loop"] += 1
             loop, barrier_loops = n, barrier_loops + int(has(n))
-        for c in _children(n):
+        for c in children(n):
             visit(c, loop, barrier_loops)
 
     visit(body, None, 0)

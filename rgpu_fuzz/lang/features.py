@@ -26,21 +26,36 @@ FEATURES: dict[str, str] = {
 }
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _structural_fields(n: object) -> tuple[str, ...]:
+    """The fields of a node that hold sub-trees (not `span`, not the checker's `ty`), cached
+    per class: coverage statistics and signatures walk every node of thousands of kernels."""
+    names = _FIELDS.get(type(n))
+    if names is None:
+        names = tuple(f.name for f in fields(n) if f.name not in ("span", "ty")) \
+            if is_dataclass(n) else ()
+        _FIELDS[type(n)] = names
+    return names
+
+
+def children(n: object) -> Iterator[object]:
+    """The AST nodes directly under `n`, in source order."""
+    for name in _structural_fields(n):
+        v = getattr(n, name)
+        for c in v if isinstance(v, tuple) else (v,):
+            if is_dataclass(c):
+                yield c
+
+
 def walk(node: object) -> Iterator[object]:
     """Every AST node below and including `node`, depth first."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        if is_dataclass(n):
-            for f in fields(n):
-                if f.name in ("span", "ty"):
-                    continue
-                v = getattr(n, f.name)
-                if isinstance(v, tuple):
-                    stack.extend(v)
-                elif is_dataclass(v):
-                    stack.append(v)
+        stack.extend(children(n))
 
 
 def module_features(module: ast.Module) -> frozenset[str]:
