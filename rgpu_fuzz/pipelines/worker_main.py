@@ -27,6 +27,12 @@ def _read_exact(stream, n: int) -> bytes | None:  # type: ignore[no-untyped-def]
     return data
 
 
+def _send(proto, reply: tuple[str, object]) -> None:  # type: ignore[no-untyped-def]
+    data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+    proto.write(_HEADER.pack(len(data)) + data)
+    proto.flush()
+
+
 def main() -> int:
     limit_mb = int(os.environ.get("RGPU_WORKER_MEMORY_MB", "0"))
     if limit_mb > 0:
@@ -52,12 +58,15 @@ def main() -> int:
             if fn is None:
                 module, _, name = target.partition(":")
                 fn = cache[target] = getattr(importlib.import_module(module), name)
+        except Exception:
+            _send(proto, ("raised", traceback.format_exc()))
+            continue
+        _send(proto, ("ready", None))  # the parent starts the job's timeout now
+        try:
             reply = ("ok", fn(payload))  # type: ignore[operator]
         except Exception:
             reply = ("raised", traceback.format_exc())
-        data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
-        proto.write(_HEADER.pack(len(data)) + data)
-        proto.flush()
+        _send(proto, reply)
 
 
 if __name__ == "__main__":

@@ -29,9 +29,13 @@ from typing import Any, TypeAlias
 
 _HEADER = struct.Struct("<Q")
 
-STARTUP_ALLOWANCE_S = 30.0
-"""Added to the timeout of a fresh worker's first job: starting Python and importing the job's
-module (llvmlite, numpy) is not the job's time, and must not turn into a `TimedOut`."""
+IMPORT_TIMEOUT_S = 120.0
+"""How long a worker may take to start and import a job's module before the job's own
+timeout starts (importing llvmlite and numpy takes seconds on a loaded machine)."""
+
+
+class _Expired(Exception):
+    """A deadline passed while waiting for a worker's frame."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,7 @@ class Worker:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
         )
         self.jobs = 0
+        self._pending = b""
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -94,44 +99,57 @@ class Worker:
         text = self._log.read().decode("utf-8", "replace")
         return "\n".join(text.splitlines()[-lines:])
 
+    def _frame(self, deadline: float) -> bytes | None:
+        """The next frame from the worker; None at end of file (the worker died). Raises
+        `_Expired` at `deadline` (monotonic seconds)."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while True:
+            if len(self._pending) >= _HEADER.size:
+                (length,) = _HEADER.unpack(self._pending[:_HEADER.size])
+                end = _HEADER.size + length
+                if len(self._pending) >= end:
+                    frame, self._pending = self._pending[_HEADER.size:end], self._pending[end:]
+                    return frame
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Expired
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return None
+            self._pending += chunk
+
     def call(self, target: str, payload: object, timeout: float) -> JobResult:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        """Run one job. The worker first imports the job's module and says so; only then
+        does the job's `timeout` start, so importing llvmlite in a fresh worker (seconds) is
+        never counted as the job's time (`IMPORT_TIMEOUT_S` bounds the import itself)."""
+        assert self.proc.stdin is not None
         self._log.seek(0, os.SEEK_END)
         log_start = self._log.tell()
         data = pickle.dumps((target, payload), protocol=pickle.HIGHEST_PROTOCOL)
-        start = time.monotonic()
-        limit = timeout + (STARTUP_ALLOWANCE_S if self.jobs == 0 else 0.0)
         try:
             self.proc.stdin.write(_HEADER.pack(len(data)) + data)
             self.proc.stdin.flush()
         except BrokenPipeError:
             self.proc.wait()
             return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
-        fd = self.proc.stdout.fileno()
-        buf = b""
-        need = _HEADER.size
-        length: int | None = None
-        while True:
-            remaining = limit - (time.monotonic() - start)
-            if remaining <= 0:
-                self.kill()
-                return TimedOut(timeout, self._log_tail(log_start))
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(fd, max(need - len(buf), 1 << 16))
-            if not chunk:
-                self.proc.wait()
-                return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
-            buf += chunk
-            if length is None and len(buf) >= _HEADER.size:
-                (length,) = _HEADER.unpack(buf[:_HEADER.size])
-                buf = buf[_HEADER.size:]
-                need = length
-            if length is not None and len(buf) >= length:
-                break
+        try:
+            ready = self._frame(time.monotonic() + IMPORT_TIMEOUT_S)
+            if ready is not None and pickle.loads(ready)[0] == "ready":
+                frame = self._frame(time.monotonic() + timeout)
+            else:
+                frame = ready  # the import itself failed: that frame is the answer
+        except _Expired:
+            self.kill()
+            return TimedOut(timeout, self._log_tail(log_start))
+        if frame is None:
+            self.proc.wait()
+            return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
         self.jobs += 1
-        kind, value = pickle.loads(buf[:length])
+        kind, value = pickle.loads(frame)
         return Done(value) if kind == "ok" else Raised(value)
 
     def kill(self) -> None:

@@ -59,3 +59,19 @@ def test_exception_in_job_is_raised_with_traceback(pool: WorkerPool) -> None:
     result = pool.call(f"{JOBS}:fail", "boom", timeout=30)
     assert isinstance(result, Raised)
     assert "ValueError: boom" in result.traceback
+
+
+def test_import_time_is_not_the_jobs_time(pool: WorkerPool) -> None:
+    """The job's timeout starts once the worker has imported the job's module: a 1.5 s
+    import under a 1 s timeout still completes, also on a worker that has run jobs before."""
+    warm = pool.call(f"{JOBS}:pid_and_double", 1, timeout=30)
+    assert isinstance(warm, Done)
+    result = pool.call("tests.unit.worker_slow_import:answer", None, timeout=1.0)
+    assert isinstance(result, Done) and result.value == 42
+
+
+def test_a_module_that_does_not_import_is_raised(pool: WorkerPool) -> None:
+    result = pool.call("tests.unit.no_such_module:f", None, timeout=5.0)
+    assert isinstance(result, Raised) and "ModuleNotFoundError" in result.traceback
+    after = pool.call(f"{JOBS}:pid_and_double", 4, timeout=30)
+    assert isinstance(after, Done) and after.value[1] == 8
