@@ -50,12 +50,12 @@ def children(n: object) -> Iterator[object]:
 
 
 def walk(node: object) -> Iterator[object]:
-    """Every AST node below and including `node`, depth first."""
+    """Every AST node below and including `node`, depth first in source order."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(children(n))
+        stack.extend(reversed(tuple(children(n))))
 
 
 def module_features(module: ast.Module) -> frozenset[str]:

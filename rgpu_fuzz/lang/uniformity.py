@@ -15,12 +15,12 @@ Variable taint and divergent loops are iterated to a fixpoint; a last pass repor
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.ast import BinOp, NameKind
 from rgpu_fuzz.lang.env import Env
+from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.methods import BARRIER, LEN, PRELUDE_FUNCTIONS, UNIFORM_PRELUDE
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy
@@ -31,20 +31,6 @@ Reason = tuple[str, ...]
 """Why control may diverge at a point: the notes of the diagnostic (None: uniform)."""
 
 
-def _nodes(node: object) -> Iterator[object]:
-    """`node` and every AST node below it."""
-    yield node
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            if f.name in ("span", "ty", "kind", "binding"):
-                continue
-            value = getattr(node, f.name)
-            children = value if isinstance(value, tuple) else (value,)
-            for c in children:
-                if dataclasses.is_dataclass(c):
-                    yield from _nodes(c)
-
-
 def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
     """Helpers whose result may differ between threads even for uniform arguments: they read
     `thread_idx_*` or shared memory, directly or through another helper."""
@@ -53,7 +39,7 @@ def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
     for name, fn in fns.items():
         direct[name] = False
         callees[name] = set()
-        for n in _nodes(fn.body):
+        for n in walk(fn.body):
             if isinstance(n, ast.Call):
                 if n.func in fns:
                     callees[name].add(n.func)
@@ -114,7 +100,7 @@ def _structural_if(e: ast.If, env: Env) -> None:
 
 
 def _no_barrier(node: object, env: Env) -> None:
-    for n in _nodes(node):
+    for n in walk(node):
         if isinstance(n, ast.Call) and n.func == BARRIER:
             env.error("`sync_threads()` must be a statement of its own", n.span,
                       "a barrier may stand in the kernel's blocks and in the bodies of "

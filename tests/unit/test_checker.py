@@ -5,14 +5,13 @@ Expected types follow rustc's rules; expected const values are computed by hand.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.checker import CheckedModule, check_source
+from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.methods import METHODS, assoc_const_value, method_signature
 from rgpu_fuzz.lang.source import Diagnostic, DiagnosticError
 from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, SliceTy
@@ -48,25 +47,13 @@ def expect_error(src: str, message: str, line: int, col: int) -> Diagnostic:
     raise AssertionError(f"no `{message}` at {line}:{col}; got:\n{shown}")
 
 
-def nodes(node: object) -> Iterator[object]:
-    yield node
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for f in dataclasses.fields(node):
-            if f.name in ("span", "ty", "kind", "binding"):
-                continue
-            value = getattr(node, f.name)
-            for c in value if isinstance(value, tuple) else (value,):
-                if dataclasses.is_dataclass(c):
-                    yield from nodes(c)
-
-
 EXPR_TYPES = (ast.IntLit, ast.FloatLit, ast.BoolLit, ast.Name, ast.Unary, ast.Binary,
               ast.Cast, ast.Index, ast.MethodCall, ast.Call, ast.AssocCall, ast.AssocConst,
               ast.ArrayRepeat, ast.ArrayList, ast.If, ast.BlockExpr)
 
 
 def assert_fully_typed(m: CheckedModule) -> None:
-    for n in nodes(m.module):
+    for n in walk(m.module):
         if isinstance(n, EXPR_TYPES):
             assert isinstance(n.ty, Scalar | ArrayTy | SliceTy) or n.ty in (UNIT, NEVER), n
         if isinstance(n, ast.Name):
@@ -78,7 +65,7 @@ def assert_fully_typed(m: CheckedModule) -> None:
 
 def find(m: CheckedModule | ast.Fn, kind: type, pred=lambda n: True) -> list:
     root = m.module if isinstance(m, CheckedModule) else m
-    return [n for n in nodes(root) if isinstance(n, kind) and pred(n)]
+    return [n for n in walk(root) if isinstance(n, kind) and pred(n)]
 
 
 # ------------------------------------------------------------------ whole programs
