@@ -21,12 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import signal
-import subprocess
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,83 +35,28 @@ from rgpu_fuzz.pipelines.rustc_program import (
     program_source,
     unit_input_bytes,
 )
+from rgpu_fuzz.process import run_bounded
 
 __all__ = [
     "Build",
     "CaseResult",
     "CaseRun",
-    "Process",
     "build_program",
     "compile_batch",
     "compile_timeout",
     "first_error_line",
-    "run_bounded",
     "run_case",
 ]
 
 COMPILE_TIMEOUT = 120.0
 COMPILE_TIMEOUT_PER_CASE = 10.0
 RUN_TIMEOUT = 60.0
-_KILL_GRACE = 5.0
 _ERROR_AT = re.compile(r"^\s*--> .*?:(\d+):\d+\s*$", re.MULTILINE)
 
 
 def compile_timeout(cases: int, base: float = COMPILE_TIMEOUT) -> float:
     """The compile time limit of a program of `cases` cases: a batch gets more time."""
     return base + COMPILE_TIMEOUT_PER_CASE * max(0, cases - 1)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Process:
-    """How a subprocess ended: `returncode` None when it was killed on its timeout."""
-
-    returncode: int | None
-    stdout: str
-    stderr: str
-    seconds: float
-
-    @property
-    def ended_by(self) -> str:
-        """`SIGSEGV`, `exit 3`, or `timeout`."""
-        if self.returncode is None:
-            return "timeout"
-        if self.returncode < 0:
-            try:
-                return signal.Signals(-self.returncode).name
-            except ValueError:
-                return f"signal {-self.returncode}"
-        return f"exit {self.returncode}"
-
-
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-
-
-def run_bounded(cmd: Sequence[str], *, timeout: float, cwd: Path | None = None) -> Process:
-    """Run `cmd` in a new process group; on `timeout` kill the group and return what it
-    wrote so far. Never waits longer than `timeout` plus a few seconds."""
-    t0 = time.perf_counter()
-    with subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, errors="replace", cwd=cwd,
-                          start_new_session=True) as proc:
-        try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            try:
-                out, err = proc.communicate(timeout=_KILL_GRACE)
-            except subprocess.TimeoutExpired:  # a grandchild left the group and holds a pipe
-                out, err = "", ""
-            return Process(returncode=None, stdout=out, stderr=err,
-                           seconds=time.perf_counter() - t0)
-        except BaseException:
-            _kill_group(proc)
-            raise
-    return Process(returncode=proc.returncode, stdout=out, stderr=err,
-                   seconds=time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------- compiling

@@ -17,7 +17,7 @@ rejecting one is a finding, not an invalid case:
 | the program runs past its time limit | `Timeout(stage="run")` |
 
 rustc and the program are separate processes already, so they run as subprocesses with
-timeouts (`rustc_batch.run_bounded`) rather than in the Python worker pool. `run_batch`
+timeouts (`rgpu_fuzz.process.run_bounded`) rather than in the Python worker pool. `run_batch`
 compiles many cases into one program to amortise rustc's start-up and linking.
 """
 

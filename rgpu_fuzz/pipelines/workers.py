@@ -17,7 +17,6 @@ import atexit
 import os
 import pickle
 import select
-import signal
 import struct
 import subprocess
 import sys
@@ -26,6 +25,8 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, TypeAlias
+
+from rgpu_fuzz.process import signal_name
 
 _HEADER = struct.Struct("<Q")
 
@@ -65,15 +66,6 @@ class Raised:
 
 
 JobResult: TypeAlias = Done | Died | TimedOut | Raised
-
-
-def _signal_name(returncode: int) -> str:
-    if returncode < 0:
-        try:
-            return signal.Signals(-returncode).name
-        except ValueError:
-            return f"signal {-returncode}"
-    return f"exit {returncode}"
 
 
 class Worker:
@@ -135,7 +127,7 @@ class Worker:
             self.proc.stdin.flush()
         except BrokenPipeError:
             self.proc.wait()
-            return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
+            return Died(signal_name(self.proc.returncode), self._log_tail(log_start))
         try:
             ready = self._frame(time.monotonic() + IMPORT_TIMEOUT_S)
             if ready is not None and pickle.loads(ready)[0] == "ready":
@@ -147,7 +139,7 @@ class Worker:
             return TimedOut(timeout, self._log_tail(log_start))
         if frame is None:
             self.proc.wait()
-            return Died(_signal_name(self.proc.returncode), self._log_tail(log_start))
+            return Died(signal_name(self.proc.returncode), self._log_tail(log_start))
         self.jobs += 1
         kind, value = pickle.loads(frame)
         return Done(value) if kind == "ok" else Raised(value)
