@@ -37,9 +37,11 @@ from rgpu_fuzz.pipelines.llvm_stages import (
     crash,
     lower_and_optimise,
 )
-from rgpu_fuzz.pipelines.registry import ClassRef, PipelineError
+from rgpu_fuzz.pipelines.options import Flag, OptLevel, PathOption
+from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
+from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 
 DEFAULT_TIMEOUT = 60.0
 ARTEFACT_KEYS = ("llvm-ir", "llvm-ir-opt", "asm")
@@ -81,42 +83,37 @@ class LlvmCpuPipeline(Pipeline):
 
     name = "llvm-cpu"
     description = "our lowering -> LLVM IR -> llvmlite MCJIT on the host (threads as loops)"
-    option_help = ("O0|O1|O2|O3: optimisation level (default O2); timeout=SECONDS (default 60); "
-                   "det: compile twice and compare (DESIGN.md §4: a difference is a finding); "
-                   "llc=PATH: code generation by an external llc")
+    OPT = OptLevel(level=2)
+    DET = Flag(name="det", execution=True,
+               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+    LLC = PathOption(name="llc", executable=True,
+                     help="code generation by this external llc (MCJIT loads its object)")
+    options = (OPT, DET, LLC)
     timeout: float = DEFAULT_TIMEOUT
-    opt_level: int = 2
-    check_determinism: bool = False
-    llc: str | None = None
+    watchdog_grace = IMPORT_TIMEOUT_S + 30.0
+    """The worker bounds the job itself (and reports the stage); `run`'s own limit is the
+    last resort, past the worker's start-up allowance."""
 
-    def __init__(self, spec: PipelineSpec) -> None:
-        super().__init__(spec)
-        for opt in spec.options:
-            key, eq, value = opt.partition("=")
-            if not eq and len(opt) == 2 and opt[0] in "Oo" and opt[1] in "0123":
-                self.opt_level = int(opt[1])
-            elif key == "timeout" and eq:
-                try:
-                    seconds = float(value)
-                except ValueError:
-                    seconds = 0.0
-                if not 0 < seconds < 1e6:
-                    raise PipelineError(f"{spec}: timeout must be a positive number of seconds")
-                self.timeout = seconds
-            elif opt == "det":
-                self.check_determinism = True
-            elif key == "llc" and eq and value:
-                self.llc = value
-            else:
-                raise PipelineError(f"{spec}: unknown option \"{opt}\" ({self.option_help})")
+    @property
+    def opt_level(self) -> int:
+        return self.option(self.OPT)
+
+    @property
+    def check_determinism(self) -> bool:
+        return self.option(self.DET)
+
+    @property
+    def llc(self) -> str | None:
+        return self.option(self.LLC)
 
     def transform_ir(self, ir_text: str) -> str:
         """Rewrite the lowered IR text before optimisation; the identity here.
 
         Runs in the worker, once per compilation. The input is the whole module (the
         kernel's entry function `rgpu_kernel_<entry>`, its per-thread function, helpers);
-        the output must parse and verify: IR that does not is a bug in the hook, reported
-        as an exception, while valid IR that makes LLVM abort is a `CompileCrash`."""
+        the output must parse and verify: a hook that raises, returns something else than
+        text, or returns IR LLVM rejects is a `CompileCrash(stage="transform")`, and valid
+        IR that makes LLVM abort a `CompileCrash` in the stage it aborts in."""
         return ir_text
 
     def job(self, case: Case) -> Job:
@@ -140,7 +137,7 @@ class LlvmCpuPipeline(Pipeline):
 
         result = call_in_worker("rgpu_fuzz.pipelines.llvm_cpu:execute", self.job(case),
                                 timeout=self.timeout)
-        return outcome_of(result, self.label, COMPILE_STAGES)
+        return outcome_of(result, self.label, COMPILE_STAGES, is_plugin=self.is_plugin)
 
 
 def artefacts(case: Case, spec: str = "llvm-cpu", *,
@@ -173,8 +170,10 @@ def artefacts(case: Case, spec: str = "llvm-cpu", *,
 def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Outcome:
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
+    custom = type(pipeline).transform_ir is not LlvmCpuPipeline.transform_ir
     return lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
-                              transform=pipeline.transform_ir, clock=clock, upto=upto,
+                              transform=pipeline.transform_ir if custom else None,
+                              clock=clock, upto=upto,
                               determinism=job.check_determinism and upto == "llvm-ir-opt",
                               llc=None if job.llc is None else Llc(job.llc))
 

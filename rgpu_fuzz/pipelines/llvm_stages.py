@@ -59,12 +59,13 @@ def crash(stage: str, e: LlvmError) -> CompileCrash:
 
 
 def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: int, *,
-                       transform: Callable[[str], str] = lambda text: text,
+                       transform: Callable[[str], str] | None = None,
                        clock: StageClock, upto: str = "llvm-ir-opt",
                        determinism: bool = False, llc: Llc | None = None,
                        ) -> LlvmBuild | Outcome:
     """Run the shared stages for `case`; stop after the lowered IR when `upto` is
-    `"llvm-ir"` (then `ir_opt` is ""). With `determinism`, optimise again and emit the
+    `"llvm-ir"` (then `ir_opt` is ""). `transform` is a pipeline's IR hook (None: none);
+    see `_transformed` for what a faulty hook gives. With `determinism`, optimise again and emit the
     object twice (`toolchain.determinism`), recording the hashes in `clock.artefacts`."""
     from rgpu_fuzz.lang.printer import print_module
 
@@ -79,8 +80,11 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
     except LowerError as e:
         return Unsupported(features=(f"{hooks.name}: {e.feature}",))
     assert isinstance(lowered, LoweredKernel)
-    ir_text = clock.run("transform", lambda: transform(lowered.ir))
-    assert isinstance(ir_text, str)
+    ir_text = clock.run("transform", lambda: lowered.ir if transform is None
+                        else _transformed(transform, lowered.ir))
+    if not isinstance(ir_text, str):
+        assert isinstance(ir_text, CompileCrash)
+        return ir_text
     clock.artefacts["llvm-ir"] = toolchain.sha256(ir_text)
     if upto == "llvm-ir":
         return LlvmBuild(lowered, ir_text, "")
@@ -97,6 +101,28 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
         except LlvmError as e:
             return crash("determinism", e)
     return LlvmBuild(lowered, ir_text, opt)
+
+
+def _transformed(transform: Callable[[str], str], ir_text: str) -> str | CompileCrash:
+    """A hook's result, or the `CompileCrash(stage="transform")` the README promises when
+    it raises, returns something that is not text, or text LLVM cannot parse or verify."""
+    import traceback
+
+    try:
+        out = transform(ir_text)
+    except Exception as e:
+        return CompileCrash(stage="transform", signature=f"transform_ir raised "
+                            f"{type(e).__name__}: {e}".splitlines()[0][:200],
+                            log=traceback.format_exc())
+    if not isinstance(out, str):
+        return CompileCrash(stage="transform", signature=f"transform_ir returned "
+                            f"{type(out).__name__}, not LLVM IR text")
+    try:
+        toolchain.parse(out)
+    except LlvmError as e:
+        return CompileCrash(stage="transform", signature=f"transform_ir returned IR LLVM "
+                            f"rejects: {e.signature[:160]}", log=e.message)
+    return out
 
 
 __all__ = ["COMPILE_STAGES", "LlvmBuild", "StageClock", "crash", "lower_and_optimise"]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Collection
 
-from rgpu_fuzz.model.outcome import CompileCrash, Outcome, RunCrash, Timeout
+from rgpu_fuzz.model.errors import HarnessBug
+from rgpu_fuzz.model.outcome import CompileCrash, Outcome, PipelineFailure, RunCrash, Timeout
 from rgpu_fuzz.pipelines.workers import Died, Done, JobResult, Raised, TimedOut
 
 STAGE_PREFIX = "rgpu-stage: "
@@ -40,8 +41,10 @@ def first_error_line(log: str, fallback: str) -> str:
     return fallback
 
 
-def outcome_of(result: JobResult, label: str, compile_stages: Collection[str]) -> Outcome:
-    """The outcome of a worker job whose value is itself an Outcome."""
+def outcome_of(result: JobResult, label: str, compile_stages: Collection[str], *,
+               is_plugin: bool = False) -> Outcome:
+    """The outcome of a worker job whose value is itself an Outcome. A job that raised is a
+    `PipelineFailure` for a plugin's pipeline and a `HarnessBug` for ours."""
     match result:
         case Done(value=outcome):
             return outcome  # type: ignore[no-any-return]
@@ -53,8 +56,15 @@ def outcome_of(result: JobResult, label: str, compile_stages: Collection[str]) -
                 return CompileCrash(stage=stage, signature=first_error_line(log, sig), log=log)
             return RunCrash(signal=sig, log=log)
         case Raised(traceback=tb):
-            raise RuntimeError(f"{label} worker raised:\n{tb}")
+            if is_plugin:
+                return PipelineFailure(error=_last_line(tb), traceback=tb)
+            raise HarnessBug(f"{label} worker raised:\n{tb}")
     raise AssertionError(result)
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1].strip()[:300] if lines else "raised"
 
 
 def describe_failure(result: JobResult, label: str) -> str | None:
@@ -67,7 +77,7 @@ def describe_failure(result: JobResult, label: str) -> str | None:
         case Died(signal=sig, log=log):
             return f"{last_stage(log)}: {first_error_line(log, sig)}"
         case Raised(traceback=tb):
-            raise RuntimeError(f"{label} worker raised:\n{tb}")
+            raise HarnessBug(f"{label} worker raised:\n{tb}")
     raise AssertionError(result)
 
 
