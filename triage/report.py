@@ -131,8 +131,11 @@ def _findings(case: Case, verdict: Verdict) -> list[str]:
 
 
 def render_report(case: Case, outcomes: Mapping[str, Outcome], verdict: Verdict, *,
-                  versions: Mapping[str, str]) -> str:
-    """The Markdown report of one case and what each pipeline made of it."""
+                  versions: Mapping[str, str], reproduce_options: str = "",
+                  run_options: str = "") -> str:
+    """The Markdown report of one case and what each pipeline made of it. The options
+    (`--store`, `--plugin`) make the printed `reproduce` and `run` commands work when
+    pasted."""
     g, b = case.launch.grid, case.launch.block
     pipelines = ",".join(outcomes) or ",".join(case.pipelines) or "ref"
     lines = [_title(case, verdict, outcomes), ""]
@@ -148,8 +151,8 @@ def render_report(case: Case, outcomes: Mapping[str, Outcome], verdict: Verdict,
     else:
         lines += ["## Findings", "", *_findings(case, verdict)]
     lines += ["## Reproduce", "", _fence(
-        f"rgpu-fuzz reproduce {case.id}\n"
-        f"rgpu-fuzz run {case.id}.toml --pipelines {pipelines}", "sh"), "",
+        f"rgpu-fuzz reproduce {case.id}{reproduce_options}\n"
+        f"rgpu-fuzz run {case.id}.toml --pipelines {pipelines}{run_options}", "sh"), "",
         f"(save the case file below as `{case.id}.toml` for the second command)", "",
         "## Versions", ""]
     lines += [f"- {name}: {value}" for name, value in versions.items()]
