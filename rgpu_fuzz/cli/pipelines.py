@@ -41,7 +41,7 @@ def execute(args: argparse.Namespace) -> int:
     for name in reg.names():
         cls = reg.cls(name)
         reason = cls(PipelineSpec(name)).unavailable_reason()
-        table.add_row(name, "yes" if reason is None else f"no: {reason}", cls.option_help,
+        table.add_row(name, "yes" if reason is None else f"no: {reason}", cls.options_text(),
                       cls.description)
     Console().print(table)
     return 0

@@ -29,6 +29,7 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.lower import HostTarget, LoweredKernel, LowerError, lower_module
 from rgpu_fuzz.lower.context import TRAP_CODES
 from rgpu_fuzz.model.case import Case, ScalarArg
+from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -36,6 +37,7 @@ from rgpu_fuzz.model.outcome import (
     Location,
     Ok,
     Outcome,
+    PipelineFailure,
     RunCrash,
     Stats,
     Timeout,
@@ -45,7 +47,9 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.frontend import prepare
-from rgpu_fuzz.pipelines.registry import ClassRef, PipelineError
+from rgpu_fuzz.pipelines.options import Flag, OptLevel
+from rgpu_fuzz.pipelines.registry import ClassRef
+from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 
 STAGE_PREFIX = "rgpu-stage: "
 COMPILE_STAGES = ("check", "lower", "transform", "optimise", "determinism", "codegen")
@@ -97,30 +101,22 @@ class LlvmCpuPipeline(Pipeline):
 
     name = "llvm-cpu"
     description = "our lowering -> LLVM IR -> llvmlite MCJIT on the host (threads as loops)"
-    option_help = ("O0|O1|O2|O3: optimisation level (default O2); timeout=SECONDS (default 60); "
-                   "det: compile twice and compare (DESIGN.md §4: a difference is a finding)")
+    OPT = OptLevel(level=2)
+    DET = Flag(name="det", execution=True,
+               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+    options = (OPT, DET)
     timeout: float = DEFAULT_TIMEOUT
-    opt_level: int = 2
-    check_determinism: bool = False
+    watchdog_grace = IMPORT_TIMEOUT_S + 30.0
+    """The worker bounds the job itself (and reports the stage); `run`'s own limit is the
+    last resort, past the worker's start-up allowance."""
 
-    def __init__(self, spec: PipelineSpec) -> None:
-        super().__init__(spec)
-        for opt in spec.options:
-            key, eq, value = opt.partition("=")
-            if not eq and len(opt) == 2 and opt[0] in "Oo" and opt[1] in "0123":
-                self.opt_level = int(opt[1])
-            elif key == "timeout" and eq:
-                try:
-                    seconds = float(value)
-                except ValueError:
-                    seconds = 0.0
-                if not 0 < seconds < 1e6:
-                    raise PipelineError(f"{spec}: timeout must be a positive number of seconds")
-                self.timeout = seconds
-            elif opt == "det":
-                self.check_determinism = True
-            else:
-                raise PipelineError(f"{spec}: unknown option \"{opt}\" ({self.option_help})")
+    @property
+    def opt_level(self) -> int:
+        return self.option(self.OPT)
+
+    @property
+    def check_determinism(self) -> bool:
+        return self.option(self.DET)
 
     def transform_ir(self, ir_text: str) -> str:
         """Rewrite the lowered IR text before optimisation; the identity here.
@@ -164,8 +160,15 @@ class LlvmCpuPipeline(Pipeline):
                                         log=log)
                 return RunCrash(signal=sig, log=log)
             case Raised(traceback=tb):
-                raise RuntimeError(f"{self.label} worker raised:\n{tb}")
+                if self.is_plugin:
+                    return PipelineFailure(error=_last_line(tb), traceback=tb)
+                raise HarnessBug(f"{self.label} worker raised:\n{tb}")
         raise AssertionError(result)
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1].strip()[:300] if lines else "raised"
 
 
 def last_stage(log: str) -> str:
@@ -206,7 +209,7 @@ def artefacts(case: Case, spec: str = "llvm-cpu", *,
             case Died(signal=sig, log=log):
                 texts.setdefault("error", f"{last_stage(log)}: {first_error_line(log, sig)}")
             case Raised(traceback=tb):
-                raise RuntimeError(f"{p.label} worker raised:\n{tb}")
+                raise HarnessBug(f"{p.label} worker raised:\n{tb}")
     return texts
 
 
@@ -243,7 +246,7 @@ def optimise(ir_text: str, level: int) -> str:
 
 
 def _lowered_ir(job: Job, case: Case, artefacts_out: dict[str, str],
-                seconds: dict[str, float]) -> tuple[LoweredKernel, str] | Outcome:
+                seconds: dict[str, float]) -> tuple[LoweredKernel, str | Outcome] | Outcome:
     """Check, lower and transform: the lowered kernel and the IR text to optimise."""
     from rgpu_fuzz.lang.printer import print_module
 
@@ -262,7 +265,33 @@ def _lowered_ir(job: Job, case: Case, artefacts_out: dict[str, str],
     _stage("transform")
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
-    return lowered, pipeline.transform_ir(lowered.ir)
+    if type(pipeline).transform_ir is LlvmCpuPipeline.transform_ir:
+        return lowered, lowered.ir
+    return lowered, _transformed(pipeline, lowered.ir)
+
+
+def _transformed(pipeline: LlvmCpuPipeline, ir_text: str) -> str | Outcome:
+    """A plugin's `transform_ir` result, or the `CompileCrash(stage="transform")` the README
+    promises when it raises, returns something that is not text, or text LLVM cannot parse."""
+    import traceback
+
+    import llvmlite.binding as llvm
+
+    try:
+        out = pipeline.transform_ir(ir_text)
+    except Exception as e:
+        return CompileCrash(stage="transform", signature=f"transform_ir raised "
+                            f"{type(e).__name__}: {e}".splitlines()[0][:200],
+                            log=traceback.format_exc())
+    if not isinstance(out, str):
+        return CompileCrash(stage="transform", signature=f"transform_ir returned "
+                            f"{type(out).__name__}, not LLVM IR text")
+    try:
+        llvm.parse_assembly(out).verify()
+    except RuntimeError as e:
+        return CompileCrash(stage="transform", signature=f"transform_ir returned IR LLVM "
+                            f"rejects: {str(e).strip().splitlines()[0][:160]}", log=str(e))
+    return out
 
 
 def compile_texts(job: ArtefactJob) -> dict[str, str]:
@@ -274,6 +303,8 @@ def compile_texts(job: ArtefactJob) -> dict[str, str]:
     got = _lowered_ir(job.job, case, {}, {})
     if not isinstance(got, tuple):
         return {"error": f"{got.status}: {detail(got)}"}
+    if not isinstance(got[1], str):
+        return {"error": f"{got[1].status}: {detail(got[1])}"}
     texts = {"llvm-ir": got[1]}
     if job.upto == "llvm-ir":
         return texts
@@ -320,6 +351,8 @@ def execute(job: Job) -> Outcome:
     if not isinstance(got, tuple):
         return got
     lowered, ir_text = got
+    if not isinstance(ir_text, str):
+        return ir_text
     artefacts_out["llvm-ir"] = _sha(ir_text)
     _stage("optimise")
     t = time.perf_counter()
