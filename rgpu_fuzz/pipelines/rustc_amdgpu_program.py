@@ -63,9 +63,10 @@ parameter already has this name)."""
 
 
 @cache
-def minicore_source() -> str:
-    """The minicore's Rust text (package data)."""
-    return files("rgpu_fuzz.pipelines").joinpath("rustc_amdgpu_core", "minicore.rs") \
+def minicore_source(part: str = "minicore.rs") -> str:
+    """A part of the minicore (package data): `minicore.rs`, the target-neutral core, or
+    `gpu_amdgcn.rs`, the GPU functions and `trap::raise` for amdgcn."""
+    return files("rgpu_fuzz.pipelines").joinpath("rustc_amdgpu_core", part) \
         .read_text(encoding="utf-8")
 
 
@@ -93,7 +94,7 @@ mod @MODULE@ {
 
 _ENTRY = """
 #[no_mangle]
-pub extern "gpu-kernel" fn @SYMBOL@(@PARAMS@) {
+pub extern "@ABI@" fn @SYMBOL@(@PARAMS@) {
     @MODULE@::@ENTRY@(@ARGS@)
 }
 """
@@ -110,9 +111,13 @@ def _rust_type(unit: ProgramCase, index: int) -> str:
     return {"scalar": str(p.ty), "slice": f"&[{p.ty}]", "mut-slice": f"&mut [{p.ty}]"}[p.kind]
 
 
-def amdgpu_program_source(units: Sequence[ProgramCase]) -> Program:
-    """The crate compiling every one of `units`, and where each kernel's lines are."""
-    parts = [minicore_source(), "\n"]
+def amdgpu_program_source(units: Sequence[ProgramCase], *, target_part: str | None = None,
+                          abi: str = "gpu-kernel") -> Program:
+    """The crate compiling every one of `units`, and where each kernel's lines are.
+    `target_part` replaces the amdgcn half of the minicore and `abi` the entry points' ABI
+    (the minicore's host check builds the same crate for the CPU with `extern "C"`)."""
+    target = target_part if target_part is not None else minicore_source("gpu_amdgcn.rs")
+    parts = [minicore_source(), "\n", target, "\n"]
     line = "".join(parts).count("\n") + 1
     ranges: list[tuple[int, int]] = []
     for i, unit in enumerate(units):
@@ -126,7 +131,7 @@ def amdgpu_program_source(units: Sequence[ProgramCase]) -> Program:
         ranges.append((first, end))
         params = [f"{trap_param(unit)}: *mut u32"]
         params += [f"{p.name}: {_rust_type(unit, k)}" for k, p in enumerate(unit.params)]
-        entry = _fill(_ENTRY, SYMBOL=entry_symbol(i), PARAMS=", ".join(params), MODULE=module,
+        entry = _fill(_ENTRY, ABI=abi, SYMBOL=entry_symbol(i), PARAMS=", ".join(params), MODULE=module,
                       ENTRY=unit.case.entry, ARGS=", ".join(p.name for p in unit.params))
         chunk = head + body + "}\n" + entry + "\n"
         parts.append(chunk)
