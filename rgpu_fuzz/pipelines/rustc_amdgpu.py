@@ -8,14 +8,15 @@ batch (`rustc_amdgpu_program`) → rustc → object → ld.lld → code object
 (`rustc_amdgpu_build`) → kernarg segment packed from the code object's metadata `.args`
 (`codeobj.pack_kernargs`) → the AMDGPU simulator → outputs.
 
-| what happened | outcome |
-|---|---|
-| rustc reports an error | `CompileCrash(stage="rustc-error")`: first suspect the minicore |
-| rustc panics (ICE), LLVM aborts inside rustc, or rustc dies by a signal | `CompileCrash(stage="rustc")`, signature the normalised first error line |
-| ld.lld refuses rustc's object | `CompileCrash(stage="ld.lld")` |
-| the metadata does not carry the kernel's parameters | `CompileCrash(stage="kernarg-mismatch")` |
-| the trap record says div-by-zero, div-overflow or out-of-bounds | `Trap(kind, where=kernel line, block, thread)` |
-| rustc or the run exceeds its time | `Timeout(stage="rustc" / "run")` |
+Outcomes:
+* rustc reports an error: `CompileCrash(stage="rustc-error")` (first suspect the minicore);
+* rustc panics (ICE), LLVM aborts inside rustc, or rustc dies by a signal:
+  `CompileCrash(stage="rustc")`, signature the normalised first error line;
+* ld.lld refuses rustc's object: `CompileCrash(stage="ld.lld")`;
+* the metadata does not carry the kernel's parameters: `CompileCrash(stage="kernarg-mismatch")`;
+* the trap record says div-by-zero, div-overflow or out-of-bounds: `Trap(kind, where)` with
+  the kernel line, block and thread;
+* rustc or the run exceeds its time: `Timeout(stage="rustc" / "run")`.
 
 Features: everything but `shared`. rustc 1.95 cannot put a static in the workgroup address
 space (3): a `static mut` lands in global memory, shared by every block, which would give

@@ -131,8 +131,9 @@ def amdgpu_program_source(units: Sequence[ProgramCase], *, target_part: str | No
         ranges.append((first, end))
         params = [f"{trap_param(unit)}: *mut u32"]
         params += [f"{p.name}: {_rust_type(unit, k)}" for k, p in enumerate(unit.params)]
-        entry = _fill(_ENTRY, ABI=abi, SYMBOL=entry_symbol(i), PARAMS=", ".join(params), MODULE=module,
-                      ENTRY=unit.case.entry, ARGS=", ".join(p.name for p in unit.params))
+        entry = _fill(_ENTRY, ABI=abi, SYMBOL=entry_symbol(i), PARAMS=", ".join(params),
+                      MODULE=module, ENTRY=unit.case.entry,
+                      ARGS=", ".join(p.name for p in unit.params))
         chunk = head + body + "}\n" + entry + "\n"
         parts.append(chunk)
         line += chunk.count("\n")

@@ -117,7 +117,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("opt_level", [0, 2])
 def test_minicore_computes_what_core_computes(opt_level: int, workdir: Path) -> None:
-    program, results = _host_results(opt_level, workdir)
+    _, results = _host_results(opt_level, workdir)
     problems = []
     for name, doc in results.items():
         want, unit = load_expected(name), doc["unit"]

@@ -15,6 +15,8 @@ import json
 import os
 import sys
 import threading
+from functools import partial
+from typing import Any
 
 C_TYPES = {"bool": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
            "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u8": ctypes.c_uint8,
@@ -40,6 +42,14 @@ def _trapped(words: ctypes._Pointer) -> None:  # type: ignore[type-arg]
     record = [words[i] for i in range(8)]
     print(json.dumps({"index": _current["index"], "trap": record}), flush=True)
     os._exit(0)
+
+
+def _run_thread(lib: ctypes.CDLL, kernel: Any, args: list[object], block: list[int],
+                grid: list[int], thread: tuple[int, int, int],
+                block_idx: tuple[int, int, int]) -> None:
+    ids = (ctypes.c_uint32 * 12)(*thread, *block_idx, *block, *grid)
+    lib.rgpu_host_set_ids(ids)
+    kernel(*args)
 
 
 def main() -> None:
@@ -77,11 +87,7 @@ def main() -> None:
         kernel.argtypes = argtypes
         kernel.restype = None
         grid, block = case["grid"], case["block"]
-
-        def run(t: tuple[int, int, int], b: tuple[int, int, int]) -> None:
-            mine = (ctypes.c_uint32 * 12)(*t, *b, *block, *grid)
-            lib.rgpu_host_set_ids(mine)
-            kernel(*args)
+        run = partial(_run_thread, lib, kernel, args, block, grid)
 
         for bz in range(grid[2]):
             for by in range(grid[1]):
