@@ -1,57 +1,42 @@
-"""Debian `llvm-22` for differential tests (one shared session fixture, BRIEF "Environment").
-
-The tools are installed with apt-get when missing (`apt-get update` once, then
-`apt-get install -y llvm-22`, under a file lock so xdist workers do it once); a test skips
-with the reason only when that fails (no apt, no network, not root).
-"""
+"""Debian LLVM tools for tests that compare with LLVM's own output (BRIEF: tests install what
+they need). `debian_llvm_tool("llc", 19)` gives `/usr/lib/llvm-19/bin/llc`, running
+`apt-get install -y llvm-19` once when it is missing, and skips the test with the reason
+only when apt cannot provide it."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
-import tempfile
+import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from rgpu_fuzz.process import run_bounded
 
-LLVM22 = Path("/usr/lib/llvm-22/bin")
-_TOOLS = ("llvm-readelf", "llvm-objdump", "llc", "llvm-mc")
-
-
-def _present() -> bool:
-    return all((LLVM22 / t).exists() for t in _TOOLS)
-
-
-def _install() -> str | None:
-    """Install llvm-22; the reason it could not, or None."""
-    if shutil.which("apt-get") is None:
-        return "apt-get not found (not a Debian system)"
-    lock = Path(tempfile.gettempdir(), "rgpu-apt-llvm22.lock")
-    with lock.open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        if _present():
-            return None
-        env = {"DEBIAN_FRONTEND": "noninteractive"}
-        update = run_bounded(["apt-get", "update"], timeout=600, env=env)
-        if update.returncode != 0:
-            return f"apt-get update failed ({update.ended_by}): {update.stderr.strip()[-200:]}"
-        install = run_bounded(["apt-get", "install", "-y", "llvm-22"], timeout=900, env=env)
-        if install.returncode != 0 or not _present():
-            return (f"apt-get install llvm-22 failed ({install.ended_by}): "
-                    f"{install.stderr.strip()[-200:]}")
+@cache
+def _apt_install(package: str) -> str | None:
+    """None when installed, else why not (one line)."""
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    if not shutil.which("apt-get"):
+        return "apt-get not found"
+    for cmd in ([*sudo, "apt-get", "update", "-qq"],
+                [*sudo, "apt-get", "install", "-y", "-qq", package]):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                                  check=False)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"{' '.join(cmd)}: {e}"
+        if proc.returncode != 0:
+            return f"{' '.join(cmd)}: {(proc.stderr or proc.stdout).strip()[-200:]}"
     return None
 
 
-@pytest.fixture(scope="session")
-def llvm22() -> Path:
-    """The directory holding Debian's llvm-22 tools (installed here when missing)."""
-    if not _present():
-        if os.environ.get("RGPU_NO_APT"):
-            pytest.skip("llvm-22 missing and RGPU_NO_APT is set")
-        reason = _install()
-        if reason is not None:
-            pytest.skip(f"llvm-22 unavailable: {reason}")
-    return LLVM22
+def debian_llvm_tool(tool: str, major: int) -> str:
+    """The path of Debian's `llvm-<major>` tool `tool`, installing the package if needed."""
+    path = Path(f"/usr/lib/llvm-{major}/bin/{tool}")
+    if not path.exists():
+        why = _apt_install(f"llvm-{major}")
+        if why is not None or not path.exists():
+            pytest.skip(f"{path} unavailable: {why or 'not in the package'}")
+    return str(path)

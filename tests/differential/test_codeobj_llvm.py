@@ -18,9 +18,16 @@ from rgpu_fuzz.codeobj import FIELDS, FeatureSetting, read_code_object
 from rgpu_fuzz.codeobj.targets import _TABLE as TARGET_TABLE
 from rgpu_fuzz.process import run_bounded
 from tests.amdgcn_objects import Built, build_all
-from tests.toolchain import llvm22  # noqa: F401  (fixture)
+from tests.toolchain import debian_llvm_tool
 
 BUILT = [b for b in build_all() if isinstance(b, Built)]
+
+
+@pytest.fixture(scope="session")
+def llvm22() -> Path:
+    """Debian llvm-22's bin directory (installed with apt-get when missing)."""
+    debian_llvm_tool("llvm-objdump", 22)
+    return Path(debian_llvm_tool("llvm-readelf", 22)).parent
 
 
 def _tool(bindir: Path, tool: str, *args: str, data: bytes, tmp_path: Path) -> str:
@@ -94,7 +101,7 @@ def _our_metadata_as_yaml(co) -> dict[str, object]:
 
 @pytest.mark.parametrize("built", BUILT, ids=lambda b: b.label)
 @pytest.mark.parametrize("which", ["obj", "hsaco"])
-def test_metadata_equals_llvm_readelf_notes(built: Built, which: str, llvm22: Path,  # noqa: F811
+def test_metadata_equals_llvm_readelf_notes(built: Built, which: str, llvm22: Path,
                                             tmp_path: Path) -> None:
     data = getattr(built, which)
     out = _tool(llvm22, "llvm-readelf", "--notes", data=data, tmp_path=tmp_path)
@@ -107,7 +114,7 @@ _DIRECTIVE = re.compile(r"^\s*(\.amdhsa_\w+|; [A-Z_0-9]+) (-?\d+)\s*$")
 
 
 @pytest.mark.parametrize("built", BUILT, ids=lambda b: b.label)
-def test_descriptor_equals_llvm_objdump(built: Built, llvm22: Path,  # noqa: F811
+def test_descriptor_equals_llvm_objdump(built: Built, llvm22: Path,
                                         tmp_path: Path) -> None:
     co = read_code_object(built.hsaco)
     for k in co.kernels:
@@ -152,7 +159,7 @@ def test_descriptor_equals_llvm_objdump(built: Built, llvm22: Path,  # noqa: F81
 
 @pytest.mark.parametrize("built", [b for b in BUILT if b.opt == 0 and b.name == "add"],
                          ids=lambda b: b.label)
-def test_dynamic_symbols_equal_llvm_readelf(built: Built, llvm22: Path,  # noqa: F811
+def test_dynamic_symbols_equal_llvm_readelf(built: Built, llvm22: Path,
                                             tmp_path: Path) -> None:
     out = _tool(llvm22, "llvm-readelf", "--dyn-syms", "-W", data=built.hsaco,
                 tmp_path=tmp_path)
@@ -170,7 +177,7 @@ _FEATURE_TEXT = {FeatureSetting.ANY: "", FeatureSetting.OFF: "-", FeatureSetting
 
 
 @pytest.mark.parametrize("target", TARGET_TABLE, ids=lambda t: t.name)
-def test_target_names_equal_llvm_readelf(target, llvm22: Path,  # noqa: F811
+def test_target_names_equal_llvm_readelf(target, llvm22: Path,
                                          tmp_path: Path) -> None:
     """Our EF_AMDGPU_MACH table and xnack/sramecc decoding against readelf's Flags line,
     by patching e_flags of a gfx942 code object."""
