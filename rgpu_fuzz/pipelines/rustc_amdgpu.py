@@ -48,7 +48,7 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.options import Choice, OptLevel
-from rgpu_fuzz.pipelines.rustc_amdgpu_build import compile_units, rustc_command
+from rgpu_fuzz.pipelines.rustc_amdgpu_build import RUSTC_ENV, compile_units, rustc_command
 from rgpu_fuzz.pipelines.rustc_amdgpu_program import amdgpu_program_source
 from rgpu_fuzz.pipelines.rustc_batch import COMPILE_TIMEOUT, BuiltCase, compile_timeout
 from rgpu_fuzz.pipelines.rustc_program import ProgramCase, find_rustc, printed_program_case
@@ -151,7 +151,7 @@ class RustcAmdgpuPipeline(Pipeline):
             proc = run_bounded(rustc_command(rustc, src, target=self.target,
                                              opt_level=self.opt_level, emit=emit),
                                timeout=self.compile_timeout, cwd=Path(tmp),
-                               env={"RUSTC_BOOTSTRAP": "1"})
+                               env=RUSTC_ENV)
             if proc.returncode != 0 or not out.exists():
                 return f"; rustc failed ({proc.ended_by})\n{proc.stderr}"
             return out.read_text(encoding="utf-8", errors="replace")
