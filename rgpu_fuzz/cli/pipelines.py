@@ -12,6 +12,9 @@ from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 
 EXAMPLE = "rgpu-fuzz pipelines --plugin my_compiler.py"
+DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3"
+"""What `run` compares when no `--pipelines` is given: the arbiter and our lowering through
+LLVM unoptimised and optimised (rustc-cpu is left out: it costs a rustc build per case)."""
 
 
 def add_plugin_argument(p: argparse.ArgumentParser) -> None:
