@@ -11,37 +11,31 @@ from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.options import Float, Int
 
 DEFAULT_STEP_BUDGET = 10_000_000
 DEFAULT_TIME_BUDGET = 10.0
 """Seconds a launch may run before `Rejected(step-budget)`: a case that does not terminate
-costs this, not the minutes `DEFAULT_STEP_BUDGET` steps take (a few microseconds each)."""
+costs this, not the minutes `DEFAULT_STEP_BUDGET` steps take (microseconds each)."""
 
 
 class RefPipeline(Pipeline):
     """Runs the case on the reference interpreter. Options: a step budget and a time budget
-    in seconds, e.g. `ref:steps=1000:time=2`."""
+    in seconds, e.g. `ref:steps=1000:time=2`; past either the case is rejected as not
+    terminating (`step-budget`)."""
 
     name = "ref"
     description = "reference interpreter (the executable specification; the arbiter)"
-    option_help = "steps=N: step budget (default 10000000); time=SECONDS: time budget (default 10)"
+    STEPS = Int(name="steps", value=DEFAULT_STEP_BUDGET, min=1,
+                help="step budget; past it the case is rejected (step-budget)")
+    TIME = Float(name="time", value=DEFAULT_TIME_BUDGET,
+                 help="seconds a launch may run; past them the case is rejected (step-budget)")
+    options = (STEPS, TIME)
+    timeout = 600.0
+    """The step budget is what normally ends a long run; this only stops a stuck one."""
 
     def _step_budget(self) -> int:
-        for opt in self.spec.options:
-            key, _, value = opt.partition("=")
-            if key == "steps" and value.isdigit():
-                return int(value)
-        return DEFAULT_STEP_BUDGET
-
-    def _time_budget(self) -> float:
-        for opt in self.spec.options:
-            key, _, value = opt.partition("=")
-            if key == "time":
-                try:
-                    return float(value)
-                except ValueError:
-                    break
-        return DEFAULT_TIME_BUDGET
+        return self.option(self.STEPS)
 
     def _run(self, case: Case) -> Outcome:
         t0 = time.perf_counter()
@@ -53,7 +47,7 @@ class RefPipeline(Pipeline):
         args = argument_values(case.args)
         result = run_kernel(checked, case.entry, grid=case.launch.grid, block=case.launch.block,
                             args=args, step_budget=self._step_budget(),
-                            time_budget=self._time_budget())
+                            time_budget=self.option(self.TIME))
         t2 = time.perf_counter()
         seconds = {"check": t1 - t0, "run": t2 - t1}
         if isinstance(result, Finished):

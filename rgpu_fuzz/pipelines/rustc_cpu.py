@@ -30,7 +30,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -39,7 +38,6 @@ from rgpu_fuzz.model.outcome import (
     Ok,
     Outcome,
     Rejected,
-    RejectReason,
     RunCrash,
     Stats,
     Timeout,
@@ -47,7 +45,7 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.model.scalars import from_bits
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.options import OptLevel
 from rgpu_fuzz.pipelines.rustc_batch import (
     COMPILE_TIMEOUT,
     RUN_TIMEOUT,
@@ -57,9 +55,8 @@ from rgpu_fuzz.pipelines.rustc_batch import (
 )
 from rgpu_fuzz.pipelines.rustc_program import (
     ProgramCase,
-    ProgramError,
     find_rustc,
-    program_case,
+    printed_program_case,
 )
 
 __all__ = ["RustcCpuPipeline"]
@@ -74,16 +71,16 @@ class RustcCpuPipeline(Pipeline):
 
     name = "rustc-cpu"
     description = "the printed kernel compiled by the real rustc, run on the host"
-    option_help = "O0|O1|O2|O3: rustc -C opt-level (default O2)"
+    OPT = OptLevel(level=2, help="rustc -C opt-level")
+    options = (OPT,)
     compile_timeout: float = COMPILE_TIMEOUT
+    watchdog_grace = 600.0
+    """rustc and the program run under their own bounded-subprocess timeouts."""
     run_timeout: float = RUN_TIMEOUT
 
     @property
     def opt_level(self) -> int:
-        for opt in self.spec.options:
-            if len(opt) == 2 and opt[0] in "Oo" and opt[1] in "0123":
-                return int(opt[1])
-        return 2
+        return self.option(self.OPT)
 
     def unavailable_reason(self) -> str | None:
         rustc = find_rustc()
@@ -95,14 +92,7 @@ class RustcCpuPipeline(Pipeline):
 
     def program_case(self, case: Case) -> ProgramCase | Rejected:
         """The case with its canonical printed kernel, or why it is not a valid case."""
-        prepared = prepare(case)
-        if not isinstance(prepared, tuple):
-            return prepared
-        checked, kernel = prepared
-        try:
-            return program_case(case, print_module(checked.module), kernel)
-        except ProgramError as e:
-            return Rejected(reason=RejectReason.INVALID_CASE, detail=str(e))
+        return printed_program_case(case)
 
     def _run(self, case: Case) -> Outcome:
         return self._run_cases([case])[0]
