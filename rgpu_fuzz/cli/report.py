@@ -29,10 +29,16 @@ def execute(args: argparse.Namespace) -> int:
     from rgpu_fuzz.triage.report import collect_versions, render_report
 
     case, where = locate(args)
-    _pipelines, outcomes, verdict, _policy = rerun(args, case, where)
+    pipelines, outcomes, verdict, _policy = rerun(args, case, where)
+    sections = []
+    for p in pipelines:
+        hook = getattr(p, "report_section", None)
+        section = hook(case, outcomes, verdict, pipelines) if callable(hook) else None
+        if section:
+            sections.append(section)
     plugins = [*args.plugin, *args.recorded_plugins]
     text = render_report(case, outcomes, verdict, versions=collect_versions(),
-                         reproduce_options=replay_options(where, plugins),
+                         sections=sections, reproduce_options=replay_options(where, plugins),
                          run_options=replay_options(Where(), plugins))
     if verdict.agree:
         print(f"rgpu-fuzz report: note: case {case.id} no longer diverges on "
