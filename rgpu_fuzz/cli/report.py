@@ -28,8 +28,15 @@ def execute(args: argparse.Namespace) -> int:
     from rgpu_fuzz.triage.report import collect_versions, render_report
 
     case, where = locate(args)
-    _pipelines, outcomes, verdict, _policy = rerun(args, case, where)
-    text = render_report(case, outcomes, verdict, versions=collect_versions())
+    pipelines, outcomes, verdict, _policy = rerun(args, case, where)
+    sections = []
+    for p in pipelines:
+        hook = getattr(p, "report_section", None)
+        section = hook(case, outcomes, verdict, pipelines) if callable(hook) else None
+        if section:
+            sections.append(section)
+    text = render_report(case, outcomes, verdict, versions=collect_versions(),
+                         sections=sections)
     if verdict.agree:
         print(f"rgpu-fuzz report: note: case {case.id} no longer diverges on "
               f"{', '.join(outcomes)}", file=sys.stderr)

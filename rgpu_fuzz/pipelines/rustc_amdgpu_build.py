@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from rgpu_fuzz.codeobj import ArgValue, KernelMetadata, LinkFailure, link
+from rgpu_fuzz.codeobj import KernelMetadata, LinkFailure, link
 from rgpu_fuzz.pipelines.rustc_amdgpu_program import amdgpu_program_source, kernarg_use
 from rgpu_fuzz.pipelines.rustc_batch import Build, Builder, BuiltCase, build_batch, first_error_line
 from rgpu_fuzz.pipelines.rustc_program import ProgramCase
@@ -32,6 +32,7 @@ from rgpu_fuzz.process import run_bounded
 __all__ = [
     "AMDGPU_FLAGS",
     "TARGET_TRIPLE",
+    "TRAP_BUFFER",
     "KernargPlan",
     "amdgpu_builder",
     "build_code_object",
@@ -48,6 +49,9 @@ AMDGPU_FLAGS: tuple[str, ...] = (
     "-C", "overflow-checks=off", "-C", "debug-assertions=off",
 )
 """Release semantics (DESIGN.md §3), one codegen unit so the crate is one object."""
+
+TRAP_BUFFER = "rgpu.trap"
+"""The launch's name for the trap record buffer (not a valid parameter name)."""
 
 RUSTC_ENV: Mapping[str, str] = {"RUSTC_BOOTSTRAP": "1"}
 """`#![no_core]`, lang items and `extern "gpu-kernel"` are unstable: rustc 1.95 stable
@@ -119,28 +123,26 @@ def compile_units(units: Sequence[ProgramCase], *, rustc: str, target: str, opt_
 @dataclass(frozen=True, slots=True)
 class KernargPlan:
     """How to fill each explicit argument of one kernel's metadata, in `.args` order:
-    `(role, param)` pairs (`("trap", "")`, `("data", "a")`, `("len", "a")`,
-    `("scalar", "n")`) with the byte width each value has."""
+    `(role, param, width)` triples — `("trap", "", 8)`, `("data", "a", 8)`,
+    `("len", "a", 8)`, `("scalar", "n", 4)` — and each scalar parameter's bits."""
 
     slots: tuple[tuple[str, str, int], ...]
     scalar_bits: Mapping[str, int] = field(default_factory=dict)
 
-    def values(self, address_of: Callable[[str], int], length_of: Callable[[str], int],
-               trap_address: int) -> list[ArgValue]:
-        """The explicit `ArgValue`s for `codeobj.pack_kernargs`: buffers at
-        `address_of(param)`, lengths `length_of(param)`, scalars their bit patterns."""
-        out = []
+    def values(self, lengths: Mapping[str, int]) -> list[str | bytes]:
+        """Each explicit argument in `.args` order: the name of the buffer whose address it
+        is (`TRAP_BUFFER` for the trap record), or its little-endian bytes (a slice's
+        length from `lengths`, a scalar's bits)."""
+        out: list[str | bytes] = []
         for role, param, width in self.slots:
-            name = param or "trap"
             if role == "trap":
-                out.append(ArgValue.pointer(trap_address, name))
+                out.append(TRAP_BUFFER)
             elif role == "data":
-                out.append(ArgValue.pointer(address_of(param), name))
+                out.append(param)
             elif role == "len":
-                out.append(ArgValue.raw(struct.pack("<Q", length_of(param)), name))
+                out.append(struct.pack("<Q", lengths[param]))
             else:
-                out.append(ArgValue.raw(self.scalar_bits[param].to_bytes(width, "little"),
-                                        name))
+                out.append(self.scalar_bits[param].to_bytes(width, "little"))
         return out
 
 
