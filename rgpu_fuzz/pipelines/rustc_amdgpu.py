@@ -237,7 +237,7 @@ class RustcAmdgpuPipeline(Pipeline):
             src = Path(tmp, "kernels.rs")
             src.write_text(amdgpu_program_source([unit]).source, encoding="utf-8")
             out = Path(tmp, "kernels.out")
-            emit = f"{'llvm-ir' if kind == 'ir' else 'asm'}={out}"
+            emit = f"{'llvm-ir' if kind == 'ir' else 'asm'}={out.name}"
             proc = run_bounded(rustc_command(rustc, src, target=self.target,
                                              opt_level=self.opt_level, emit=emit),
                                timeout=self.compile_timeout, cwd=Path(tmp),
