@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.codeobj import KernelMetadata, find_ld_lld, read_code_object
-from rgpu_fuzz.lang.features import FEATURES
+from rgpu_fuzz.lang.features import FEATURES, case_features
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.inputs import materialise
 from rgpu_fuzz.model.outcome import (
@@ -56,6 +56,7 @@ from rgpu_fuzz.model.outcome import (
     Stats,
     Timeout,
     Trap,
+    Unsupported,
 )
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import Pipeline
@@ -135,6 +136,11 @@ class RustcAmdgpuPipeline(Pipeline):
         units: list[ProgramCase] = []
         where: list[int] = []
         for i, case in enumerate(cases):
+            # run_many's callers may leave the feature check to the pipeline: a shared array
+            # compiled as a global static would give wrong answers, never Unsupported.
+            if missing := case_features(case) & UNSUPPORTED:
+                outcomes[i] = Unsupported(features=tuple(sorted(missing)))
+                continue
             unit = printed_program_case(case)
             if isinstance(unit, Rejected):
                 outcomes[i] = unit
