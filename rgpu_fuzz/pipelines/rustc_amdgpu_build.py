@@ -44,11 +44,14 @@ __all__ = [
 TARGET_TRIPLE = "amdgcn-amd-amdhsa"
 
 AMDGPU_FLAGS: tuple[str, ...] = (
-    "--edition", "2021", "--crate-type", "lib", "--crate-name", "rgpu_kernels",
+    "--edition", "2021", "--crate-type", "cdylib", "--crate-name", "rgpu_kernels",
     "-C", "codegen-units=1", "-C", "panic=abort",
     "-C", "overflow-checks=off", "-C", "debug-assertions=off",
 )
-"""Release semantics (DESIGN.md §3), one codegen unit so the crate is one object."""
+"""Release semantics (DESIGN.md §3), one codegen unit so the crate is one object. A
+`cdylib`, as a GPU code object is: only the `#[no_mangle]` entry points are exported, every
+other function is local, so calls are PC-relative (as a `lib`, the minicore's functions are
+exported and every call goes through the GOT, which the loader must relocate)."""
 
 TRAP_BUFFER = "rgpu.trap"
 """The launch's name for the trap record buffer (not a valid parameter name)."""

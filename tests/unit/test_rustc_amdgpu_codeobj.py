@@ -155,3 +155,16 @@ def test_compilation_is_deterministic(root: Path, tmp_path: Path) -> None:
     again = compile_units(units, rustc=rustc, target="gfx942", opt_level=2,
                           root=tmp_path / "elsewhere", timeout=600)
     assert again[0].build.binary_sha256 == built[0].build.binary_sha256
+
+
+def test_calls_are_pc_relative(root: Path) -> None:
+    """As a `cdylib`, only the entry points are exported: rustc's object has no GOT
+    relocations (a `lib` crate calls even its own panic functions through the GOT)."""
+    _, built = _compiled(0, root)
+    assert built[0].build.binary is not None
+    readelf = debian_llvm_tool("llvm-readelf", 22)
+    proc = run_bounded([readelf, "-r", str(built[0].build.binary.parent / "kernels.o")],
+                       timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "GOTPCREL" not in proc.stdout
+    assert "R_AMDGPU_REL32" in proc.stdout or "R_AMDGPU_REL64" in proc.stdout
