@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 from types import MappingProxyType
 
+from rgpu_fuzz.codeobj import CodeObject
 from rgpu_fuzz.sim.isa.formats import DPP8_EXT, DPP16_EXT, SDWA_EXT, Field, FieldKind, Format
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
 from rgpu_fuzz.sim.isa.operands import (
@@ -23,25 +24,28 @@ from rgpu_fuzz.sim.isa.operands import (
     special,
     vgpr,
 )
-from rgpu_fuzz.sim.isa.tables import OpInfo, OperandType, TargetTables, tables
+from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["decode"]
+__all__ = ["K_CONSTANT", "decode", "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
 _VOP_SHORT_TABLES = ("VOP1Op", "VOP2Op", "VOPCOp")
+_TRUE16_PACKED = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC, Encoding.DPP,
+                            Encoding.DPP8})
+_MATRIX = re.compile(r"^V_S?MFMA")
 _SELECTS = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
 
 # Opcodes with a constant dword that no operand field names (the "K" of *MK/*AK, the
 # value of s_setreg_imm32): AMD's names say so (CDNA3 ISA §12.7 V_FMAMK_F32, §12.1
 # S_SETREG_IMM32_B32). The group is where LLVM prints it among the uses.
-_K_CONSTANT = re.compile(r"^(?:V|S|V_DUAL)_(?:FMA|MAD)(?P<kind>MK|AK)_|^S_SETREG_IMM32")
+K_CONSTANT = re.compile(r"^(?:V|S|V_DUAL)_(?:FMA|MAD)(?P<kind>MK|AK)_|^S_SETREG_IMM32")
 
 # Fields that are written (defs); all other operand fields are read.
 _DEF_FIELDS = frozenset({"vdst", "sdst", "vdstx", "vdsty"})
 _STORE_PREFIXES = ("S_STORE", "S_BUFFER_STORE", "S_SCRATCH_STORE", "S_ATC_PROBE")
 # SOPK opcodes whose sdst is only read (compare) or both read and written.
-_SOPK_READS = re.compile(r"^S_CMPK_")
+_SOPK_READS = re.compile(r"^S_CMPK_|^S_SETREG_")
 _SOPK_RMW = re.compile(r"^S_(?:ADDK|MULK|CMOVK)_")
 
 
@@ -57,6 +61,14 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
         out.append(inst)
         i += inst.size // 4
     return tuple(out)
+
+
+def decode_code_object(code_object: CodeObject) -> tuple[Instruction, ...]:
+    """Decodes the `.text` of a read code object at its load addresses."""
+    text = code_object.text
+    if text is None:
+        return ()
+    return decode(code_object.text_bytes, code_object.target.name, text.addr)
 
 
 def _unknown(words: tuple[int, ...], i: int, address: int, target: str) -> Instruction:
@@ -136,13 +148,13 @@ class _Decoder:
                 self.values.update({n: f.get(self.bits)
                                     for n, f in self.extension.fields.items()})
         literal = None
-        k_match = _K_CONSTANT.match(self.info.name)
+        k_match = K_CONSTANT.match(self.info.name)
         needs_literal = k_match is not None or (
             self.extension is None and LITERAL_CODE in self._source_codes(present)
             and (self.encoding not in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P)
                  or self.spec.vop3_literal))
         if self.encoding is Encoding.VOPD:
-            k_match = k_match or _K_CONSTANT.match(self._vopd_y().name)
+            k_match = k_match or K_CONSTANT.match(self._vopd_y().name)
             needs_literal = k_match is not None or LITERAL_CODE in (
                 self.values["srcx0"], self.values["srcy0"])
         if needs_literal:
@@ -172,10 +184,17 @@ class _Decoder:
     # -- mnemonic ---------------------------------------------------------------------
 
     def _mnemonic(self) -> str:
+        """LLVM's spelling: the encoding suffix only where the opcode has two encodings."""
         base = self.info.mnemonic
         enc = self.encoding
+        if self.info.suffix is not None and enc in _VOP_SHORT:
+            return base + self.info.suffix
+        if not self.info.operands:
+            return base                    # v_nop, v_clrexcp: LLVM prints no suffix
         if enc in _VOP_SHORT:
-            return base + "_e32"
+            has_long = self.info.name in self.t.by_name["VOP3Op"] or (
+                self.info.name in self.t.by_name["VOP3SDOp"])
+            return base + "_e32" if has_long else base
         if enc is Encoding.SDWA:
             return base + "_sdwa"
         if enc in (Encoding.DPP, Encoding.DPP8):
@@ -195,12 +214,15 @@ class _Decoder:
         raw = self.values[name]
         scalar_type = optype is not None and optype.type.startswith(("OPR_SREG", "OPR_SDST",
                                                                       "OPR_SSRC"))
+        half = self.spec.true16 and self.encoding in _TRUE16_PACKED
         if f.kind is FieldKind.SRC:
             if raw >= 256:
-                return vgpr(raw - 256, optype, self.spec, acc=self._acc(name))
+                return vgpr(raw - 256, optype, self.spec, acc=self._acc(name), packed_half=half)
             return scalar(raw, optype, self.spec, self.literal)
         if f.kind is FieldKind.VGPR and not scalar_type:
-            return vgpr(raw, optype, self.spec, acc=self._acc(name))
+            if name == "vaddr" and self.encoding in (Encoding.MUBUF, Encoding.MTBUF):
+                return self._buffer_vaddr(raw)
+            return vgpr(raw, optype, self.spec, acc=self._acc(name), packed_half=half)
         if f.kind is FieldKind.SBASE:
             return Operand(kind=OperandKind.SGPR, index=raw * 2,
                            count=operand_count(optype, self.spec))
@@ -208,6 +230,13 @@ class _Decoder:
             return Operand(kind=OperandKind.SGPR, index=raw * 4,
                            count=operand_count(optype, self.spec))
         return scalar(raw, optype, self.spec, self.literal)
+
+    def _buffer_vaddr(self, raw: int) -> Operand:
+        """MUBUF/MTBUF vaddr: one VGPR per enabled index/offset, `off` for none (CDNA3 §9.1)."""
+        count = self.values.get("offen", 0) + self.values.get("idxen", 0)
+        if count == 0:
+            return special(Special.OFF)
+        return Operand(kind=OperandKind.VGPR, index=raw, count=count)
 
     def _acc(self, name: str) -> bool:
         """CDNA memory formats: `acc` selects AGPRs for the data operands."""
@@ -222,10 +251,13 @@ class _Decoder:
         defs: list[Operand] = []
         uses: list[Operand] = []
         name = self.info.name
+        no_return = self._atomic_without_return()
         for fname in present:
             optype = self._optype(fname)
             if optype is not None and optype.type == "OPR_EXEC":
                 continue                       # gfx11 v_cmpx: writes EXEC, not printed
+            if fname == "vdst" and no_return:
+                continue
             if enc is Encoding.SMEM and fname == "soffset":
                 uses.extend(self._smem_offset(optype))
                 continue
@@ -233,7 +265,11 @@ class _Decoder:
                                                       Encoding.FLAT):
                 uses.append(self._flat_address(fname, optype))
                 continue
-            if fname == "simm16" or self.fmt.fields[fname].kind is FieldKind.PLAIN:
+            if (fname == "simm16" or self.fmt.fields[fname].kind is FieldKind.PLAIN
+                    or (optype is not None and optype.type.startswith(("OPR_SIMM",
+                                                                       "OPR_SENDMSG")))):
+                # an immediate in an operand field (s_set_gpr_idx_on's mode, s_atc_probe's
+                # probe kind): the XML's operand type says so
                 uses.append(self._immediate(fname, optype))
                 continue
             operand = self._field_operand(fname, optype)
@@ -255,6 +291,14 @@ class _Decoder:
             else:
                 uses.append(k)                     # v_fmaak_f32 vdst, src0, vsrc1, K
         return defs, uses
+
+    def _atomic_without_return(self) -> bool:
+        """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
+        ISA §10.1 "FLAT ... atomics: SC0=1 returns", RDNA3 ISA §10.1 "GLC=1 returns"."""
+        if "_ATOMIC_" not in self.info.name or self.encoding not in (
+                Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH):
+            return False
+        return not self.values.get("sc0", self.values.get("glc", 0))
 
     def _implicit_vcc(self, defs: list[Operand], uses: list[Operand]) -> None:
         """`vcc` that LLVM prints for VOPC and carry VOP2 in 32-bit, SDWA and DPP forms.
@@ -336,8 +380,8 @@ class _Decoder:
 
     def _scratch_has_vaddr(self) -> bool:
         v = self.values
-        if "sve" in v:
-            return bool(v["sve"]) or self._saddr_off(v["saddr"])
+        if "sve" in v:                # gfx940+/RDNA3: SVE says whether vaddr is used
+            return bool(v["sve"])
         return self._saddr_off(v["saddr"])
 
     def _with_modifiers(self, fname: str, op: Operand) -> Operand:
@@ -345,6 +389,8 @@ class _Decoder:
         v = self.values
         enc = self.encoding
         index = {"src0": 0, "src1": 1, "vsrc1": 1, "src2": 2}.get(fname)
+        if enc is Encoding.VOP3P and _MATRIX.match(self.info.name):
+            return self._matrix_operand(fname, op)
         if enc in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P) and index is not None:
             neg = bool(v["neg"] >> index & 1)
             abs_ = bool(v.get("abs", 0) >> index & 1)
@@ -373,6 +419,18 @@ class _Decoder:
                 return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]))
         return op
 
+    def _matrix_operand(self, fname: str, op: Operand) -> Operand:
+        """MFMA reuses VOP3P's modifier bits (CDNA3 ISA §7.1 "VOP3P-MAI"): ACC[1:0] (the
+        op_sel_hi bits) put src0/src1 in AGPRs, ACC_CD (the clamp bit) vdst and src2."""
+        v = self.values
+        if fname in ("src0", "src1"):
+            acc = bool((v["opsel_hi"] >> (0 if fname == "src0" else 1)) & 1)
+        else:
+            acc = bool(v["clamp"])
+        if acc and op.kind is OperandKind.VGPR:
+            return _replace(op, kind=OperandKind.AGPR)
+        return op
+
     def _modifiers(self) -> dict[str, int]:
         """Instruction-wide modifiers: every non-operand field, by its LLVM name."""
         v = self.values
@@ -381,6 +439,9 @@ class _Decoder:
                                  "opsel_hi2", "neg_hi", "imm", "soffset_en", "sd"}
         mods = {n: val for n, val in v.items() if n not in skip and not n.startswith(
             ("src0_", "src1_", "s0", "s1"))}
+        if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
+            mods = {"cbsz": v["neg_hi"], "abid": v["opsel"] | v["opsel_hi2"] << 3,
+                    "blgp": v["neg"]}
         if self.extension is not None:
             for n in ("src0", "sdst"):
                 mods.pop(n, None)
@@ -413,7 +474,7 @@ class _Decoder:
         uses = [self._vopd_src(v[f"src{side}0"], types.get("srcy0"))]
         if "vsrcy1" in types:
             uses.append(vgpr(v[f"vsrc{side}1"], types.get("vsrcy1"), self.spec))
-        k = _K_CONSTANT.match(info.name)
+        k = K_CONSTANT.match(info.name)
         if k is not None and self.literal is not None:
             lit = Operand(kind=OperandKind.LITERAL, value=self.literal, width=32)
             uses.insert(1, lit) if k.group("kind") == "MK" else uses.append(lit)

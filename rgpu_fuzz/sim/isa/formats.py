@@ -19,7 +19,7 @@ from typing import ClassVar
 
 from rgpu_fuzz.sim.isa.instruction import Encoding
 
-__all__ = ["DPP16_EXT", "DPP8_EXT", "Field", "FieldKind", "Fixed", "Format", "SDWA_EXT"]
+__all__ = ["DPP8_EXT", "DPP16_EXT", "SDWA_EXT", "Field", "FieldKind", "Fixed", "Format"]
 
 
 class FieldKind(Enum):

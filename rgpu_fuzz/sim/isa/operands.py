@@ -96,10 +96,21 @@ def _is_float(optype: OperandType) -> bool:
     return optype.fmt.startswith(("FMT_NUM_F", "FMT_NUM_BF"))
 
 
-def vgpr(index: int, optype: OperandType | None, spec: TargetSpec, *, acc: bool = False) -> Operand:
-    """A VGPR (or, with the format's acc bit, AGPR) range starting at `index`."""
+def vgpr(index: int, optype: OperandType | None, spec: TargetSpec, *, acc: bool = False,
+         packed_half: bool = False) -> Operand:
+    """A VGPR (or, with the format's acc bit or an AGPR operand type, AGPR) range.
+
+    `packed_half`: the field is a true16 16-bit operand of a 32-bit encoding, whose bit 7
+    selects the high half of VGPR `index & 127` (RDNA3 ISA §7.3 "16-bit VGPRs").
+    """
+    if optype is not None and optype.type in ("OPR_ACCVGPR", "OPR_SRC_ACCVGPR"):
+        acc = True
     kind = OperandKind.AGPR if acc else OperandKind.VGPR
-    return Operand(kind=kind, index=index, count=operand_count(optype, spec))
+    width = _width(optype)
+    hi = False
+    if packed_half and width == 16:
+        index, hi = index & 0x7F, bool(index >> 7)
+    return Operand(kind=kind, index=index, count=operand_count(optype, spec), width=width, hi=hi)
 
 
 def special(which: Special, count: int = 1) -> Operand:

@@ -10,6 +10,7 @@ and friends, which are per family data (CDNA3 ISA §4.4 "S_WAITCNT", RDNA3 §4.5
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -74,13 +75,16 @@ def _register(prefix: str, op: Operand) -> str:
     return f"{prefix}[{op.index}:{op.index + op.count - 1}]"
 
 
-def render_operand(op: Operand) -> str:
-    """One operand in LLVM syntax, with its source modifiers."""
+def render_operand(op: Operand, true16: bool = False) -> str:
+    """One operand in LLVM syntax, with its source modifiers.
+
+    `true16`: the target names the halves of 16-bit VGPR operands (`v1.l`, `v1.h`).
+    """
     k = op.kind
     if k is OperandKind.VGPR:
         text = _register("v", op)
-        if op.sel == "" and op.hi and op.count == 1 and False:
-            text += ".h"
+        if true16 and op.width == 16:
+            text += ".h" if op.hi else ".l"
     elif k is OperandKind.SGPR:
         text = _register("s", op)
     elif k is OperandKind.AGPR:
@@ -123,8 +127,15 @@ def render(inst: Instruction) -> str:
     return renderer(inst)
 
 
+def _true16(inst: Instruction) -> bool:
+    """Halves are named on true16 targets, except in VOP3P (whose 16-bit operands are
+    lanes of packed registers, selected by op_sel)."""
+    return tables(inst.target).spec.true16 and inst.encoding is not Encoding.VOP3P
+
+
 def _plain(inst: Instruction) -> str:
-    ops = ", ".join(render_operand(o) for o in (*inst.defs, *inst.uses))
+    t16 = _true16(inst)
+    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
     return f"{inst.mnemonic} {ops}" if ops else inst.mnemonic
 
 
@@ -146,7 +157,7 @@ def _sopp(inst: Instruction) -> str:
     imm = inst.uses[0].value
     kind = _optype(inst, "simm16")
     if kind == "OPR_LABEL":
-        text = str(imm - 0x10000 if imm & 0x8000 else imm)
+        text = str(imm)                  # LLVM prints the raw simm16, unsigned
     elif kind == "OPR_WAITCNT":
         text = _waitcnt(imm, _family(inst))
     elif kind == "OPR_DELAY":
@@ -154,12 +165,38 @@ def _sopp(inst: Instruction) -> str:
     elif kind == "OPR_WAITCNT_DEPCTR":
         text = _depctr(imm)
     elif kind == "OPR_SENDMSG":
-        text = _sendmsg(imm)
-    elif kind == "OPR_CLAUSE":
+        text = _sendmsg(imm, _family(inst))
+    elif kind == "OPR_CLAUSE" or inst.opcode in _HEX_SIMM16:
         text = f"0x{imm:x}"
+    elif inst.opcode == "S_SET_GPR_IDX_MODE":
+        text = _gpr_idx(imm)
     else:
         text = str(imm)
     return f"{inst.mnemonic} {text}"
+
+
+# SOPP immediates LLVM prints in hex (AMDGPUInstPrinter: printU16ImmOperand vs. decimal).
+_HEX_SIMM16 = frozenset({"S_SET_INST_PREFETCH_DISTANCE", "S_WAIT_EVENT", "S_ROUND_MODE",
+                         "S_TTRACEDATA_IMM"})
+_GPR_IDX = ("SRC0", "SRC1", "SRC2", "DST")
+
+
+def _gpr_idx(mode: int) -> str:
+    """s_set_gpr_idx_on/_mode's 4-bit mode as LLVM's `gpr_idx(SRC0,DST)`."""
+    return f"gpr_idx({','.join(n for i, n in enumerate(_GPR_IDX) if mode >> i & 1)})"
+
+
+def _sop1(inst: Instruction) -> str:
+    if inst.uses and inst.uses[0].kind is OperandKind.IMM:     # s_sendmsg_rtn_b32/_b64
+        dst = render_operand(inst.defs[0])
+        return f"{inst.mnemonic} {dst}, {_sendmsg(inst.uses[0].value, _family(inst))}"
+    return _plain(inst)
+
+
+def _sopc(inst: Instruction) -> str:
+    if inst.opcode == "S_SET_GPR_IDX_ON":
+        return f"{inst.mnemonic} {render_operand(inst.uses[0])}, {_gpr_idx(inst.uses[1].value)}"
+    return _plain(inst)
 
 
 def _field(value: int, hi: int, lo: int) -> int:
@@ -208,23 +245,33 @@ def _depctr(imm: int) -> str:
     return " ".join(parts) if parts else f"0x{imm:x}"
 
 
-_MSG = {1: "MSG_INTERRUPT", 2: "MSG_GS", 3: "MSG_GS_DONE", 3 + 0: "MSG_GS_DONE",
-        10: "MSG_GET_DOORBELL", 11: "MSG_GET_DDID", 15: "MSG_SYSMSG", 0: "MSG_NONE",
-        # RDNA3 ISA §4.9 table "Messages": 3 is DEALLOC_VGPRS on gfx11
-        }
+def _sendmsg(imm: int, family: str) -> str:
+    """LLVM's sendmsg syntax: a symbolic name for messages without an operation,
+    else `sendmsg(id, op, stream)` (CDNA3 ISA §4.7, RDNA3 ISA §4.9 "Messages")."""
+    msg, op = _field(imm, 7, 0), _field(imm, 6, 4)
+    name = _MESSAGES[family].get(msg)
+    if name is not None and imm == msg:
+        return f"sendmsg({name})"
+    msg = _field(imm, 3, 0) if family == "cdna" else msg
+    stream = _field(imm, 9, 8)
+    return f"sendmsg({msg}, {op}, {stream})"
 
 
-def _sendmsg(imm: int) -> str:
-    msg = imm & 0xFF
-    names = {3: "MSG_DEALLOC_VGPRS", 1: "MSG_INTERRUPT"}
-    name = names.get(msg, str(msg))
-    return f"sendmsg({name})"
+_MESSAGES: Mapping[str, Mapping[int, str]] = MappingProxyType({
+    "cdna": MappingProxyType({1: "MSG_INTERRUPT", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN",
+                              6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
+                              9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL"}),
+    "rdna3": MappingProxyType({1: "MSG_INTERRUPT", 3: "MSG_DEALLOC_VGPRS",
+                               6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
+                               9: "MSG_GS_ALLOC_REQ"}),
+})
 
 
 def _sopk(inst: Instruction) -> str:
     kind = _optype(inst, "simm16")
     imm_op = next((o for o in inst.uses if o.kind is OperandKind.IMM), None)
-    regs = [render_operand(o) for o in (*inst.defs, *inst.uses) if o.kind is not OperandKind.IMM]
+    regs = [render_operand(o) for o in (*inst.defs, *inst.uses)
+            if o.kind not in (OperandKind.IMM, OperandKind.LITERAL)]
     if imm_op is None:
         return _plain(inst)
     if kind == "OPR_HWREG":
@@ -232,7 +279,7 @@ def _sopk(inst: Instruction) -> str:
         parts = [*regs, imm] if inst.defs else [imm, *regs]
         lit = inst.fields.get("literal")
         if lit is not None and not regs:
-            parts = [f"0x{lit:x}", imm]
+            parts = [imm, _FLOAT_TEXT.get((32, lit), f"0x{lit:x}")]
     elif kind == "OPR_LABEL":
         v = imm_op.value
         parts = [*regs, str(v - 0x10000 if v & 0x8000 else v)]
@@ -249,7 +296,7 @@ def _hwreg(inst: Instruction, imm: int) -> str:
     return f"hwreg({name}, {offset}, {size})"
 
 
-def _HWREG_NAMES(target: str) -> Mapping[int, str]:  # noqa: N802
+def _HWREG_NAMES(target: str) -> Mapping[int, str]:
     import importlib
 
     family = tables(target).spec.family
@@ -260,10 +307,11 @@ def _HWREG_NAMES(target: str) -> Mapping[int, str]:  # noqa: N802
 def _smem(inst: Instruction) -> str:
     ops = [render_operand(o) for o in inst.defs]
     uses = list(inst.uses)
+    # s_atc_probe's first operand is an immediate (the probe kind), printed in place
+    if uses and uses[0].kind is OperandKind.IMM and len(uses) > 1:
+        ops.append(str(uses.pop(0).value))
     imm = next((o for o in uses if o.kind is OperandKind.IMM), None)
     regs = [o for o in uses if o.kind is not OperandKind.IMM]
-    if inst.mnemonic.startswith(("s_store", "s_buffer_store")):
-        pass
     ops += [render_operand(o) for o in regs]
     mods = ""
     rdna = _family(inst) == "rdna3"
@@ -283,7 +331,7 @@ def _smem(inst: Instruction) -> str:
     for name in ("glc", "dlc", "nv"):
         if inst.modifiers.get(name):
             mods += f" {name}"
-    return f"{inst.mnemonic} {', '.join(ops)}{mods}"
+    return f"{inst.mnemonic} {', '.join(ops)}{mods}" if ops else f"{inst.mnemonic}{mods}"
 
 
 def _ds(inst: Instruction) -> str:
@@ -326,7 +374,7 @@ def _flat(inst: Instruction) -> str:
 def _mubuf(inst: Instruction) -> str:
     ops = [render_operand(o) for o in (*inst.defs, *inst.uses)]
     m = inst.modifiers
-    mods = ""
+    mods = _buffer_format(inst)
     if m.get("offen"):
         mods += " offen"
     if m.get("idxen"):
@@ -343,19 +391,41 @@ def _mubuf(inst: Instruction) -> str:
     return f"{inst.mnemonic} {', '.join(ops)}{mods}"
 
 
+_DATA_FORMATS = ("INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10",
+                 "10_10_10_2", "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32",
+                 "32_32_32_32", "RESERVED_15")
+_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT")
+
+
+def _buffer_format(inst: Instruction) -> str:
+    """MTBUF's `format:[BUF_DATA_FORMAT_*,BUF_NUM_FORMAT_*]` (GCN5/CDNA split format, CDNA3
+    ISA §9.1.5); the default (DATA_FORMAT_8, NUM_FORMAT_UNORM) and defaulted halves are
+    left out, as LLVM does."""
+    f = inst.fields
+    if "dfmt" not in f:
+        return ""
+    dfmt, nfmt = f["dfmt"], f["nfmt"]
+    parts = []
+    if dfmt != 1:
+        parts.append(f"BUF_DATA_FORMAT_{_DATA_FORMATS[dfmt]}")
+    if nfmt != 0:
+        parts.append(f"BUF_NUM_FORMAT_{_NUM_FORMATS[nfmt]}")
+    return f" format:[{','.join(parts)}]" if parts else ""
+
+
 def _vector(inst: Instruction) -> str:
-    ops = ", ".join(render_operand(o) for o in (*inst.defs, *inst.uses))
+    t16 = _true16(inst)
+    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
     m = inst.modifiers
     mods = ""
     enc = inst.encoding
-    if enc is Encoding.VOP3P:
+    if enc is Encoding.VOP3P and "cbsz" in m:
+        mods += "".join(f" {k}:{m[k]}" for k in ("cbsz", "abid", "blgp") if m[k])
+        m = {}
+    elif enc is Encoding.VOP3P and _has_op_sel(inst):
         mods += _vop3p_mods(inst)
     elif enc in (Encoding.VOP3, Encoding.VOP3SD):
-        opsel = inst.fields.get("opsel", 0)
-        if opsel:
-            n = len(inst.uses)
-            bits = [str(opsel >> i & 1) for i in range(n)] + [str(opsel >> 3 & 1)]
-            mods += f" op_sel:[{','.join(bits)}]"
+        mods += _vop3_op_sel(inst)
     if m.get("clamp"):
         mods += " clamp"
     if m.get("omod"):
@@ -367,6 +437,35 @@ def _vector(inst: Instruction) -> str:
     return f"{inst.mnemonic} {ops}{mods}" if ops else f"{inst.mnemonic}{mods}"
 
 
+def _vop3_op_sel(inst: Instruction) -> str:
+    """`op_sel:[src0,src1(,src2),dst]`: one entry per source operand slot (a MAC's tied
+    src2 counts), then the destination's when there is a written operand."""
+    opsel = inst.fields.get("opsel", 0)
+    if not opsel:
+        return ""
+    info = tables(inst.target).by_name["VOP3Op"].get(inst.opcode)
+    if info is not None and not info.prints_op_sel:
+        return ""
+    n = len(inst.uses) + (1 if _MAC.search(inst.opcode) else 0)
+    bits = [str(opsel >> i & 1) for i in range(n)]
+    if inst.defs:
+        bits.append(str(opsel >> 3 & 1))
+    return f" op_sel:[{','.join(bits)}]"
+
+
+_MAC = re.compile(r"^V_(?:FMAC|MAC)_")
+
+
+def _has_op_sel(inst: Instruction) -> bool:
+    """VOP3P opcodes with 16-bit or packed sources take op_sel/neg modifiers in LLVM's
+    syntax; the others (dot4/dot8 of bytes, MFMA, accvgpr moves) take none."""
+    info = tables(inst.target).by_name["VOP3POp"].get(inst.opcode)
+    if info is None or "_MIX" in inst.opcode:
+        return True
+    return any(t.fmt.startswith(("FMT_NUM_PK2_", "FMT_NUM_F16", "FMT_NUM_BF16"))
+               for name, t in info.operands.items() if name.startswith("src"))
+
+
 def _vop3p_mods(inst: Instruction) -> str:
     f = inst.fields
     n = len(inst.uses)
@@ -375,10 +474,13 @@ def _vop3p_mods(inst: Instruction) -> str:
     opsel_hi = [opsel_hi_bits >> i & 1 for i in range(n)]
     neg_lo = [f["neg"] >> i & 1 for i in range(n)]
     neg_hi = [f["neg_hi"] >> i & 1 for i in range(n)]
+    # v_fma_mix*: op_sel_hi selects an f16 source (default 0: all f32), LLVM prints it
+    # when set; for packed math the default is all ones.
+    mix = "_MIX" in inst.opcode
     out = ""
     if any(opsel):
         out += f" op_sel:[{','.join(map(str, opsel))}]"
-    if not all(opsel_hi):
+    if (mix and any(opsel_hi)) or (not mix and not all(opsel_hi)):
         out += f" op_sel_hi:[{','.join(map(str, opsel_hi))}]"
     if any(neg_lo):
         out += f" neg_lo:[{','.join(map(str, neg_lo))}]"
@@ -433,7 +535,22 @@ def _dpp_ctrl(ctrl: int) -> str:
     return named.get(ctrl, f"0x{ctrl:x}")
 
 
+def _vinterp(inst: Instruction) -> str:
+    text = _vector(inst)
+    return f"{text} wait_exp:{inst.fields['waitexp']}"
+
+
+def _ldsdir(inst: Instruction) -> str:
+    ops = [render_operand(o) for o in inst.defs]
+    f = inst.fields
+    if inst.opcode == "LDS_PARAM_LOAD":
+        ops.append(f"attr{f['attr']}.{'xyzw'[f['attr_chan']]}")
+    return f"{inst.mnemonic} {', '.join(ops)} wait_vdst:{f['wait_vdst']}"
+
+
 _BY_ENCODING = {
+    Encoding.SOP1: _sop1, Encoding.SOPC: _sopc, Encoding.VINTERP: _vinterp,
+    Encoding.LDSDIR: _ldsdir,
     Encoding.SOPP: _sopp, Encoding.SOPK: _sopk, Encoding.SMEM: _smem, Encoding.DS: _ds,
     Encoding.FLAT: _flat, Encoding.GLOBAL: _flat, Encoding.SCRATCH: _flat,
     Encoding.MUBUF: _mubuf, Encoding.MTBUF: _mubuf,

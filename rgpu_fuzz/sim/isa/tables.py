@@ -102,6 +102,8 @@ class OpInfo:
     table_name: str                 # the enum member's name, e.g. "V_ADD_U32_E32"
     mnemonic: str                   # LLVM's spelling without the encoding suffix
     operands: Mapping[str, OperandType]
+    suffix: str | None = None       # LLVM's encoding suffix when not the rule's ("" = none)
+    prints_op_sel: bool = True      # LLVM prints VOP3 op_sel for this opcode
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +134,15 @@ def _family(family: str) -> tuple[dict[str, dict[int, str]], dict[tuple[str, str
             enums[name] = {member.value: member.name for member in obj}
     operands: dict[tuple[str, str], dict] = {}
     for op, spec in operands_mod.OPERANDS.items():
-        operands[(type(op).__name__, op.name)] = {
-            fname: OperandType(bits=bits, type=optype.name, fmt=fmt.name)
-            for fname, (fmt, bits, optype) in spec.items()
-        }
+        table = type(op).__name__
+        fields = {fname: OperandType(bits=bits, type=optype.name, fmt=fmt.name)
+                  for fname, (fmt, bits, optype) in spec.items()}
+        if table == "VOP3Op" and "vsrc0" in fields and "src0" not in fields:
+            # RDNA3's XML names the VOP3 form's first source of a VOP1 opcode "vsrc0"; it
+            # is the 9-bit SRC0 field like every other VOP3 source (RDNA3 ISA §15.3.3).
+            fields["src0"] = fields.pop("vsrc0")
+        operands[(table, op.name)] = fields
+        operands.setdefault((table, _strip_suffix(op.name)), fields)
     return enums, operands
 
 
@@ -180,7 +187,8 @@ def _op_info(table: str, member: str, operands: Mapping[tuple[str, str], dict],
 
 def _apply(row: Mapping, ops: dict[str, dict[int, OpInfo]],
            operands: Mapping[tuple[str, str], dict]) -> None:
-    """Applies one correction row: `drop`, `rename` (LLVM spelling) or `add`."""
+    """Applies one correction row: `drop`, `rename` (LLVM spelling), `operand` (a field's
+    width; 0 removes it) or `add`."""
     table = ops[row["table"]]
     kind = row["kind"]
     if kind == "drop":
@@ -190,7 +198,24 @@ def _apply(row: Mapping, ops: dict[str, dict[int, OpInfo]],
         for value, info in list(table.items()):
             if info.name == row["name"]:
                 table[value] = OpInfo(name=info.name, table_name=info.table_name,
-                                      mnemonic=row["mnemonic"], operands=info.operands)
+                                      mnemonic=row.get("mnemonic", info.mnemonic),
+                                      operands=info.operands,
+                                      suffix=row.get("suffix", info.suffix),
+                                      prints_op_sel=row.get("op_sel", info.prints_op_sel))
+    elif kind == "operand":
+        for value, info in list(table.items()):
+            if info.name in row["names"]:
+                old = info.operands[row["field"]]
+                fields = dict(info.operands)
+                if row["bits"] == 0:
+                    del fields[row["field"]]
+                else:
+                    fields[row["field"]] = OperandType(bits=row["bits"], type=old.type,
+                                                       fmt=old.fmt)
+                table[value] = OpInfo(name=info.name, table_name=info.table_name,
+                                      mnemonic=info.mnemonic, suffix=info.suffix,
+                                      prints_op_sel=info.prints_op_sel,
+                                      operands=MappingProxyType(fields))
     elif kind == "add":
         table[row["value"]] = _op_info(row["table"], row["name"], operands,
                                        mnemonic=row.get("mnemonic"),
