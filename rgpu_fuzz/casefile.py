@@ -33,6 +33,7 @@ from rgpu_fuzz.model.case import (
     ScalarArg,
     Values,
 )
+from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.model.scalars import Scalar
 
 MAX_BUFFER_LEN = 1 << 24
@@ -40,7 +41,7 @@ MAX_THREADS_PER_BLOCK = 1024
 
 
 @dataclass(eq=False)
-class CaseError(Exception):
+class CaseError(RgpuError):
     """A case file that is not a valid `rgpu-case/1` case. `str()` is the one line users see."""
 
     where: str

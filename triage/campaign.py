@@ -32,6 +32,7 @@ from typing import Any
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
@@ -48,7 +49,7 @@ from rgpu_fuzz.triage.classify import coarse_key, place
 from rgpu_fuzz.triage.store import FindingStore, bucket_id
 
 
-class CampaignError(Exception):
+class CampaignError(RgpuError):
     """A campaign that cannot start as asked (e.g. resuming with other settings)."""
 
 
