@@ -24,6 +24,7 @@ from rgpu_fuzz.model.outcome import (
     CompileCrash,
     Ok,
     Outcome,
+    PipelineFailure,
     Rejected,
     RunCrash,
     Timeout,
@@ -241,6 +242,10 @@ def _judge_one(label: str, o: Outcome, arbiter: Outcome, loose: bool, policy: Po
                ops: str) -> Finding | None:
     if isinstance(o, Unsupported | Unavailable):
         return None
+    if isinstance(o, PipelineFailure):
+        return Finding(kind=FindingKind.PIPELINE_ERROR, pipelines=(label,),
+                       signature=f"pipeline-error|{label}|{normalise_crash_line(o.error)}",
+                       detail=o.error)
     if isinstance(o, CompileCrash | RunCrash | Timeout):
         return _crash_finding(label, o)
     if isinstance(o, Rejected):

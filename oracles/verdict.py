@@ -15,6 +15,7 @@ class FindingKind(StrEnum):
     NONDETERMINISM = "nondeterminism"    # the same case compiled twice gave different bytes
     REJECTED = "rejected"                # a compiler pipeline rejected a case ref accepts
     INVALID_CASE = "invalid-case"        # ref itself rejects or traps: not a compiler bug
+    PIPELINE_ERROR = "pipeline-error"    # the pipeline (a plugin) broke: raised, bad value
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz.lang.ast import Fn, Param, ScalarType, SliceType
+from rgpu_fuzz.lang.checker import CheckedModule, check_source
+from rgpu_fuzz.lang.limits import (
+    MAX_BUFFER_BYTES,
+    MAX_BUFFER_LEN,
+    MAX_CASE_BYTES,
+    MAX_LAUNCH_THREADS,
+    MAX_THREADS_PER_BLOCK,
+    MAX_TOML_NESTING,
+)
+from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import (
     FORMAT,
     Arg,
@@ -35,8 +45,7 @@ from rgpu_fuzz.model.case import (
 )
 from rgpu_fuzz.model.scalars import Scalar
 
-MAX_BUFFER_LEN = 1 << 24
-MAX_THREADS_PER_BLOCK = 1024
+_LIMITS = 'docs/language.md "Limits"'
 
 
 @dataclass(eq=False)
@@ -188,7 +197,7 @@ def _arg(raw: Any, i: int) -> Arg:
         elem = _scalar(raw["buffer"], f"{where}.buffer")
         length = _get(raw, "len", int, where)
         if not 0 < length <= MAX_BUFFER_LEN:
-            raise CaseError(f"{where}.len", f"must be > 0 and <= {MAX_BUFFER_LEN}")
+            raise CaseError(f"{where}.len", f"must be > 0 and <= {MAX_BUFFER_LEN} ({_LIMITS})")
         init = _init(raw.get("init", {"fill": 0}), elem, length, f"{where}.init")
         return BufferArg(name=name, elem=elem, len=length, init=init)
     if "scalar" in raw:
@@ -212,8 +221,16 @@ def case_from_dict(doc: Mapping[str, Any]) -> Case:
     if launch.threads_per_block > MAX_THREADS_PER_BLOCK:
         raise CaseError("launch.block", f"{launch.threads_per_block} threads per block; "
                                         f"at most {MAX_THREADS_PER_BLOCK}")
+    if (threads := launch.blocks * launch.threads_per_block) > MAX_LAUNCH_THREADS:
+        raise CaseError("launch.grid", f"{threads} threads in the launch (grid x block); "
+                                       f"at most {MAX_LAUNCH_THREADS} ({_LIMITS})")
     args_raw = _get(doc, "args", list, "", required=False, default=[])
     args = tuple(_arg(a, i) for i, a in enumerate(args_raw))
+    buffer_bytes = sum(a.len * max(1, a.elem.bits // 8) for a in args
+                       if isinstance(a, BufferArg))
+    if buffer_bytes > MAX_BUFFER_BYTES:
+        raise CaseError("args", f"buffers take {buffer_bytes} bytes together; at most "
+                                f"{MAX_BUFFER_BYTES} ({_LIMITS})")
     seen: set[str] = set()
     for i, a in enumerate(args):
         if a.name in seen:
@@ -250,30 +267,81 @@ def case_from_dict(doc: Mapping[str, Any]) -> Case:
 _TOML_POS = re.compile(r"^(?P<msg>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)$")
 
 
+_TOML_TOKENS = re.compile("|".join((
+    r'"""(?:[^"\\]|\\[\s\S]|"(?!""))*"""',    # multi-line basic string
+    r"'''[\s\S]*?'''",                        # multi-line literal string
+    r'"(?:[^"\\\n]|\\.)*"',                   # basic string
+    r"'[^'\n]*'",                             # literal string
+    r"#[^\n]*",                               # comment
+    r"[\[\]{}]",                              # what nests
+)))
+"""What matters for nesting in TOML text: strings and comments (skipped whole) and brackets."""
+
+
+def _nesting_error(text: str, name: str) -> CaseError | None:
+    """A `CaseError` at the first bracket nested deeper than `MAX_TOML_NESTING`, found in one
+    linear scan before `tomllib` (which recurses per level) sees the text."""
+    depth = 0
+    for m in _TOML_TOKENS.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_TOML_NESTING:
+                line = text.count("\n", 0, m.start()) + 1
+                col = m.start() - text.rfind("\n", 0, m.start())
+                return CaseError(f"{name}:{line}:{col}", f"arrays or tables nested more than "
+                                                         f"{MAX_TOML_NESTING} deep ({_LIMITS})")
+        elif c in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
 def loads(text: str, name: str = "<case>") -> Case:
     """Parse and validate case text; errors carry `name`."""
+    if len(text) > MAX_CASE_BYTES:
+        raise CaseError(name, f"the case is {len(text)} characters; at most {MAX_CASE_BYTES} "
+                              f"({_LIMITS})")
+    if (nested := _nesting_error(text, name)) is not None:
+        raise nested
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         m = _TOML_POS.match(str(e))
         if m:
             raise CaseError(f"{name}:{m['line']}:{m['col']}",
-                            f"error: invalid TOML: {m['msg']}") from None
+                            f"invalid TOML: {m['msg']}") from None
         raise CaseError(name, f"invalid TOML: {e}") from None
+    except RecursionError:  # a nesting the scan above did not see; never expected
+        raise CaseError(name, f"invalid TOML: nested too deeply ({_LIMITS})") from None
     try:
         return case_from_dict(doc)
     except CaseError as e:
         raise CaseError(f"{name}: {e.where}" if e.where else name, e.message) from None
 
 
-def load(path: str | Path) -> Case:
-    """Read a case file. A missing or unreadable file is a `CaseError` too."""
+def _read(path: str | Path) -> str:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.is_file() and p.stat().st_size > 4 * MAX_CASE_BYTES:
+            raise CaseError(str(p), f"the case is {p.stat().st_size} bytes; at most "
+                                    f"{MAX_CASE_BYTES} ({_LIMITS})")
+        return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise CaseError(str(p), f"cannot read: {getattr(e, 'strerror', None) or e}") from None
-    return loads(text, str(p))
+
+
+def load(path: str | Path) -> Case:
+    """Read a case file. A missing or unreadable file is a `CaseError` too."""
+    return loads(_read(path), str(path))
+
+
+def load_checked(path: str | Path) -> Case:
+    """Read a case file a user wrote and check it against its kernel (`check_kernel`), with
+    kernel diagnostics placed at their line and column in the file."""
+    text = _read(path)
+    case = loads(text, str(path))
+    check_kernel(case, str(path), text)
+    return case
 
 
 # ---------------------------------------------------------------- writing
@@ -368,6 +436,40 @@ def _arg_text(a: Arg) -> str:
             return f"{n}: buffer {e}[{ln}]"
         case ScalarArg(name=n, ty=t):
             return f"{n}: scalar {t}"
+
+
+def check_kernel(case: Case, name: str = "<case>",
+                 text: str | None = None) -> tuple[CheckedModule, Fn]:
+    """The checked kernel module and the entry function of `case`, or a `CaseError` saying
+    why the case is not a test: the kernel does not check (its first diagnostic, placed in
+    the case file `text` when given), the entry is not a kernel, or the arguments do not fit.
+
+    A user's case failing here is the user's mistake (exit 2); the pipelines answer the same
+    cases with `Rejected(invalid-case)`, a finding against the generator that made them."""
+    try:
+        checked = check_source(case.kernel, "kernel")
+    except DiagnosticError as e:
+        first = e.diagnostics[0]
+        line, col = first.span.line, first.span.col
+        start = -1 if text is None or not case.kernel else text.find(
+            case.kernel, max(0, text.find("kernel")))
+        if start >= 0:
+            col = col + start - text.rfind("\n", 0, start) - 1 if line == 1 else col
+            line += text.count("\n", 0, start)
+            where = f"{name}:{line}:{col}"
+        else:
+            where = f"{name}: kernel:{line}:{col}"
+        more = len(e.diagnostics) - 1
+        tail = f" (and {more} more error{'s' if more != 1 else ''})" if more else ""
+        raise CaseError(where, first.message + tail) from None
+    kernel = checked.fns.get(case.entry)
+    if kernel is None or not kernel.kernel:
+        raise CaseError(f"{name}: entry", f"no kernel named `{case.entry}` (kernels: "
+                                          f"{', '.join(checked.kernels) or 'none'})")
+    mismatch = signature_mismatch(case, kernel)
+    if mismatch:
+        raise CaseError(f"{name}: args", mismatch)
+    return checked, kernel
 
 
 def signature_mismatch(case: Case, kernel: Fn) -> str | None:

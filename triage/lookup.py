@@ -75,7 +75,8 @@ def find_case(id_or_prefix: str, *, corpus_dirs: Iterable[Path] = (Path("corpus"
     matches, and `casefile.CaseError` when the matching file is not a valid case."""
     as_path = Path(id_or_prefix)
     if as_path.suffix == ".toml" and as_path.is_file():
-        return casefile.load(as_path), Where(corpus_file=as_path)
+        case = casefile.load_checked(as_path)  # a file the user names: check it as `run` does
+        return case, Where(corpus_file=as_path)
     prefix = id_or_prefix.strip().lower()
     if not prefix:
         raise IdLookupError("an empty id matches nothing")

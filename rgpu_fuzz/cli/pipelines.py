@@ -12,6 +12,9 @@ from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 
 EXAMPLE = "rgpu-fuzz pipelines --plugin my_compiler.py"
+DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3"
+"""What `run` compares when no `--pipelines` is given: the arbiter and our lowering through
+LLVM unoptimised and optimised (rustc-cpu is left out: it costs a rustc build per case)."""
 
 
 def add_plugin_argument(p: argparse.ArgumentParser) -> None:
@@ -41,7 +44,7 @@ def execute(args: argparse.Namespace) -> int:
     for name in reg.names():
         cls = reg.cls(name)
         reason = cls(PipelineSpec(name)).unavailable_reason()
-        table.add_row(name, "yes" if reason is None else f"no: {reason}", cls.option_help,
+        table.add_row(name, "yes" if reason is None else f"no: {reason}", cls.options_text(),
                       cls.description)
     Console().print(table)
     return 0

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
+from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
 from rgpu_fuzz.cli.run import outcome_json, print_verdict, verdict_json
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_module
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from rgpu_fuzz.triage.lookup import Where
 
 EXAMPLE = "rgpu-fuzz reproduce 3fa2c1 --show ir"
-FALLBACK_PIPELINES = ("ref", "llvm-cpu:O0", "llvm-cpu:O3")
+FALLBACK_PIPELINES = tuple(DEFAULT_PIPELINES.split(","))
 
 
 def add_store_argument(p: argparse.ArgumentParser) -> None:
@@ -138,15 +139,15 @@ def bits_widths(case: Case) -> dict[str, int]:
 
 def print_outcomes(console: Console, title: str, outcomes: dict[str, Outcome]) -> None:
     """Every pipeline side by side: status, time, result, artefact hashes."""
-    table = Table("pipeline", "status", "seconds", "result", "artefacts", title=title,
+    table = Table("pipeline", "status", "seconds", "result", "artefacts", title=escape(title),
                   title_justify="left")
     for label, o in outcomes.items():
         result = detail(o)
         if isinstance(o, Ok):
             result = ", ".join(f"{n}: {len(b.values)} {b.ty}" for n, b in o.outputs.items())
         arts = "\n".join(f"{k} {v[:12]}" for k, v in sorted(o.stats.artefacts.items()))
-        table.add_row(label, str(o.status), f"{o.stats.seconds.get('total', 0.0):.4f}",
-                      result, arts)
+        table.add_row(escape(label), str(o.status), f"{o.stats.seconds.get('total', 0.0):.4f}",
+                      escape(result), arts)
     console.print(table)
 
 

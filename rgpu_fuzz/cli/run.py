@@ -13,10 +13,11 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.cli.pipelines import add_plugin_argument, registry_from
+from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case
@@ -30,8 +31,8 @@ EXAMPLE = "rgpu-fuzz run corpus/*.toml --pipelines ref --json"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("cases", nargs="+", metavar="CASE.toml", help="case files (rgpu-case/1)")
-    p.add_argument("--pipelines", default="ref",
-                   help="comma-separated pipeline specs (default: ref)")
+    p.add_argument("--pipelines", default=DEFAULT_PIPELINES,
+                   help=f"comma-separated pipeline specs (default: {DEFAULT_PIPELINES})")
     p.add_argument("--json", action="store_true", help="one JSON object per case on stdout")
     p.add_argument("--policy", default="default",
                    help="oracle policy: a name in oracles/policies or a TOML path")
@@ -83,7 +84,8 @@ def print_verdict(console: Console, verdict: Verdict, bits_width: dict[str, int]
         return
     for f in verdict.findings:
         known = f" (known: {f.known_issue})" if f.known_issue else ""
-        console.print(f"[bold red]finding[/] {f.kind}{known}: {f.detail}", highlight=False)
+        console.print(f"[bold red]finding[/] {f.kind}{known}: {escape(f.detail)}",
+                      highlight=False)
         console.print(f"  signature: {f.signature}", highlight=False, markup=False)
         if f.diffs:
             t = Table("buffer", "index", f.pipelines[0], "bits", f.pipelines[-1], "bits")
@@ -107,7 +109,7 @@ def execute(args: argparse.Namespace) -> int:
     cases: list[Case] = []
     for path in args.cases:
         try:
-            cases.append(casefile.load(path))
+            cases.append(casefile.load_checked(path))
         except casefile.CaseError as e:
             raise UserError(str(e)) from None
     try:
@@ -126,14 +128,16 @@ def execute(args: argparse.Namespace) -> int:
                               "outcomes": {k: outcome_json(o) for k, o in outcomes.items()},
                               "verdict": verdict_json(verdict)}))
             continue
-        table = Table(title=f"{path}  (case {case.id}, entry {case.entry})", title_justify="left")
+        table = Table(title=escape(f"{path}  (case {case.id}, entry {case.entry})"),
+                      title_justify="left")
         for col in ("pipeline", "status", "seconds", "result"):
             table.add_column(col)
         for label, o in outcomes.items():
             result = detail(o)
             if isinstance(o, Ok):
                 result = "\n".join(f"{n}: {_preview(b)}" for n, b in o.outputs.items())
-            table.add_row(label, str(o.status), f"{o.stats.seconds.get('total', 0.0):.4f}", result)
+            table.add_row(escape(label), str(o.status), f"{o.stats.seconds.get('total', 0.0):.4f}",
+                          escape(result))
         console.print(table)
         widths = {a.name: (a.elem.bits + 3) // 4 for a in case.args if isinstance(a, BufferArg)}
         print_verdict(console, verdict, widths)

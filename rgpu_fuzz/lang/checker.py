@@ -23,6 +23,7 @@ from rgpu_fuzz.lang.bodies import BodyChecker
 from rgpu_fuzz.lang.callgraph import find_cycles
 from rgpu_fuzz.lang.consts import check_const_expr, evaluate_consts
 from rgpu_fuzz.lang.env import AnyTy, ConstValue, Env, FnSig, Infer
+from rgpu_fuzz.lang.limits import MAX_SHARED_BYTES
 from rgpu_fuzz.lang.methods import PRELUDE_FUNCTIONS
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile, Span
@@ -92,8 +93,15 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
             clean_consts[name] = typed_const
     env.const_values = evaluate_consts(clean_consts, env)
 
+    shared_bytes = 0
     for s in shared.values():
         typed[id(s)] = _check_shared(s, env)
+        if (ty := env.shared.get(s.name)) is not None:
+            shared_bytes += ty.len * _elem_bytes(ty.elem)
+            if shared_bytes > MAX_SHARED_BYTES:
+                env.error(f"`#[shared]` statics take {shared_bytes} bytes up to here; the "
+                          f"limit is {MAX_SHARED_BYTES} (docs/language.md \"Limits\")", s.span)
+                del env.shared[s.name]
 
     sigs = {name: _signature(fn, env) for name, fn in fns.items()}
     env.fns = dict(sigs)
@@ -169,6 +177,7 @@ def _unique_items(module: ast.Module, env: Env) -> list[ast.Item]:
 
 def _check_shared(s: ast.Shared, env: Env) -> ast.Shared:
     checker = BodyChecker(env, None)
+    checker.array_limit = None
     length, n = checker.array_len(s.len)
     ty = ArrayTy(s.elem, n) if n is not None else None
     check_const_expr(s.init, env, array_ok=True)
@@ -177,6 +186,11 @@ def _check_shared(s: ast.Shared, env: Env) -> ast.Shared:
         init = checker.coerce(init, ty)
         env.shared[s.name] = ty
     return replace(s, len=length, init=init)
+
+
+def _elem_bytes(s: Scalar) -> int:
+    """Bytes of one element in memory (`bool` takes a byte, as in Rust)."""
+    return max(1, s.bits // 8)
 
 
 def _signature(fn: ast.Fn, env: Env) -> FnSig:

@@ -27,6 +27,7 @@ from rgpu_fuzz.lang.env import (
     is_float,
     is_int,
 )
+from rgpu_fuzz.lang.limits import MAX_LOCAL_ARRAY_LEN
 from rgpu_fuzz.lang.literals import float_literal_value
 from rgpu_fuzz.lang.methods import (
     ASSOC_FUNCTIONS,
@@ -69,6 +70,9 @@ class ExprChecker:
     fn: FnSig | None
     calls: list[tuple[str, Span]]
     barriers: list[Span]
+    array_limit: int | None = MAX_LOCAL_ARRAY_LEN
+    """The most elements an array of this body may have (None: a `#[shared]` static's,
+    limited in bytes by the checker)."""
     _neg_marked: bool = False
     """Set by a `-` for its operand, itself a `-`, just before typing it: rustc's
     `overflowing_literals` lint counts a literal as negated only under a `-` that is not the
@@ -494,7 +498,8 @@ class ExprChecker:
     # -------------------------------------------------------------- arrays
 
     def array_len(self, e: ast.Expr) -> tuple[ast.Expr, int | None]:
-        """An array length: an integer literal or a `usize` const, at least 1."""
+        """An array length: an integer literal or a `usize` const, at least 1 and at most
+        `array_limit` (docs/language.md "Limits")."""
         n: int | None = None
         if isinstance(e, ast.IntLit) and e.suffix in (None, Scalar.USIZE):
             typed: ast.Expr = replace(e, ty=Scalar.USIZE)
@@ -512,6 +517,10 @@ class ExprChecker:
             return replace(e, ty=_ERR), None
         if n < 1:
             self.env.error(f"array length must be at least 1, found {n}", e.span)
+            return typed, None
+        if (limit := self.array_limit) is not None and n > limit:
+            self.env.error(f"local array of {n} elements; the limit is {limit} "
+                           "(docs/language.md \"Limits\")", e.span)
             return typed, None
         return typed, n
 

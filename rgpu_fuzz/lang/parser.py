@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.lexer import Token, TokenKind, tokenize
+from rgpu_fuzz.lang.limits import MAX_NESTING, MAX_SOURCE_BYTES
 from rgpu_fuzz.lang.source import Diagnostic, DiagnosticError, SourceFile, Span
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -42,10 +43,9 @@ _BINOPS: dict[str, ast.BinOp] = {op.value: op for op in ast.BinOp}
 _COMPOUND: dict[str, ast.BinOp] = {op.value + "=": op for op in ast.COMPOUND_OPS}
 _SCALARS: dict[str, Scalar] = {s.value: s for s in Scalar}
 _ITEM_STARTS = ("#", "pub", "fn", "const", "static", "use")
-MAX_NESTING = 128
-"""How deep a syntax tree may nest (parentheses, unary operators, blocks, and the length of
-left-associative operator and method chains, which nest too). Every stage walks trees
-recursively; past this a program gets a diagnostic instead of exhausting Python's stack."""
+# MAX_NESTING (limits.py) counts parentheses, unary operators, blocks, and the length of
+# left-associative operator and method chains, which nest too. Every stage walks trees
+# recursively; past it a program gets a diagnostic instead of exhausting Python's stack.
 _ATTRIBUTES = ("kernel", "shared", "inline(never)")
 
 
@@ -544,6 +544,11 @@ def parse(text: str, filename: str = "<input>") -> ast.Module:
     """Parses a kernel file. Raises `DiagnosticError` with every lexical error, or with every
     parse error found (one per item at most: the parser resynchronises at the next item)."""
     src = SourceFile(filename, text)
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
+        raise DiagnosticError([Diagnostic(
+            f"kernel source is {size} bytes; the limit is {MAX_SOURCE_BYTES} "
+            "(docs/language.md \"Limits\")", Span(0, 0, 1, 1), src)])
     parser = _Parser(src, tokenize(src))
     module = parser.module()
     if parser.errors:

@@ -34,9 +34,12 @@ class SourceFile:
     name: str
     text: str
 
-    def line_text(self, line: int) -> str:
-        lines = self.text.split("\n")
-        return lines[line - 1] if 0 < line <= len(lines) else ""
+    def line_around(self, offset: int) -> str:
+        """The line that holds `offset`, found in time proportional to the line (not the
+        file, so rendering every diagnostic of a large file stays linear)."""
+        start = self.text.rfind("\n", 0, offset) + 1
+        end = self.text.find("\n", offset)
+        return self.text[start:] if end < 0 else self.text[start:end]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +63,7 @@ class Diagnostic:
         """Headline, the source line, a caret (with tildes over the span on that line), notes."""
         out = [self.headline()]
         if self.span.line > 0:
-            src = self.file.line_text(self.span.line)
+            src = self.file.line_around(self.span.start)
             gutter = str(self.span.line)
             pad = " " * len(gutter)
             line_start = self.span.start - (self.span.col - 1)

@@ -6,9 +6,8 @@ emission) plus what a host needs to call it.
 """
 
 from rgpu_fuzz.lower.context import TRAP_CODES, LowerError
-from rgpu_fuzz.lower.host import ParamSlot
 from rgpu_fuzz.lower.kernel import LoweredKernel, lower_module
 from rgpu_fuzz.lower.targets import HostTarget, TargetHooks
 
-__all__ = ["TRAP_CODES", "HostTarget", "LowerError", "LoweredKernel", "ParamSlot",
+__all__ = ["TRAP_CODES", "HostTarget", "LowerError", "LoweredKernel",
            "TargetHooks", "lower_module"]

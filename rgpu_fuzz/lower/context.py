@@ -21,15 +21,9 @@ import llvmlite.ir as ir
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.values import I32, I64, PTR, Intrinsics, memory_type
+from rgpu_fuzz.model.kernel_abi import TRAP_CODES
 from rgpu_fuzz.model.outcome import TrapKind
 from rgpu_fuzz.model.scalars import Scalar
-
-TRAP_CODES: dict[TrapKind, int] = {
-    TrapKind.DIV_BY_ZERO: 1,
-    TrapKind.DIV_OVERFLOW: 2,
-    TrapKind.OUT_OF_BOUNDS: 3,
-}
-"""The `code` word of the trap record (0: no trap)."""
 
 TCTX_TID, TCTX_BID, TCTX_BDIM, TCTX_GDIM = 0, 3, 6, 9
 """Word offsets in the thread context `i32[12]`: thread id, block id, block dims, grid dims."""

@@ -26,7 +26,6 @@ A kernel with barriers is lowered *structurally*, inline in the entry function:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
@@ -45,6 +44,7 @@ from rgpu_fuzz.lower.context import (
 )
 from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.values import I8, I32, I64, PTR, VOID, load_scalar, store_scalar
+from rgpu_fuzz.model.kernel_abi import KernelParam, flatten
 from rgpu_fuzz.model.scalars import Scalar
 
 RUNNING, BROKE, CONTINUED, RETURNED = 0, 1, 2, 3
@@ -56,29 +56,26 @@ def has_barrier(node: object) -> bool:
     return any(isinstance(n, ast.Call) and n.func == "sync_threads" for n in walk(node))
 
 
-@dataclass(frozen=True)
-class ParamSlot:
-    """Where a kernel parameter sits in the `args` slot array (see `HostTarget`)."""
-
-    name: str
-    slot: int
-    elem: Scalar
-    slice: bool
-    mutable: bool = False
-
-
-def param_slots(kernel: ast.Fn) -> tuple[ParamSlot, ...]:
-    out: list[ParamSlot] = []
-    slot = 0
+def kernel_params(kernel: ast.Fn) -> tuple[KernelParam, ...]:
+    """The kernel's signature as the ABI model sees it (`rgpu_fuzz.model.kernel_abi`)."""
+    out: list[KernelParam] = []
     for p in kernel.params:
         if isinstance(p.ty, ast.SliceType):
-            out.append(ParamSlot(p.name, slot, p.ty.elem, True, p.ty.mutable))
-            slot += 2
+            out.append(KernelParam(p.name, p.ty.elem, True, p.ty.mutable))
         else:
             assert isinstance(p.ty, ast.ScalarType), p
-            out.append(ParamSlot(p.name, slot, p.ty.scalar, False))
-            slot += 1
+            out.append(KernelParam(p.name, p.ty.scalar, False))
     return tuple(out)
+
+
+def param_slots(kernel: ast.Fn) -> tuple[tuple[KernelParam, int], ...]:
+    """Each parameter with the index of its first 64-bit slot in the host `args` array:
+    the position of its first flattened argument (`kernel_abi.flatten`)."""
+    params = kernel_params(kernel)
+    first = {}
+    for i, a in enumerate(flatten(params)):
+        first.setdefault(a.param, i)
+    return tuple((p, first[p.name]) for p in params)
 
 
 def load_params(st: FnState, kernel: ast.Fn, args: ir.Value,
@@ -86,11 +83,11 @@ def load_params(st: FnState, kernel: ast.Fn, args: ir.Value,
     """Load slices into `st.slices`; return scalar params as (binding, value, type)."""
     b = st.b
     scalars = []
-    for p, ps in zip(kernel.params, param_slots(kernel), strict=True):
+    for p, (ps, slot) in zip(kernel.params, param_slots(kernel), strict=True):
         assert p.binding is not None, p
-        at = b.gep(args, [ir.Constant(I64, ps.slot)], source_etype=I64)
+        at = b.gep(args, [ir.Constant(I64, slot)], source_etype=I64)
         if ps.slice:
-            nxt = b.gep(args, [ir.Constant(I64, ps.slot + 1)], source_etype=I64)
+            nxt = b.gep(args, [ir.Constant(I64, slot + 1)], source_etype=I64)
             st.slices[p.binding] = (b.load(at, typ=PTR), b.load(nxt, typ=I64))
         else:
             value = load_scalar(b, at, ps.elem)

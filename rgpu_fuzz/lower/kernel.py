@@ -22,9 +22,9 @@ from rgpu_fuzz.lower.host import (
     CONTINUED,
     AllocaState,
     EntryState,
-    ParamSlot,
     StructuralLoop,
     has_barrier,
+    kernel_params,
     load_params,
     lower_thread_fn,
     param_slots,
@@ -44,6 +44,7 @@ from rgpu_fuzz.lower.values import (
     store_scalar,
     value_type,
 )
+from rgpu_fuzz.model.kernel_abi import KernelParam
 from rgpu_fuzz.model.scalars import Scalar
 
 
@@ -53,7 +54,7 @@ class LoweredKernel:
 
     ir: str
     symbol: str
-    params: tuple[ParamSlot, ...]
+    params: tuple[KernelParam, ...]
     shared_bytes: int
     frame_bytes: int
     locations: tuple[tuple[int, int], ...]
@@ -350,14 +351,14 @@ def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # 
 
             st.counted(st.nthreads, call, "thread")
             return
-        scalars = [(p, ps) for p, ps in zip(kernel.params, param_slots(kernel), strict=True)
-                   if not ps.slice]
+        scalars = [(p, ps, slot) for p, (ps, slot) in zip(kernel.params, param_slots(kernel),
+                                                          strict=True) if not ps.slice]
 
         def init() -> None:
             assert st.frame is not None
             st.b.store(ir.Constant(I8, 0), st.frame)
-            for p, ps in scalars:
-                at = st.b.gep(st.args_p, [ir.Constant(I64, ps.slot)], source_etype=I64)
+            for p, ps, slot in scalars:
+                at = st.b.gep(st.args_p, [ir.Constant(I64, slot)], source_etype=I64)
                 store_scalar(st.b, load_scalar(st.b, at, ps.elem),
                              st.slot(p.binding, ps.elem), ps.elem)  # type: ignore[arg-type]
 
@@ -377,6 +378,6 @@ def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # 
     blocks(2, [])
     st.b.ret_void()
     st.finish()
-    return LoweredKernel(ir=str(module), symbol=symbol, params=param_slots(kernel),
+    return LoweredKernel(ir=str(module), symbol=symbol, params=kernel_params(kernel),
                          shared_bytes=shared_bytes, frame_bytes=st.frame_bytes,
                          locations=tuple(ms.locations), uses_barrier=barrier)

@@ -79,6 +79,11 @@ class Launch:
     block: tuple[int, int, int] = (1, 1, 1)
 
     @property
+    def dims(self) -> tuple[int, int, int, int, int, int]:
+        """Grid x, y, z then block x, y, z: the one order every executor passes them in."""
+        return (*self.grid, *self.block)
+
+    @property
     def threads_per_block(self) -> int:
         return self.block[0] * self.block[1] * self.block[2]
 

@@ -27,6 +27,7 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
     UNSUPPORTED = "unsupported"
     UNAVAILABLE = "unavailable"
+    PIPELINE_ERROR = "pipeline-error"
 
 
 class TrapKind(StrEnum):
@@ -152,9 +153,28 @@ class Unavailable:
     status = Status.UNAVAILABLE
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PipelineFailure:
+    """The pipeline itself broke on this case — a plugin's `_run` raised, returned something
+    that is not an outcome, or outputs that do not fit the case. It is that pipeline's
+    outcome: the other pipelines' results stand, and the oracle reports it as a finding of
+    its own (`pipeline-error`), never as agreement."""
+
+    error: str
+    """One line: the exception, or what was wrong with the returned value."""
+    traceback: str = ""
+    stats: Stats = field(default_factory=Stats)
+    status = Status.PIPELINE_ERROR
+
+
 Outcome: TypeAlias = (
     Ok | Trap | Rejected | CompileCrash | RunCrash | Timeout | Unsupported | Unavailable
+    | PipelineFailure
 )
+
+OUTCOME_TYPES: tuple[type, ...] = (Ok, Trap, Rejected, CompileCrash, RunCrash, Timeout,
+                                   Unsupported, Unavailable, PipelineFailure)
+"""Every member of `Outcome`, for `isinstance` checks of values from plugins."""
 
 
 def detail(outcome: Outcome) -> str:
@@ -181,3 +201,6 @@ def detail(outcome: Outcome) -> str:
             return "unsupported: " + ", ".join(feats)
         case Unavailable(reason=reason):
             return reason
+        case PipelineFailure(error=error):
+            return error
+    return repr(outcome)

@@ -1,26 +1,82 @@
 """The Pipeline contract (DESIGN.md §4): a Case in, an Outcome out.
 
 A pipeline is named by a spec string, `name[:option...]` (`llvm-cpu:O3`,
-`amdgpu-sim:gfx942:O2`). Subclasses implement `_run`; `run` is final so every pipeline keeps
-the same rules: availability is checked first, a kernel using a feature the pipeline does not
-declare gets `Unsupported`, and the total time is always recorded.
+`amdgpu-sim:gfx942:O3:llc=PATH`). Subclasses implement `_run`; `run` is final so every
+pipeline keeps the same rules: availability is checked first, a kernel using a feature the
+pipeline does not declare gets `Unsupported`, and the total time is always recorded.
+
+Options are data. A pipeline class declares them in `options`, a tuple of declarations
+from `rgpu_fuzz.pipelines.options`; the spec's options are parsed once, in `__init__`, into
+`self.option_values`, and an unknown, malformed or out-of-range option is a `PipelineError`
+(one line; `rgpu-fuzz run` exits 2). Every pipeline also takes `timeout=SECONDS`, the
+wall-clock limit of one case (default: the class attribute `timeout`):
+
+```python
+class MySim(Pipeline):
+    name = "my-sim"
+    TARGET = Choice(name="target", choices=("gfx942", "gfx90a", "gfx1100"),
+                    help="GPU to simulate")
+    OPT = OptLevel(level=2)
+    LLC = PathOption(name="llc", executable=True, help="an external llc instead of llvmlite")
+    STEPS = Int(name="steps", value=1_000_000, min=1, help="instruction budget")
+    DET = Flag(name="det", execution=True, help="compile twice and compare")
+    options = (TARGET, OPT, LLC, STEPS, DET)
+
+    def _run(self, case):
+        target = self.option(self.TARGET)   # "gfx942" for `my-sim`, "gfx90a" for `my-sim:gfx90a`
+        level = self.option(self.OPT)       # an int
+        ...
+```
+
+`my-sim:gfx90a:O3:steps=10` parses; `my-sim:O9`, `my-sim:steps=abc`, `my-sim:steps=-5`,
+`my-sim:bogus` and `my-sim:O2:O3` are errors. The label (how outcomes and signatures name
+the pipeline) is the name plus the given options in declaration order, written canonically,
+without execution settings (`timeout=`, `det`).
 """
 
 from __future__ import annotations
 
 import abc
+import threading
 import time
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar, final
+from typing import Any, ClassVar, TypeVar, final
 
-from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.outcome import Outcome, Stats, Unavailable, Unsupported
+from rgpu_fuzz.lang.ast import SliceType
+from rgpu_fuzz.lang.features import case_module
+from rgpu_fuzz.model.case import BufferArg, Case
+from rgpu_fuzz.model.outcome import (
+    OUTCOME_TYPES,
+    Buffer,
+    Ok,
+    Outcome,
+    PipelineFailure,
+    Stats,
+    Timeout,
+    Unavailable,
+    Unsupported,
+)
+from rgpu_fuzz.pipelines.options import (
+    Float,
+    Option,
+    OptionValues,
+    PipelineError,
+    options_help,
+    parse_options,
+)
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one case may take in a pipeline unless its class or `timeout=` says otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
 class PipelineSpec:
-    """A parsed spec string: `llvm-cpu:O3` is name `llvm-cpu`, options `("O3",)`."""
+    """A split spec string: `llvm-cpu:O3` is name `llvm-cpu`, option tokens `("O3",)`.
+    The tokens are read against the pipeline's declarations when the pipeline is made."""
 
     name: str
     options: tuple[str, ...] = ()
@@ -29,38 +85,85 @@ class PipelineSpec:
     def parse(cls, text: str) -> PipelineSpec:
         parts = [p.strip() for p in text.strip().split(":")]
         if not parts[0] or any(not p for p in parts):
-            raise ValueError(f"bad pipeline spec \"{text}\" (expected name[:option...])")
+            raise PipelineError(f"bad pipeline spec \"{text}\" (expected name[:option...])")
         return cls(parts[0], tuple(parts[1:]))
 
     def __str__(self) -> str:
         return ":".join((self.name, *self.options))
 
 
-EXECUTION_OPTIONS = ("timeout=", "det")
-"""Options that change how a pipeline is run or checked, not what it computes."""
+def spec_name(label: str) -> str:
+    """The pipeline name of a spec or label (`ref:steps=10` → `ref`): the one way to ask
+    which pipeline a label belongs to."""
+    return label.split(":", 1)[0].strip()
 
 
 class Pipeline(abc.ABC):
-    """Turns a Case into an Outcome. Subclasses set `name`, `description`, `option_help` and
-    `features` and implement `_run`; they never override `run`."""
+    """Turns a Case into an Outcome. Subclasses set `name`, `description`, `options` and
+    `features` and implement `_run`; they never override `run`.
+
+    Rules `run` keeps for every pipeline, built-in or plugin:
+    * the case runs under a wall-clock limit (`timeout=`, default the class's `timeout`);
+      past it the outcome is `Timeout`, whatever `_run` is doing (an in-process `_run` that
+      never returns is left behind in a daemon thread);
+    * a plugin's failure is the plugin's: a plugin `_run` that raises, returns something
+      that is not an `Outcome`, or an `Ok` whose buffers do not match the case's `&mut`
+      arguments gives a `PipelineFailure` outcome of that pipeline, with the traceback;
+      a built-in pipeline that does so is a bug in rgpu-fuzz and raises.
+    """
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
     option_help: ClassVar[str] = ""
+    """Free text shown by `rgpu-fuzz pipelines`; empty: generated from `options`."""
+    options: ClassVar[tuple[Option[Any], ...]] = ()
+    """The options a spec may carry (see `rgpu_fuzz.pipelines.options`)."""
     features: ClassVar[frozenset[str] | None] = None
     """Language features (see `rgpu_fuzz.lang.features`) this pipeline runs; None: all."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds per case; a class may change the default, `timeout=` a spec."""
+    watchdog_grace: ClassVar[float] = 5.0
+    """Seconds past `timeout` before `run` gives up on `_run`: pipelines that bound their
+    own work (a worker with its own timeout and start-up allowance) set more, so their own,
+    more precise `Timeout` (with the stage) is the one reported."""
 
-    def __init__(self, spec: PipelineSpec) -> None:
+    def __init__(self, spec: PipelineSpec | str) -> None:
+        if isinstance(spec, str):
+            spec = PipelineSpec.parse(spec)
         self.spec = spec
+        self.option_values: OptionValues = parse_options(str(spec), spec.options,
+                                                         self.declared_options())
+        self.timeout = float(self.option_values["timeout"])
+
+    @classmethod
+    def declared_options(cls) -> tuple[Option[Any], ...]:
+        """`options` plus the `timeout=` every pipeline takes (unless it declares its own)."""
+        if any(d.name == "timeout" for d in cls.options):
+            return cls.options
+        return (*cls.options, Float(name="timeout", value=cls.timeout, execution=True,
+                                    help="wall-clock seconds per case"))
+
+    @classmethod
+    def options_text(cls) -> str:
+        """What `rgpu-fuzz pipelines` shows in its options column."""
+        return cls.option_help or options_help(cls.declared_options())
+
+    def option(self, decl: Option[T]) -> T:
+        """The parsed value of one declared option."""
+        return self.option_values.get(decl)
 
     @property
     def label(self) -> str:
-        """How outcomes and signatures name this pipeline: the spec string without
-        execution settings (`timeout=...`, `det`), which change how it is run and checked,
-        not what is computed, so `llvm-cpu:O2:timeout=30` and `llvm-cpu:O2` bucket together."""
-        opts = [o for o in self.spec.options
-                if not (o.startswith(EXECUTION_OPTIONS[0]) or o in EXECUTION_OPTIONS[1:])]
-        return str(PipelineSpec(self.spec.name, tuple(opts)))
+        """How outcomes and signatures name this pipeline: the name and the given options in
+        declaration order, canonically written, without execution settings (`timeout=`,
+        `det`), which change how it is run and checked, not what is computed, so
+        `llvm-cpu:O2:timeout=30` and `llvm-cpu:O2` bucket together."""
+        return ":".join((self.spec.name, *self.option_values.tokens(execution=False)))
+
+    @property
+    def is_plugin(self) -> bool:
+        """Whether this class comes from outside rgpu-fuzz (a plugin file, another package)."""
+        return not type(self).__module__.startswith("rgpu_fuzz.")
 
     def unavailable_reason(self) -> str | None:
         """One line saying why this pipeline cannot run here, or None when it can."""
@@ -74,10 +177,8 @@ class Pipeline(abc.ABC):
             return Unavailable(reason=reason)
         if self.features is not None and (missing := case_features - self.features):
             return Unsupported(features=tuple(sorted(missing)))
-        outcome = self._run(case)
-        seconds = dict(outcome.stats.seconds)
-        seconds.setdefault("total", time.perf_counter() - start)
-        return replace(outcome, stats=Stats(seconds=seconds, artefacts=outcome.stats.artefacts))
+        outcome = self._guarded([case], lambda: [self._run(case)])[0]
+        return _with_total(outcome, time.perf_counter() - start)
 
     @final
     def run_many(self, cases: Sequence[Case],
@@ -96,14 +197,54 @@ class Pipeline(abc.ABC):
             else:
                 todo.append(i)
         start = time.perf_counter()
-        results = self._run_many([cases[i] for i in todo])
+        batch = [cases[i] for i in todo]
+        results = self._guarded(batch, lambda: list(self._run_many(batch)))
         share = (time.perf_counter() - start) / max(1, len(todo))
         for i, outcome in zip(todo, results, strict=True):
-            seconds = dict(outcome.stats.seconds)
-            seconds.setdefault("total", share)
-            out[i] = replace(outcome, stats=Stats(seconds=seconds,
-                                                  artefacts=outcome.stats.artefacts))
+            out[i] = _with_total(outcome, share)
         return [o for o in out if o is not None]
+
+    def _guarded(self, cases: Sequence[Case], work: Any) -> list[Outcome]:
+        """`work()` under the wall-clock limit, its results checked against `cases`."""
+        if not cases:
+            return []
+        limit = self.timeout * len(cases) + self.watchdog_grace
+        box: list[Any] = []
+
+        def target() -> None:
+            try:
+                box.append(("ok", work()))
+            except BaseException as e:
+                box.append(("raised", e, traceback.format_exc()))
+
+        thread = threading.Thread(target=target, name=f"pipeline {self.label}", daemon=True)
+        thread.start()
+        thread.join(limit)
+        if not box:
+            return [Timeout(stage="run", seconds=self.timeout) for _ in cases]
+        if box[0][0] == "raised":
+            exc, tb = box[0][1], box[0][2]
+            if not self.is_plugin or not isinstance(exc, Exception):
+                raise exc
+            return [PipelineFailure(error=f"{type(exc).__name__}: {exc}".splitlines()[0][:300],
+                                    traceback=tb) for _ in cases]
+        results = box[0][1]
+        if not isinstance(results, list) or len(results) != len(cases):
+            got = f"{len(results)} outcomes" if isinstance(results, list) else repr(results)
+            if not self.is_plugin:
+                raise AssertionError(f"{self.label}: {got} for {len(cases)} cases")
+            return [PipelineFailure(error=f"_run_many returned {got[:200]} for "
+                                    f"{len(cases)} cases") for _ in cases]
+        checked = []
+        for case, result in zip(cases, results, strict=True):
+            problem = check_outcome(case, result)
+            if problem is not None:
+                if not self.is_plugin:
+                    raise AssertionError(f"{self.label}: {problem}")
+                checked.append(PipelineFailure(error=problem))
+            else:
+                checked.append(result)
+        return checked
 
     def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
         """Override to share work between cases; by default each case runs alone."""
@@ -111,3 +252,51 @@ class Pipeline(abc.ABC):
 
     @abc.abstractmethod
     def _run(self, case: Case) -> Outcome: ...
+
+
+def check_outcome(case: Case, result: object) -> str | None:
+    """What is wrong with `result` as an outcome of `case`, or None: it must be an
+    `Outcome`, and an `Ok` must hold exactly the entry kernel's `&mut` buffers, each with
+    the element type and length the case gives it."""
+    if not isinstance(result, OUTCOME_TYPES):
+        return f"returned {type(result).__name__} {str(result)[:80]!r}, not an Outcome"
+    if not isinstance(result, Ok):
+        return None
+    module = case_module(case)
+    entry = module.fns().get(case.entry) if module is not None else None
+    if entry is None:
+        return "returned Ok for a case whose kernel does not check"
+    want = {p.name for p in entry.params if isinstance(p.ty, SliceType) and p.ty.mutable}
+    outputs = result.outputs
+    if not isinstance(outputs, dict) or set(outputs) != want:
+        got = sorted(outputs) if isinstance(outputs, dict) else type(outputs).__name__
+        return f"returned Ok with buffers {got}, the kernel's &mut buffers are {sorted(want)}"
+    for name, buf in outputs.items():
+        try:
+            problem = _buffer_problem(case, name, buf)
+        except Exception as e:  # a plugin's odd value: say what it was, do not crash
+            problem = f"returned Ok with a malformed {name}: {type(e).__name__}: {e}"
+        if problem is not None:
+            return problem
+    return None
+
+
+def _buffer_problem(case: Case, name: str, buf: object) -> str | None:
+    arg = case.arg(name)
+    if not isinstance(buf, Buffer) or not isinstance(arg, BufferArg):
+        return f"returned Ok with {name} = {type(buf).__name__}, not a Buffer"
+    if buf.ty is not arg.elem or getattr(buf.values, "ndim", 0) != 1 \
+            or len(buf.values) != arg.len:
+        return (f"returned Ok with {name}: {len(buf.values)} {buf.ty}, the case "
+                f"gives {arg.len} {arg.elem}")
+    return None
+
+
+def _with_total(outcome: Outcome, seconds: float) -> Outcome:
+    times = dict(outcome.stats.seconds)
+    times.setdefault("total", seconds)
+    return replace(outcome, stats=Stats(seconds=times, artefacts=outcome.stats.artefacts))
+
+
+__all__ = ["DEFAULT_TIMEOUT", "Pipeline", "PipelineError", "PipelineSpec", "check_outcome",
+           "spec_name"]

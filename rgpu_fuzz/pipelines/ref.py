@@ -11,6 +11,7 @@ from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.options import Int
 
 DEFAULT_STEP_BUDGET = 10_000_000
 
@@ -20,14 +21,14 @@ class RefPipeline(Pipeline):
 
     name = "ref"
     description = "reference interpreter (the executable specification; the arbiter)"
-    option_help = "steps=N: step budget (default 10000000)"
+    STEPS = Int(name="steps", value=DEFAULT_STEP_BUDGET, min=1,
+                help="step budget; past it the case is rejected (step-budget)")
+    options = (STEPS,)
+    timeout = 600.0
+    """The step budget is what normally ends a long run; this only stops a stuck one."""
 
     def _step_budget(self) -> int:
-        for opt in self.spec.options:
-            key, _, value = opt.partition("=")
-            if key == "steps" and value.isdigit():
-                return int(value)
-        return DEFAULT_STEP_BUDGET
+        return self.option(self.STEPS)
 
     def _run(self, case: Case) -> Outcome:
         t0 = time.perf_counter()

@@ -22,6 +22,7 @@ from pathlib import Path
 from types import ModuleType
 
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
+from rgpu_fuzz.pipelines.options import PipelineError
 
 ENTRY_POINT_GROUP = "rgpu_fuzz.pipelines"
 
@@ -31,12 +32,14 @@ BUILTIN: dict[str, str] = {
     "rustc-cpu": "rgpu_fuzz.pipelines.rustc_cpu:RustcCpuPipeline",
 }
 
+RESERVED_NAMES: frozenset[str] = frozenset({
+    *BUILTIN, "amdgpu-sim", "rustc-amdgpu", "hip", "nvptx-gpu",
+})
+"""Names only rgpu-fuzz's own pipelines may take (the built-ins and those being built), so
+a plugin can never stand in for the arbiter or a reference pipeline. The one list."""
+
 
 PLUGIN_MODULE_PREFIX = "rgpu_fuzz_plugin_"
-
-
-class PipelineError(Exception):
-    """A spec or plugin the user gave cannot be used; `str()` is one line."""
 
 
 def plugin_module_name(path: str | Path) -> str:
@@ -103,19 +106,55 @@ class ClassRef:
         return obj
 
 
+def _where(cls: type) -> str:
+    module = sys.modules.get(cls.__module__)
+    source = getattr(module, "__file__", None) or cls.__module__
+    return f"{source} ({cls.__qualname__})"
+
+
+def _dist(ep: object) -> str:
+    dist = getattr(ep, "dist", None)
+    return getattr(dist, "name", None) or "an installed package"
+
+
 class Registry:
     """Maps pipeline names to classes, loading each lazily from a `module:Class` string."""
 
     def __init__(self) -> None:
         self._targets: dict[str, str | type[Pipeline]] = dict(BUILTIN)
         for ep in entry_points(group=ENTRY_POINT_GROUP):
-            self._targets.setdefault(ep.name, ep.value)
+            if self._targets.get(ep.name, ep.value) != ep.value:
+                raise PipelineError(
+                    f"entry point {ep.name} = {ep.value} ({_dist(ep)}): the name is taken by "
+                    f"{self._targets[ep.name]}"
+                    + (" (a built-in name)" if ep.name in RESERVED_NAMES else ""))
+            if ep.name in RESERVED_NAMES and ep.name not in BUILTIN:
+                raise PipelineError(f"entry point {ep.name} = {ep.value} ({_dist(ep)}): "
+                                    f"\"{ep.name}\" is reserved for rgpu-fuzz's own pipeline")
+            self._targets[ep.name] = ep.value
 
     def names(self) -> list[str]:
         return sorted(self._targets)
 
     def register(self, cls: type[Pipeline]) -> None:
-        """Add (or replace) a pipeline class under its `name`."""
+        """Add a pipeline class under its `name`. Refused: a reserved name (`RESERVED_NAMES`)
+        for a class that is not the built-in, and a name another class already has."""
+        where = _where(cls)
+        current = self._targets.get(cls.name)
+        if cls.name in RESERVED_NAMES and current is not cls and \
+                BUILTIN.get(cls.name) != f"{cls.__module__}:{cls.__qualname__}":
+            raise PipelineError(f"{where}: pipeline name \"{cls.name}\" is reserved for a "
+                                f"built-in pipeline (reserved: "
+                                f"{', '.join(sorted(RESERVED_NAMES))})")
+        if current is not None and current is not cls and \
+                current != f"{cls.__module__}:{cls.__qualname__}":
+            other = _where(current) if isinstance(current, type) else current
+            raise PipelineError(f"{where}: two pipelines named \"{cls.name}\" "
+                                f"(the other is {other})")
+        if not isinstance(getattr(cls, "name", None), str) or not cls.name \
+                or ":" in cls.name or "," in cls.name:
+            raise PipelineError(f"{where}: a pipeline name must be a non-empty string without "
+                                f"':' or ','")
         self._targets[cls.name] = cls
 
     def load_plugin(self, path: str | Path) -> list[str]:
@@ -143,10 +182,8 @@ class Registry:
         return target
 
     def create(self, spec_text: str) -> Pipeline:
-        try:
-            spec = PipelineSpec.parse(spec_text)
-        except ValueError as e:
-            raise PipelineError(str(e)) from None
+        """The pipeline a spec names, its options parsed and validated (`PipelineError`)."""
+        spec = PipelineSpec.parse(spec_text)
         return self.cls(spec.name)(spec)
 
     def create_all(self, specs: Iterable[str]) -> list[Pipeline]:

@@ -48,6 +48,7 @@ from rgpu_fuzz.model.outcome import (
 from rgpu_fuzz.model.scalars import from_bits
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.frontend import prepare
+from rgpu_fuzz.pipelines.options import OptLevel
 from rgpu_fuzz.pipelines.rustc_batch import (
     COMPILE_TIMEOUT,
     RUN_TIMEOUT,
@@ -74,16 +75,16 @@ class RustcCpuPipeline(Pipeline):
 
     name = "rustc-cpu"
     description = "the printed kernel compiled by the real rustc, run on the host"
-    option_help = "O0|O1|O2|O3: rustc -C opt-level (default O2)"
+    OPT = OptLevel(level=2, help="rustc -C opt-level")
+    options = (OPT,)
     compile_timeout: float = COMPILE_TIMEOUT
+    watchdog_grace = 600.0
+    """rustc and the program run under their own bounded-subprocess timeouts."""
     run_timeout: float = RUN_TIMEOUT
 
     @property
     def opt_level(self) -> int:
-        for opt in self.spec.options:
-            if len(opt) == 2 and opt[0] in "Oo" and opt[1] in "0123":
-                return int(opt[1])
-        return 2
+        return self.option(self.OPT)
 
     def unavailable_reason(self) -> str | None:
         rustc = find_rustc()

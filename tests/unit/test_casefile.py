@@ -29,7 +29,7 @@ def error_of(text: str) -> str:
 
 def test_buffer_len_must_be_positive() -> None:
     msg = error_of(case_text('[[args]]\nname = "a"\nbuffer = "u32"\nlen = 0\n'))
-    assert msg == "c.toml: args[0].len: must be > 0 and <= 16777216"
+    assert msg == 'c.toml: args[0].len: must be > 0 and <= 16777216 (docs/language.md "Limits")'
 
 
 def test_third_arg_is_named_by_index() -> None:

@@ -106,22 +106,37 @@ def test_run_bad_case_file_is_one_line(tmp_path: Path,
     assert "\n" not in err
 
 
-def test_run_kernel_that_does_not_check_is_rejected_with_location(
+def test_run_kernel_that_does_not_check_is_a_user_error_at_its_file_location(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A case the user wrote wrong is the user's error (exit 2, one line), placed at the line
+    and column of the case file (the kernel starts on line 5 of the saved file: format, id,
+    entry, `kernel = '''`), not an `invalid-case` finding against a generator."""
     path = write_case(tmp_path, kernel=KERNEL.replace("3i32", "3u8"))
-    assert main(["run", str(path), "--json"]) == 1
-    obj = json.loads(capsys.readouterr().out)
-    assert obj["outcomes"]["ref"]["status"] == "rejected"
-    assert ":6:" in obj["outcomes"]["ref"]["detail"]
+    assert main(["run", str(path), "--json", "--pipelines", "ref"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    line = 4 + KERNEL.split("\n").index("    out[i] = a[i].wrapping_mul(3i32) + (n as i32);") + 1
+    col = KERNEL.split("\n")[line - 5].index("3i32") + 1
+    assert f"c.toml:{line}:{col}: mismatched types" in err
 
 
-def test_run_args_not_matching_the_kernel_show_both(
+def test_run_args_not_matching_the_kernel_show_both_with_types(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write_case(tmp_path, kernel=KERNEL.replace("n: u32", "n: u64").replace(
-        "(n as i32)", "(n as i32)"))
-    main(["run", str(path), "--json"])
-    detail = json.loads(capsys.readouterr().out)["outcomes"]["ref"]["detail"]
-    assert "n: u64" in detail and "n: scalar u32" in detail
+    path = write_case(tmp_path, kernel=KERNEL.replace("n: u32", "n: u64"))
+    assert main(["run", str(path), "--pipelines", "ref"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "it takes (a: &[i32], out: &mut [i32], n: u64)" in err
+    assert "n: scalar u32" in err
+
+
+def test_run_unknown_entry_is_a_user_error(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_case(tmp_path)
+    path.write_text(path.read_text().replace('entry = "k"', 'entry = "main"').replace(
+        "\nid = ", "\nxid = ").replace("xid = ", "# "))
+    assert main(["run", str(path), "--pipelines", "ref"]) == 2
+    assert "no kernel named `main` (kernels: k)" in capsys.readouterr().err
 
 
 def test_unknown_pipeline_is_one_line(tmp_path: Path,

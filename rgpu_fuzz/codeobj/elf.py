@@ -1,0 +1,237 @@
+"""The ELF container of a code object, read with pyelftools — the only module that imports it.
+
+Returns plain frozen values (header, sections, segments, symbols, relocations, notes) and
+converts every pyelftools failure, and every offset that points outside the file, into one
+`CodeObjectError` here, so truncated or fuzzed bytes never surface a third-party traceback.
+The header checks follow AMDGPUUsage "ELF Header": ELFCLASS64, little-endian, `EM_AMDGPU`,
+`ELFOSABI_AMDGPU_HSA`.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from elftools.common.exceptions import ELFError, ELFParseError, ELFRelocationError
+from elftools.construct.core import ConstructError
+from elftools.elf.elffile import ELFFile
+from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import NoteSection, SymbolTableSection
+
+from rgpu_fuzz.codeobj.errors import CodeObjectError
+from rgpu_fuzz.codeobj.notes import Note, parse_notes
+from rgpu_fuzz.codeobj.targets import ELFOSABI_AMDGPU_HSA, EM_AMDGPU
+
+__all__ = ["ElfImage", "ElfSection", "ElfSegment", "ElfSymbol", "Relocation", "read_elf"]
+
+_IDENT = struct.Struct("<4sBBBBB7sHHIQQQIHHHHHH")
+ET_REL, ET_DYN = 1, 3
+SHT_NOBITS = 8
+SHF_EXECINSTR = 0x4
+
+_THIRD_PARTY_ERRORS = (ELFError, ELFParseError, ELFRelocationError, ConstructError,
+                       struct.error, ValueError, KeyError, IndexError, TypeError,
+                       AttributeError, UnicodeDecodeError, OverflowError, AssertionError,
+                       RecursionError)
+"""What pyelftools raises on malformed input (found by fuzz/codeobj.py): its own errors,
+construct's, and plain Python errors from unchecked table indices and sizes."""
+
+
+@dataclass(frozen=True, slots=True)
+class ElfSection:
+    index: int
+    name: str
+    type: str
+    addr: int
+    offset: int
+    size: int
+    flags: int
+    align: int
+
+    @property
+    def is_exec(self) -> bool:
+        return bool(self.flags & SHF_EXECINSTR)
+
+    def contains(self, addr: int, size: int = 1) -> bool:
+        return self.addr <= addr and addr + size <= self.addr + self.size
+
+
+@dataclass(frozen=True, slots=True)
+class ElfSegment:
+    type: str
+    offset: int
+    vaddr: int
+    filesz: int
+    memsz: int
+    flags: int
+    align: int
+
+
+@dataclass(frozen=True, slots=True)
+class ElfSymbol:
+    name: str
+    value: int
+    size: int
+    type: str
+    bind: str
+    visibility: str
+    section_index: int | str
+
+
+@dataclass(frozen=True, slots=True)
+class Relocation:
+    section: str
+    offset: int
+    type: int
+    symbol: str
+    addend: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ElfImage:
+    """Everything the code-object reader needs from the ELF container."""
+
+    data: bytes
+    elf_type: int
+    os_abi: int
+    abi_version: int
+    machine: int
+    flags: int
+    entry: int
+    sections: tuple[ElfSection, ...]
+    segments: tuple[ElfSegment, ...]
+    symbols: tuple[ElfSymbol, ...]
+    dynamic_symbols: tuple[ElfSymbol, ...]
+    relocations: tuple[Relocation, ...]
+    notes: tuple[Note, ...]
+
+    @property
+    def is_relocatable(self) -> bool:
+        return self.elf_type == ET_REL
+
+    def section(self, name: str) -> ElfSection | None:
+        return next((s for s in self.sections if s.name == name), None)
+
+    def section_bytes(self, section: ElfSection) -> bytes:
+        if section.type == "SHT_NOBITS":
+            return bytes(section.size)
+        return self.data[section.offset:section.offset + section.size]
+
+    def symbol(self, name: str) -> ElfSymbol | None:
+        """A symbol by name, dynamic symbols first (what the loader sees)."""
+        for table in (self.dynamic_symbols, self.symbols):
+            for s in table:
+                if s.name == name:
+                    return s
+        return None
+
+    def symbol_bytes(self, sym: ElfSymbol, size: int) -> bytes:
+        """`size` bytes at a symbol: by section index and offset in a relocatable object, by
+        virtual address (the section holding it) in a shared one."""
+        if self.is_relocatable:
+            if not isinstance(sym.section_index, int) or not (
+                    0 < sym.section_index < len(self.sections)):
+                raise CodeObjectError(f"symbol {sym.name} is not defined in a section")
+            sec = self.sections[sym.section_index]
+            start = sym.value
+        else:
+            sec_or_none = next((s for s in self.sections
+                                if s.addr and s.contains(sym.value, size)), None)
+            if sec_or_none is None:
+                raise CodeObjectError(f"symbol {sym.name} at {sym.value:#x} is in no section")
+            sec = sec_or_none
+            start = sym.value - sec.addr
+        body = self.section_bytes(sec)
+        if start < 0 or start + size > len(body):
+            raise CodeObjectError(f"symbol {sym.name} ({size} bytes at {start:#x}) lies outside "
+                                  f"section {sec.name}")
+        return body[start:start + size]
+
+
+def _check_header(data: bytes) -> tuple[Any, ...]:
+    if len(data) < _IDENT.size:
+        raise CodeObjectError(f"not an ELF file: {len(data)} bytes, shorter than an ELF64 "
+                              "header")
+    fields = _IDENT.unpack_from(data)
+    magic, ei_class, ei_data, _version, os_abi = fields[:5]
+    e_type, e_machine = fields[7], fields[8]
+    if magic != b"\x7fELF":
+        raise CodeObjectError("not an ELF file (bad magic)")
+    if ei_class != 2 or ei_data != 1:
+        raise CodeObjectError("not an AMDGPU code object: ELF class/data is not "
+                              "ELFCLASS64/ELFDATA2LSB")
+    if e_machine != EM_AMDGPU:
+        raise CodeObjectError(f"not an AMDGPU code object: e_machine {e_machine}, "
+                              f"expected EM_AMDGPU ({EM_AMDGPU})")
+    if os_abi != ELFOSABI_AMDGPU_HSA:
+        raise CodeObjectError(f"not an HSA code object: EI_OSABI {os_abi}, expected "
+                              f"ELFOSABI_AMDGPU_HSA ({ELFOSABI_AMDGPU_HSA})")
+    if e_type not in (ET_REL, ET_DYN):
+        raise CodeObjectError(f"e_type {e_type} is neither ET_REL nor ET_DYN")
+    return fields
+
+
+def _in_file(data: bytes, what: str, offset: int, size: int) -> None:
+    if offset < 0 or size < 0 or offset + size > len(data):
+        raise CodeObjectError(f"{what} ({size} bytes at offset {offset:#x}) runs past the end "
+                              f"of the file ({len(data)} bytes)")
+
+
+def _symbols(section: SymbolTableSection) -> tuple[ElfSymbol, ...]:
+    return tuple(ElfSymbol(s.name, s["st_value"], s["st_size"], s["st_info"]["type"],
+                           s["st_info"]["bind"], s["st_other"]["visibility"], s["st_shndx"])
+                 for s in section.iter_symbols())
+
+
+def _read(data: bytes) -> ElfImage:
+    fields = _check_header(data)
+    elf = ELFFile(io.BytesIO(data))
+    sections: list[ElfSection] = []
+    symbols: tuple[ElfSymbol, ...] = ()
+    dynamic: tuple[ElfSymbol, ...] = ()
+    relocs: list[Relocation] = []
+    notes: list[Note] = []
+    for index, sec in enumerate(elf.iter_sections()):
+        h = sec.header
+        if h["sh_type"] != "SHT_NOBITS" and h["sh_type"] != "SHT_NULL":
+            _in_file(data, f"section {sec.name or index}", h["sh_offset"], h["sh_size"])
+        sections.append(ElfSection(index, sec.name, str(h["sh_type"]), h["sh_addr"],
+                                   h["sh_offset"], h["sh_size"], h["sh_flags"],
+                                   h["sh_addralign"]))
+        if isinstance(sec, SymbolTableSection):
+            if h["sh_type"] == "SHT_DYNSYM":
+                dynamic = _symbols(sec)
+            else:
+                symbols = _symbols(sec)
+        elif isinstance(sec, RelocationSection):
+            symtab = elf.get_section(h["sh_link"])
+            for r in sec.iter_relocations():
+                sym = ""
+                if isinstance(symtab, SymbolTableSection) and r["r_info_sym"]:
+                    sym = symtab.get_symbol(r["r_info_sym"]).name
+                relocs.append(Relocation(sec.name, r["r_offset"], r["r_info_type"], sym,
+                                         r["r_addend"] if r.is_RELA() else 0))
+        elif isinstance(sec, NoteSection):
+            notes.extend(parse_notes(data[h["sh_offset"]:h["sh_offset"] + h["sh_size"]]))
+    segments = tuple(ElfSegment(str(s["p_type"]), s["p_offset"], s["p_vaddr"], s["p_filesz"],
+                                s["p_memsz"], s["p_flags"], s["p_align"])
+                     for s in elf.iter_segments())
+    return ElfImage(data=bytes(data), elf_type=fields[7], os_abi=fields[4],
+                    abi_version=fields[5], machine=fields[8], flags=fields[13],
+                    entry=fields[10], sections=tuple(sections), segments=segments,
+                    symbols=symbols, dynamic_symbols=dynamic, relocations=tuple(relocs),
+                    notes=tuple(notes))
+
+
+def read_elf(data: bytes) -> ElfImage:
+    """Read an AMDGPU ELF (relocatable object or shared code object); CodeObjectError with one
+    line when the bytes are not one."""
+    try:
+        return _read(data)
+    except CodeObjectError:
+        raise
+    except _THIRD_PARTY_ERRORS as e:
+        first = (str(e).splitlines() or [type(e).__name__])[0]
+        raise CodeObjectError(f"malformed ELF: {first[:200]}") from e

@@ -1,0 +1,283 @@
+"""The LLVM toolchain every LLVM-based pipeline composes (DESIGN.md §2, §4).
+
+One place that: makes a target machine for any triple, CPU and feature string; parses and
+verifies IR; optimises with the new pass manager at O0…O3; emits an object or assembly, each
+from a freshly parsed module (llvmlite's code generation mutates the module it is given), with
+llvmlite's own LLVM or with an external `llc` (`Llc`, option `llc=PATH`); and compiles twice
+to check determinism (DESIGN.md §4: the same case compiled twice gives the same bytes).
+
+Every llvmlite failure is caught here and only here, and becomes `LlvmError`, whose
+`signature` is its first line with numbers, addresses and paths blanked (DESIGN.md §6). LLVM
+*fatal* errors abort the process instead of raising: everything here runs in a worker process
+(`rgpu_fuzz.pipelines.workers`), which turns the abort into a `CompileCrash`.
+
+External `llc` runs through `rgpu_fuzz.process.run_bounded`. An older LLVM reads our IR after
+`adapt_ir_for` (the one place IR is adjusted for a version; see there).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from rgpu_fuzz.process import run_bounded
+
+LLC_TIMEOUT = 120.0
+"""Seconds an external `llc` may take for one emission."""
+
+_NOISE = [(re.compile(r"0x[0-9a-fA-F]+"), "0x_"), (re.compile(r"%[\w.]*\d+\b"), "%N"),
+          (re.compile(r"(?<![\w.])/[^\s:'\"]+"), "/…"), (re.compile(r"\b\d+\b"), "N")]
+
+
+def normalise_error_line(text: str) -> str:
+    """The first error line of an LLVM message (`LLVM ERROR: ...`, `<string>:2:7: error:
+    ...`, an assertion; else its first line) with addresses, value numbers, paths and plain
+    numbers blanked: the same bug hit by two kernels has one signature."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    pick = next((ln for ln in lines if "LLVM ERROR" in ln or "error:" in ln
+                 or "Assertion" in ln), lines[0] if lines else "")
+    for pattern, repl in _NOISE:
+        pick = pattern.sub(repl, pick)
+    return pick[:200]
+
+
+class LlvmError(Exception):
+    """LLVM refused our input (`parse`, `verify`) or failed (`optimise`, `codegen`): a value
+    of the compiler under test, turned into a `CompileCrash` by the pipeline. `message` is
+    LLVM's text, `signature` its normalised first line."""
+
+    def __init__(self, stage: str, message: str) -> None:
+        self.stage = stage
+        self.message = message.strip()
+        self.signature = normalise_error_line(message)
+        super().__init__(f"{stage}: {self.signature}")
+
+
+class OutputKind(StrEnum):
+    OBJECT = "obj"
+    ASSEMBLY = "asm"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a target machine is made for: triple, CPU (`gfx942`; "" for the triple's
+    default) and feature string (`+wavefrontsize64,-xnack`; "" for the CPU's default)."""
+
+    triple: str
+    cpu: str = ""
+    features: str = ""
+
+    @classmethod
+    def host(cls) -> Target:
+        """The machine running this process, as MCJIT sees it (generic CPU: the host
+        pipeline's code must not depend on which x86 this is)."""
+        return cls(_llvm().get_default_triple())
+
+
+def _llvm() -> Any:
+    """llvmlite's binding layer with every target registered (once per process)."""
+    import llvmlite.binding as llvm
+
+    _initialise(llvm)
+    return llvm
+
+
+@cache
+def _initialise(llvm: Any) -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+_MACHINES: dict[tuple[Target, int], Any] = {}
+
+
+def target_machine(target: Target, level: int, *, fresh: bool = False) -> Any:
+    """A target machine for `target` at optimisation level `level`, cached per process;
+    `fresh` makes a new one (MCJIT takes ownership of the machine it is given)."""
+    key = (target, level)
+    if not fresh and key in _MACHINES:
+        return _MACHINES[key]
+    llvm = _llvm()
+    try:
+        tm = llvm.Target.from_triple(target.triple).create_target_machine(
+            cpu=target.cpu, features=target.features, opt=level, reloc="default",
+            codemodel="default")
+    except RuntimeError as e:
+        raise LlvmError("target", str(e)) from e
+    if not fresh:
+        _MACHINES[key] = tm
+    return tm
+
+
+def parse(ir_text: str) -> Any:
+    """A fresh, verified module from IR text."""
+    llvm = _llvm()
+    try:
+        mod = llvm.parse_assembly(ir_text)
+    except RuntimeError as e:
+        raise LlvmError("parse", str(e)) from e
+    try:
+        mod.verify()
+    except RuntimeError as e:
+        raise LlvmError("verify", str(e)) from e
+    return mod
+
+
+def optimise(ir_text: str, target: Target, level: int) -> str:
+    """The new pass manager's `default<O<level>>` pipeline for `target`'s machine, run on a
+    fresh module; the optimised text (O0 returns the verified input unchanged)."""
+    llvm = _llvm()
+    mod = parse(ir_text)
+    if level > 0:
+        tm = target_machine(target, level)
+        try:
+            pto = llvm.create_pipeline_tuning_options(speed_level=level)
+            pb = llvm.create_pass_builder(tm, pto)
+            pb.getModulePassManager().run(mod, pb)
+        except RuntimeError as e:
+            raise LlvmError("optimise", str(e)) from e
+    return str(mod)
+
+
+def emit(ir_text: str, target: Target, level: int, kind: OutputKind,
+         llc: Llc | None = None) -> bytes:
+    """An object file or assembly text (UTF-8 bytes) for `target` from a fresh module, by
+    llvmlite's code generator or by `llc`."""
+    if llc is not None:
+        return llc.emit(ir_text, target, level, kind)
+    mod = parse(ir_text)
+    tm = target_machine(target, level)
+    try:
+        if kind is OutputKind.OBJECT:
+            return bytes(tm.emit_object(mod))
+        return str(tm.emit_assembly(mod)).encode()
+    except RuntimeError as e:
+        raise LlvmError("codegen", str(e)) from e
+
+
+def emit_object(ir_text: str, target: Target, level: int, llc: Llc | None = None) -> bytes:
+    return emit(ir_text, target, level, OutputKind.OBJECT, llc)
+
+
+def emit_assembly(ir_text: str, target: Target, level: int, llc: Llc | None = None) -> str:
+    return emit(ir_text, target, level, OutputKind.ASSEMBLY, llc).decode()
+
+
+def sha256(data: str | bytes) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def determinism(ir_text: str, opt_text: str, target: Target, level: int,
+                llc: Llc | None = None) -> dict[str, str]:
+    """Optimise `ir_text` again and emit the object for `opt_text` twice, each from a fresh
+    module. Returns artefact hashes: `object`, and `llvm-ir-opt-again` / `object-again`
+    only where the second result differs from the first (the oracle reports such a key as a
+    nondeterminism finding, DESIGN.md §4)."""
+    out: dict[str, str] = {}
+    again = optimise(ir_text, target, level)
+    if again != opt_text:
+        out["llvm-ir-opt-again"] = sha256(again)
+    first = sha256(emit_object(opt_text, target, level, llc))
+    second = sha256(emit_object(opt_text, target, level, llc))
+    out["object"] = first
+    if second != first:
+        out["object-again"] = second
+    return out
+
+
+# ---------------------------------------------------------------------- external llc
+
+_VERSION = re.compile(r"LLVM version (\d+)\.(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Llc:
+    """An external `llc` (a team's own LLVM build, Debian's `llc-19`): code generation for
+    IR that llvmlite's LLVM optimised. A failure is an `LlvmError` (stage `codegen`) whose
+    signature is llc's first error line; a hang ends after `timeout` seconds."""
+
+    path: str
+    timeout: float = LLC_TIMEOUT
+
+    def version(self) -> tuple[int, int]:
+        return llc_version(self.path)
+
+    def emit(self, ir_text: str, target: Target, level: int, kind: OutputKind) -> bytes:
+        major = self.version()[0]
+        with tempfile.TemporaryDirectory(prefix="rgpu-llc-") as tmp:
+            src, out = Path(tmp, "in.ll"), Path(tmp, f"out.{kind}")
+            src.write_text(adapt_ir_for(ir_text, major))
+            cmd = [self.path, f"-O{level}", f"-mtriple={target.triple}"]
+            cmd += [f"-mcpu={target.cpu}"] if target.cpu else []
+            cmd += [f"-mattr={target.features}"] if target.features else []
+            # relative names (cwd is the temporary folder): no temporary paths in errors
+            cmd += [f"-filetype={kind}", "-o", out.name, src.name]
+            proc = run_bounded(cmd, timeout=self.timeout, cwd=Path(tmp))
+            if proc.returncode != 0:
+                text = (proc.stderr or proc.stdout).replace(f"{self.path}: ", "").strip()
+                raise LlvmError("codegen", text or f"llc ended by {proc.ended_by}")
+            return out.read_bytes()
+
+
+@cache
+def llc_version(path: str) -> tuple[int, int]:
+    """(major, minor) of the LLVM an `llc` was built from (`llc --version`)."""
+    proc = run_bounded([path, "--version"], timeout=30)
+    m = _VERSION.search(proc.stdout + proc.stderr)
+    if proc.returncode != 0 or m is None:
+        raise LlvmError("target", f"{path}: not an llc ({proc.ended_by}): "
+                                  f"{(proc.stderr or proc.stdout).strip()[:200]}")
+    return int(m.group(1)), int(m.group(2))
+
+
+_MODULE_FLAG_LINE = re.compile(r"^!\d+ = !\{i32 \d+, !\"amdhsa_code_object_version\".*$",
+                               re.MULTILINE)
+
+
+def adapt_ir_for(ir_text: str, major: int) -> str:
+    """IR text as an LLVM of version `major` reads it. The one place our IR is adjusted for
+    an older LLVM; what it does is listed in `IR_ADAPTATIONS` (empty rules are no-ops)."""
+    for since, _what, rule in IR_ADAPTATIONS:
+        if major < since:
+            ir_text = rule(ir_text)
+    return ir_text
+
+
+def _sub(pattern: str, repl: str) -> Callable[[str], str]:
+    compiled = re.compile(pattern)
+    return lambda text: compiled.sub(repl, text)
+
+
+IR_ADAPTATIONS: list[tuple[int, str, Callable[[str], str]]] = [
+    (21, "parameter attribute `captures(none)` is written `nocapture`; other `captures(...)` "
+         "forms are dropped (they only add facts)",
+     lambda text: _sub(r"\bcaptures\((?!none\))[^)]*\)\s?", "")(
+         _sub(r"\bcaptures\(none\)", "nocapture")(text))),
+    (22, "function attribute `nocreateundeforpoison` (intrinsic declarations) is dropped",
+     _sub(r"\bnocreateundeforpoison\s?", "")),
+    (22, "`memory(...)` locations `target_mem0`/`target_mem1` are dropped (the remaining "
+         "locations keep their access kinds; the default kind covers the dropped ones)",
+     _sub(r",\s*target_mem\d+: \w+", "")),
+    (20, "the `samesign` flag of `icmp` is dropped (a fact for the optimiser only)",
+     _sub(r"\bicmp samesign\b", "icmp")),
+    (22, "`llvm.lifetime.start/end` take only the pointer since LLVM 22: the calls and their "
+         "declarations are dropped (markers for stack colouring, not semantics)",
+     _sub(r"(?m)^\s*(call void|declare void) @llvm\.lifetime\.(start|end)\.p\d+\(.*\n", "")),
+]
+"""(first LLVM major that reads it, what, rewrite): applied in order, for an older `llc`,
+to IR that llvmlite's LLVM 22 wrote. Each rule only drops or respells facts the optimiser
+added; none changes what the code computes."""
+
+
+__all__ = ["IR_ADAPTATIONS", "Llc", "LlvmError", "OutputKind", "Target", "adapt_ir_for",
+           "determinism", "emit", "emit_assembly", "emit_object", "llc_version",
+           "normalise_error_line", "optimise", "parse", "sha256", "target_machine"]

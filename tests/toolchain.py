@@ -1,0 +1,42 @@
+"""Debian LLVM tools for tests that compare with LLVM's own output (BRIEF: tests install what
+they need). `debian_llvm_tool("llc", 19)` gives `/usr/lib/llvm-19/bin/llc`, running
+`apt-get install -y llvm-19` once when it is missing, and skips the test with the reason
+only when apt cannot provide it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+
+@cache
+def _apt_install(package: str) -> str | None:
+    """None when installed, else why not (one line)."""
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    if not shutil.which("apt-get"):
+        return "apt-get not found"
+    for cmd in ([*sudo, "apt-get", "update", "-qq"],
+                [*sudo, "apt-get", "install", "-y", "-qq", package]):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
+                                  check=False)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return f"{' '.join(cmd)}: {e}"
+        if proc.returncode != 0:
+            return f"{' '.join(cmd)}: {(proc.stderr or proc.stdout).strip()[-200:]}"
+    return None
+
+
+def debian_llvm_tool(tool: str, major: int) -> str:
+    """The path of Debian's `llvm-<major>` tool `tool`, installing the package if needed."""
+    path = Path(f"/usr/lib/llvm-{major}/bin/{tool}")
+    if not path.exists():
+        why = _apt_install(f"llvm-{major}")
+        if why is not None or not path.exists():
+            pytest.skip(f"{path} unavailable: {why or 'not in the package'}")
+    return str(path)

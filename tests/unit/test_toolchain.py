@@ -1,0 +1,135 @@
+"""The one LLVM toolchain (`rgpu_fuzz.pipelines.toolchain`): target machines for any triple,
+optimisation levels, emission from fresh modules, the one wrapped error, external `llc`.
+
+Expected facts come from LLVM itself (its assembly text, its own `llc`) or from LangRef
+(what O0 must leave alone), never from the module under test."""
+
+from __future__ import annotations
+
+import re
+import struct
+
+import pytest
+
+from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
+from rgpu_fuzz.model.outcome import Ok
+from rgpu_fuzz.model.scalars import Scalar
+from rgpu_fuzz.pipelines import toolchain
+from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, OutputKind, Target
+from tests.toolchain import debian_llvm_tool
+
+MUL8 = """
+define i32 @times8(i32 %x) {
+  %y = mul i32 %x, 8
+  ret i32 %y
+}
+"""
+
+AMDGCN = "amdgcn-amd-amdhsa"
+
+
+def test_optimisation_levels_use_the_new_pass_manager() -> None:
+    host = Target.host()
+    assert "mul i32 %x, 8" in toolchain.optimise(MUL8, host, 0)   # O0: nothing runs
+    assert re.search(r"shl i32 %x, 3", toolchain.optimise(MUL8, host, 3))  # instcombine
+
+
+@pytest.mark.parametrize("cpu", ["gfx942", "gfx90a", "gfx1100"])
+def test_target_machine_for_any_triple_and_cpu(cpu: str) -> None:
+    """LLVM's AMDGPU asm printer names the target it compiled for in `.amdgcn_target`
+    (AMDGPUUsage, "Code Object Target Identification"), and an object is an ELF."""
+    target = Target(AMDGCN, cpu)
+    asm = toolchain.emit_assembly(MUL8, target, 2)
+    assert f'.amdgcn_target "{AMDGCN}--{cpu}' in asm
+    assert "s_lshl_b32" in asm or "v_lshlrev_b32" in asm  # the multiply became a shift
+    obj = toolchain.emit_object(MUL8, target, 2)
+    assert obj[:4] == b"\x7fELF" and obj[4] == 2  # ELFCLASS64
+    assert struct.unpack_from("<H", obj, 18)[0] == 224  # e_machine EM_AMDGPU (ELF gABI)
+
+
+def test_features_reach_the_target_machine() -> None:
+    """gfx1100 runs wave32 by default; `+wavefrontsize64` asks for wave64 (AMDGPUUsage,
+    target features), which the asm printer reports as `.amdhsa_wavefront_size32 0`."""
+    kernel = "define amdgpu_kernel void @k() { ret void }"
+    w32 = toolchain.emit_assembly(kernel, Target(AMDGCN, "gfx1100"), 0)
+    w64 = toolchain.emit_assembly(kernel, Target(AMDGCN, "gfx1100", "+wavefrontsize64"), 0)
+    assert ".amdhsa_wavefront_size32 1" in w32
+    assert ".amdhsa_wavefront_size32 0" in w64
+
+
+def test_emission_from_a_fresh_module_each_time() -> None:
+    """Assembly then object from one text twice over (one module would abort LLVM)."""
+    target = Target(AMDGCN, "gfx942")
+    for _ in range(2):
+        toolchain.emit_assembly(MUL8, target, 1)
+        toolchain.emit_object(MUL8, target, 1)
+    facts = toolchain.determinism(MUL8, toolchain.optimise(MUL8, target, 1), target, 1)
+    assert list(facts) == ["object"] and len(facts["object"]) == 64
+
+
+def test_one_error_type_with_a_normalised_first_line() -> None:
+    with pytest.raises(LlvmError) as parse_error:
+        toolchain.parse("define i32 @f() {\n  ret i64 0\n}\n")
+    assert parse_error.value.stage == "parse"
+    # LLVM: "<string>:2:7: error: value doesn't match function result type 'i32'"
+    assert parse_error.value.signature == (
+        "<string>:N:N: error: value doesn't match function result type 'i32'")
+    assert "2:7" in parse_error.value.message
+    with pytest.raises(LlvmError) as verify_error:
+        toolchain.parse("define i32 @f() {\n  %a = add i32 %b, 1\n  %b = add i32 %a, 1\n"
+                        "  ret i32 %a\n}\n")
+    assert verify_error.value.stage == "verify"
+    assert verify_error.value.signature == "Instruction does not dominate all uses!"
+    with pytest.raises(LlvmError) as target_error:
+        toolchain.target_machine(Target("nosuch-unknown-none"), 0)
+    assert target_error.value.stage == "target"
+
+
+def test_normalised_line_blanks_numbers_addresses_and_paths() -> None:
+    line = "LLVM ERROR: Cannot select: t12: i32 = foo 0x55d0c0ffee, %17 at /tmp/x/in.ll:3:14"
+    assert toolchain.normalise_error_line("noise\n" + line) == (
+        "LLVM ERROR: Cannot select: t12: i32 = foo 0x_, %N at /…:N:N")
+
+
+def test_ir_adaptation_for_older_llvm_is_version_gated() -> None:
+    text = ("declare void @llvm.lifetime.start.p0(ptr captures(none))\n"
+            "define void @f(ptr captures(none) %p, ptr captures(address) %q, i32 %a) {\n"
+            "  call void @llvm.lifetime.start.p0(ptr %p)\n"
+            "  %c = icmp samesign ult i32 %a, 4\n  ret void\n}\n"
+            "attributes #0 = { nocreateundeforpoison memory(read, target_mem0: none) }\n")
+    assert toolchain.adapt_ir_for(text, 22) == text
+    old = toolchain.adapt_ir_for(text, 19)
+    assert "ptr nocapture %p" in old and "ptr %q" in old
+    assert "lifetime" not in old and "samesign" not in old
+    assert "attributes #0 = { memory(read) }" in old
+
+
+def _mul_case() -> Case:
+    kernel = ("use rgpu::*;\n#[kernel]\npub fn k(a: &[u32], out: &mut [u32]) {\n"
+              "    let t: usize = thread_idx_x() as usize;\n"
+              "    out[t] = a[t] * 8u32 + (a[t] >> 1u32);\n}\n")
+    return Case(entry="k", kernel=kernel, launch=Launch(block=(4, 1, 1)), args=(
+        BufferArg(name="a", elem=Scalar.U32, len=4, init=Values((1, 7, 0xFFFF_FFFF, 40))),
+        BufferArg(name="out", elem=Scalar.U32, len=4, init=Fill(0))))
+
+
+@pytest.mark.parametrize("major", [19, 22])
+def test_llvm_cpu_through_debian_llc(major: int) -> None:
+    """`llvm-cpu:llc=PATH`: the optimised IR through Debian's llc, the object run by MCJIT;
+    expected by hand: x*8 + (x>>1) mod 2**32."""
+    llc = debian_llvm_tool("llc", major)
+    assert Llc(llc).version()[0] == major
+    outcome = Registry().create(f"llvm-cpu:O2:llc={llc}").run(_mul_case())
+    assert isinstance(outcome, Ok), outcome
+    expected = [(x * 8 + (x >> 1)) % 2**32 for x in (1, 7, 0xFFFF_FFFF, 40)]
+    assert outcome.outputs["out"].bits() == expected
+
+
+def test_llc_failure_is_an_llvm_error_with_llcs_first_line() -> None:
+    llc = Llc(debian_llvm_tool("llc", 22))
+    with pytest.raises(LlvmError) as e:
+        llc.emit("define i32 @f() {\n  ret i64 0\n}\n", Target.host(), 0, OutputKind.OBJECT)
+    assert e.value.stage == "codegen"
+    assert e.value.signature == (
+        "error: in.ll:N:N: error: value doesn't match function result type 'i32'")
