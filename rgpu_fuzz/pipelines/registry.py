@@ -30,6 +30,7 @@ BUILTIN: dict[str, str] = {
     "ref": "rgpu_fuzz.pipelines.ref:RefPipeline",
     "llvm-cpu": "rgpu_fuzz.pipelines.llvm_cpu:LlvmCpuPipeline",
     "rustc-cpu": "rgpu_fuzz.pipelines.rustc_cpu:RustcCpuPipeline",
+    "amdgpu-sim": "rgpu_fuzz.pipelines.amdgpu_sim:AmdgpuSimPipeline",
 }
 
 RESERVED_NAMES: frozenset[str] = frozenset({

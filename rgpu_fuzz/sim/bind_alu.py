@@ -22,7 +22,7 @@ from rgpu_fuzz.sim.operands import (
     vector_source,
 )
 from rgpu_fuzz.sim.salu import SALU, SOp
-from rgpu_fuzz.sim.valu import VALU, VOp
+from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
 
 Step = Callable[[Wave], Any]
@@ -90,7 +90,11 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     if spec.mode:
         ieee = env.ieee
         fn = (lambda f: lambda *a: f(ieee, *a))(spec.fn)
-    post = _omod_clamp(inst, spec.dst)
+    if inst.mods.get("clamp", 0) and inst.opcode in INT_CLAMP:
+        fn = INT_CLAMP[inst.opcode]  # type: ignore[assignment]
+        post = None
+    else:
+        post = _omod_clamp(inst, spec.dst)
     if post is not None:
         f0 = fn
         fn = lambda *a: post(f0(*a))  # noqa: E731

@@ -368,7 +368,7 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         raise Unbindable("idxen buffer addressing")
     ioff = int(inst.mods.get("offset", 0))
     rget, rdef = scalar_source(Opnd(OpKind.SGPR, srsrc.index, 2), 64, env)
-    sget, sdef = scalar_source(soff, 32, env) if soff.kind in (OpKind.SGPR, OpKind.INT) \
+    sget, sdef = scalar_source(soff, 32, env) if soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS) \
         else ((lambda w: 0), (lambda w: True))
     lane_ids = np.arange(env.lanes)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -261,24 +261,30 @@ def _run_wave(w: Wave, steps: list[Any], counts: list[int], budget: int) -> tupl
     i = w.pc
     n = 0
     n_steps = len(steps)
-    while True:
-        if i >= n_steps:
-            w.pc = n_steps - 1
-            raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
-        w.pc = i
-        r = steps[i](w)
-        counts[i] += 1
-        n += 1
-        if r is None:
-            i += 1
-        elif r >= 0:
-            i = r
-        else:
-            w.pc = i + 1
-            return r, n
-        if n > budget:
-            raise SimStop(Fault(FaultKind.STEP_LIMIT, f"more than {budget} wave-instructions",
-                                i))
+    try:
+        while True:
+            if i >= n_steps:
+                w.pc = n_steps - 1
+                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            r = steps[i](w)
+            counts[i] += 1
+            n += 1
+            if r is None:
+                i += 1
+            elif r >= 0:
+                i = r
+            else:
+                w.pc = i + 1
+                return r, n
+            if n > budget:
+                raise SimStop(Fault(FaultKind.STEP_LIMIT,
+                                    f"more than {budget} wave-instructions", i))
+    except SimStop as stop:
+        raise SimStop(replace(stop.fault, pc=i)) from None
+    except Exception as e:  # a simulator bug: reported as a fault of the simulator, with its place
+        import traceback
+        raise SimStop(Fault(FaultKind.INTERNAL, f"{type(e).__name__}: {e}\n"
+                            f"{traceback.format_exc(limit=-4)}", i)) from None
 
 
 def _run_traced(w: Wave, prog: Program, counts: list[int],

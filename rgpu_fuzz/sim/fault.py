@@ -21,6 +21,9 @@ class FaultKind(StrEnum):
     STEP_LIMIT = "sim-step-limit"
     """The launch ran past its wave-instruction budget (a hang in the code, most likely)."""
     BARRIER_DEADLOCK = "sim-barrier-deadlock"
+    INTERNAL = "sim-internal-error"
+    """The simulator itself failed on this instruction (a bug of the simulator, reported as
+    its finding so a campaign goes on)."""
     """Some waves of a workgroup wait at `s_barrier` while the others have ended."""
 
 

@@ -12,7 +12,7 @@ F32_TINY = np.float32(np.finfo(np.float32).tiny)
 F64_TINY = np.float64(np.finfo(np.float64).tiny)
 
 
-def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: np.ndarray | int = 0) -> np.ndarray:
     """Correctly rounded binary32 `a*b+c`: the product is exact in binary64 (24+24 < 53
     bits); the sum is formed in binary64 rounded to odd, which makes the final rounding to
     binary32 correct (Boldo & Melquiond, "When double rounding is odd")."""
@@ -27,13 +27,15 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         if np.any(inexact):
             toward = np.where(err > 0, np.inf, -np.inf)
             s = np.where(inexact, np.nextafter(s, toward), s)
+        if np.any(scale):
+            s = np.ldexp(s, np.asarray(scale, np.int32))  # exact: far from binary64's limits
         return np.asarray(s).astype(np.float32)
 
 
-def _fma64_one(a: float, b: float, c: float) -> float:
+def _fma64_one(a: float, b: float, c: float, scale: int = 0) -> float:
     if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
-        return a * b + c  # inf/nan rules of the unfused form are the fused ones here
-    exact = Fraction(a) * Fraction(b) + Fraction(c)
+        return math.ldexp(a * b + c, scale)  # inf/nan: the unfused form's rules are the same
+    exact = (Fraction(a) * Fraction(b) + Fraction(c)) * Fraction(2) ** scale
     if exact == 0:
         # IEEE 754 §6.3: an exact zero sum is +0 unless both addends are -0 (or round down)
         prod_neg = math.copysign(1.0, a) * math.copysign(1.0, b) < 0
@@ -44,14 +46,15 @@ def _fma64_one(a: float, b: float, c: float) -> float:
         return math.inf if exact > 0 else -math.inf
 
 
-def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Correctly rounded binary64 `a*b+c`, exactly, lane by lane (rare: division and sqrt
-    expansions, `mul_add`)."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
-                                  np.asarray(c, np.float64))
-    out = np.array([_fma64_one(x, y, z) for x, y, z in
+def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+          scale: np.ndarray | int = 0) -> np.ndarray:
+    """Correctly rounded binary64 `(a*b+c) * 2**scale`, exactly, lane by lane (rare:
+    division and sqrt expansions, `mul_add`)."""
+    a, b, c, k = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                     np.asarray(c, np.float64), np.asarray(scale, np.int64))
+    out = np.array([_fma64_one(x, y, z, s) for x, y, z, s in
                     zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist(),
-                        strict=True)], np.float64)
+                        k.ravel().tolist(), strict=True)], np.float64)
     return out.reshape(a.shape)
 
 

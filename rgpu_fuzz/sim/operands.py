@@ -61,6 +61,8 @@ def const_bits(op: Opnd, ty: str) -> int:
     """The bits a constant operand reads as at type `ty`."""
     bits, dtype = DTYPES[ty]
     mask = (1 << bits) - 1
+    if op.kind is OpKind.BITS:
+        return op.value & mask
     if op.kind is OpKind.FLOAT:
         ft = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
         return int(np.array(op.fvalue, ft).view(RAW[bits]))
@@ -146,7 +148,7 @@ def _raw_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
     if op.kind is OpKind.SGPR:
         sget, sdef = scalar_source(op, 64 if bits == 64 else 32, env)
         return (lambda w: raw(sget(w))), sdef
-    if op.kind in (OpKind.INT, OpKind.FLOAT):
+    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
         ty = {16: "u16", 32: "u32", 64: "u64"}[bits]
         value = raw(const_bits(op, ty) if bits != 16 else const_bits(op, "u16"))
         return (lambda w: value), (lambda w: True)
@@ -181,7 +183,7 @@ def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
                 raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
             return w.S[i]
         return get, (lambda w: w.sdef[i])
-    if op.kind in (OpKind.INT, OpKind.FLOAT):
+    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
         v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
         if op.kind is OpKind.INT and bits == 64 and not op.literal:
             v = op.value & (2**64 - 1)

@@ -114,9 +114,10 @@ def _popcount(x):  # noqa: ANN001, ANN202
 
 
 def _brev(x):  # noqa: ANN001, ANN202
-    b = np.asarray(x, U32).astype(">u4").view(np.uint8).reshape(-1, 4)
+    shape = np.shape(x)
+    b = np.atleast_1d(np.asarray(x, U32)).astype(">u4").view(np.uint8).reshape(-1, 4)
     r = np.unpackbits(b, axis=1, bitorder="big")[:, ::-1]
-    return np.packbits(r, axis=1, bitorder="big").view(">u4").reshape(np.shape(x)).astype(U32)
+    return np.packbits(r, axis=1, bitorder="big").view(">u4").reshape(shape).astype(U32)
 
 
 def _perm(s0, s1, sel):  # noqa: ANN001, ANN202
@@ -252,15 +253,22 @@ def _div_scale(s0, s1, s2):  # noqa: ANN001, ANN202
 
 
 def _div_fmas(a, b, c, vcc):  # noqa: ANN001, ANN202
-    """V_DIV_FMAS: fma, scaled when VCC is set. AMD's pseudocode gives 2**32 (F32) and
-    2**64 (F64), half the exponents V_DIV_SCALE applies (2**64, 2**128); with those the
-    quotient of a denominator that V_DIV_SCALE scaled would come out 2**32 / 2**64 too
-    small, so the scale here is V_DIV_SCALE's own."""
-    if a.dtype == F32:
-        r = fp.fma32(a, b, c)
-        return np.where(vcc, _ldexp(r, 64), r).astype(F32)
-    r = fp.fma64(a, b, c)
-    return np.where(vcc, _ldexp(r, 128), r)
+    """V_DIV_FMAS: fma(S0, S1, S2), scaled when VCC is set, with one rounding.
+
+    AMD's pseudocode gives a fixed 2**32 (F32) / 2**64 (F64). That cannot undo what
+    V_DIV_SCALE did, which sets VCC both when it scaled the numerator up (a tiny quotient)
+    and when it scaled the denominator up (a huge one), by 2**64 (F32) / 2**128 (F64). The
+    scale applied here undoes V_DIV_SCALE's: down when the quotient estimate S2 is below 1
+    (the numerator was scaled up), up otherwise; the LLVM lowering of fdiv (SIISelLowering
+    LowerFDIV32/64) is correct on hardware only with that reading."""
+    is32 = a.dtype == F32
+    k = 64 if is32 else 128
+    exp = fp.exponent32 if is32 else fp.exponent64
+    bias = 127 if is32 else 1023
+    scale = np.where(vcc, np.where(exp(np.atleast_1d(c)) >= bias, k, -k), 0)
+    if is32:
+        return fp.fma32(a, b, c, scale)
+    return fp.fma64(a, b, c, scale)
 
 
 def _f64_to_f32(x):  # noqa: ANN001, ANN202
@@ -363,6 +371,8 @@ def _table() -> dict[str, VOp]:
     op("V_ADD_U32", "u32", "u32", "u32")(lambda a, b: a + b)
     op("V_SUB_U32", "u32", "u32", "u32")(lambda a, b: a - b)
     op("V_SUBREV_U32", "u32", "u32", "u32")(lambda a, b: b - a)
+    op("V_ADD_I32", "i32", "i32", "i32")(lambda a, b: a + b)
+    op("V_SUB_I32", "i32", "i32", "i32")(lambda a, b: a - b)
     op("V_ADD3_U32", "u32", "u32", "u32", "u32")(lambda a, b, c: a + b + c)
     op("V_AND_B32", "b32", "b32", "b32")(lambda a, b: a & b)
     op("V_OR_B32", "b32", "b32", "b32")(lambda a, b: a | b)
@@ -559,3 +569,15 @@ def _table() -> dict[str, VOp]:
 
 VALU: dict[str, VOp] = _table()
 """Every vector ALU opcode the simulator implements, by AMD name."""
+
+INT_CLAMP: dict[str, object] = {
+    "V_ADD_U32": lambda a, b: np.minimum(a.astype(U64) + b, 0xFFFF_FFFF).astype(U32),
+    "V_SUB_U32": lambda a, b: np.where(b > a, 0, a - b).astype(U32),
+    "V_SUBREV_U32": lambda a, b: np.where(a > b, 0, b - a).astype(U32),
+    "V_ADD_I32": lambda a, b: np.clip(a.astype(I64) + b, -2**31, 2**31 - 1).astype(I32),
+    "V_SUB_I32": lambda a, b: np.clip(a.astype(I64) - b, -2**31, 2**31 - 1).astype(I32),
+    "V_ADD_U16": lambda a, b: np.minimum(a.astype(U32) + b, 0xFFFF).astype(np.uint16),
+    "V_SUB_U16": lambda a, b: np.where(b > a, 0, a - b).astype(np.uint16),
+}
+"""With the `clamp` modifier an integer add/subtract saturates (CDNA3 ISA §6.2 "clamp":
+unsigned results to [0, 2**n - 1], signed to [-2**(n-1), 2**(n-1) - 1])."""
