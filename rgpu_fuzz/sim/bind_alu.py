@@ -21,7 +21,7 @@ from rgpu_fuzz.sim.operands import (
     vector_dest,
     vector_source,
 )
-from rgpu_fuzz.sim.salu import SALU, SOp
+from rgpu_fuzz.sim.salu import SALU
 from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
 

@@ -165,8 +165,7 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if o.kind is OpKind.SGPR:
             offs.append(scalar_source(o, 32, env))
         elif o.kind is OpKind.INT:
-            v = o.value
-            offs.append(((lambda v: lambda w: v)(v), lambda w: True))
+            offs.append(((lambda k: lambda w: k)(o.value), lambda w: True))
     extra = int(inst.mods.get("offset", 0)) if not offs else 0
     regs = tuple(range(dst.index, dst.index + n))
 
@@ -368,8 +367,8 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         raise Unbindable("idxen buffer addressing")
     ioff = int(inst.mods.get("offset", 0))
     rget, rdef = scalar_source(Opnd(OpKind.SGPR, srsrc.index, 2), 64, env)
-    sget, sdef = scalar_source(soff, 32, env) if soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS) \
-        else ((lambda w: 0), (lambda w: True))
+    has_soff = soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS)
+    sget, sdef = scalar_source(soff, 32, env) if has_soff else ((lambda w: 0), (lambda w: True))
     lane_ids = np.arange(env.lanes)
 
     def step(w: Wave) -> None:

@@ -222,7 +222,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
                      {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
 
 
-class _Trapped(Exception):  # noqa: N818
+class _Trapped(Exception):
     pass
 
 

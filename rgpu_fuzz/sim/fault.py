@@ -41,7 +41,7 @@ class Fault:
         return str(self.kind)
 
 
-class SimStop(Exception):  # noqa: N818 - internal control flow, caught by the engine only
+class SimStop(Exception):
     """Raised inside an instruction to end the launch with `fault`; never leaves `sim`."""
 
     def __init__(self, fault: Fault) -> None:

@@ -103,9 +103,9 @@ def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
     if bits == 16:
         g1 = get
         hi = getattr(op, "hi", False)
-        get = ((lambda w: (np.asarray(g1(w)) >> np.uint32(16)).astype(np.uint16)) if hi  # noqa: E731
+        get = ((lambda w: (np.asarray(g1(w)) >> np.uint32(16)).astype(np.uint16)) if hi
                else (lambda w: np.asarray(g1(w)).astype(np.uint16)))
-    typed = get if dtype is RAW[bits] else (lambda w: get(w).view(dtype))  # noqa: E731
+    typed = get if dtype is RAW[bits] else (lambda w: get(w).view(dtype))
     if np.dtype(dtype).kind == "f":
         flush = env.flush32 if bits == 32 else env.flush64 if bits == 64 else False
         if flush:

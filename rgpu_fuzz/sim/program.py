@@ -103,7 +103,7 @@ def _flow(inst: Inst, env: Env, index_of: Callable[[int], int]) -> Step | None:
         test = _CONDITIONS.get(cond)
         if test is None:
             return None
-        check, what = test
+        check, _ = test
 
         def cbranch(w: Wave) -> int | None:
             taken = check(w)

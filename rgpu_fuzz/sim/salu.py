@@ -169,18 +169,19 @@ def _table() -> dict[str, SOp]:
         m = (1 << bits) - 1
         sfx = f"B{bits}"
         t[f"S_LSHL_{sfx}"] = SOp("plain", bits, (bits, 32), (
-            lambda m, n: lambda a, b: ((a << (b & (n - 1))) & m, _nz((a << (b & (n - 1))) & m))
+            lambda mk, n: lambda a, b: ((a << (b & (n - 1))) & mk,
+                                        _nz((a << (b & (n - 1))) & mk))
         )(m, bits))
         t[f"S_LSHR_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda n: lambda a, b: (a >> (b & (n - 1)), _nz(a >> (b & (n - 1))))
         )(bits))
         conv = _s32 if bits == 32 else _s64
         t[f"S_ASHR_I{bits}"] = SOp("plain", bits, (bits, 32), (
-            lambda m, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & m,
-                                           _nz((cv(a) >> (b & (n - 1))) & m))
+            lambda mk, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & mk,
+                                            _nz((cv(a) >> (b & (n - 1))) & mk))
         )(m, bits, conv))
         t[f"S_BFM_{sfx}"] = SOp("plain", bits, (32, 32), (
-            lambda m, n: lambda a, b: ((((1 << (a & (n - 1))) - 1) << (b & (n - 1))) & m, None)
+            lambda mk, n: lambda a, b: ((((1 << (a & (n - 1))) - 1) << (b & (n - 1))) & mk, None)
         )(m, bits))
     t["S_BFE_U32"] = _bfe(32, False)
     t["S_BFE_I32"] = _bfe(32, True)
@@ -188,7 +189,7 @@ def _table() -> dict[str, SOp]:
     t["S_BFE_I64"] = _bfe(64, True)
     for k in range(1, 5):
         t[f"S_LSHL{k}_ADD_U32"] = SOp("plain", 32, (32, 32), (
-            lambda k: lambda a, b: (((a << k) + b) & M32, int(((a << k) + b) >> 32 != 0))
+            lambda sh: lambda a, b: (((a << sh) + b) & M32, int(((a << sh) + b) >> 32 != 0))
         )(k))
     t["S_PACK_LL_B32_B16"] = SOp("plain", 32, (32, 32),
                                  lambda a, b: ((a & 0xFFFF) | (b & 0xFFFF) << 16, None))

@@ -49,44 +49,44 @@ def _sh(x: np.ndarray, bits: int) -> np.ndarray:
     return x & (bits - 1)
 
 
-def _mulhi_u32(a, b):  # noqa: ANN001, ANN202
+def _mulhi_u32(a, b):
     return ((a.astype(U64) * b.astype(U64)) >> U64(32)).astype(U32)
 
 
-def _mulhi_i32(a, b):  # noqa: ANN001, ANN202
+def _mulhi_i32(a, b):
     return ((a.astype(I64) * b.astype(I64)) >> 32).astype(U32)
 
 
-def _u24(x):  # noqa: ANN001, ANN202
+def _u24(x):
     return x & U32(0xFFFFFF)
 
 
-def _i24(x):  # noqa: ANN001, ANN202
+def _i24(x):
     return ((x.astype(U32) << U32(8)).astype(I32) >> 8).astype(I64)
 
 
-def _f2i(x, lo, hi, out):  # noqa: ANN001, ANN202
+def _f2i(x, lo, hi, out):
     """Hardware float→int: truncate, saturate to [lo, hi], NaN → 0 (f32_to_i32 etc.)."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(np.nan_to_num(np.asarray(x, F64), nan=0.0))
         return np.clip(t, lo, hi).astype(out)
 
 
-def _bfe_u(x, off, w):  # noqa: ANN001, ANN202
+def _bfe_u(x, off, w):
     off = off & 31
     w = w & 31
     mask = ((U64(1) << w.astype(U64)) - U64(1)).astype(U64)
     return ((x.astype(U64) >> off.astype(U64)) & mask).astype(U32)
 
 
-def _bfe_i(x, off, w):  # noqa: ANN001, ANN202
+def _bfe_i(x, off, w):
     w = np.asarray(w & 31, I64)
     v = _bfe_u(x, off, w).astype(I64)
     sign = np.where(w > 0, (v >> np.maximum(w - 1, 0)) & 1, 0)
     return np.where(sign == 1, v - (I64(1) << w), v).astype(I32)
 
 
-def _ffbh(x):  # noqa: ANN001, ANN202
+def _ffbh(x):
     """Leading zeros of a u32, -1 (0xffffffff) for 0."""
     x = np.asarray(x, U32)
     out = np.full(x.shape, 0xFFFFFFFF, U64)
@@ -95,32 +95,32 @@ def _ffbh(x):  # noqa: ANN001, ANN202
     return np.where(nz, 31 - bl, out).astype(U32)
 
 
-def _ffbl(x):  # noqa: ANN001, ANN202
+def _ffbl(x):
     x = np.asarray(x, U32)
     low = (x & (~x + U32(1))).astype(F64)
     nz = x != 0
     return np.where(nz, np.log2(np.where(nz, low, 1)).astype(I64), 0xFFFFFFFF).astype(U32)
 
 
-def _ffbh_i32(x):  # noqa: ANN001, ANN202
+def _ffbh_i32(x):
     """Count of leading bits equal to the sign bit, -1 when all are."""
     u = np.asarray(x, I32).view(U32)
     flipped = np.where(np.asarray(x, I32) < 0, ~u, u)
     return _ffbh(flipped)
 
 
-def _popcount(x):  # noqa: ANN001, ANN202
+def _popcount(x):
     return np.bitwise_count(np.asarray(x, U32)).astype(U32)
 
 
-def _brev(x):  # noqa: ANN001, ANN202
+def _brev(x):
     shape = np.shape(x)
     b = np.atleast_1d(np.asarray(x, U32)).astype(">u4").view(np.uint8).reshape(-1, 4)
     r = np.unpackbits(b, axis=1, bitorder="big")[:, ::-1]
     return np.packbits(r, axis=1, bitorder="big").view(">u4").reshape(shape).astype(U32)
 
 
-def _perm(s0, s1, sel):  # noqa: ANN001, ANN202
+def _perm(s0, s1, sel):
     """V_PERM_B32 (pseudocode BYTE_PERMUTE over {S0, S1})."""
     s0, s1, sel = np.broadcast_arrays(np.asarray(s0, U32), np.asarray(s1, U32),
                                       np.asarray(sel, U32))
@@ -138,33 +138,33 @@ def _perm(s0, s1, sel):  # noqa: ANN001, ANN202
     return out
 
 
-def _fract(x):  # noqa: ANN001, ANN202
+def _fract(x):
     with np.errstate(invalid="ignore"):
         r = x - np.floor(x)
         one_minus = np.nextafter(x.dtype.type(1), x.dtype.type(0))
         return np.where(np.isinf(x), np.nan, np.minimum(r, one_minus)).astype(x.dtype)
 
 
-def _rsq(x):  # noqa: ANN001, ANN202
+def _rsq(x):
     with np.errstate(divide="ignore", invalid="ignore"):
         return (1.0 / np.sqrt(np.asarray(x, F64))).astype(x.dtype)
 
 
-def _recip(x):  # noqa: ANN001, ANN202
+def _recip(x):
     with np.errstate(divide="ignore"):
         return (x.dtype.type(1) / x).astype(x.dtype)
 
 
-def _ldexp(x, e):  # noqa: ANN001, ANN202
+def _ldexp(x, e):
     with np.errstate(over="ignore", under="ignore"):
         return np.ldexp(x, np.clip(np.asarray(e, I64), -4096, 4096).astype(np.int32))
 
 
-def _frexp_exp(x):  # noqa: ANN001, ANN202
+def _frexp_exp(x):
     return np.frexp(x)[1].astype(I32)
 
 
-def _frexp_mant(x):  # noqa: ANN001, ANN202
+def _frexp_mant(x):
     return np.frexp(x)[0].astype(x.dtype)
 
 
@@ -172,7 +172,7 @@ _CLASS_BITS = ("snan", "qnan", "-inf", "-norm", "-denorm", "-zero", "+zero", "+d
                "+norm", "+inf")
 
 
-def _cmp_class(x, mask):  # noqa: ANN001, ANN202
+def _cmp_class(x, mask):
     """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (sNaN, qNaN, -inf, -normal,
     -denormal, -0, +0, +denormal, +normal, +inf)."""
     x = np.atleast_1d(x)
@@ -192,20 +192,22 @@ def _cmp_class(x, mask):  # noqa: ANN001, ANN202
     return out
 
 
-def _div_fixup(q, d, n):  # noqa: ANN001, ANN202
+def _div_fixup(q, d, n):
     """V_DIV_FIXUP_F32/F64 (pseudocode): the special cases of n / d, else q with the sign
-    of the quotient."""
+    of the quotient. The published pseudocode's overflow test reads `exponent(S1) == 255`,
+    which every earlier branch has already excluded (S1 infinite or NaN); it is read here as
+    a test of the quotient S0, the only reading under which an overflowing quotient (which
+    the V_DIV_SCALE range cannot always avoid) gives the IEEE result, ±inf."""
     q, d, n = np.broadcast_arrays(np.atleast_1d(q), np.atleast_1d(d), np.atleast_1d(n))
     t = q.dtype.type
     sign = np.signbit(d) ^ np.signbit(n)
     inf = np.where(sign, -np.inf, np.inf).astype(q.dtype)
     zero = np.where(sign, t(-0.0), t(0.0)).astype(q.dtype)
     r = np.where(sign, -np.abs(q), np.abs(q))
-    big = np.finfo(q.dtype).max
     exp = fp.exponent32 if q.dtype == F32 else fp.exponent64
     emax = 255 if q.dtype == F32 else 2047
     under = -150 if q.dtype == F32 else -1075
-    r = np.where(exp(d) == emax, np.where(sign, -big, big), r) if False else r
+    r = np.where(exp(q) == emax, inf, r)
     r = np.where(exp(n) - exp(d) < under, zero, r)
     r = np.where(np.isinf(d) | (n == 0), zero, r)
     r = np.where((d == 0) | np.isinf(n), inf, r)
@@ -216,7 +218,7 @@ def _div_fixup(q, d, n):  # noqa: ANN001, ANN202
     return r.astype(q.dtype)
 
 
-def _div_scale(s0, s1, s2):  # noqa: ANN001, ANN202
+def _div_scale(s0, s1, s2):
     """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes)."""
     s0, s1, s2 = np.broadcast_arrays(np.atleast_1d(s0), np.atleast_1d(s1), np.atleast_1d(s2))
     is32 = s0.dtype == F32
@@ -227,15 +229,14 @@ def _div_scale(s0, s1, s2):  # noqa: ANN001, ANN202
         inv = 1.0 / s1.astype(F64)
         q = (s2 / s1).astype(s0.dtype)
     den = lambda v: (v != 0) & (np.abs(v) < tiny) & np.isfinite(v)  # noqa: E731
-    inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY) if not is32 else \
-        (inv != 0) & (np.abs(inv) < fp.F64_TINY)
+    inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
     d = s0.copy()
     vcc = np.zeros(s0.shape, bool)
     up = _ldexp(s0, scale)
     down = _ldexp(s0, -scale)
     done = np.zeros(s0.shape, bool)
 
-    def case(cond, value, flag):  # noqa: ANN001, ANN202
+    def case(cond, value, flag):
         nonlocal d, vcc, done
         c = cond & ~done
         d = np.where(c, value, d)
@@ -252,7 +253,7 @@ def _div_scale(s0, s1, s2):  # noqa: ANN001, ANN202
     return d.astype(s0.dtype), vcc
 
 
-def _div_fmas(a, b, c, vcc):  # noqa: ANN001, ANN202
+def _div_fmas(a, b, c, vcc):
     """V_DIV_FMAS: fma(S0, S1, S2), scaled when VCC is set, with one rounding.
 
     AMD's pseudocode gives a fixed 2**32 (F32) / 2**64 (F64). That cannot undo what
@@ -271,30 +272,30 @@ def _div_fmas(a, b, c, vcc):  # noqa: ANN001, ANN202
     return fp.fma64(a, b, c, scale)
 
 
-def _f64_to_f32(x):  # noqa: ANN001, ANN202
+def _f64_to_f32(x):
     with np.errstate(over="ignore"):
         return np.asarray(x, F64).astype(F32)
 
 
-def _cvt_ubyte(k):  # noqa: ANN001, ANN202
+def _cvt_ubyte(k):
     return lambda x: ((x >> U32(8 * k)) & U32(0xFF)).astype(F32)
 
 
-def _minmax3(f):  # noqa: ANN001, ANN202
+def _minmax3(f):
     return lambda a, b, c: f(f(a, b), c)
 
 
-def _med3(a, b, c):  # noqa: ANN001, ANN202
+def _med3(a, b, c):
     return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
 
 
-def _fmed3(ieee, a, b, c):  # noqa: ANN001, ANN202
+def _fmed3(ieee, a, b, c):
     mn = fp.amd_min(a, b, ieee)
     mx = fp.amd_max(a, b, ieee)
     return fp.amd_max(mn, fp.amd_min(mx, c, ieee), ieee)
 
 
-def _sh16(x):  # noqa: ANN001, ANN202
+def _sh16(x):
     return x & 15
 
 
@@ -343,13 +344,13 @@ def _cmp_ops() -> dict[str, VOp]:
 def _table() -> dict[str, VOp]:
     t: dict[str, VOp] = {}
 
-    def op(name: str, dst: str, *src: str, mode: bool = False):  # noqa: ANN202
-        def reg(fn):  # noqa: ANN001, ANN202
+    def op(name: str, dst: str, *src: str, mode: bool = False):
+        def reg(fn):
             t[name] = VOp("plain", dst, src, fn, mode)
             return fn
         return reg
 
-    def same(name: str, dst: str, *src: str, mode: bool = False):  # noqa: ANN202
+    def same(name: str, dst: str, *src: str, mode: bool = False):
         return lambda fn: op(name, dst, *src, mode=mode)(fn)
 
     e = np.errstate(all="ignore")
@@ -434,11 +435,11 @@ def _table() -> dict[str, VOp]:
     t["V_MBCNT_HI_U32_B32"] = VOp("mbcnt_hi", "u32", ("u32", "u32"), lambda a: a)
 
     # carries
-    def add_co(a, b, cin=None):  # noqa: ANN001, ANN202
+    def add_co(a, b, cin=None):
         s = a.astype(U64) + b.astype(U64) + (cin.astype(U64) if cin is not None else U64(0))
         return s.astype(U32), (s >> U64(32)) != 0
 
-    def sub_co(a, b, cin=None):  # noqa: ANN001, ANN202
+    def sub_co(a, b, cin=None):
         s = a.astype(I64) - b.astype(I64) - (cin.astype(I64) if cin is not None else 0)
         return s.astype(U32), s < 0
 
@@ -451,12 +452,12 @@ def _table() -> dict[str, VOp]:
     t["V_SUBBREV_CO_U32"] = VOp("carry_in", "u32", ("u32", "u32"),
                                 lambda a, b, c: sub_co(b, a, c))
 
-    def mad_u64(a, b, c):  # noqa: ANN001, ANN202
+    def mad_u64(a, b, c):
         p = a.astype(U64) * b.astype(U64)
         s = p + c
         return s, s < p
 
-    def mad_i64(a, b, c):  # noqa: ANN001, ANN202
+    def mad_i64(a, b, c):
         p = a.astype(I64) * b.astype(I64)
         s = (p.view(U64) + c.view(U64)).view(I64)
         # signed overflow of the 64-bit sum is the carry-out of the pseudocode's 65-bit form
