@@ -19,7 +19,7 @@ import numpy as np
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import MemOp
+from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
 from rgpu_fuzz.sim.wave import Pending, Wave
 
@@ -199,6 +199,8 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     else:
         dst, vaddr, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
         vdata = None
+    if seg == "scratch" and not inst.mods.get("sve", 1) and vaddr.kind is not OpKind.OFF:
+        vaddr = Opnd(OpKind.OFF, 0, 0)  # SVE=0: the VGPR address field is not used (CDNA3 §10.1)
     has_saddr = saddr.kind is OpKind.SGPR
     sget, sdef = scalar_source(saddr, 64 if seg == "global" else 32, env) if has_saddr \
         else ((lambda w: 0), (lambda w: True))
@@ -410,4 +412,67 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         fdef = np.zeros(full.shape, bool)
         fdef[lanes] = d.all(axis=1)[:, None]
         _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False)
+    return step
+
+
+def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
+    """GLOBAL/FLAT atomics, lane by lane in lane order (the hardware's order between lanes
+    of one wave is unspecified; any order is a valid execution). With the GLC/SC0 bit the
+    pre-operation value is returned (LLVM then prints a destination)."""
+    ops = list(inst.operands)
+    returns = len(ops) == 4 or (len(ops) == 3 and ops[2].kind is not OpKind.SGPR
+                                and ops[2].kind is not OpKind.OFF)
+    if returns:
+        dst, vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)])[:4]
+    else:
+        dst = None
+        vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)])[:3]
+    words = op.bits // 32
+    fn = ATOMIC_OPS[op.op]
+    bits = op.bits
+    has_saddr = saddr.kind is OpKind.SGPR
+    sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
+                                                                  (lambda w: True))
+    offset = _signed_offset(inst, 13)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        if has_saddr:
+            a, d = _vaddr32(w, vaddr)
+            addrs = a.astype(np.uint64) + np.uint64(sget(w))
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        else:
+            addrs, d = _vaddr64(w, vaddr)
+        addrs = addrs + np.uint64(offset & (2**64 - 1))
+        _check_addr(w, d, inst)
+        col = vcol(vdata)
+        n = words * (2 if op.op == "CMPSWAP" else 1)
+        if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+            raise hazard(w, f"v{col} used by an atomic before its load completed")
+        if not bool(np.all(w.vdef[e, col:col + n])):
+            raise uninit(w, f"{inst.mnemonic}: data from an undefined register")
+        data = w.V[:, col:col + n].astype(np.uint64)
+        out = np.zeros((w.lanes, words), np.uint32)
+        for lane in np.nonzero(e)[0].tolist():
+            addr = np.array([addrs[lane]], np.uint64)
+            old = int.from_bytes(w.mem.glob.read(addr, 4 * words, inst.mnemonic).tobytes(),
+                                 "little")
+            src = int(data[lane, 0]) | (int(data[lane, 1]) << 32 if words == 2 else 0)
+            cmp = 0
+            if op.op == "CMPSWAP":
+                cmp = int(data[lane, words]) | (int(data[lane, words + 1]) << 32
+                                                if words == 2 else 0)
+            new = fn(old, src, cmp, bits)
+            w.mem.glob.write(addr, np.frombuffer(new.to_bytes(4 * words, "little"),
+                                                 np.uint8)[None, :], inst.mnemonic)
+            out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
+        if dst is None:
+            w.vm_queue.append(Pending(vm=True, lgkm=op.segment == "flat", smem=False,
+                                      done=True))
+            return
+        _issue_vector_load(w, vcol(dst), out, np.ones(out.shape, bool), vm=True,
+                           lgkm=op.segment == "flat")
     return step

@@ -222,6 +222,11 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
                      {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
 
 
+_SREG_NAMES = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo",
+               105: "xnack_mask_hi", 106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo",
+               127: "exec_hi", **{108 + k: f"ttmp{k}" for k in range(16)}}
+
+
 class _Trapped(Exception):
     pass
 
@@ -296,10 +301,14 @@ def _run_traced(w: Wave, prog: Program, counts: list[int],
         w.pc = i
         inst = prog.insts[i]
         s0, v0, scc0, exec0 = list(w.S), w.V.copy(), w.scc, w.exec_mask
-        r = prog.steps[i](w)
+        try:
+            r = prog.steps[i](w)
+        except SimStop as stop:
+            raise SimStop(replace(stop.fault, pc=i)) from None
         counts[i] += 1
         n += 1
-        changes = [f"s{k}={w.S[k]:#x}" for k in range(len(s0)) if w.S[k] != s0[k]]
+        changes = [f"{_SREG_NAMES.get(k, f's{k}')}={w.S[k]:#x}" for k in range(len(s0))
+                   if w.S[k] != s0[k]]
         if w.scc != scc0:
             changes.append(f"scc={w.scc}")
         diff_cols = np.nonzero((w.V != v0).any(axis=0))[0]

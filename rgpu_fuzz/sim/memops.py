@@ -46,3 +46,40 @@ def memop(opcode: str) -> MemOp | None:
     return MemOp(SEGMENTS[seg], store, _WIDTH[width], width in _SIGNED,
                  ("hi" if d16 == "_D16_HI" else "lo") if d16 else "", bool(two),
                  two == "2ST64")
+
+
+ATOMIC_OPS = {
+    "SWAP": lambda old, src, cmp, bits: src,
+    "CMPSWAP": lambda old, src, cmp, bits: src if old == cmp else old,
+    "ADD": lambda old, src, cmp, bits: (old + src) % (1 << bits),
+    "SUB": lambda old, src, cmp, bits: (old - src) % (1 << bits),
+    "AND": lambda old, src, cmp, bits: old & src,
+    "OR": lambda old, src, cmp, bits: old | src,
+    "XOR": lambda old, src, cmp, bits: old ^ src,
+    "UMIN": lambda old, src, cmp, bits: min(old, src),
+    "UMAX": lambda old, src, cmp, bits: max(old, src),
+    "SMIN": lambda old, src, cmp, bits: min(old, src, key=lambda v: v - ((v >> (bits - 1)) << bits)),
+    "SMAX": lambda old, src, cmp, bits: max(old, src, key=lambda v: v - ((v >> (bits - 1)) << bits)),
+    "INC": lambda old, src, cmp, bits: 0 if old >= src else old + 1,
+    "DEC": lambda old, src, cmp, bits: src if old == 0 or old > src else old - 1,
+}
+"""Read-modify-write of one lane's element (CDNA3 ISA §10.3 "Global atomics" pseudocode):
+`old` the memory value, `src` DATA[0], `cmp` DATA[1] of CMPSWAP."""
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicOp:
+    segment: str
+    op: str
+    bits: int
+
+
+_ATOMIC = re.compile(r"^(GLOBAL|FLAT)_ATOMIC_([A-Z]+?)(_X2|_B64|_U64|_I64|_B32|_U32|_I32)?$")
+
+
+def atomicop(opcode: str) -> AtomicOp | None:
+    m = _ATOMIC.match(opcode)
+    if not m or m.group(2) not in ATOMIC_OPS:
+        return None
+    bits = 64 if m.group(3) in ("_X2", "_B64", "_U64", "_I64") else 32
+    return AtomicOp(SEGMENTS[m.group(1)], m.group(2), bits)

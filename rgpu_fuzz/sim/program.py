@@ -15,10 +15,18 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable, bind_salu, bind_valu
-from rgpu_fuzz.sim.bind_mem import bind_buffer, bind_ds, bind_smem, bind_vmem, drain, wait
+from rgpu_fuzz.sim.bind_mem import (
+    bind_atomic,
+    bind_buffer,
+    bind_ds,
+    bind_smem,
+    bind_vmem,
+    drain,
+    wait,
+)
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.inst import Inst
-from rgpu_fuzz.sim.memops import memop
+from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
 from rgpu_fuzz.sim.salu import SALU
 from rgpu_fuzz.sim.valu import VALU
@@ -178,6 +186,9 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
             binder = {"smem": bind_smem, "global": bind_vmem, "flat": bind_vmem,
                       "scratch": bind_vmem, "ds": bind_ds, "buffer": bind_buffer}[op.segment]
             return binder(inst, op, env, mem)
+        aop = atomicop(name)
+        if aop is not None:
+            return bind_atomic(inst, aop, env, mem)
     except (Unbindable, ValueError, KeyError, IndexError) as e:
         return _unsupported(inst, f"cannot bind: {type(e).__name__}: {e}")
     return _unsupported(inst, "not implemented")
