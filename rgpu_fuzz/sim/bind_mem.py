@@ -423,10 +423,10 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
     returns = len(ops) == 4 or (len(ops) == 3 and ops[2].kind is not OpKind.SGPR
                                 and ops[2].kind is not OpKind.OFF)
     if returns:
-        dst, vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)])[:4]
+        dst, vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:4]
     else:
         dst = None
-        vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)])[:3]
+        vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:3]
     words = op.bits // 32
     fn = ATOMIC_OPS[op.op]
     bits = op.bits

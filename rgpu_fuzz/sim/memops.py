@@ -48,6 +48,10 @@ def memop(opcode: str) -> MemOp | None:
                  two == "2ST64")
 
 
+def _signed(v: int, bits: int) -> int:
+    return v - ((v >> (bits - 1)) << bits)
+
+
 ATOMIC_OPS = {
     "SWAP": lambda old, src, cmp, bits: src,
     "CMPSWAP": lambda old, src, cmp, bits: src if old == cmp else old,
@@ -58,8 +62,8 @@ ATOMIC_OPS = {
     "XOR": lambda old, src, cmp, bits: old ^ src,
     "UMIN": lambda old, src, cmp, bits: min(old, src),
     "UMAX": lambda old, src, cmp, bits: max(old, src),
-    "SMIN": lambda old, src, cmp, bits: min(old, src, key=lambda v: v - ((v >> (bits - 1)) << bits)),
-    "SMAX": lambda old, src, cmp, bits: max(old, src, key=lambda v: v - ((v >> (bits - 1)) << bits)),
+    "SMIN": lambda old, src, cmp, bits: min(old, src, key=lambda v: _signed(v, bits)),
+    "SMAX": lambda old, src, cmp, bits: max(old, src, key=lambda v: _signed(v, bits)),
     "INC": lambda old, src, cmp, bits: 0 if old >= src else old + 1,
     "DEC": lambda old, src, cmp, bits: src if old == 0 or old > src else old - 1,
 }

@@ -22,7 +22,8 @@ def test_initial_state_follows_the_launch(opt: int) -> None:
     grid, block = (2, 3, 2), (4, 2, 3)
     threads = 4 * 2 * 3
     n = 2 * 3 * 2 * threads
-    res = run(build("ids.ll", opt=opt), grid, block, [Arg("out"), Arg(data=(10).to_bytes(4, "little"))],
+    res = run(build("ids.ll", opt=opt), grid, block,
+              [Arg("out"), Arg(data=(10).to_bytes(4, "little"))],
               {"out": np.zeros(n * 10, np.uint32)})
     assert res.status is Status.OK, res.fault
     got = out(res, "out", np.uint32).reshape(n, 10)
@@ -148,13 +149,14 @@ def test_removing_the_first_waitcnt_is_a_hazard() -> None:
 
 
 def test_an_unimplemented_instruction_is_reported_not_raised() -> None:
-    from tests.plugins.sim_no_waitcnt import replace_first
     from rgpu_fuzz.sim.isa.tables import tables
+    from tests.plugins.sim_no_waitcnt import replace_first
 
     spec = tables("gfx942")
     sopp = next(f for f in spec.spec.formats if f.op_table == "SOPPOp")
     sendmsg = next(v for v, i in spec.ops["SOPPOp"].items() if i.name == "S_SENDMSG")
-    code = replace_first(build("lds.ll", opt=3), "S_BARRIER", sopp.match | (sendmsg << sopp.op.lo))
+    code = replace_first(build("lds.ll", opt=3), "S_BARRIER",
+                         sopp.match | (sendmsg << sopp.op.lo))
     res = run(code, (1, 1, 1), (64, 1, 1), [Arg("a"), Arg("out"), Arg(data=(64).to_bytes(4, "little"))],
               {"a": np.zeros(64, np.uint32), "out": np.zeros(64, np.uint32)})
     assert res.fault is not None and res.fault.signature == "unsupported-instruction:s_sendmsg"
