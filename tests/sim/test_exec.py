@@ -157,6 +157,7 @@ def test_an_unimplemented_instruction_is_reported_not_raised() -> None:
     sendmsg = next(v for v, i in spec.ops["SOPPOp"].items() if i.name == "S_SENDMSG")
     code = replace_first(build("lds.ll", opt=3), "S_BARRIER",
                          sopp.match | (sendmsg << sopp.op.lo))
-    res = run(code, (1, 1, 1), (64, 1, 1), [Arg("a"), Arg("out"), Arg(data=(64).to_bytes(4, "little"))],
+    res = run(code, (1, 1, 1), (64, 1, 1),
+              [Arg("a"), Arg("out"), Arg(data=(64).to_bytes(4, "little"))],
               {"a": np.zeros(64, np.uint32), "out": np.zeros(64, np.uint32)})
     assert res.fault is not None and res.fault.signature == "unsupported-instruction:s_sendmsg"
