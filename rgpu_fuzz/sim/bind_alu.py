@@ -15,13 +15,15 @@ from rgpu_fuzz.sim.operands import (
     DTYPES,
     Env,
     lane_mask_source,
+    scalar_bits_source,
     scalar_dest,
     scalar_source,
     uninit,
+    vcol,
     vector_dest,
     vector_source,
 )
-from rgpu_fuzz.sim.salu import SALU
+from rgpu_fuzz.sim.salu import SALU, SOp
 from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
 
@@ -72,10 +74,28 @@ def _omod_clamp(inst: Inst, ty: str) -> Callable[[Any], Any] | None:
     return post
 
 
+COPIES = frozenset({"V_MOV_B32", "V_ACCVGPR_WRITE", "V_ACCVGPR_READ", "V_ACCVGPR_MOV_B32"})
+"""Moves that carry partly defined lanes (`Wave.vpart`) along with the value."""
+
+
 def bind_valu(inst: Inst, env: Env) -> Step:
     spec = VALU[inst.opcode]
     binder = _VALU_SHAPES[spec.shape]
-    return binder(inst, spec, env)
+    step = binder(inst, spec, env)
+    ops = inst.operands
+    if inst.opcode in COPIES and len(ops) == 2 and ops[1].kind in (OpKind.VGPR, OpKind.AGPR) \
+            and not inst.mods.get("dst_sel") and not getattr(ops[1], "sel", ""):
+        src, dst = vcol(ops[1]), vcol(ops[0])
+
+        def copy(w: Wave) -> None:
+            part = w.vpart.get(src) if w.vpart else None
+            step(w)
+            if part:
+                moved = {ln: m for ln, m in part.items() if w.exec[ln]}
+                if moved:
+                    w.vpart.setdefault(dst, {}).update(moved)
+        return copy
+    return step
 
 
 def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -118,9 +138,13 @@ def _fmac(inst: Inst, spec: VOp, env: Env) -> Step:
                        ops, inst.mods, inst.text), spec, env)
 
 
-def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, bool], None]:
+def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], None]:
+    """A lane mask result: bit n for active lane n, 0 for inactive lanes; a bit is defined
+    where the lane is inactive or its inputs were defined (`d`, per lane)."""
     put = scalar_dest(op, 64 if env.lanes == 64 else 32)
-    return lambda w, lanes, d: put(w, mask_of(lanes & w.exec), d)
+    high = ((1 << 64) - 1) ^ ((1 << env.lanes) - 1)
+    return lambda w, lanes, d: put(w, mask_of(lanes & w.exec),
+                                   mask_of(np.broadcast_to(d, (env.lanes,)) | ~w.exec) | high)
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -135,11 +159,10 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
     def step(w: Wave) -> None:
         res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
         d = d0(w) & d1(w)
-        ok = bool(np.all((d | ~w.exec) if not isinstance(d, bool) else d))
         if ops[0].index != EXEC or not writes_exec:
-            dst(w, res, ok)
+            dst(w, res, d)
         if writes_exec:
-            if not ok:
+            if not bool(np.all(d | ~w.exec)):
                 raise uninit(w, f"{inst.mnemonic}: EXEC set from an undefined value")
             w.set_exec(mask_of(res & w.exec & full))
     return step
@@ -153,8 +176,7 @@ def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
 
     def step(w: Wave) -> None:
         m = gm(w)
-        a, b = d0(w), d1(w)
-        d = np.where(m, b, a) if dm(w) else False
+        d = np.where(m, d1(w), d0(w)) & dm(w)
         put(w, np.where(m, g1(w), g0(w)), d)
     return step
 
@@ -171,7 +193,7 @@ def _carry_out(inst: Inst, spec: VOp, env: Env) -> Step:
     def step(w: Wave) -> None:
         r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)))
         d = d0(w) & d1(w)
-        cput(w, np.broadcast_to(c, (lanes,)), bool(np.all(d | ~w.exec)))
+        cput(w, np.broadcast_to(c, (lanes,)), d)
         put(w, r, d)
     return step
 
@@ -190,7 +212,7 @@ def _carry_in(inst: Inst, spec: VOp, env: Env) -> Step:
         cin = gc(w)
         r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)), cin)
         d = d0(w) & d1(w) & dc(w)
-        cput(w, np.broadcast_to(c, (lanes,)), bool(np.all(d | ~w.exec)))
+        cput(w, np.broadcast_to(c, (lanes,)), d)
         put(w, r, d)
     return step
 
@@ -207,7 +229,7 @@ def _mad64(inst: Inst, spec: VOp, env: Env) -> Step:
         vals = [np.asarray(g(w)) for g, _ in srcs]
         r, c = fn(*vals)
         d = _all([dd(w) for _, dd in srcs])
-        cput(w, np.broadcast_to(c, (lanes,)), bool(np.all(d | ~w.exec)))
+        cput(w, np.broadcast_to(c, (lanes,)), d)
         put(w, r, d)
     return step
 
@@ -223,7 +245,7 @@ def _div_scale(inst: Inst, spec: VOp, env: Env) -> Step:
     def step(w: Wave) -> None:
         r, vcc = fn(*(np.asarray(g(w)) for g, _ in srcs))
         d = _all([dd(w) for _, dd in srcs])
-        cput(w, np.broadcast_to(vcc, (lanes,)), bool(np.all(d | ~w.exec)))
+        cput(w, np.broadcast_to(vcc, (lanes,)), d)
         put(w, r, d)
     return step
 
@@ -256,11 +278,16 @@ def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
         return first
     sel, seld = scalar_source(ops[2], 32, env)
 
+    col = vcol(ops[1]) if ops[1].kind in (OpKind.VGPR, OpKind.AGPR) else -1
+
     def step(w: Wave) -> None:
         lane = sel(w) % env.lanes
         vals = np.broadcast_to(g(w), (env.lanes,))
         dd = np.broadcast_to(d(w), (env.lanes,))
-        sput(w, int(vals[lane]), bool(dd[lane]) and seld(w))
+        defined: Any = bool(dd[lane]) and seld(w)
+        if not defined and seld(w) and col in w.vpart:
+            defined = w.vpart[col].get(lane, 0)
+        sput(w, int(vals[lane]), defined)
     return step
 
 
@@ -268,7 +295,7 @@ def _writelane(inst: Inst, spec: VOp, env: Env) -> Step:
     """V_WRITELANE_B32: one lane, whatever EXEC says."""
     ops = inst.operands
     col = ops[0].index + (256 if ops[0].kind is OpKind.AGPR else 0)
-    val, vd = scalar_source(ops[1], 32, env)
+    val, vd = scalar_bits_source(ops[1], 32, env)
     sel, sd = scalar_source(ops[2], 32, env)
 
     def step(w: Wave) -> None:
@@ -279,7 +306,12 @@ def _writelane(inst: Inst, spec: VOp, env: Env) -> Step:
             from rgpu_fuzz.sim.operands import hazard
             raise hazard(w, f"v{col} written before its load completed")
         w.V[lane, col] = val(w)
-        w.vdef[lane, col] = vd(w)
+        bits = vd(w)
+        w.vdef[lane, col] = bits == 0xFFFF_FFFF
+        if 0 < bits < 0xFFFF_FFFF:
+            w.vpart.setdefault(col, {})[lane] = bits
+        elif col in w.vpart:
+            w.vpart[col].pop(lane, None)
     return step
 
 
@@ -353,14 +385,17 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         return lambda w: put(w, nxt, True)
     if shape == "saveexec":
         put = scalar_dest(ops[0], spec.dst_bits)
-        g, d = scalar_source(ops[1], spec.dst_bits, env)
+        g, d = scalar_bits_source(ops[1], spec.dst_bits, env)
         bits = spec.dst_bits
+        bitdef = spec.bitdef
+        assert bitdef is not None
+        lanes = (1 << env.lanes) - 1
 
         def saveexec(w: Wave) -> None:
             old = w.S[EXEC] | (w.S[EXEC + 1] << 32 if bits == 64 else 0)
             s = g(w)
             new, _ = fn(old, s)
-            if not d(w):
+            if bitdef(old, s, d(w)) & lanes != lanes:
                 raise uninit(w, f"{inst.mnemonic}: EXEC set from an undefined value")
             put(w, old, True)
             w.set_exec(new | (w.S[EXEC + 1] << 32 if bits == 32 else 0))
@@ -410,6 +445,8 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     if shape in ("setpc", "swappc"):
         raise Unbindable("control flow is bound by bind_flow")
     assert shape == "plain", shape
+    if spec.bitdef is not None:
+        return _bitwise(inst, spec, env, put)
     if len(srcs) == 1:
         (g0, d0), = srcs
 
@@ -429,6 +466,36 @@ def bind_salu(inst: Inst, env: Env) -> Step:
             put(w, r, d)
         if c is not None:
             w.scc, w.scc_def = c, d
+    return two
+
+
+def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
+    """A bitwise SALU operation with per-bit definedness (`SOp.bitdef`); SCC (result != 0)
+    is defined when every bit is, or when a defined bit of the result is 1."""
+    srcs = [scalar_bits_source(o, b, env) for o, b in zip(inst.operands[1:], spec.src_bits,
+                                                           strict=True)]
+    fn, bitdef = spec.fn, spec.bitdef
+    assert bitdef is not None
+    full = (1 << spec.dst_bits) - 1
+    if len(srcs) == 1:
+        (g0, d0), = srcs
+
+        def one(w: Wave) -> None:
+            a = g0(w)
+            r, c = fn(a)
+            d = bitdef(a, d0(w)) & full
+            put(w, r, d)
+            if c is not None:
+                w.scc, w.scc_def = c, d == full or bool(r & d)
+        return one
+    (g0, d0), (g1, d1) = srcs
+
+    def two(w: Wave) -> None:
+        a, b = g0(w), g1(w)
+        r, c = fn(a, b)
+        d = bitdef(a, d0(w), b, d1(w)) & full
+        put(w, r, d)
+        w.scc, w.scc_def = c, d == full or bool(r & d)
     return two
 
 

@@ -21,7 +21,7 @@ from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.wave import FULL, Pending, Wave
 
 Memory = Any  # rgpu_fuzz.sim.engine.LaunchMemory (avoids an import cycle)
 
@@ -42,7 +42,7 @@ def complete(w: Wave, p: Pending) -> None:
     for k, v in zip(p.sregs, p.svalues, strict=True):
         if w.pend_s.get(k) is p:
             w.S[k] = v
-            w.sdef[k] = True
+            w.sdef[k] = FULL
             del w.pend_s[k]
     if p.vdata is not None:
         n = p.vdata.shape[1]
@@ -269,8 +269,10 @@ def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nda
             if g.any():
                 out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
             if shared.any():
-                out[shared] = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
-                                              inst.mnemonic)
+                data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
+                                           inst.mnemonic)
+                out[shared] = data
+                dd[shared] = ok
             if private.any():
                 data, d = w.private.read(lanes[private],
                                          (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
@@ -344,14 +346,17 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 lds.write(base + np.uint64(off), raw, inst.mnemonic)
             w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
             return
-        parts = [_to_words(lds.read(base + np.uint64(off), op.width, inst.mnemonic), op,
-                           None if not op.d16 else w.V[lanes, vcol(dst)])  # type: ignore[arg-type]
-                 for off in offs]
+        parts, oks = [], []
+        for off in offs:
+            data, ok = lds.read(base + np.uint64(off), op.width, inst.mnemonic)
+            words = _to_words(data, op, None if not op.d16 else w.V[lanes, vcol(dst)])  # type: ignore[arg-type]
+            parts.append(words)
+            oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))
         words = np.concatenate(parts, axis=1)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
         full[lanes] = words
         fdef = np.zeros(full.shape, bool)
-        fdef[lanes] = True
+        fdef[lanes] = np.concatenate(oks, axis=1)
         _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True)  # type: ignore[arg-type]
     return step
 

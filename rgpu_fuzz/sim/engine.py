@@ -301,22 +301,25 @@ def _run_traced(w: Wave, prog: Program, counts: list[int],
         w.pc = i
         inst = prog.insts[i]
         s0, v0, scc0, exec0 = list(w.S), w.V.copy(), w.scc, w.exec_mask
+        sd0, vd0 = list(w.sdef), w.vdef.copy()
         try:
             r = prog.steps[i](w)
         except SimStop as stop:
             raise SimStop(replace(stop.fault, pc=i)) from None
         counts[i] += 1
         n += 1
-        changes = [f"{_SREG_NAMES.get(k, f's{k}')}={w.S[k]:#x}" for k in range(len(s0))
-                   if w.S[k] != s0[k]]
+        changes = [f"{_SREG_NAMES.get(k, f's{k}')}={w.S[k]:#x}"
+                   f"{'' if w.sdef[k] == 0xFFFF_FFFF else '?'}"
+                   for k in range(len(s0)) if w.S[k] != s0[k] or w.sdef[k] != sd0[k]]
         if w.scc != scc0:
             changes.append(f"scc={w.scc}")
-        diff_cols = np.nonzero((w.V != v0).any(axis=0))[0]
+        diff_cols = np.nonzero(((w.V != v0) | (w.vdef != vd0)).any(axis=0))[0]
         for c in diff_cols.tolist():
             name = f"v{c}" if c < 256 else f"a{c - 256}"
             vals = w.V[:, c]
-            lanes = np.nonzero(w.V[:, c] != v0[:, c])[0]
-            shown = ", ".join(f"{int(ln)}:{int(vals[ln]):#x}" for ln in lanes[:4])
+            lanes = np.nonzero((w.V[:, c] != v0[:, c]) | (w.vdef[:, c] != vd0[:, c]))[0]
+            shown = ", ".join(f"{int(ln)}:{int(vals[ln]):#x}{'' if w.vdef[ln, c] else '?'}"
+                              for ln in lanes[:4])
             more = f" (+{len(lanes) - 4} lanes)" if len(lanes) > 4 else ""
             changes.append(f"{name}[{shown}{more}]")
         trace.append(TraceRow(inst.address, inst.text or inst.mnemonic, exec0, tuple(changes)))

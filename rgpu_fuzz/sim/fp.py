@@ -33,8 +33,10 @@ def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray, scale: np.ndarray | int =
 
 
 def _fma64_one(a: float, b: float, c: float, scale: int = 0) -> float:
-    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
-        return math.ldexp(a * b + c, scale)  # inf/nan: the unfused form's rules are the same
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return math.ldexp(a * b + c, scale)  # an infinite or NaN product: as unfused
+    if not math.isfinite(c):
+        return c  # a finite product (exact, however large) plus inf or NaN
     exact = (Fraction(a) * Fraction(b) + Fraction(c)) * Fraction(2) ** scale
     if exact == 0:
         # IEEE 754 §6.3: an exact zero sum is +0 unless both addends are -0 (or round down)

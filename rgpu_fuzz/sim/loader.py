@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.wave import EXEC, FLAT_SCRATCH, Wave
+from rgpu_fuzz.sim.wave import EXEC, FLAT_SCRATCH, FULL, Wave
 
 DISPATCH_PACKET_SIZE = 64
 HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
@@ -117,7 +117,7 @@ def init_wave(wave: Wave, kernel: Any, cfg: TargetConfig, st: EntryState,
     for u in kd.user_sgprs():
         for k, v in enumerate(_user_sgpr_values(u.name, u.count, st)):
             S[u.first + k] = v
-            sdef[u.first + k] = True
+            sdef[u.first + k] = FULL
     nxt = kd.user_sgpr_count
     system: list[int] = []
     for axis, name in enumerate(("X", "Y", "Z")):
@@ -129,12 +129,12 @@ def init_wave(wave: Wave, kernel: Any, cfg: TargetConfig, st: EntryState,
         system.append(wave_scratch_offset)
     for v in system:
         S[nxt] = v & 0xFFFF_FFFF
-        sdef[nxt] = True
+        sdef[nxt] = FULL
         nxt += 1
     if cfg.architected_flat_scratch:
         base = st.scratch_base + wave_scratch_offset
         S[FLAT_SCRATCH], S[FLAT_SCRATCH + 1] = base & 0xFFFF_FFFF, base >> 32
-        sdef[FLAT_SCRATCH] = sdef[FLAT_SCRATCH + 1] = True
+        sdef[FLAT_SCRATCH] = sdef[FLAT_SCRATCH + 1] = FULL
     lanes = wave.lanes
     flat = first_item + np.arange(lanes)
     total = block[0] * block[1] * block[2]

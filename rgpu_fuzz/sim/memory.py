@@ -107,8 +107,8 @@ class AddressSpace:
 
 
 class Lds:
-    """One workgroup's LDS: `size` bytes (the descriptor's group segment size), a shadow of
-    which bytes were written (a read of an unwritten byte is an uninitialised read)."""
+    """One workgroup's LDS: `size` bytes (the descriptor's group segment size). Stores out of
+    range are `sim-oob-access`; reads out of range are undefined values (see `read`)."""
 
     def __init__(self, size: int) -> None:
         self.data = np.zeros(max(size, 0), np.uint8)
@@ -121,8 +121,20 @@ class Lds:
             raise _oob(what, f"{width}-byte LDS access at {bad:#x}, LDS size {self.size:#x}")
         return a[:, None] + np.arange(width)
 
-    def read(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
-        return self.data[self._index(addrs, width, what)]
+    def read(self, addrs: np.ndarray, width: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """(bytes, defined per lane). An out-of-range read returns 0 on hardware (CDNA3 ISA
+        §11.1 "LDS out-of-range": reads return zero, writes are dropped), and LLVM may
+        speculate LDS loads that relies on it; such lanes read 0 marked undefined, so using
+        the value is `sim-uninit-read` while discarding it is fine."""
+        a = addrs.astype(np.int64)
+        bad = (a + width > self.size) | (a < 0)
+        if not bad.any():
+            return self.data[a[:, None] + np.arange(width)], np.ones(len(a), bool)
+        idx = np.where(bad, 0, a)[:, None] + np.arange(width)
+        out = self.data[np.minimum(idx, max(self.size - 1, 0))] if self.size else \
+            np.zeros((len(a), width), np.uint8)
+        out[bad] = 0
+        return out, ~bad
 
     def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
         self.data[self._index(addrs, data.shape[1], what)] = data

@@ -155,73 +155,96 @@ def _raw_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
     raise ValueError(f"operand {op} cannot be a vector source")
 
 
-def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
-    """(value, defined) closures for a scalar operand: Python ints."""
+def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
+    """(value, defined bits) closures for a scalar operand: Python ints; the second is the
+    mask of bits whose value is defined."""
+    full = (1 << bits) - 1
     if op.kind is OpKind.SGPR:
         i = op.index
         consts = dict(env.constants)
         if i in consts:
             v = consts[i]
-            return (lambda w: v), (lambda w: True)
+            return (lambda w: v), (lambda w: full)
         if i == SCC_SRC:
-            return (lambda w: w.scc), (lambda w: w.scc_def)
+            return (lambda w: w.scc), (lambda w: full if w.scc_def else 0)
         if i == VCCZ_SRC:
+            def vccz_def(w: Wave) -> int:
+                lanes = (1 << w.lanes) - 1
+                vcc = (w.S[VCC] | w.S[VCC + 1] << 32) & lanes
+                d = (w.sdef[VCC] | w.sdef[VCC + 1] << 32) & lanes
+                return full if d == lanes or vcc & d else 0
             return (lambda w: int((w.S[VCC] | w.S[VCC + 1] << 32) & ((1 << w.lanes) - 1) == 0),
-                    lambda w: w.sdef[VCC])
+                    vccz_def)
         if i == EXECZ_SRC:
-            return (lambda w: int(w.exec_mask == 0)), (lambda w: True)
+            return (lambda w: int(w.exec_mask == 0)), (lambda w: full)
         if bits == 64:
             def get64(w: Wave) -> int:
                 if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
                     raise hazard(w, f"s[{i}:{i + 1}] read before the s_waitcnt covering "
                                     "its load")
                 return w.S[i] | w.S[i + 1] << 32
-            return get64, (lambda w: w.sdef[i] and w.sdef[i + 1])
+            return get64, (lambda w: w.sdef[i] | w.sdef[i + 1] << 32)
 
         def get(w: Wave) -> int:
             if w.pend_s and i in w.pend_s:
                 raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
             return w.S[i]
-        return get, (lambda w: w.sdef[i])
+        return get, (lambda w: w.sdef[i] & full)
     if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
         v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
         if op.kind is OpKind.INT and bits == 64 and not op.literal:
             v = op.value & (2**64 - 1)
-        return (lambda w: v), (lambda w: True)
+        return (lambda w: v), (lambda w: full)
     raise ValueError(f"operand {op} cannot be a scalar source")
 
 
-def scalar_dest(op: Opnd, bits: int) -> Callable[[Wave, int, bool], None]:
-    """A writer of a scalar destination (EXEC refreshes the lane vector)."""
+def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
+    """(value, fully defined) closures for a scalar operand: a Python int and a bool."""
+    get, dbits = scalar_bits_source(op, bits, env)
+    full = (1 << bits) - 1
+    return get, (lambda w: dbits(w) == full)
+
+
+def scalar_dest(op: Opnd, bits: int) -> Callable[[Wave, int, Any], None]:
+    """A writer of a scalar destination: `d` is the defined-bits mask (True/False for all
+    or none). Writing EXEC with an undefined bit in a lane of the wave is a fault."""
     i = op.index
     if op.kind is not OpKind.SGPR:
         raise ValueError(f"operand {op} cannot be a scalar destination")
     if i == 125:  # null (gfx10+): writes are dropped
         return lambda w, v, d: None
     touches_exec = i in (EXEC, EXEC + 1) or (bits == 64 and i + 1 == EXEC)
+    full = (1 << bits) - 1
     if bits == 64:
-        def put64(w: Wave, v: int, d: bool) -> None:
+        def put64(w: Wave, v: int, d: Any) -> None:
             if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
                 raise hazard(w, f"s[{i}:{i + 1}] written before its load completed")
+            dm = (full if d else 0) if isinstance(d, bool | np.bool_) else int(d)
             w.S[i] = v & 0xFFFF_FFFF
             w.S[i + 1] = (v >> 32) & 0xFFFF_FFFF
-            w.sdef[i] = w.sdef[i + 1] = d
+            w.sdef[i] = dm & 0xFFFF_FFFF
+            w.sdef[i + 1] = (dm >> 32) & 0xFFFF_FFFF
             if touches_exec:
-                if not d:
-                    raise uninit(w, "EXEC set from an undefined value")
+                _check_exec(w)
                 w.refresh_exec()
         return put64
 
-    def put(w: Wave, v: int, d: bool) -> None:
+    def put(w: Wave, v: int, d: Any) -> None:
         if w.pend_s and i in w.pend_s:
             raise hazard(w, f"s{i} written before its load completed")
         w.S[i] = v & 0xFFFF_FFFF
-        w.sdef[i] = d
+        w.sdef[i] = (0xFFFF_FFFF if d else 0) if isinstance(d, bool | np.bool_) \
+            else int(d) & 0xFFFF_FFFF
         if touches_exec:
-            if not d:
-                raise uninit(w, "EXEC set from an undefined value")
+            _check_exec(w)
             w.refresh_exec()
     return put
+
+
+def _check_exec(w: Wave) -> None:
+    lanes = (1 << w.lanes) - 1
+    if (w.sdef[EXEC] | w.sdef[EXEC + 1] << 32) & lanes != lanes:
+        raise uninit(w, "EXEC set from an undefined value")
 
 
 def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any, Any], None]:
@@ -238,6 +261,8 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
                 raise hazard(w, f"v[{col}:{col + 1}] written before its load completed")
             raw = np.broadcast_to(np.asarray(r).view(np.uint64), (lanes,))
             pair = np.ascontiguousarray(raw).view(np.uint32).reshape(lanes, 2)
+            if w.vpart:
+                _forget(w, col, 2)
             if w.exec_full:
                 w.V[:, col:col + 2] = pair
                 w.vdef[:, col] = d
@@ -277,6 +302,8 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
             if w.pend_v and col in w.pend_v:
                 raise hazard(w, f"v{col} written before its load completed")
             raw = conv(r, w)
+            if w.vpart:
+                _forget(w, col, 1)
             if w.exec_full:
                 w.V[:, col] = raw
                 w.vdef[:, col] = d
@@ -289,6 +316,8 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
         if w.pend_v and col in w.pend_v:
             raise hazard(w, f"v{col} written before its load completed")
         raw = conv(r)
+        if w.vpart:
+            _forget(w, col, 1)
         if w.exec_full:
             w.V[:, col] = raw
             w.vdef[:, col] = d
@@ -298,10 +327,22 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
     return put
 
 
+def _forget(w: Wave, col: int, n: int) -> None:
+    """A VALU write to `col..col+n-1` replaces the partly defined values of active lanes."""
+    for c in range(col, col + n):
+        part = w.vpart.get(c)
+        if part:
+            for lane in [ln for ln in part if w.exec[ln]]:
+                del part[lane]
+            if not part:
+                del w.vpart[c]
+
+
 def lane_mask_source(op: Opnd, env: Env) -> tuple[Getter, Getter]:
-    """A lane mask operand (VCC or an SGPR pair) as a bool vector over the lanes."""
+    """A lane mask operand (VCC or an SGPR pair) as bool vectors over the lanes: its bits
+    and which of them are defined."""
     from rgpu_fuzz.sim.wave import lanes_of
 
-    get, defined = scalar_source(op, 64 if env.lanes == 64 else 32, env)
+    get, dbits = scalar_bits_source(op, 64 if env.lanes == 64 else 32, env)
     lanes = env.lanes
-    return (lambda w: lanes_of(get(w), lanes)), defined
+    return (lambda w: lanes_of(get(w), lanes)), (lambda w: lanes_of(dbits(w), lanes))

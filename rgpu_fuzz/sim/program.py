@@ -139,9 +139,12 @@ def _flow(inst: Inst, env: Env, index_of: Callable[[int], int]) -> Step | None:
 
 
 def _vccz(w: Wave) -> bool:
-    if not w.sdef[VCC]:
+    lanes = (1 << w.lanes) - 1
+    vcc = (w.S[VCC] | w.S[VCC + 1] << 32) & lanes
+    defined = (w.sdef[VCC] | w.sdef[VCC + 1] << 32) & lanes
+    if defined != lanes and not vcc & defined:
         raise uninit(w, "branch on an undefined VCC")
-    return (w.S[VCC] | w.S[VCC + 1] << 32) & ((1 << w.lanes) - 1) == 0
+    return vcc == 0
 
 
 def _scc(w: Wave) -> int:

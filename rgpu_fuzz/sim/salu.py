@@ -23,6 +23,22 @@ class SOp:
     dst_bits: int
     src_bits: tuple[int, ...]
     fn: Callable[..., tuple[int | None, int | None]]
+    bitdef: Callable[..., int] | None = None
+    """Defined bits of the result from each source's value and defined bits, for bitwise
+    operations (an AND with a defined 0 is defined whatever the other bit); None: the
+    result is defined only if every source is."""
+
+
+def _and_def(a: int, da: int, b: int, db: int) -> int:
+    return (da & db) | (da & ~a) | (db & ~b)
+
+
+def _or_def(a: int, da: int, b: int, db: int) -> int:
+    return (da & db) | (da & a) | (db & b)
+
+
+def _xor_def(a: int, da: int, b: int, db: int) -> int:
+    return da & db
 
 
 def _s32(x: int) -> int:
@@ -37,13 +53,14 @@ def _nz(x: int) -> int:
     return int(x != 0)
 
 
-def _bitop(bits: int, f: Callable[[int, int], int]) -> SOp:
+def _bitop(bits: int, f: Callable[[int, int], int],
+           bitdef: Callable[[int, int, int, int], int]) -> SOp:
     m = (1 << bits) - 1
 
     def fn(a: int, b: int) -> tuple[int, int]:
         r = f(a, b) & m
         return r, _nz(r)
-    return SOp("plain", bits, (bits, bits), fn)
+    return SOp("plain", bits, (bits, bits), fn, bitdef)
 
 
 def _unop(bits: int, f: Callable[[int], int], scc: bool = True, dbits: int = 0) -> SOp:
@@ -98,31 +115,44 @@ def _cmp(bits: int, signed: bool, f: Callable[[int, int], bool]) -> SOp:
 def _table() -> dict[str, SOp]:
     t: dict[str, SOp] = {}
     for bits, sfx in ((32, "B32"), (64, "B64")):
-        t[f"S_AND_{sfx}"] = _bitop(bits, lambda a, b: a & b)
-        t[f"S_OR_{sfx}"] = _bitop(bits, lambda a, b: a | b)
-        t[f"S_XOR_{sfx}"] = _bitop(bits, lambda a, b: a ^ b)
-        t[f"S_ANDN2_{sfx}"] = _bitop(bits, lambda a, b: a & ~b)
-        t[f"S_ORN2_{sfx}"] = _bitop(bits, lambda a, b: a | ~b)
-        t[f"S_NAND_{sfx}"] = _bitop(bits, lambda a, b: ~(a & b))
-        t[f"S_NOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a | b))
-        t[f"S_XNOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a ^ b))
-        t[f"S_MOV_{sfx}"] = SOp("plain", bits, (bits,), lambda a: (a, None))
+        t[f"S_AND_{sfx}"] = _bitop(bits, lambda a, b: a & b, _and_def)
+        t[f"S_OR_{sfx}"] = _bitop(bits, lambda a, b: a | b, _or_def)
+        t[f"S_XOR_{sfx}"] = _bitop(bits, lambda a, b: a ^ b, _xor_def)
+        t[f"S_ANDN2_{sfx}"] = _bitop(bits, lambda a, b: a & ~b,
+                                     lambda a, da, b, db: _and_def(a, da, ~b, db))
+        t[f"S_ORN2_{sfx}"] = _bitop(bits, lambda a, b: a | ~b,
+                                    lambda a, da, b, db: _or_def(a, da, ~b, db))
+        t[f"S_NAND_{sfx}"] = _bitop(bits, lambda a, b: ~(a & b), _and_def)
+        t[f"S_NOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a | b), _or_def)
+        t[f"S_XNOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a ^ b), _xor_def)
+        t[f"S_MOV_{sfx}"] = SOp("plain", bits, (bits,), lambda a: (a, None),
+                                lambda a, da: da)
         t[f"S_CMOV_{sfx}"] = SOp("cmov", bits, (bits,), lambda a: (a, None))
-        t[f"S_NOT_{sfx}"] = _unop(bits, lambda a: ~a)
+        t[f"S_NOT_{sfx}"] = SOp("plain", bits, (bits,), (
+            lambda mk: lambda a: (~a & mk, _nz(~a & mk)))((1 << bits) - 1), lambda a, da: da)
         t[f"S_BREV_{sfx}"] = _unop(bits, _brev(bits), scc=False)
         t[f"S_CSELECT_{sfx}"] = SOp("cselect", bits, (bits, bits), lambda a, b: (a, None))
         t[f"S_BCNT1_I32_{sfx}"] = _unop(bits, lambda a: a.bit_count(), dbits=32)
         t[f"S_BCNT0_I32_{sfx}"] = _unop(bits, lambda a, n=bits: n - a.bit_count(), dbits=32)
         t[f"S_FF1_I32_{sfx}"] = _unop(bits, _ff1(bits), scc=False, dbits=32)
         t[f"S_FLBIT_I32_{sfx}"] = _unop(bits, _flbit(bits), scc=False, dbits=32)
-        for kind, f in (("AND", lambda e, s: s & e), ("OR", lambda e, s: s | e),
-                        ("XOR", lambda e, s: s ^ e), ("ANDN2", lambda e, s: s & ~e),
-                        ("ORN2", lambda e, s: s | ~e), ("NAND", lambda e, s: ~(s & e)),
-                        ("NOR", lambda e, s: ~(s | e)), ("XNOR", lambda e, s: ~(s ^ e)),
-                        ("ANDN1", lambda e, s: ~s & e), ("ORN1", lambda e, s: ~s | e)):
+        full = (1 << bits) - 1
+        for kind, f, fd in (
+                ("AND", lambda e, s: s & e, lambda e, s, ds, f=full: _and_def(s, ds, e, f)),
+                ("OR", lambda e, s: s | e, lambda e, s, ds, f=full: _or_def(s, ds, e, f)),
+                ("XOR", lambda e, s: s ^ e, lambda e, s, ds: ds),
+                ("ANDN2", lambda e, s: s & ~e,
+                 lambda e, s, ds, f=full: _and_def(s, ds, ~e, f)),
+                ("ORN2", lambda e, s: s | ~e, lambda e, s, ds, f=full: _or_def(s, ds, ~e, f)),
+                ("NAND", lambda e, s: ~(s & e), lambda e, s, ds, f=full: _and_def(s, ds, e, f)),
+                ("NOR", lambda e, s: ~(s | e), lambda e, s, ds, f=full: _or_def(s, ds, e, f)),
+                ("XNOR", lambda e, s: ~(s ^ e), lambda e, s, ds: ds),
+                ("ANDN1", lambda e, s: ~s & e,
+                 lambda e, s, ds, f=full: _and_def(~s, ds, e, f)),
+                ("ORN1", lambda e, s: ~s | e, lambda e, s, ds, f=full: _or_def(~s, ds, e, f))):
             t[f"S_{kind}_SAVEEXEC_{sfx}"] = SOp("saveexec", bits, (bits,),
-                                                (lambda g, m: lambda e, s: (g(e, s) & m, None))
-                                                (f, (1 << bits) - 1))
+                                                (lambda g, mk: lambda e, s: (g(e, s) & mk, None))
+                                                (f, full), fd)
     t["S_FLBIT_I32"] = _unop(32, _flbit_i32, scc=False)
     t["S_SEXT_I32_I8"] = _unop(32, _sext(8), scc=False)
     t["S_SEXT_I32_I16"] = _unop(32, _sext(16), scc=False)

@@ -219,7 +219,14 @@ def _div_fixup(q, d, n):
 
 
 def _div_scale(s0, s1, s2):
-    """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes)."""
+    """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes).
+
+    One deviation from the published text: where the reciprocal of the denominator is
+    subnormal and so is the quotient, the pseudocode scales the denominator *up* (ldexp by
+    +128), which overflows exactly the denominators that branch exists for (|D| > 2**1022);
+    it is scaled down here, which makes the quotient normal and lets V_DIV_FMAS scale it
+    back with one rounding. (Reachable for F64 only: 1/x of a binary32 is never a binary64
+    subnormal.)"""
     s0, s1, s2 = np.broadcast_arrays(np.atleast_1d(s0), np.atleast_1d(s1), np.atleast_1d(s2))
     is32 = s0.dtype == F32
     exp = fp.exponent32 if is32 else fp.exponent64
@@ -246,7 +253,7 @@ def _div_scale(s0, s1, s2):
     case((s2 == 0) | (s1 == 0), np.full_like(s0, np.nan), False)
     case(exp(s2) - exp(s1) >= big, np.where(s0 == s1, up, s0), True)
     case(den(s1), up, False)
-    case(inv_den & den(q), np.where(s0 == s1, up, s0), True)
+    case(inv_den & den(q), np.where(s0 == s1, down, s0), True)
     case(inv_den, down, False)
     case(den(q), np.where(s0 == s2, up, s0), True)
     case(exp(s2) <= tiny_n, up, False)

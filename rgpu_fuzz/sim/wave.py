@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+FULL = 0xFFFF_FFFF
 VCC = 106
 M0 = 124
 EXEC = 126
@@ -66,9 +67,15 @@ class Wave:
     group: int
     index: int
     S: list[int] = field(default_factory=lambda: [0] * N_SCALAR)
-    sdef: list[bool] = field(default_factory=lambda: [False] * N_SCALAR)
+    sdef: list[int] = field(default_factory=lambda: [0] * N_SCALAR)
+    """Defined bits of each scalar register (memcheck-style, per bit: lane masks are built
+    with AND/OR from partly undefined loop masks at O0)."""
     V: np.ndarray = field(init=False)
     vdef: np.ndarray = field(init=False)
+    vpart: dict[int, dict[int, int]] = field(default_factory=dict)
+    """Lanes of VGPR columns holding a partly defined 32-bit value (column → lane → defined
+    bits), for which `vdef` says False: SGPR spills by v_writelane carry loop masks whose
+    high bits were never defined, and they must come back as they went."""
     exec: np.ndarray = field(init=False)
     exec_full: bool = True
     scc: int = 0
@@ -95,7 +102,7 @@ class Wave:
         lanes_mask = (1 << self.lanes) - 1
         self.S[EXEC] = mask & 0xFFFF_FFFF
         self.S[EXEC + 1] = (mask >> 32) & 0xFFFF_FFFF
-        self.sdef[EXEC] = self.sdef[EXEC + 1] = True
+        self.sdef[EXEC] = self.sdef[EXEC + 1] = FULL
         self.refresh_exec(mask & lanes_mask)
 
     def refresh_exec(self, mask: int | None = None) -> None:
