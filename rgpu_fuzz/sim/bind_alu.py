@@ -15,6 +15,7 @@ from rgpu_fuzz.sim.operands import (
     DTYPES,
     Env,
     lane_mask_source,
+    low_half_defined,
     scalar_bits_source,
     scalar_dest,
     scalar_source,
@@ -119,6 +120,8 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         f0 = fn
         fn = lambda *a: post(f0(*a))  # noqa: E731
     dt = DTYPES[spec.dst][1]
+    if inst.opcode in LOW_HALF_OPS and post is None:
+        return _low_half(inst, spec, env, put, srcs, fn, dt)
     if len(srcs) == 1:
         (g0, d0), = srcs
         return lambda w: put(w, np.asarray(fn(g0(w)), dt), d0(w))
@@ -127,6 +130,35 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         return lambda w: put(w, np.asarray(fn(g0(w), g1(w)), dt), d0(w) & d1(w))
     (g0, d0), (g1, d1), (g2, d2) = srcs
     return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), d0(w) & d1(w) & d2(w))
+
+
+LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_LSHLREV_B64", "V_ADD_U64"})
+"""64-bit operations whose low result half depends only on the low halves of their 64-bit
+sources (and their 32-bit sources): definedness is tracked per half for them, as memcheck
+does for additions, so a pair whose unused high half was never written stays usable."""
+
+
+def _low_half(inst: Inst, spec: VOp, env: Env, put: Any, srcs: list[Any], fn: Any,
+              dt: Any) -> Step:
+    lows = [low_half_defined(o, t, env) for o, t in zip(inst.operands[1:], spec.src,
+                                                       strict=True)]
+    if inst.opcode == "V_MOV_B64":
+        (g0, d0), = srcs
+        lo0 = lows[0]
+        col = vcol(inst.operands[1]) if inst.operands[1].kind in (OpKind.VGPR,
+                                                                   OpKind.AGPR) else -1
+
+        def mov(w: Wave) -> None:
+            hi = w.vdef[:, col + 1] if col >= 0 else d0(w)
+            put(w, np.asarray(fn(g0(w)), dt), (lo0(w), hi))
+        return mov
+
+    def step(w: Wave) -> None:
+        vals = [g(w) for g, _ in srcs]
+        full = _all([d(w) for _, d in srcs])
+        low = _all([lo(w) for lo in lows])
+        put(w, np.asarray(fn(*vals), dt), (low, full))
+    return step
 
 
 def _fmac(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -225,12 +257,14 @@ def _mad64(inst: Inst, spec: VOp, env: Env) -> Step:
     fn = spec.fn
     lanes = env.lanes
 
+    lows = [low_half_defined(o, t, env) for o, t in zip(ops[2:5], spec.src, strict=True)]
+
     def step(w: Wave) -> None:
         vals = [np.asarray(g(w)) for g, _ in srcs]
         r, c = fn(*vals)
         d = _all([dd(w) for _, dd in srcs])
         cput(w, np.broadcast_to(c, (lanes,)), d)
-        put(w, r, d)
+        put(w, r, (_all([lo(w) for lo in lows]), d))
     return step
 
 

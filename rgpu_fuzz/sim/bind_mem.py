@@ -323,7 +323,9 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         unit = op.width * (64 if op.stride64 else 1)
         offs = [int(inst.mods.get("offset0", 0)) * unit, int(inst.mods.get("offset1", 0)) * unit]
     else:
-        offs = [int(inst.mods.get("offset", 0))]
+        m = inst.mods  # one 16-bit offset, which the DS format splits in two bytes
+        offs = [int(m["offset"]) if "offset" in m else
+                int(m.get("offset1", 0)) << 8 | int(m.get("offset0", 0))]
     lane_ids = np.arange(env.lanes)
 
     def step(w: Wave) -> None:
@@ -333,6 +335,8 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         a, d = _vaddr32(w, addr_op)
         _check_addr(w, d, inst)
         lanes = lane_ids if w.exec_full else lane_ids[e]
+        # LDS addresses are 32-bit: base + offset wraps (LLVM folds a negative base into the
+        # unsigned offset field and relies on it)
         base = (a if w.exec_full else a[e]).astype(np.uint64)
         lds = w.mem.lds(w)
         if op.store:
@@ -343,12 +347,13 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 if not bool(np.all(defined)):
                     raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
                                     "undefined register")
-                lds.write(base + np.uint64(off), raw, inst.mnemonic)
+                lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
             w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
             return
         parts, oks = [], []
         for off in offs:
-            data, ok = lds.read(base + np.uint64(off), op.width, inst.mnemonic)
+            data, ok = lds.read((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), op.width,
+                                inst.mnemonic)
             words = _to_words(data, op, None if not op.d16 else w.V[lanes, vcol(dst)])  # type: ignore[arg-type]
             parts.append(words)
             oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))

@@ -155,6 +155,21 @@ def _raw_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
     raise ValueError(f"operand {op} cannot be a vector source")
 
 
+def low_half_defined(op: Opnd, ty: str, env: Env) -> Getter:
+    """Defined lanes of the low 32 bits of a source (the whole source when it is 32-bit):
+    for 64-bit operations whose low result half depends on low source halves only."""
+    bits = DTYPES[ty][0]
+    if op.kind in (OpKind.VGPR, OpKind.AGPR):
+        col = vcol(op)
+        return lambda w: w.vdef[:, col]
+    if op.kind is OpKind.SGPR and bits == 64:
+        i = op.index
+        consts = dict(env.constants)
+        if i not in consts and i < 250:
+            return lambda w: w.sdef[i] == 0xFFFF_FFFF
+    return vector_source(op, ty, env)[1]
+
+
 def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
     """(value, defined bits) closures for a scalar operand: Python ints; the second is the
     mask of bits whose value is defined."""
@@ -257,21 +272,23 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
         dst_sel = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"][dst_sel]
     if bits == 64:
         def put64(w: Wave, r: Any, d: Any) -> None:
+            """`d`: defined lanes, or a (low half, high half) pair of them."""
             if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
                 raise hazard(w, f"v[{col}:{col + 1}] written before its load completed")
             raw = np.broadcast_to(np.asarray(r).view(np.uint64), (lanes,))
             pair = np.ascontiguousarray(raw).view(np.uint32).reshape(lanes, 2)
+            dlo, dhi = d if isinstance(d, tuple) else (d, d)
             if w.vpart:
                 _forget(w, col, 2)
             if w.exec_full:
                 w.V[:, col:col + 2] = pair
-                w.vdef[:, col] = d
-                w.vdef[:, col + 1] = d
+                w.vdef[:, col] = dlo
+                w.vdef[:, col + 1] = dhi
             else:
                 e = w.exec
                 np.copyto(w.V[:, col:col + 2], pair, where=e[:, None])
-                np.copyto(w.vdef[:, col], d, where=e)
-                np.copyto(w.vdef[:, col + 1], d, where=e)
+                np.copyto(w.vdef[:, col], dlo, where=e)
+                np.copyto(w.vdef[:, col + 1], dhi, where=e)
         return put64
     conv: Callable[[Any], Any]
     if bits == 16:
