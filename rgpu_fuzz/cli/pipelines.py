@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from rgpu_fuzz.pipelines.base import PipelineSpec
@@ -44,7 +45,7 @@ def execute(args: argparse.Namespace) -> int:
     for name in reg.names():
         cls = reg.cls(name)
         reason = cls(PipelineSpec(name)).unavailable_reason()
-        table.add_row(name, "yes" if reason is None else f"no: {reason}", cls.options_text(),
-                      cls.description)
+        available = "yes" if reason is None else f"unavailable ({escape(reason)})"
+        table.add_row(name, available, cls.options_text(), cls.description)
     Console().print(table)
     return 0

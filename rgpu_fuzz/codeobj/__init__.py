@@ -26,6 +26,14 @@ from rgpu_fuzz.codeobj.kernarg import (
     KernargSlot,
     pack_kernargs,
 )
+from rgpu_fuzz.codeobj.launch import (
+    LoadedKernel,
+    dispatch_of,
+    kernel_arguments,
+    load_code_object,
+    load_kernel,
+    pack_launch,
+)
 from rgpu_fuzz.codeobj.link import LinkFailure, find_ld_lld, link
 from rgpu_fuzz.codeobj.notes import (
     CodeObjectMetadata,
@@ -63,6 +71,7 @@ __all__ = [
     "KernelDescriptor",
     "KernelMetadata",
     "LinkFailure",
+    "LoadedKernel",
     "Note",
     "Register",
     "Relocation",
@@ -70,9 +79,14 @@ __all__ = [
     "UserSgpr",
     "Violation",
     "decode_kernel_descriptor",
+    "dispatch_of",
     "find_ld_lld",
+    "kernel_arguments",
     "link",
+    "load_code_object",
+    "load_kernel",
     "pack_kernargs",
+    "pack_launch",
     "parse_metadata",
     "parse_notes",
     "read_code_object",

@@ -8,8 +8,10 @@ are converted to it in exactly one place each (`elf.py`, `notes.py`).
 
 from __future__ import annotations
 
+from rgpu_fuzz.model.errors import RgpuError
+
 __all__ = ["CodeObjectError"]
 
 
-class CodeObjectError(Exception):
+class CodeObjectError(RgpuError):
     """Bytes that are not a readable AMDGPU code object; `str()` is one line."""

@@ -19,6 +19,7 @@ import numpy as np
 from rgpu_fuzz.interp.signals import RejectSignal, TrapSignal, first_lane
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.lang import ast, semantics
+from rgpu_fuzz.lang.features import children
 from rgpu_fuzz.lang.literals import float_literal_value
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy, SliceTy, Special, Type
@@ -38,22 +39,6 @@ def scalar_of(ty: Type | None) -> Scalar:
     """The scalar type the checker gave an expression (an internal invariant if not)."""
     assert isinstance(ty, Scalar), f"expected a scalar type, got {ty}"
     return ty
-
-
-def may_diverge(node: object) -> bool:
-    """Whether evaluating `node` can make lanes leave through `return`, `break` or
-    `continue` (conservatively: any such statement inside it)."""
-    if isinstance(node, ast.Return | ast.Break | ast.Continue):
-        return True
-    if isinstance(node, tuple):
-        return any(may_diverge(n) for n in node)
-    fields = getattr(type(node), "__dataclass_fields__", None)
-    if fields is None:
-        return False
-    return any(
-        may_diverge(getattr(node, s)) for s in fields
-        if s not in ("span", "ty", "kind", "binding")
-    )
 
 
 def trap_division(kind_masks: tuple[np.ndarray, np.ndarray], mask: np.ndarray,
@@ -84,12 +69,27 @@ class ExprCompiler:
     def __init__(self, program: Program, fn: ast.Fn) -> None:
         self.program = program
         self.fn = fn
-        self.threads = program.threads
+        self.lanes = program.lanes
+        self._diverges: dict[int, bool] = {}
+
+    def may_diverge(self, node: object) -> bool:
+        """Whether evaluating `node` (or a tuple of nodes) can make lanes leave through
+        `return`, `break` or `continue` (conservatively: any such statement inside it).
+        Memoised per node, so compiling a function asks about each node once."""
+        if isinstance(node, tuple):
+            return any(self.may_diverge(n) for n in node)
+        key = id(node)
+        hit = self._diverges.get(key)
+        if hit is None:
+            hit = isinstance(node, ast.Return | ast.Break | ast.Continue) or any(
+                self.may_diverge(c) for c in children(node))
+            self._diverges[key] = hit
+        return hit
 
     # ------------------------------------------------------------ helpers
 
     def const(self, value: object, ty: Scalar) -> ExprFn:
-        arr = np.full(self.threads, value, dtype=ty.dtype)
+        arr = np.full(self.lanes, value, dtype=ty.dtype)
         arr.flags.writeable = False
         return lambda st, m: arr
 
@@ -105,17 +105,17 @@ class ExprCompiler:
                 wrapped = v & ((1 << ty.bits) - 1) if ty.is_int else v
                 if ty.is_signed and wrapped >> (ty.bits - 1):
                     wrapped -= 1 << ty.bits
-                return np.full(self.threads, wrapped, dtype=ty.dtype)
+                return np.full(self.lanes, wrapped, dtype=ty.dtype)
             case ast.FloatLit(text=text):
                 ty = scalar_of(e.ty)
-                return np.full(self.threads, float_literal_value(text, ty), dtype=ty.dtype)
+                return np.full(self.lanes, float_literal_value(text, ty), dtype=ty.dtype)
             case ast.BoolLit(value=v):
-                return np.full(self.threads, v, dtype=bool)
+                return np.full(self.lanes, v, dtype=bool)
             case ast.AssocConst(scalar=s, name=name):
-                return np.full(self.threads, s.min_value if name == "MIN" else s.max_value,
+                return np.full(self.lanes, s.min_value if name == "MIN" else s.max_value,
                                dtype=s.dtype)
             case ast.Name(kind=ast.NameKind.CONST, ident=ident):
-                return np.full(self.threads, self.program.checked.consts[ident],
+                return np.full(self.lanes, self.program.checked.consts[ident],
                                dtype=scalar_of(e.ty).dtype)
             case ast.Unary(op=op, operand=inner):
                 v = self.constant_value(inner)
@@ -137,9 +137,9 @@ class ExprCompiler:
         """Left-to-right evaluation of several operands; returns the values and the live
         mask after them."""
         fs = [self.expr(x) for x in es]
-        if not any(may_diverge(x) for x in es):
+        if not any(self.may_diverge(x) for x in es):
             return lambda st, m: ([f(st, m) for f in fs], m)
-        divs = [may_diverge(x) for x in es]
+        divs = [self.may_diverge(x) for x in es]
 
         def run(st: LaneState, m: np.ndarray) -> tuple[list[Any], np.ndarray]:
             out = []
@@ -214,7 +214,7 @@ class ExprCompiler:
         op = e.op
         ty = scalar_of(e.lhs.ty)
         lf, rf = self.expr(e.lhs), self.expr(e.rhs)
-        lhs_diverges = may_diverge(e.lhs)
+        lhs_diverges = self.may_diverge(e.lhs)
         if op is ast.BinOp.LAND or op is ast.BinOp.LOR:
             is_and = op is ast.BinOp.LAND
 
@@ -242,7 +242,7 @@ class ExprCompiler:
                 return semantics.binary(op, ty, a, b)
 
             return divide
-        if lhs_diverges or may_diverge(e.rhs):
+        if lhs_diverges or self.may_diverge(e.rhs):
             operands = self.exprs((e.lhs, e.rhs))
 
             def general(st: LaneState, m: np.ndarray) -> np.ndarray:
@@ -288,7 +288,7 @@ class ExprCompiler:
         base = e.base
         span = e.span
         idx_f = self.expr(e.index)
-        idx_diverges = may_diverge(e.index)
+        idx_diverges = self.may_diverge(e.index)
         if isinstance(base, ast.Name) and base.kind is ast.NameKind.SHARED:
             ident = base.ident
             length = self.program.shared_len(ident)
@@ -349,18 +349,29 @@ class ExprCompiler:
 
     def barrier(self, span: Span) -> ExprFn:
         """`sync_threads()`: every thread of the block must arrive here together (lock step
-        makes "together" this very execution); then a new shared-memory interval starts."""
+        makes "together" this very execution); then a new shared-memory interval starts.
+        In a wave of several blocks each block either arrives whole or not at all (a block
+        whose threads all took another uniform path is not at this barrier)."""
 
         def sync(st: LaneState, m: np.ndarray) -> None:
-            if not m.all():
-                missing = ~m
-                raise RejectSignal(
-                    RejectReason.BARRIER_DIVERGENCE,
-                    f"{int(m.sum())} of {st.threads} threads of the block reached this barrier",
-                    span, first_lane(missing),
-                )
+            if st.groups == 1:
+                if not m.all():
+                    raise RejectSignal(
+                        RejectReason.BARRIER_DIVERGENCE,
+                        f"{int(m.sum())} of {st.threads} threads of the block reached this "
+                        "barrier", span, first_lane(~m),
+                    )
+                for shared in st.shared.values():
+                    shared.barrier()
+                return
+            some, every = st.per_block(m)
+            if (some != every).any():
+                # Some block arrived in part. The launch is re-run block by block, which
+                # reports this barrier with the block's own thread count.
+                raise RejectSignal(RejectReason.BARRIER_DIVERGENCE, "a block arrived in part",
+                                   span, None)
             for shared in st.shared.values():
-                shared.barrier()
+                shared.barrier(every)
 
         return sync
 

@@ -1,14 +1,27 @@
-"""`run_kernel`: one launch of a checked kernel, block after block, all threads of a block
-in lock step as numpy lanes.
+"""`run_kernel`: one launch of a checked kernel, all threads of a wave of blocks in lock step
+as numpy lanes.
 
 The reference interpreter is the executable specification (DESIGN.md §3): it gives every
 `&mut` buffer's final contents, or the first trap, or the reason the case is not
-well-defined (docs/language.md "Well-definedness"). Blocks run one after another, each with
-fresh (uninitialised) shared memory; global-memory race tracking spans the whole launch.
+well-defined (docs/language.md "Well-definedness"). The specification runs the blocks one
+after another, each with fresh (uninitialised) shared memory; global-memory race tracking
+spans the whole launch.
+
+Waves. Running blocks one by one pays numpy's per-operation cost once per block. A wave runs
+up to `WAVE_LANES` lanes' worth of consecutive blocks at once instead: each block keeps its
+own segment of every shared array, its own barrier check and barrier intervals, and steps
+count once per block that executes a statement, exactly as block by block. A launch that
+finishes as waves computes what block by block computes: blocks share only global memory,
+and a global location written by one thread and accessed by another is a race that stops
+the launch either way. Any stop (trap, race, uninitialised read, barrier divergence, step
+budget) in a wave makes the launch run again block by block, from the original inputs, so the
+reported stop is the first one in block order, as the specification defines it. Only the time
+budget is not re-run: it bounds the whole call.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
@@ -16,9 +29,10 @@ from typing import TYPE_CHECKING, TypeAlias
 import numpy as np
 
 from rgpu_fuzz.interp.memory import SharedArray, Tracked, global_buffer
-from rgpu_fuzz.interp.program import program_for
-from rgpu_fuzz.interp.signals import RejectSignal, StopLanes, TrapSignal
+from rgpu_fuzz.interp.program import CompiledFn, program_for
+from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, TrapSignal
 from rgpu_fuzz.interp.state import LaneState
+from rgpu_fuzz.interp.stmts import over_budget
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.outcome import Location, Rejected, RejectReason, Trap
 from rgpu_fuzz.model.scalars import Scalar
@@ -28,6 +42,9 @@ if TYPE_CHECKING:
 
 Dim3: TypeAlias = tuple[int, int, int]
 ArgValue: TypeAlias = np.ndarray | int | float | bool | np.generic
+
+WAVE_LANES = 4096
+"""The most lanes one wave runs (a wave holds at least one whole block)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,82 +71,123 @@ def run_kernel(
     block: Dim3,
     args: Mapping[str, ArgValue],
     step_budget: int = 10_000_000,
+    time_budget: float | None = None,
+    waves: bool = True,
 ) -> InterpResult:
     """Run kernel `entry` of `checked` over `grid` blocks of `block` threads.
+
+    The launch stops with `Rejected(step-budget)` after `step_budget` steps, or once it has
+    run `time_budget` seconds (None: no time limit); both are checked at every loop iteration
+    and between blocks. `waves=False` runs the blocks strictly one by one (the specification's
+    order; the result is the same, only slower: see the module docstring).
 
     Input arrays are never modified: `&mut` buffers are copied before the launch.
     IEEE exceptions are not errors here: a signalling NaN operand or an overflow is ordinary
     data, so numpy's floating-point warnings are silenced for the whole launch.
     """
+    deadline = None if time_budget is None else time.perf_counter() + time_budget
     with np.errstate(all="ignore"):
-        return _run_kernel(checked, entry, grid=grid, block=block, args=args,
-                           step_budget=step_budget)
+        try:
+            launch = _Launch(checked, entry, grid, block, args, step_budget, deadline)
+        except _InvalidCase as e:
+            return Rejected(reason=RejectReason.INVALID_CASE, detail=str(e))
+        blocks = grid[0] * grid[1] * grid[2]
+        groups = min(blocks, max(1, WAVE_LANES // launch.threads)) if waves else 1
+        if groups > 1:
+            result = launch.run(groups)
+            if isinstance(result, Finished) or isinstance(result[0], BudgetSignal):
+                return launch.result(result)
+        return launch.result(launch.run(1))
 
 
-def _run_kernel(
-    checked: CheckedModule,
-    entry: str,
-    *,
-    grid: Dim3,
-    block: Dim3,
-    args: Mapping[str, ArgValue],
-    step_budget: int = 10_000_000,
-) -> InterpResult:
-    """Run kernel `entry` of `checked` over `grid` blocks of `block` threads.
+_Stop: TypeAlias = tuple[StopLanes, Dim3]
 
-    Input arrays are never modified: `&mut` buffers are copied before the launch.
-    """
-    try:
-        kernel = _kernel(checked, entry)
+
+class _Launch:
+    """One launch's fixed parts; `run` executes it from the original inputs each time."""
+
+    def __init__(self, checked: CheckedModule, entry: str, grid: Dim3, block: Dim3,
+                 args: Mapping[str, ArgValue], budget: int, deadline: float | None) -> None:
+        self.checked = checked
+        self.kernel = _kernel(checked, entry)
         _check_shape(grid, "grid")
         _check_shape(block, "block")
-        threads = block[0] * block[1] * block[2]
-        buffers, scalars = _bind_args(kernel, args)
-    except _InvalidCase as e:
-        return Rejected(reason=RejectReason.INVALID_CASE, detail=str(e))
-    program = program_for(checked, threads)
-    compiled = program.fn(entry)
-    st = LaneState(threads, step_budget)
-    st.buffers = buffers
-    st.lens = {name: np.full(threads, len(buf), dtype=np.uint64)
-               for name, buf in buffers.items()}
-    lanes = st.lane_ids
-    tid = {
-        "x": (lanes % block[0]).astype(np.uint32),
-        "y": ((lanes // block[0]) % block[1]).astype(np.uint32),
-        "z": (lanes // (block[0] * block[1])).astype(np.uint32),
-    }
-    uniform = {f"block_dim_{a}": np.full(threads, d, np.uint32)
-               for a, d in zip("xyz", block, strict=True)}
-    uniform |= {f"grid_dim_{a}": np.full(threads, d, np.uint32)
-                for a, d in zip("xyz", grid, strict=True)}
-    params = [(p.binding, _lanes(scalars[p.name], threads)) for p in kernel.params
-              if p.name in scalars]
-    shared = checked.shared
-    linear = 0
-    for bz in range(grid[2]):
-        for by in range(grid[1]):
-            for bx in range(grid[0]):
-                st.block = (bx, by, bz)
-                st.prelude = {f"thread_idx_{a}": tid[a] for a in "xyz"} | uniform | {
-                    f"block_idx_{a}": np.full(threads, v, np.uint32)
-                    for a, v in zip("xyz", st.block, strict=True)
-                }
-                st.gtid = st.lane_ids.astype(np.int64) + linear * threads
-                st.shared = {name: SharedArray(name, ty.elem, ty.len)
+        self.grid, self.block = grid, block
+        self.threads = block[0] * block[1] * block[2]
+        self.args = args
+        self._bound: tuple[dict[str, Tracked], dict[str, np.ndarray]] | None = (
+            _bind_args(self.kernel, args))  # an invalid argument is found before any run
+        self.budget, self.deadline = budget, deadline
+
+    def result(self, result: Finished | _Stop) -> InterpResult:
+        if isinstance(result, Finished):
+            return result
+        return _outcome(result[0], result[1], self.block)
+
+    def _state(self, groups: int, buffers: dict[str, Tracked],
+               scalars: dict[str, np.ndarray]) -> tuple[LaneState, CompiledFn, list]:
+        threads, block, grid = self.threads, self.block, self.grid
+        st = LaneState(threads, groups, self.budget, self.deadline)
+        st.buffers = buffers
+        st.lens = {name: np.full(st.lanes, len(buf), dtype=np.uint64)
+                   for name, buf in buffers.items()}
+        tid = st.lane_ids % threads
+        st.prelude = {
+            "thread_idx_x": (tid % block[0]).astype(np.uint32),
+            "thread_idx_y": ((tid // block[0]) % block[1]).astype(np.uint32),
+            "thread_idx_z": (tid // (block[0] * block[1])).astype(np.uint32),
+        }
+        st.prelude |= {f"block_dim_{a}": np.full(st.lanes, d, np.uint32)
+                       for a, d in zip("xyz", block, strict=True)}
+        st.prelude |= {f"grid_dim_{a}": np.full(st.lanes, d, np.uint32)
+                       for a, d in zip("xyz", grid, strict=True)}
+        compiled = program_for(self.checked, st.lanes).fn(self.kernel.name)
+        params = [(p.binding, _lanes(scalars[p.name], st.lanes)) for p in self.kernel.params
+                  if p.name in scalars]
+        return st, compiled, params
+
+    def run(self, groups: int) -> Finished | _Stop:
+        """Every block, `groups` consecutive (linear) blocks at a time."""
+        buffers, scalars = self._bound or _bind_args(self.kernel, self.args)
+        self._bound = None  # a second run starts again from the original inputs
+        grid, threads = self.grid, self.threads
+        blocks = grid[0] * grid[1] * grid[2]
+        states: dict[int, tuple[LaneState, CompiledFn, list]] = {}
+        shared = self.checked.shared
+        steps = 0
+        for first in range(0, blocks, groups):
+            g = min(groups, blocks - first)
+            if g not in states:
+                states[g] = self._state(g, buffers, scalars)
+            st, compiled, params = states[g]
+            st.block = _block_index(first, grid)
+            st.steps = steps
+            try:
+                # Also outside loops: a loop-free kernel over a huge grid stops too.
+                if steps > self.budget or st.out_of_time():
+                    raise over_budget(st, self.kernel.span)
+                linear = first + st.lane_ids // threads
+                st.prelude["block_idx_x"] = (linear % grid[0]).astype(np.uint32)
+                st.prelude["block_idx_y"] = ((linear // grid[0]) % grid[1]).astype(np.uint32)
+                st.prelude["block_idx_z"] = (linear // (grid[0] * grid[1])).astype(np.uint32)
+                st.gtid = st.lane_ids.astype(np.int64) + first * threads
+                st.shared = {name: SharedArray(name, ty.elem, ty.len, g, threads)
                              for name, ty in shared.items()}
                 frame: list[object] = [None] * compiled.bindings
                 for binding, value in params:
                     frame[binding] = value
                 st.frame, st.ret, st.brk, st.cont, st.retval = (
                     frame, st.none, st.none, st.none, None)
-                try:
-                    compiled.body(st, st.full)
-                except StopLanes as stop:
-                    return _outcome(stop, st.block, block)
-                linear += 1
-    outputs = {name: buf.data for name, buf in buffers.items() if buf.tracked}
-    return Finished(outputs=outputs, steps=st.steps)
+                compiled.body(st, st.full)
+            except StopLanes as stop:
+                return stop, st.block
+            steps = st.steps
+        outputs = {name: buf.data for name, buf in buffers.items() if buf.tracked}
+        return Finished(outputs=outputs, steps=steps)
+
+
+def _block_index(linear: int, grid: Dim3) -> Dim3:
+    return linear % grid[0], (linear // grid[0]) % grid[1], linear // (grid[0] * grid[1])
 
 
 def _lanes(value: np.ndarray, threads: int) -> np.ndarray:

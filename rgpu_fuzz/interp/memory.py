@@ -133,17 +133,30 @@ class Tracked:
 
 
 class SharedArray(Tracked):
-    """A `#[shared]` array of one block: uninitialised at block start (DESIGN.md §3)."""
+    """A `#[shared]` array of one block: uninitialised at block start (DESIGN.md §3).
 
-    __slots__ = ("written",)
+    A wave of `groups` blocks holds one segment of `length` elements per block; the lanes of
+    block `b` of the wave reach element `i` of their segment at `b * length + i` (`offsets`,
+    added to every index after it was bounds-checked against `length`)."""
 
-    def __init__(self, name: str, elem: Scalar, length: int) -> None:
-        super().__init__(name, elem, np.zeros(length, dtype=elem.dtype), tracked=True,
-                         reason=RejectReason.SHARED_RACE)
-        self.written = np.zeros(length, dtype=bool)
+    __slots__ = ("groups", "length", "offsets", "written")
+
+    def __init__(self, name: str, elem: Scalar, length: int, groups: int = 1,
+                 threads: int = 1) -> None:
+        super().__init__(name, elem, np.zeros(length * groups, dtype=elem.dtype),
+                         tracked=True, reason=RejectReason.SHARED_RACE)
+        self.length = length
+        self.groups = groups
+        self.written = np.zeros(length * groups, dtype=bool)
+        self.offsets: np.ndarray | None = None
+        if groups > 1:
+            self.offsets = np.repeat(np.arange(groups, dtype=np.uint64) * np.uint64(length),
+                                     threads)
 
     def load(self, idx: np.ndarray, mask: np.ndarray, all_active: bool, ids: np.ndarray,
              lane_ids: np.ndarray, span: Span) -> np.ndarray:
+        if self.offsets is not None:
+            idx = idx + self.offsets
         e = idx if all_active else idx[mask]
         unwritten = ~self.written[e.astype(np.intp)]
         if unwritten.any():
@@ -158,14 +171,21 @@ class SharedArray(Tracked):
 
     def store(self, idx: np.ndarray, values: np.ndarray, mask: np.ndarray, all_active: bool,
               ids: np.ndarray, lane_ids: np.ndarray, span: Span) -> None:
+        if self.offsets is not None:
+            idx = idx + self.offsets
         super().store(idx, values, mask, all_active, ids, lane_ids, span)
         self.written[(idx if all_active else idx[mask]).astype(np.intp)] = True
 
-    def barrier(self) -> None:
-        """A new barrier interval: earlier accesses are ordered before later ones."""
+    def barrier(self, blocks: np.ndarray | None = None) -> None:
+        """A new barrier interval for the blocks of the wave set in `blocks` (None: every
+        block): their earlier accesses are ordered before later ones."""
         assert self.writer is not None and self.reader is not None
-        self.writer.fill(NOBODY)
-        self.reader.fill(NOBODY)
+        if blocks is None or self.groups == 1:
+            self.writer.fill(NOBODY)
+            self.reader.fill(NOBODY)
+        else:
+            self.writer.reshape(self.groups, self.length)[blocks] = NOBODY
+            self.reader.reshape(self.groups, self.length)[blocks] = NOBODY
 
 
 def global_buffer(name: str, elem: Scalar, data: np.ndarray, mutable: bool) -> Tracked:

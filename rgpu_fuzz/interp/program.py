@@ -1,8 +1,7 @@
 """A checked module compiled for one block size: every function's closures, built once.
 
 Compilation is lazy per function (a kernel compiles the helpers it calls) and cached per
-(CheckedModule, threads per block), so the reducer and a campaign re-running one module pay
-for it once.
+(CheckedModule, lanes), so the reducer and a campaign re-running one module pay for it once.
 """
 
 from __future__ import annotations
@@ -51,11 +50,12 @@ class CompiledFn:
 
 
 class Program:
-    """The compiled functions of one checked module for blocks of `threads` threads."""
+    """The compiled functions of one checked module for `lanes` lanes (constants are
+    arrays of that many lanes)."""
 
-    def __init__(self, checked: CheckedModule, threads: int) -> None:
+    def __init__(self, checked: CheckedModule, lanes: int) -> None:
         self.checked = checked
-        self.threads = threads
+        self.lanes = lanes
         self._fns: dict[str, CompiledFn] = {}
 
     def fn(self, name: str) -> CompiledFn:
@@ -75,15 +75,15 @@ _CACHE: OrderedDict[tuple[int, int], tuple[object, Program]] = OrderedDict()
 _CACHE_SIZE = 64
 
 
-def program_for(checked: CheckedModule, threads: int) -> Program:
-    """The cached `Program` of `checked` for `threads` lanes (identity of the checked module,
+def program_for(checked: CheckedModule, lanes: int) -> Program:
+    """The cached `Program` of `checked` for `lanes` lanes (identity of the checked module,
     not equality: a module is compiled again only when it is a new object)."""
-    key = (id(checked), threads)
+    key = (id(checked), lanes)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is checked:
         _CACHE.move_to_end(key)
         return hit[1]
-    program = Program(checked, threads)
+    program = Program(checked, lanes)
     _CACHE[key] = (checked, program)
     while len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

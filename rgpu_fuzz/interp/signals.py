@@ -35,6 +35,11 @@ class RejectSignal(StopLanes):
         self.detail = detail
 
 
+class BudgetSignal(RejectSignal):
+    """The launch ran out of time (`run_kernel`'s `time_budget`): unlike every other stop,
+    re-running it block by block would only run out of time again."""
+
+
 def first_lane(mask: np.ndarray) -> int:
     """The lowest lane set in `mask` (the reported thread when several trap at once)."""
     return int(np.flatnonzero(mask)[0])
@@ -44,3 +49,4 @@ def check_trap(bad: np.ndarray, kind: TrapKind, span: Span) -> None:
     """Raise a trap for the first lane of `bad` (already restricted to active lanes)."""
     if bad.any():
         raise TrapSignal(kind, span, first_lane(bad))
+

@@ -1,13 +1,18 @@
-"""The mutable state of one block's threads while compiled closures run them in lock step.
+"""The mutable state of the lanes that compiled closures run in lock step.
 
-Every value is a numpy array with one entry per thread of the block ("lane"); which lanes take
-part is a boolean mask passed to each closure. Lanes leave the current construct through three
-masks kept here: `ret` (returned from the current function), `brk` and `cont` (left the
-current iteration of the innermost loop). A lane in none of them is live.
+Every value is a numpy array with one entry per lane; which lanes take part is a boolean mask
+passed to each closure. Lanes leave the current construct through three masks kept here:
+`ret` (returned from the current function), `brk` and `cont` (left the current iteration of
+the innermost loop). A lane in none of them is live.
+
+The lanes are the threads of `groups` consecutive blocks (a "wave" of blocks; one block when
+the launch runs block by block): lane `l` is thread `l % threads` of the wave's block
+`l // threads`.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -16,21 +21,27 @@ from rgpu_fuzz.interp.memory import SharedArray, Tracked
 
 
 class LaneState:
-    """Registers of the lanes of one block; one instance per launch, reset per block."""
+    """Registers of the lanes of one wave of blocks; one instance per wave."""
 
     __slots__ = (
-        "block", "brk", "budget", "buffers", "cont", "frame", "full", "gtid", "lane_ids",
-        "lens", "none", "prelude", "ret", "retval", "shared", "steps", "threads",
+        "block", "brk", "budget", "buffers", "cont", "deadline", "frame", "full", "groups",
+        "gtid", "lane_ids", "lanes", "lens", "none", "prelude", "ret", "retval", "shared",
+        "steps", "threads",
     )
 
-    def __init__(self, threads: int, budget: int) -> None:
+    def __init__(self, threads: int, groups: int, budget: int,
+                 deadline: float | None) -> None:
         self.threads = threads
-        self.lane_ids = np.arange(threads, dtype=np.intp)
-        self.full = np.ones(threads, dtype=bool)
-        self.none = np.zeros(threads, dtype=bool)
+        self.groups = groups
+        self.lanes = lanes = threads * groups
+        self.lane_ids = np.arange(lanes, dtype=np.intp)
+        self.full = np.ones(lanes, dtype=bool)
+        self.none = np.zeros(lanes, dtype=bool)
         self.full.flags.writeable = False
         self.none.flags.writeable = False
         self.budget = budget
+        self.deadline = deadline
+        """`time.perf_counter()` value after which the launch stops (None: no time limit)."""
         self.steps = 0
         self.frame: list[Any] = []
         self.ret = self.none
@@ -40,6 +51,7 @@ class LaneState:
         self.prelude: dict[str, np.ndarray] = {}
         self.gtid = self.lane_ids.astype(np.int64)
         self.block: tuple[int, int, int] = (0, 0, 0)
+        """The (first) block of the wave, for locations."""
         self.buffers: dict[str, Tracked] = {}
         self.lens: dict[str, np.ndarray] = {}
         self.shared: dict[str, SharedArray] = {}
@@ -47,3 +59,18 @@ class LaneState:
     def live(self, mask: np.ndarray) -> np.ndarray:
         """`mask` without the lanes that returned, broke or continued."""
         return mask & ~(self.ret | self.brk | self.cont)
+
+    def weight(self, mask: np.ndarray) -> int:
+        """How many blocks have a lane in `mask`: the steps one execution under `mask`
+        counts, so that a wave counts exactly what its blocks run one by one would."""
+        if self.groups == 1 or mask is self.full:
+            return self.groups
+        return int(np.count_nonzero(mask.reshape(self.groups, self.threads).any(axis=1)))
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+    def per_block(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(blocks with any lane in `mask`, blocks with every lane in `mask`)."""
+        m = mask.reshape(self.groups, self.threads)
+        return m.any(axis=1), m.all(axis=1)

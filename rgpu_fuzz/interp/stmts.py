@@ -20,11 +20,10 @@ from rgpu_fuzz.interp.exprs import (
     ExprFn,
     check_bounds,
     is_unit,
-    may_diverge,
     scalar_of,
     trap_division,
 )
-from rgpu_fuzz.interp.signals import RejectSignal
+from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.lang import ast, semantics
 from rgpu_fuzz.lang.source import Span
@@ -39,9 +38,13 @@ _FRESH_ARRAYS = (ast.ArrayRepeat, ast.ArrayList)
 because Rust arrays are values and element stores update the array in place)."""
 
 
-def _over_budget(st: LaneState, span: Span) -> RejectSignal:
-    return RejectSignal(RejectReason.STEP_BUDGET,
-                        f"more than {st.budget} steps", span, None)
+def over_budget(st: LaneState, span: Span) -> RejectSignal:
+    """The rejection of a launch that ran out of steps or of time (`st.deadline`)."""
+    if st.steps > st.budget:
+        return RejectSignal(RejectReason.STEP_BUDGET, f"more than {st.budget} steps", span,
+                            None)
+    return BudgetSignal(RejectReason.STEP_BUDGET, "ran out of time after "
+                        f"{st.steps} steps (the interpreter's time budget)", span, None)
 
 
 class FnCompiler(ExprCompiler):
@@ -59,22 +62,24 @@ class FnCompiler(ExprCompiler):
             tail_f = lambda st, m: (None, as_stmt(st, m))  # noqa: E731
         else:
             value = self.expr(tail)
-            if may_diverge(tail):
+            if self.may_diverge(tail):
                 tail_f = lambda st, m: (value(st, m), st.live(m))  # noqa: E731
             else:
                 tail_f = lambda st, m: (value(st, m), m)  # noqa: E731
 
         def run(st: LaneState, m: np.ndarray) -> tuple[Any, np.ndarray]:
+            w = st.weight(m)
             for s in stmts:
-                st.steps += 1
+                st.steps += w
                 after = s(st, m)
                 if after is not m:
                     m = after
                     if not m.any():
                         return None, m
+                    w = st.weight(m)
             if tail_f is None:
                 return None, m
-            st.steps += 1
+            st.steps += w
             return tail_f(st, m)
 
         return run
@@ -128,7 +133,7 @@ class FnCompiler(ExprCompiler):
 
     def expr_stmt(self, e: ast.Expr) -> StmtFn:
         f = self.expr(e)
-        if may_diverge(e):
+        if self.may_diverge(e):
             def diverging(st: LaneState, m: np.ndarray) -> np.ndarray:
                 f(st, m)
                 return st.live(m)
@@ -167,7 +172,7 @@ class FnCompiler(ExprCompiler):
         b = s.binding
         assert b is not None
         copy = isinstance(s.init.ty, ArrayTy) and not isinstance(s.init, _FRESH_ARRAYS)
-        diverges = may_diverge(s.init)
+        diverges = self.may_diverge(s.init)
 
         # No mask needed: a local is in scope only after its `let` in the same block, where
         # every live lane has executed this `let`.
@@ -237,7 +242,7 @@ class FnCompiler(ExprCompiler):
         is_array = isinstance(target.ty, ArrayTy)
         copy = is_array and not isinstance(s.value, _FRESH_ARRAYS)
         combine = None if is_array else self.combine(s, scalar_of(target.ty))
-        diverges = may_diverge(s.value)
+        diverges = self.may_diverge(s.value)
 
         def run(st: LaneState, m: np.ndarray) -> np.ndarray:
             v = value(st, m)
@@ -261,7 +266,7 @@ class FnCompiler(ExprCompiler):
         in the value wins. Returns (value, index, lanes still live)."""
         index = self.expr(target.index)
         value = self.expr(s.value)
-        diverges = may_diverge(target.index) or may_diverge(s.value)
+        diverges = self.may_diverge(target.index) or self.may_diverge(s.value)
 
         def operands(st: LaneState, m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             v = value(st, m)
@@ -335,9 +340,9 @@ class FnCompiler(ExprCompiler):
             st.brk = st.none
             active = m
             while True:
-                st.steps += 1
-                if st.steps > st.budget:
-                    raise _over_budget(st, span)
+                st.steps += st.weight(active)
+                if st.steps > st.budget or st.out_of_time():
+                    raise over_budget(st, span)
                 st.cont = st.none
                 if cond is not None:
                     active = active & cond(st, active)
@@ -359,7 +364,7 @@ class FnCompiler(ExprCompiler):
         b = s.binding
         assert b is not None
         inclusive, span = s.inclusive, s.span
-        one = np.ones(self.threads, dtype=ty.dtype)
+        one = np.ones(self.lanes, dtype=ty.dtype)
 
         def run(st: LaneState, m: np.ndarray) -> np.ndarray:
             i = start(st, m)
@@ -368,9 +373,9 @@ class FnCompiler(ExprCompiler):
             st.brk = st.none
             active = m & (i <= stop if inclusive else i < stop)
             while active.any():
-                st.steps += 1
-                if st.steps > st.budget:
-                    raise _over_budget(st, span)
+                st.steps += st.weight(active)
+                if st.steps > st.budget or st.out_of_time():
+                    raise over_budget(st, span)
                 st.cont = st.none
                 st.frame[b] = i
                 body(st, active)

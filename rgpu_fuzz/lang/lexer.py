@@ -51,6 +51,16 @@ INT_SUFFIXES: frozenset[str] = frozenset(s.value for s in Scalar if s.is_int)
 FLOAT_SUFFIXES: frozenset[str] = frozenset(("f32", "f64"))
 
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SCAN_RE = re.compile(
+    r"(?P<trivia>(?:[ \t\r\n]+|//[^\n]*)+)"
+    r"|(?P<word>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<digits>[0-9][0-9_]*)(?P<suffix>[A-Za-z_][A-Za-z0-9_]*)?"
+    r"|(?P<block>/\*)"
+    "|(?P<punct>" + "|".join(re.escape(p) for p in PUNCTUATION) + ")"
+)
+"""Trivia, a word, a decimal integer with its suffix, the start of a block comment, or
+punctuation (tried in `PUNCTUATION`'s order: the first that matches is the longest)."""
+
 _RADIX_NAMES = {16: "hexadecimal", 8: "octal", 2: "binary"}
 
 
@@ -110,51 +120,62 @@ class _Lexer:
         return self.text[i] if i < len(self.text) else ""
 
     def advance(self, n: int = 1) -> None:
-        for _ in range(n):
-            if self.pos < len(self.text) and self.text[self.pos] == "\n":
-                self.line += 1
-                self.line_start = self.pos + 1
-            self.pos += 1
+        end = self.pos + n
+        newlines = self.text.count("\n", self.pos, end)
+        if newlines:
+            self.line += newlines
+            self.line_start = self.text.rfind("\n", self.pos, end) + 1
+        self.pos = end
 
     def run(self) -> list[Token]:
-        while True:
-            self.skip_trivia()
-            start, line, col = self.here()
-            if self.pos >= len(self.text):
-                self.push(TokenKind.EOF, start, line, col)
-                return self.tokens
-            c = self.text[self.pos]
-            if c.isascii() and c.isdigit():
-                self.number()
-            elif c.isascii() and (c.isalpha() or c == "_"):
-                m = _IDENT_RE.match(self.text, self.pos)
-                assert m is not None
-                word = m.group()
-                self.advance(len(word))
-                kind = TokenKind.KEYWORD if word in KEYWORDS else TokenKind.IDENT
-                self.push(kind, start, line, col)
-            else:
-                for p in PUNCTUATION:
-                    if self.text.startswith(p, self.pos):
-                        self.advance(len(p))
-                        self.push(TokenKind.PUNCT, start, line, col)
-                        break
-                else:
-                    self.advance()
-                    self.error(f"unknown start of token: {c}", start, self.pos, line, col)
-
-    def skip_trivia(self) -> None:
-        while self.pos < len(self.text):
-            c = self.text[self.pos]
-            if c in " \t\r\n":
-                self.advance()
-            elif self.text.startswith("//", self.pos):
-                end = self.text.find("\n", self.pos)
-                self.advance((len(self.text) if end < 0 else end) - self.pos)
-            elif self.text.startswith("/*", self.pos):
+        """One match of `_SCAN_RE` per token or run of trivia; the rare rest (block comments,
+        radix and float literals, errors) goes the character-wise way."""
+        text, tokens, scan = self.text, self.tokens, _SCAN_RE.match
+        end = len(text)
+        ident, keyword, punct = TokenKind.IDENT, TokenKind.KEYWORD, TokenKind.PUNCT
+        while self.pos < end:
+            start = self.pos
+            m = scan(text, start)
+            group = m.lastgroup if m is not None else None
+            if group == "trivia":
+                self.advance(m.end() - start)  # type: ignore[union-attr]
+                continue
+            col = start - self.line_start + 1
+            if group == "word":
+                word = m.group()  # type: ignore[union-attr]
+                self.pos = m.end()  # type: ignore[union-attr]
+                tokens.append(Token(kind=keyword if word in KEYWORDS else ident, text=word,
+                                    span=Span(start, self.pos, self.line, col)))
+            elif group == "punct":
+                self.pos = m.end()  # type: ignore[union-attr]
+                tokens.append(Token(kind=punct, text=m.group(),  # type: ignore[union-attr]
+                                    span=Span(start, self.pos, self.line, col)))
+            elif group in ("digits", "suffix") and self.plain_int(m, start, col):  # type: ignore[arg-type]
+                pass
+            elif group == "block":
                 self.block_comment()
+            elif "0" <= text[start] <= "9":
+                self.number()
             else:
-                return
+                self.advance()
+                self.error(f"unknown start of token: {text[start]}", start, self.pos,
+                           self.line, col)
+        start, line, col = self.here()
+        self.push(TokenKind.EOF, start, line, col)
+        return tokens
+
+    def plain_int(self, m: re.Match[str], start: int, col: int) -> bool:
+        """The common decimal integer (`42`, `1_000u32`) as matched; False leaves anything
+        else (radix prefixes, floats, ranges, bad suffixes, huge values) to `number`."""
+        digits, suffix = m.group("digits"), m.group("suffix") or ""
+        if (suffix and suffix not in INT_SUFFIXES) or self.text.startswith(".", m.end()):
+            return False
+        value = int(digits.replace("_", ""))
+        if value >= 1 << 128:
+            return False
+        self.pos = m.end()
+        self.int_token(value, suffix, start, self.line, col)
+        return True
 
     def block_comment(self) -> None:
         start, line, col = self.here()

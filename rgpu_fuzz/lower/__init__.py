@@ -5,9 +5,10 @@
 emission) plus what a host needs to call it.
 """
 
+from rgpu_fuzz.lower.amdgcn import AmdgcnTarget
 from rgpu_fuzz.lower.context import TRAP_CODES, LowerError
 from rgpu_fuzz.lower.kernel import LoweredKernel, lower_module
 from rgpu_fuzz.lower.targets import HostTarget, TargetHooks
 
-__all__ = ["TRAP_CODES", "HostTarget", "LowerError", "LoweredKernel",
+__all__ = ["TRAP_CODES", "AmdgcnTarget", "HostTarget", "LowerError", "LoweredKernel",
            "TargetHooks", "lower_module"]

@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import llvmlite.ir as ir
 
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy
-from rgpu_fuzz.lower.values import I32, I64, PTR, Intrinsics, memory_type
+from rgpu_fuzz.lower.values import I32, I64, PTR, Intrinsics, memory_type, private_alloca
 from rgpu_fuzz.model.kernel_abi import TRAP_CODES
 from rgpu_fuzz.model.outcome import TrapKind
 from rgpu_fuzz.model.scalars import Scalar
+
+if TYPE_CHECKING:
+    from rgpu_fuzz.lower.targets import TargetHooks
 
 TCTX_TID, TCTX_BID, TCTX_BDIM, TCTX_GDIM = 0, 3, 6, 9
 """Word offsets in the thread context `i32[12]`: thread id, block id, block dims, grid dims."""
@@ -45,12 +49,16 @@ def storage_type(ty: Scalar | ArrayTy) -> ir.Type:
 
 @dataclass
 class ModuleState:
-    """What every function of one module shares."""
+    """What every function of one module shares. Shared arrays live either at
+    `shared_offsets` in the block's shared-memory buffer (host) or in `shared_globals`
+    (a GPU target's `addrspace(3)` globals)."""
 
     module: ir.Module
     intrinsics: Intrinsics
     consts: dict[str, object]
     shared_offsets: dict[str, tuple[int, ArrayTy]]
+    target: TargetHooks
+    shared_globals: dict[str, tuple[ir.GlobalVariable, ArrayTy]] = field(default_factory=dict)
     helpers: dict[str, ir.Function] = field(default_factory=dict)
     locations: list[tuple[int, int]] = field(default_factory=list)
     trap_fn: ir.Function | None = None
@@ -106,14 +114,12 @@ class FnState(abc.ABC):
         """A pointer to the storage of local `binding` (created on first use)."""
 
     def temp(self, t: ir.Type, name: str = "tmp") -> ir.Value:
-        """An entry-block alloca for a value that lives within one thread's evaluation."""
+        """An entry-block alloca, in the target's private address space, for a value that
+        lives within one thread's evaluation."""
         with self.b.goto_entry_block():
             if self.entry.instructions:
                 self.b.position_before(self.entry.instructions[0])
-            slot = self.b.alloca(t, name=name)
-        # llvmlite's IR layer still types pointers by default (`T*`, which LLVM 22 reads as
-        # `ptr`); the lowering uses opaque `ptr` throughout, so the alloca is retyped here.
-        slot.type = PTR
+            slot = private_alloca(self.b, t, name, self.ms.target.addrspace_private)
         return slot
 
     # ---- control flow
@@ -139,7 +145,9 @@ class FnState(abc.ABC):
         self.b.position_at_end(cont)
 
     def propagate_trap(self) -> None:
-        """After a call to a helper: leave too if it trapped."""
+        """After a call to a helper: leave too if it trapped (only where a trap returns)."""
+        if not self.ms.target.trap_returns:
+            return
         code = self.b.load(self.trap_rec, typ=I32)
         self.trap_if_code(self.b.icmp_unsigned("!=", code, ir.Constant(I32, 0)))
 
@@ -149,8 +157,8 @@ class FnState(abc.ABC):
         self.b.position_at_end(cont)
 
     def tctx_word(self, index: int) -> ir.Value:
-        return self.b.load(self.b.gep(self.tctx, [ir.Constant(I32, index)], source_etype=I32),
-                           typ=I32)
+        """Word `index` of the thread context (`TCTX_*`), as the target provides it."""
+        return self.ms.target.thread_word(self, index)
 
     def finish(self) -> None:
         """Terminate every open block: the trap exit and unreachable leftovers."""
@@ -167,6 +175,8 @@ class FnState(abc.ABC):
 
 
 def shared_ptr(st: FnState, name: str) -> tuple[ir.Value, ArrayTy]:
+    if name in st.ms.shared_globals:
+        return st.ms.shared_globals[name]
     offset, ty = st.ms.shared_offsets[name]
     return st.b.gep(st.shared, [ir.Constant(I64, offset)], source_etype=ir.IntType(8)), ty
 

@@ -33,6 +33,7 @@ from rgpu_fuzz.lower.values import (
     byte_size,
     int_const,
     load_scalar,
+    memcpy,
     memory_type,
     scalar_const,
     store_scalar,
@@ -162,9 +163,8 @@ class ExprLowerer:
             case ast.Name():
                 src, _, _ = self.array_place(e)
                 size = ty.len * byte_size(ty.elem)
-                memcpy = self.st.ms.intrinsics.get(
-                    "llvm.memcpy.p0.p0.i64", ir.VoidType(), [dst.type, src.type, I64, I1])
-                self.b.call(memcpy, [dst, src, ir.Constant(I64, size), ir.Constant(I1, 0)])
+                self.b.call(memcpy(self.st.ms.intrinsics, dst, src),
+                            [dst, src, ir.Constant(I64, size), ir.Constant(I1, 0)])
             case ast.If():
                 self._if(e, lambda blk: self.block_into(blk, dst))
             case ast.BlockExpr(block=block):
@@ -364,7 +364,8 @@ class ExprLowerer:
     # ------------------------------------------------------------------ calls
     def _call(self, e: ast.Call) -> ir.Value | None:
         if e.func == "sync_threads":
-            raise LowerError("sync_threads in expression position")
+            self.st.ms.target.emit_barrier(self.st)
+            return None
         kind, _, axis = e.func.rpartition("_")
         if kind in _PRELUDE_WORD and axis in ("x", "y", "z"):
             return self.st.tctx_word(_PRELUDE_WORD[kind] + "xyz".index(axis))

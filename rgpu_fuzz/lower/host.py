@@ -34,6 +34,7 @@ from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import (
     TCTX_BDIM,
+    TCTX_BID,
     TCTX_GDIM,
     TCTX_TID,
     FnState,
@@ -299,6 +300,29 @@ class EntryState(FnState):
             self.b.store(self.b.select(is_old, ir.Constant(I8, RUNNING), state), self.frame)
 
         self.region(emit, all_threads=True)
+
+
+def host_trap_fn(module: ir.Module) -> ir.Function:
+    """`rgpu.trap(record, tctx, code, loc)`: fills the trap record (`HostTarget`)."""
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I32, I32]), name="rgpu.trap")
+    fn.linkage = "internal"
+    fn.attributes.add("cold")
+    fn.attributes.add("noinline")
+    rec, tctx, code, loc = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def put(i: int, v: ir.Value) -> None:
+        b.store(v, b.gep(rec, [ir.Constant(I32, i)], source_etype=I32))
+
+    put(0, code)
+    put(1, loc)
+    for i in range(3):
+        put(2 + i, b.load(b.gep(tctx, [ir.Constant(I32, TCTX_BID + i)], source_etype=I32),
+                          typ=I32))
+        put(5 + i, b.load(b.gep(tctx, [ir.Constant(I32, TCTX_TID + i)], source_etype=I32),
+                          typ=I32))
+    b.ret_void()
+    return fn
 
 
 def _target_data():  # type: ignore[no-untyped-def]

@@ -9,13 +9,13 @@ caller checks the trap record after every call. The entry follows the host ABI o
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import llvmlite.ir as ir
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.types import ArrayTy
-from rgpu_fuzz.lower.context import TCTX_BID, TCTX_TID, LowerError, ModuleState
+from rgpu_fuzz.lower.context import TCTX_BID, LowerError, ModuleState
 from rgpu_fuzz.lower.exprs import scalar_of
 from rgpu_fuzz.lower.host import (
     BROKE,
@@ -33,7 +33,6 @@ from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import (
     I8,
-    I32,
     I64,
     PTR,
     VOID,
@@ -79,29 +78,6 @@ class HelperState(AllocaState):
             self.b.ret(ir.Constant(ret, None))
 
 
-def _trap_fn(module: ir.Module) -> ir.Function:
-    """`rgpu.trap(record, tctx, code, loc)`: fills the trap record (`HostTarget`)."""
-    fn = ir.Function(module, ir.FunctionType(VOID, [PTR, PTR, I32, I32]), name="rgpu.trap")
-    fn.linkage = "internal"
-    fn.attributes.add("cold")
-    fn.attributes.add("noinline")
-    rec, tctx, code, loc = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-
-    def put(i: int, v: ir.Value) -> None:
-        b.store(v, b.gep(rec, [ir.Constant(I32, i)], source_etype=I32))
-
-    put(0, code)
-    put(1, loc)
-    for i in range(3):
-        put(2 + i, b.load(b.gep(tctx, [ir.Constant(I32, TCTX_BID + i)], source_etype=I32),
-                          typ=I32))
-        put(5 + i, b.load(b.gep(tctx, [ir.Constant(I32, TCTX_TID + i)], source_etype=I32),
-                          typ=I32))
-    b.ret_void()
-    return fn
-
-
 def _declare_helper(ms: ModuleState, f: ast.Fn) -> ir.Function:
     params = []
     for p in f.params:
@@ -109,7 +85,8 @@ def _declare_helper(ms: ModuleState, f: ast.Fn) -> ir.Function:
             raise LowerError("helper with a non-scalar parameter")
         params.append(value_type(p.ty.scalar))
     ret = VOID if f.ret is None else value_type(f.ret.scalar)
-    fn = ir.Function(ms.module, ir.FunctionType(ret, [*params, PTR, PTR, PTR]), name=f.name)
+    fnty = ir.FunctionType(ret, [*params, PTR, PTR, ms.target.global_ptr])
+    fn = ir.Function(ms.module, fnty, name=f.name)
     fn.linkage = "internal"
     if f.inline_never:
         fn.attributes.add("noinline")
@@ -319,21 +296,39 @@ def _shared_layout(shared: Mapping[str, ArrayTy]) -> tuple[dict[str, tuple[int, 
 
 def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # type: ignore[no-untyped-def]
     """Lower the kernel `entry` of a checked module (and every helper) for `target`."""
-    if not target.serialises_threads:
-        raise LowerError(f"target {target.name}")
     module = ir.Module(name=entry)
     module.triple = target.triple
     if target.data_layout:
         module.data_layout = target.data_layout
     offsets, shared_bytes = _shared_layout(checked.shared)
-    ms = ModuleState(module, Intrinsics(module), dict(checked.consts), offsets)
-    ms.trap_fn = _trap_fn(module)
+    ms = ModuleState(module, Intrinsics(module), dict(checked.consts), offsets, target)
+    ms.trap_fn = target.define_trap_fn(ms)
     kernel: ast.Fn = checked.fns[entry]
     helpers = [f for f in checked.fns.values() if not f.kernel]
     for f in helpers:
         ms.helpers[f.name] = _declare_helper(ms, f)
     for f in helpers:
         _define_helper(ms, f)
+    if target.serialises_threads:
+        lowered = _lower_host_entry(ms, kernel, shared_bytes)
+    else:
+        from rgpu_fuzz.lower.amdgcn import lower_simt_entry
+
+        symbol = lower_simt_entry(ms, checked, kernel)
+        lowered = LoweredKernel(ir="", symbol=symbol, params=kernel_params(kernel),
+                                shared_bytes=shared_bytes, frame_bytes=0,
+                                locations=(), uses_barrier=has_barrier(kernel.body))
+    for fn in module.functions:
+        if fn.blocks:
+            target.decorate_function(fn)
+    target.finish_module(module)
+    return replace(lowered, ir=str(module), locations=tuple(ms.locations))
+
+
+def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> LoweredKernel:
+    """The host entry (`HostTarget`): loops over blocks and threads (`lower.host`)."""
+    module = ms.module
+    entry = kernel.name
     symbol = f"rgpu_kernel_{entry}"
     barrier = has_barrier(kernel.body)
     thread_fn = None if barrier else lower_thread_fn(ms, kernel)
@@ -378,6 +373,6 @@ def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # 
     blocks(2, [])
     st.b.ret_void()
     st.finish()
-    return LoweredKernel(ir=str(module), symbol=symbol, params=kernel_params(kernel),
+    return LoweredKernel(ir="", symbol=symbol, params=kernel_params(kernel),
                          shared_bytes=shared_bytes, frame_bytes=st.frame_bytes,
-                         locations=tuple(ms.locations), uses_barrier=barrier)
+                         locations=(), uses_barrier=barrier)

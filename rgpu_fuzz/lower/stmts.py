@@ -13,7 +13,15 @@ from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.types import ArrayTy, Special
 from rgpu_fuzz.lower.context import BranchTarget, storage_type
 from rgpu_fuzz.lower.exprs import ExprLowerer, scalar_of
-from rgpu_fuzz.lower.values import I1, I64, byte_size, int_const, load_scalar, store_scalar
+from rgpu_fuzz.lower.values import (
+    I1,
+    I64,
+    byte_size,
+    int_const,
+    load_scalar,
+    memcpy,
+    store_scalar,
+)
 
 
 class BodyLowerer(ExprLowerer):
@@ -79,10 +87,9 @@ class BodyLowerer(ExprLowerer):
         store_scalar(self.b, v, self.st.slot(s.binding, sc), sc)
 
     def _copy_array(self, dst: ir.Value, src: ir.Value, ty: ArrayTy) -> None:
-        memcpy = self.st.ms.intrinsics.get("llvm.memcpy.p0.p0.i64", ir.VoidType(),
-                                           [dst.type, src.type, I64, I1])
-        self.b.call(memcpy, [dst, src, ir.Constant(I64, ty.len * byte_size(ty.elem)),
-                             ir.Constant(I1, 0)])
+        size = ir.Constant(I64, ty.len * byte_size(ty.elem))
+        self.b.call(memcpy(self.st.ms.intrinsics, dst, src),
+                    [dst, src, size, ir.Constant(I1, 0)])
 
     def _assign(self, s: ast.Assign) -> None:
         target = s.target

@@ -13,6 +13,7 @@ from rgpu_fuzz.model.scalars import Scalar
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
+I16 = ir.IntType(16)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 PTR = ir.PointerType()
@@ -70,6 +71,40 @@ def scalar_const(s: Scalar, value: int | float | bool) -> ir.Constant:
     if s.is_float:
         return float_const(s, float(value))
     return int_const(s, int(value))
+
+
+class _AddrspaceAlloca(ir.instructions.AllocaInstr):
+    """`alloca T, addrspace(N)`: llvmlite's builder writes no address space, which a target
+    whose allocas live elsewhere (amdgcn: 5, AMDGPUUsage "Address Spaces") needs."""
+
+    def __init__(self, parent: ir.Block, typ: ir.Type, name: str, addrspace: int) -> None:
+        super().__init__(parent, typ, None, name)
+        self.addrspace = addrspace
+        # opaque `ptr addrspace(N)`, not llvmlite's default typed `T*`
+        self.type = ir.PointerType(addrspace=addrspace)
+
+    def descr(self, buf: list[str]) -> None:
+        super().descr(buf)
+        if self.addrspace:
+            buf.append(f", addrspace({self.addrspace})")
+
+
+def private_alloca(b: ir.IRBuilder, t: ir.Type, name: str, addrspace: int) -> ir.Value:
+    """An alloca of `t` at the builder's position, in `addrspace`, typed as opaque ptr."""
+    instr = _AddrspaceAlloca(b.block, t, name, addrspace)
+    b._insert(instr)
+    return instr
+
+
+def memcpy(intrinsics: Intrinsics, dst: ir.Value, src: ir.Value) -> ir.Function:
+    """`llvm.memcpy` overloaded for the address spaces of `dst` and `src`."""
+    name = f"llvm.memcpy.p{dst.type.addrspace}.p{src.type.addrspace}.i64"
+    return intrinsics.get(name, VOID, [dst.type, src.type, I64, I1])
+
+
+def string_attribute(fn: ir.Function, key: str, value: str) -> None:
+    """A string function attribute `"key"="value"` (llvmlite only knows enum attributes)."""
+    set.add(fn.attributes, f'"{key}"="{value}"')
 
 
 class Intrinsics:

@@ -11,19 +11,26 @@ from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.frontend import prepare
-from rgpu_fuzz.pipelines.options import Int
+from rgpu_fuzz.pipelines.options import Float, Int
 
 DEFAULT_STEP_BUDGET = 10_000_000
+DEFAULT_TIME_BUDGET = 10.0
+"""Seconds a launch may run before `Rejected(step-budget)`: a case that does not terminate
+costs this, not the minutes `DEFAULT_STEP_BUDGET` steps take (microseconds each)."""
 
 
 class RefPipeline(Pipeline):
-    """Runs the case on the reference interpreter. Option: a step budget, e.g. `ref:steps=1000`."""
+    """Runs the case on the reference interpreter. Options: a step budget and a time budget
+    in seconds, e.g. `ref:steps=1000:time=2`; past either the case is rejected as not
+    terminating (`step-budget`)."""
 
     name = "ref"
     description = "reference interpreter (the executable specification; the arbiter)"
     STEPS = Int(name="steps", value=DEFAULT_STEP_BUDGET, min=1,
                 help="step budget; past it the case is rejected (step-budget)")
-    options = (STEPS,)
+    TIME = Float(name="time", value=DEFAULT_TIME_BUDGET,
+                 help="seconds a launch may run; past them the case is rejected (step-budget)")
+    options = (STEPS, TIME)
     timeout = 600.0
     """The step budget is what normally ends a long run; this only stops a stuck one."""
 
@@ -39,7 +46,8 @@ class RefPipeline(Pipeline):
         t1 = time.perf_counter()
         args = argument_values(case.args)
         result = run_kernel(checked, case.entry, grid=case.launch.grid, block=case.launch.block,
-                            args=args, step_budget=self._step_budget())
+                            args=args, step_budget=self._step_budget(),
+                            time_budget=self.option(self.TIME))
         t2 = time.perf_counter()
         seconds = {"check": t1 - t0, "run": t2 - t1}
         if isinstance(result, Finished):

@@ -30,6 +30,8 @@ BUILTIN: dict[str, str] = {
     "ref": "rgpu_fuzz.pipelines.ref:RefPipeline",
     "llvm-cpu": "rgpu_fuzz.pipelines.llvm_cpu:LlvmCpuPipeline",
     "rustc-cpu": "rgpu_fuzz.pipelines.rustc_cpu:RustcCpuPipeline",
+    "rustc-amdgpu": "rgpu_fuzz.pipelines.rustc_amdgpu:RustcAmdgpuPipeline",
+    "hip": "rgpu_fuzz.pipelines.hip:HipPipeline",
     "amdgpu-sim": "rgpu_fuzz.pipelines.amdgpu_sim:AmdgpuSimPipeline",
 }
 

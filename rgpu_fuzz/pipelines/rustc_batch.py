@@ -23,8 +23,9 @@ import hashlib
 import json
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from rgpu_fuzz.model.outcome import TrapKind
@@ -39,8 +40,11 @@ from rgpu_fuzz.process import run_bounded
 
 __all__ = [
     "Build",
+    "Builder",
+    "BuiltCase",
     "CaseResult",
     "CaseRun",
+    "build_batch",
     "build_program",
     "compile_batch",
     "compile_timeout",
@@ -65,8 +69,9 @@ def compile_timeout(cases: int, base: float = COMPILE_TIMEOUT) -> float:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Build:
     """One rustc invocation on one program. `failure` is None (the binary exists), `error`
-    (rustc rejected the program), `crash` (internal compiler error or signal) or
-    `timeout`; `signature` is the normalised first error line."""
+    (rustc rejected the program), `crash` (internal compiler error, LLVM fatal error or
+    signal), `timeout`, or `link` (the linker refused rustc's object: `rustc-amdgpu`);
+    `signature` is the normalised first error line."""
 
     binary: Path | None
     program: Program
@@ -92,6 +97,9 @@ def first_error_line(stderr: str, workdir: Path) -> str:
     """The normalised first error line (DESIGN.md §6 signatures): paths, source positions
     and addresses removed, so the same bug in two cases has one signature."""
     lines = stderr.splitlines()
+    for ln in lines:
+        if "LLVM ERROR:" in ln:  # an LLVM fatal error inside rustc (it then aborts)
+            return _normalise(ln[ln.index("LLVM ERROR:"):], workdir)
     for i, ln in enumerate(lines):
         if "panicked at" in ln:  # an ICE: the panic message is on the next line
             message = lines[i + 1] if i + 1 < len(lines) else ""
@@ -205,14 +213,30 @@ def _blamed(build: Build) -> set[int]:
     return {i for i in found if i is not None}
 
 
+Builder = Callable[[Sequence[ProgramCase], Path, float], Build]
+"""Compiles the program of some cases in a directory within a time limit (`build_program`
+with its rustc and opt level bound; `rustc-amdgpu` passes its own code-object builder)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltCase:
+    """Where one case of a batch ended up: the build holding it (successful, or its own
+    failed one), its index in that build's program, the build's directory, and its share of
+    all compile seconds spent on it."""
+
+    build: Build
+    index: int
+    workdir: Path
+    compile_seconds: float
+
+
 class _Batch:
-    """State of one `compile_batch` call: where to build next, and each case's share of
+    """State of one `build_batch` call: where to build next, and each case's share of
     the compile seconds spent so far."""
 
-    def __init__(self, units: Sequence[ProgramCase], root: Path, rustc: str, opt_level: int,
+    def __init__(self, units: Sequence[ProgramCase], root: Path, builder: Builder,
                  timeout: float) -> None:
-        self.units, self.root, self.rustc = units, root, rustc
-        self.opt_level, self.timeout = opt_level, timeout
+        self.units, self.root, self.builder, self.timeout = units, root, builder, timeout
         self.spent = [0.0] * len(units)
         self.builds: dict[int, tuple[Build, int, Path]] = {}  # case -> build, index, dir
         self._next_dir = 0
@@ -220,9 +244,9 @@ class _Batch:
     def compile(self, members: list[int]) -> None:
         workdir = self.root / f"build-{self._next_dir}"
         self._next_dir += 1
-        build = build_program([self.units[i] for i in members], workdir, rustc=self.rustc,
-                              opt_level=self.opt_level,
-                              timeout=compile_timeout(len(members), self.timeout))
+        workdir.mkdir(parents=True, exist_ok=True)
+        build = self.builder([self.units[i] for i in members], workdir,
+                             compile_timeout(len(members), self.timeout))
         for i in members:
             self.spent[i] += build.seconds / len(members)
         if build.failure is None or len(members) == 1:
@@ -239,6 +263,17 @@ class _Batch:
             self.compile(group)
 
 
+def build_batch(units: Sequence[ProgramCase], builder: Builder, *, root: Path,
+                timeout: float = COMPILE_TIMEOUT) -> list[BuiltCase]:
+    """Compile `units` as one program under `root`, splitting it while it does not compile
+    (see the module docstring); one `BuiltCase` per unit, in order."""
+    if not units:
+        return []
+    batch = _Batch(units, root, builder, timeout)
+    batch.compile(list(range(len(units))))
+    return [BuiltCase(*batch.builds[i], batch.spent[i]) for i in range(len(units))]
+
+
 def compile_batch(units: Sequence[ProgramCase], *, rustc: str, opt_level: int = 2,
                   workdir: Path | None = None, compile_timeout_s: float = COMPILE_TIMEOUT,
                   run_timeout_s: float = RUN_TIMEOUT) -> list[CaseResult]:
@@ -248,12 +283,18 @@ def compile_batch(units: Sequence[ProgramCase], *, rustc: str, opt_level: int = 
         return []
     with tempfile.TemporaryDirectory(prefix="rgpu-rustc-") as tmp:
         root = workdir if workdir is not None else Path(tmp)
-        batch = _Batch(units, root, rustc, opt_level, compile_timeout_s)
-        batch.compile(list(range(len(units))))
+        builder = partial(_build_host, rustc=rustc, opt_level=opt_level)
         results = []
-        for i, unit in enumerate(units):
-            build, index, where = batch.builds[i]
-            run = (run_case(build, index, unit, where, timeout=run_timeout_s)
-                   if build.failure is None else None)
-            results.append(CaseResult(build=build, run=run, compile_seconds=batch.spent[i]))
+        for unit, built in zip(units, build_batch(units, builder, root=root,
+                                                  timeout=compile_timeout_s), strict=True):
+            run = (run_case(built.build, built.index, unit, built.workdir,
+                            timeout=run_timeout_s)
+                   if built.build.failure is None else None)
+            results.append(CaseResult(build=built.build, run=run,
+                                      compile_seconds=built.compile_seconds))
         return results
+
+
+def _build_host(units: Sequence[ProgramCase], workdir: Path, timeout: float, *, rustc: str,
+                opt_level: int) -> Build:
+    return build_program(units, workdir, rustc=rustc, opt_level=opt_level, timeout=timeout)

@@ -30,7 +30,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -39,7 +38,6 @@ from rgpu_fuzz.model.outcome import (
     Ok,
     Outcome,
     Rejected,
-    RejectReason,
     RunCrash,
     Stats,
     Timeout,
@@ -47,7 +45,6 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.model.scalars import from_bits
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.options import OptLevel
 from rgpu_fuzz.pipelines.rustc_batch import (
     COMPILE_TIMEOUT,
@@ -58,9 +55,8 @@ from rgpu_fuzz.pipelines.rustc_batch import (
 )
 from rgpu_fuzz.pipelines.rustc_program import (
     ProgramCase,
-    ProgramError,
     find_rustc,
-    program_case,
+    printed_program_case,
 )
 
 __all__ = ["RustcCpuPipeline"]
@@ -96,14 +92,7 @@ class RustcCpuPipeline(Pipeline):
 
     def program_case(self, case: Case) -> ProgramCase | Rejected:
         """The case with its canonical printed kernel, or why it is not a valid case."""
-        prepared = prepare(case)
-        if not isinstance(prepared, tuple):
-            return prepared
-        checked, kernel = prepared
-        try:
-            return program_case(case, print_module(checked.module), kernel)
-        except ProgramError as e:
-            return Rejected(reason=RejectReason.INVALID_CASE, detail=str(e))
+        return printed_program_case(case)
 
     def _run(self, case: Case) -> Outcome:
         return self._run_cases([case])[0]

@@ -42,12 +42,14 @@ import numpy as np
 
 from rgpu_fuzz.lang.ast import Fn, ScalarType, SliceType
 from rgpu_fuzz.lang.parser import parse
+from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.case import BufferArg, Case, ScalarArg
 from rgpu_fuzz.model.inputs import materialise
-from rgpu_fuzz.model.outcome import TrapKind
+from rgpu_fuzz.model.outcome import Rejected, RejectReason, TrapKind
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines import rustc_driver as driver
+from rgpu_fuzz.pipelines.frontend import prepare
 
 __all__ = [
     "RUST_FLAGS",
@@ -62,6 +64,7 @@ __all__ = [
     "input_bytes",
     "kernel_params",
     "params_of",
+    "printed_program_case",
     "program_case",
     "program_source",
     "rust_kernel_text",
@@ -241,6 +244,19 @@ def program_case(case: Case, kernel_source: str | None = None,
     text = case.kernel if kernel_source is None else kernel_source
     params = params_of(kernel) if kernel is not None else kernel_params(text, case.entry)
     return ProgramCase(case, text, params, tuple(_matched_args(case, params)))
+
+
+def printed_program_case(case: Case) -> ProgramCase | Rejected:
+    """`case` with its canonical printed kernel (what every rustc pipeline compiles, so the
+    printer is under test too), or why the case is not a valid test."""
+    prepared = prepare(case)
+    if not isinstance(prepared, tuple):
+        return prepared
+    checked, kernel = prepared
+    try:
+        return program_case(case, print_module(checked.module), kernel)
+    except ProgramError as e:
+        return Rejected(reason=RejectReason.INVALID_CASE, detail=str(e))
 
 
 # ---------------------------------------------------------------- program text

@@ -1,0 +1,85 @@
+// The target half of the minicore for amdgcn-amd-amdhsa: the GPU functions and how a panic
+// becomes a trap. Appended after minicore.rs (rgpu_fuzz.pipelines.rustc_amdgpu_program).
+
+/// The trap record (8 little-endian u32 words, the first argument of every kernel):
+/// kind (1 div-by-zero, 2 div-overflow, 3 out-of-bounds, 4 other panic; 0 none), program line
+/// of the failing operation, block x, y, z, thread x, y, z.
+pub mod trap {
+    use crate::gpu;
+
+    /// Records the trap and stops the wave. The record's address is the kernel's first
+    /// argument, read back through the dispatch packet's `kernarg_address` (HSA
+    /// `hsa_kernel_dispatch_packet_t`, offset 40), so a panic anywhere finds it.
+    #[inline(never)] #[cold]
+    pub fn raise(kind: u32, line: u32) -> ! {
+        unsafe {
+            let packet = crate::intrinsics::amdgpu_dispatch_ptr() as *const u8;
+            let kernargs = *(crate::intrinsics::offset(packet, 40usize) as *const *const *mut u32);
+            let record = *kernargs;
+            let words = [kind, line, gpu::block_idx_x(), gpu::block_idx_y(), gpu::block_idx_z(),
+                         gpu::thread_idx_x(), gpu::thread_idx_y(), gpu::thread_idx_z()];
+            let mut i = 0usize;
+            while i < 8 {
+                crate::intrinsics::volatile_store(crate::intrinsics::offset(record, i), words[i]);
+                i = i + 1;
+            }
+            crate::intrinsics::abort()
+        }
+    }
+}
+
+/// The kernels' `rgpu` prelude on amdgcn. Ids come from the amdgcn intrinsics; block and grid
+/// sizes from the HSA dispatch packet (`hsa_kernel_dispatch_packet_t`: workgroup_size_x/y/z
+/// u16 at 4/6/8, grid_size_x/y/z u32 at 12/16/20; grid_size counts work-items).
+pub mod gpu {
+    use crate::intrinsics;
+    extern "unadjusted" {
+        #[link_name = "llvm.amdgcn.workitem.id.x"] fn workitem_id_x() -> u32;
+        #[link_name = "llvm.amdgcn.workitem.id.y"] fn workitem_id_y() -> u32;
+        #[link_name = "llvm.amdgcn.workitem.id.z"] fn workitem_id_z() -> u32;
+        #[link_name = "llvm.amdgcn.workgroup.id.x"] fn workgroup_id_x() -> u32;
+        #[link_name = "llvm.amdgcn.workgroup.id.y"] fn workgroup_id_y() -> u32;
+        #[link_name = "llvm.amdgcn.workgroup.id.z"] fn workgroup_id_z() -> u32;
+        #[link_name = "llvm.amdgcn.s.barrier"] fn s_barrier();
+    }
+    #[inline(always)]
+    fn packet_u16(offset: usize) -> u32 {
+        unsafe {
+            let p = intrinsics::amdgpu_dispatch_ptr() as *const u8;
+            *(intrinsics::offset(p, offset) as *const u16) as u32
+        }
+    }
+    #[inline(always)]
+    fn packet_u32(offset: usize) -> u32 {
+        unsafe {
+            let p = intrinsics::amdgpu_dispatch_ptr() as *const u8;
+            *(intrinsics::offset(p, offset) as *const u32)
+        }
+    }
+    #[inline(always)]
+    fn blocks(grid_size: u32, block: u32) -> u32 {
+        unsafe { intrinsics::unchecked_div(grid_size + (block - 1), block) }
+    }
+    #[inline(always)] pub fn thread_idx_x() -> u32 { unsafe { workitem_id_x() } }
+    #[inline(always)] pub fn thread_idx_y() -> u32 { unsafe { workitem_id_y() } }
+    #[inline(always)] pub fn thread_idx_z() -> u32 { unsafe { workitem_id_z() } }
+    #[inline(always)] pub fn block_idx_x() -> u32 { unsafe { workgroup_id_x() } }
+    #[inline(always)] pub fn block_idx_y() -> u32 { unsafe { workgroup_id_y() } }
+    #[inline(always)] pub fn block_idx_z() -> u32 { unsafe { workgroup_id_z() } }
+    #[inline(always)] pub fn block_dim_x() -> u32 { packet_u16(4) }
+    #[inline(always)] pub fn block_dim_y() -> u32 { packet_u16(6) }
+    #[inline(always)] pub fn block_dim_z() -> u32 { packet_u16(8) }
+    #[inline(always)] pub fn grid_dim_x() -> u32 { blocks(packet_u32(12), block_dim_x()) }
+    #[inline(always)] pub fn grid_dim_y() -> u32 { blocks(packet_u32(16), block_dim_y()) }
+    #[inline(always)] pub fn grid_dim_z() -> u32 { blocks(packet_u32(20), block_dim_z()) }
+    /// A workgroup barrier between a release and an acquire fence (Rust's fences are
+    /// system scope, stronger than the workgroup scope the language asks for).
+    #[inline(always)]
+    pub fn sync_threads() {
+        unsafe {
+            intrinsics::atomic_fence::<{ intrinsics::AtomicOrdering::Release }>();
+            s_barrier();
+            intrinsics::atomic_fence::<{ intrinsics::AtomicOrdering::Acquire }>();
+        }
+    }
+}
