@@ -225,10 +225,21 @@ def _scalar_bytes(value: int, bits: int) -> bytes:
     return (value % (1 << (8 * size))).to_bytes(size, "little")
 
 
-def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome, Any]:
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import Arg, Status, simulate
-    from rgpu_fuzz.sim.fault import FaultKind
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Everything `rgpu_fuzz.sim.simulate` takes for one case (`bench sim` replays it)."""
+
+    code_object: bytes
+    kernel: str
+    target: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[Any, ...]
+    buffers: dict[str, bytes]
+
+
+def _launch(job: Job, built: _Built) -> tuple[Launch, ArgumentValues]:
+    from rgpu_fuzz.sim.engine import Arg
 
     case = casefile.loads(job.case_toml)
     build = built.build
@@ -245,9 +256,29 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome,
             case ArgRole.SCALAR:
                 args.append(Arg(data=_scalar_bytes(values.scalars[a.param], a.scalar.bits)))
     args.append(Arg(buffer=TRAP_PARAM))
+    return Launch(built.code_object, build.kernel, job.target, case.launch.grid,
+                  case.launch.block, tuple(args), buffers), values
+
+
+def prepare_launch(job: Job) -> Launch | None:
+    """The worker side of `bench sim`: the case compiled and its launch, or None when it
+    does not compile."""
+    built = _compile(job)
+    if not isinstance(built, _Built):
+        return None
+    return _launch(job, built)[0]
+
+
+def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome, Any]:
+    from rgpu_fuzz.sim.code import decode_text
+    from rgpu_fuzz.sim.engine import Status, simulate
+    from rgpu_fuzz.sim.fault import FaultKind
+
+    build = built.build
+    launch, values = _launch(job, built)
     report_stage("simulate")
-    res = simulate(built.code_object, build.kernel, case.launch.grid, case.launch.block,
-                   args, buffers, decode=decode_text, target=job.target,
+    res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
+                   launch.args, launch.buffers, decode=decode_text, target=job.target,
                    step_limit=job.steps, trace_wave=0 if trace else None)
     seconds = {**built.seconds, **{f"sim-{k}": v for k, v in res.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=built.artefacts)
@@ -323,4 +354,4 @@ def texts(job: Job) -> dict[str, str]:
     return out
 
 
-__all__ = ["AmdgpuSimPipeline", "Job", "execute", "texts"]
+__all__ = ["AmdgpuSimPipeline", "Job", "Launch", "execute", "prepare_launch", "texts"]
