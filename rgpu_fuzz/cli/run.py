@@ -73,7 +73,7 @@ def verdict_json(verdict: Verdict) -> str | list[dict[str, Any]]:
     if verdict.agree:
         return "agree"
     return [{"kind": str(f.kind), "pipelines": list(f.pipelines), "signature": f.signature,
-             "detail": f.detail, "known_issue": f.known_issue,
+             "detail": f.detail, "known_issue": f.known_issue, "suspects": list(f.suspects),
              "differing_elements": f.differing_elements,
              "first_diffs": [{"buffer": d.buffer, "index": d.index, "expected": d.expected,
                               "expected_bits": d.expected_bits, "actual": d.actual,
@@ -90,6 +90,8 @@ def print_verdict(console: Console, verdict: Verdict, bits_width: dict[str, int]
         console.print(f"[bold red]finding[/] {f.kind}{known}: {escape(f.detail)}",
                       highlight=False)
         console.print(f"  signature: {f.signature}", highlight=False, markup=False)
+        if f.suspects:
+            console.print(f"  suspect: {', '.join(f.suspects)}", highlight=False, markup=False)
         if f.diffs:
             t = Table("buffer", "index", f.pipelines[0], "bits", f.pipelines[-1], "bits")
             for d in f.diffs:
