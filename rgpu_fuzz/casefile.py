@@ -57,7 +57,16 @@ class CaseError(RgpuError):
     message: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.message}" if self.where else self.message
+        text = f"{self.where}: {self.message}" if self.where else self.message
+        # one line, whatever the file held (a field name or value can span lines)
+        return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _shown(value: object, limit: int = 40) -> str:
+    """A value from the file as an error message quotes it: escaped, and cut at `limit`."""
+    text = str(value)
+    cut = text[:limit] + "..." if len(text) > limit else text
+    return cut.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 # ---------------------------------------------------------------- values <-> bit patterns
@@ -70,7 +79,7 @@ def _value_bits(raw: Any, ty: Scalar, where: str) -> int:
     if isinstance(raw, str):
         if not re.fullmatch(r"0[xX][0-9a-fA-F_]+|0[bB][01_]+", raw):
             raise CaseError(where, f"expected a {ty} value or a bit pattern like \"0x1f\", "
-                                   f"found \"{raw}\"")
+                                   f"found \"{_shown(raw)}\"")
         bits = int(raw.replace("_", ""), 0)
         width = 1 if ty is Scalar.BOOL else ty.bits
         if bits >= 1 << width:
@@ -144,7 +153,7 @@ def _scalar(name: Any, where: str) -> Scalar:
     try:
         return Scalar(name)
     except ValueError:
-        raise CaseError(where, f"unknown type \"{name}\" (one of "
+        raise CaseError(where, f"unknown type \"{_shown(name)}\" (one of "
                                f"{', '.join(s.value for s in Scalar)})") from None
 
 
@@ -182,7 +191,7 @@ def _init(raw: Any, elem: Scalar, length: int, where: str) -> Init:
     try:
         dist = Dist(dist_name)
     except ValueError:
-        raise CaseError(f"{where}.dist", f"unknown distribution \"{dist_name}\" "
+        raise CaseError(f"{where}.dist", f"unknown distribution \"{_shown(dist_name)}\" "
                                          "(uniform or edges)") from None
     return Random(seed, dist)
 
@@ -213,7 +222,7 @@ def case_from_dict(doc: Mapping[str, Any]) -> Case:
     """Validate a parsed TOML document and build the Case."""
     fmt = _get(doc, "format", str, "")
     if fmt != FORMAT:
-        raise CaseError("format", f"expected \"{FORMAT}\", found \"{fmt}\"")
+        raise CaseError("format", f"expected \"{FORMAT}\", found \"{_shown(fmt)}\"")
     entry = _get(doc, "entry", str, "")
     kernel = _get(doc, "kernel", str, "")
     launch_raw = _get(doc, "launch", dict, "")

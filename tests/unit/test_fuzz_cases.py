@@ -36,6 +36,11 @@ def shape_input(text: str) -> bytes:
     shape_input(cases.SHAPE + "[x]\ny = " + "[" * 100_000 + "]" * 100_000 + "\n"),
     shape_input(cases.SHAPE.replace('name = "n"', 'name = "m"')),
     bytes([cases.MODES.index("raw")]) + b'format = "rgpu-case/1"\nentry = "nope"\n',
+    # found by the 30-minute run: a multi-line `format` value was echoed into the one-line
+    # error, which then had 7 lines
+    bytes([cases.MODES.index("raw")]) + b"format ='''\nuse rgp&u::*;\n\n#[kernel]\n'''\n",
+    bytes([cases.MODES.index("raw")]) + (b'format = "rgpu-case/1"\nentry = "a\\nb"\n'
+                                         b'kernel = "use rgpu::*;"\n[launch]\n'),
 ])
 def test_inputs_that_were_tracebacks_keep_the_contract(data: bytes, crash_dir: Path) -> None:
     cases.TestOneInput(data)
