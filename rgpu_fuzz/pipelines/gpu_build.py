@@ -3,6 +3,9 @@ object for one AMDGPU processor (issue 9 §2). Every GPU pipeline calls `build_g
 worker (`amdgpu-sim`, `hip`, `inspect`); linking the object into a code object and running it
 are theirs (`rgpu_fuzz.codeobj`, `rgpu_fuzz.sim`).
 
+`build_gpu` runs in the calling process; `build_in_worker` runs it in a sandboxed worker
+and maps an LLVM abort or a hang to an Outcome (what a pipeline's `_run` wants).
+
 The kernel ABI the object follows is documented in `rgpu_fuzz.lower.amdgcn`; `GpuBuild`
 carries what an executor needs besides the bytes: the kernel symbol, the flattened argument
 list (`kernel_abi.flatten`, the IR parameters in order, the trap record's pointer last) and
@@ -14,13 +17,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rgpu_fuzz import casefile
 from rgpu_fuzz.lower import AmdgcnTarget
 from rgpu_fuzz.lower.amdgcn import AMDHSA_TRIPLE
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import FlatArg, KernelParam, flatten
 from rgpu_fuzz.model.outcome import Outcome, Stats
 from rgpu_fuzz.pipelines import toolchain
-from rgpu_fuzz.pipelines.llvm_stages import LlvmBuild, StageClock, crash, lower_and_optimise
+from rgpu_fuzz.pipelines.base import PipelineSpec
+from rgpu_fuzz.pipelines.llvm_stages import (
+    COMPILE_STAGES,
+    LlvmBuild,
+    StageClock,
+    crash,
+    lower_and_optimise,
+)
+from rgpu_fuzz.pipelines.registry import ClassRef
+from rgpu_fuzz.pipelines.stages import outcome_of
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
 
 GPU_CPUS = ("gfx942", "gfx90a", "gfx1100")
@@ -86,4 +99,46 @@ def build_gpu(case: Case, target: Target, opt_level: int, *, llc: Llc | None = N
                     stats=Stats(seconds=clock.seconds, artefacts=clock.artefacts))
 
 
-__all__ = ["GPU_CPUS", "GpuBuild", "build_gpu", "gpu_target"]
+@dataclass(frozen=True, slots=True)
+class GpuJob:
+    """`build_gpu` as a worker job: the case as canonical TOML and what to build it for.
+    `hook` names a pipeline (class and spec) whose `transform_ir` rewrites the IR."""
+
+    case_toml: str
+    target: Target
+    opt_level: int
+    llc: str | None = None
+    determinism: bool = False
+    assembly: bool = True
+    hook: tuple[ClassRef, str] | None = None
+
+
+def run_job(job: GpuJob) -> GpuBuild | Outcome:
+    """The worker side of `build_in_worker`."""
+    transform = None
+    if job.hook is not None:
+        cls, spec = job.hook
+        transform = cls.load()(PipelineSpec.parse(spec)).transform_ir
+    return build_gpu(casefile.loads(job.case_toml), job.target, job.opt_level,
+                     llc=None if job.llc is None else Llc(job.llc), transform=transform,
+                     determinism=job.determinism, assembly=job.assembly)
+
+
+def build_in_worker(case: Case, target: Target, opt_level: int, *, llc: str | None = None,
+                    timeout: float = 120.0, determinism: bool = False, assembly: bool = True,
+                    hook: tuple[ClassRef, str] | None = None, label: str = "amdgcn",
+                    is_plugin: bool = False) -> GpuBuild | Outcome:
+    """`build_gpu` in a sandboxed worker: an LLVM abort is a `CompileCrash` in the stage the
+    worker last reported, a hang a `Timeout`; otherwise the build or the outcome that
+    stopped it."""
+    from rgpu_fuzz.pipelines.workers import Done, call_in_worker
+
+    job = GpuJob(casefile.dumps(case), target, opt_level, llc, determinism, assembly, hook)
+    result = call_in_worker("rgpu_fuzz.pipelines.gpu_build:run_job", job, timeout=timeout)
+    if isinstance(result, Done) and isinstance(result.value, GpuBuild):
+        return result.value
+    return outcome_of(result, label, COMPILE_STAGES, is_plugin=is_plugin)
+
+
+__all__ = ["GPU_CPUS", "GpuBuild", "GpuJob", "build_gpu", "build_in_worker", "gpu_target",
+           "run_job"]

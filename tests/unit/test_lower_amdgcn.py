@@ -80,7 +80,8 @@ def _args(asm: str) -> list[dict[str, str]]:
     block = re.split(r"\n    \.\w", block, maxsplit=1)[0]
     out = []
     for item in block.split("\n      - ")[1:]:
-        out.append(dict(re.findall(r"\.(\w+):\s+(\S+)", item)))
+        # LLVM 19 tags YAML-1.1-ambiguous strings (`.name: !str n`); LLVM 22 does not
+        out.append(dict(re.findall(r"\.(\w+):\s+(?:!str )?(\S+)", item)))
     return out
 
 
@@ -181,3 +182,59 @@ def test_invalid_case_is_a_value() -> None:
     got = build_gpu(_case(KERNEL.replace("n, 3u8", "nope, 3u8")), gpu_target("gfx942"), 0)
     assert not isinstance(got, GpuBuild) and got.status == "rejected"
     assert not isinstance(got, Unsupported)
+
+
+def test_build_in_worker_same_bytes_and_a_plugin_hook() -> None:
+    """The worker's build equals this process's (compilation is deterministic across
+    processes), and a plugin's `transform_ir` reaches the GPU IR (the seeded xor → or)."""
+    from rgpu_fuzz.pipelines.gpu_build import build_in_worker
+    from rgpu_fuzz.pipelines.registry import ClassRef, Registry
+
+    here = _build("gfx942", 2)
+    there = build_in_worker(_case(), gpu_target("gfx942"), 2, timeout=120)
+    assert isinstance(there, GpuBuild) and there.object == here.object
+    reg = Registry()
+    (name,) = reg.load_plugin(ROOT / "tests" / "plugins" / "miscompile.py")
+    hook = (ClassRef.of(type(reg.create(name))), name)
+    xor_case = _case(KERNEL.replace("x * x }", "(x ^ 3i32) }"))
+    hooked = build_in_worker(xor_case, gpu_target("gfx942"), 0, hook=hook, assembly=False)
+    assert isinstance(hooked, GpuBuild)
+    assert "= or i32" in hooked.ir and "= xor i32" not in hooked.ir
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cpu", ["gfx90a", "gfx1100"])
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
+def test_every_kernel_compiles_for_the_other_processors(path: Path, cpu: str) -> None:
+    case = casefile.load(path)
+    for level in range(4):
+        got = build_gpu(case, gpu_target(cpu), level, assembly=False)
+        assert isinstance(got, GpuBuild), (level, got)
+        assert got.object[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("major", [19, 22])
+def test_gpu_build_through_debian_llc(major: int) -> None:
+    """`llc=`: the same optimised IR through Debian's llc (IR adapted for 19 by
+    `toolchain.adapt_ir_for`); LLVM 19 and 22 both write the ABI's kernarg layout."""
+    from tests.toolchain import debian_llvm_tool
+
+    llc = toolchain.Llc(debian_llvm_tool("llc", major))
+    got = build_gpu(_case(), gpu_target("gfx942"), 2, llc=llc)
+    assert isinstance(got, GpuBuild), got
+    assert ".amdhsa_kernarg_size 304" in got.asm and "s_barrier" in got.asm
+    assert [a.get("name") for a in _args(got.asm)[:6]] == [
+        "a", "a.len", "out", "out.len", "n", "rgpu.trap"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("major", [19, 22])
+def test_every_kernel_through_debian_llc(major: int) -> None:
+    from tests.toolchain import debian_llvm_tool
+
+    llc = toolchain.Llc(debian_llvm_tool("llc", major))
+    for path in CASES:
+        for level in (0, 3):
+            got = build_gpu(casefile.load(path), gpu_target("gfx942"), level, llc=llc,
+                            assembly=False)
+            assert isinstance(got, GpuBuild), (path.stem, level, got)
