@@ -15,6 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from rgpu_fuzz.lang.limits import MAX_BUFFER_LEN, MAX_LAUNCH_THREADS, MAX_THREADS_PER_BLOCK
+
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 
 STATEMENT_KINDS: tuple[str, ...] = (
@@ -38,6 +40,16 @@ METHOD_NAMES: tuple[str, ...] = (
     "count_ones", "leading_zeros", "trailing_zeros", "min", "max", "abs", "wrapping_abs",
     "sqrt", "mul_add", "to_bits",
 )
+
+
+_LIMIT_MAX: dict[str, int] = {
+    "expr_depth": 16, "block_depth": 16, "loop_depth": 8,
+    "threads_max": MAX_LAUNCH_THREADS, "block_threads_max": MAX_THREADS_PER_BLOCK,
+    "buffer_len_max": MAX_BUFFER_LEN,
+}
+"""Upper bounds of `[limits]`: the generator recurses per level of depth, and a generated
+case must stay inside the documented case limits (docs/language.md "Limits")."""
+_LIMIT_MAX_OTHER = 1000
 
 
 class ProfileError(ValueError):
@@ -145,8 +157,12 @@ def _read(path: Path, seen: tuple[Path, ...]) -> dict[str, Any]:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ProfileError(f"{path}: no such profile") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProfileError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ProfileError(f"{path}: {e}") from None
+    except RecursionError:
+        raise ProfileError(f"{path}: invalid TOML: nested too deeply") from None
     base = doc.pop("extends", None)
     if base is None:
         return doc
@@ -174,6 +190,8 @@ def _section(path: Path, doc: Mapping[str, Any], key: str, cls: type) -> Any:
             raise ProfileError(f"{path}: field '{key}.{fname}' must be {want.__name__}")
         if want is int and v < 0:
             raise ProfileError(f"{path}: field '{key}.{fname}' must be >= 0")
+        if want is int and v > (top := _LIMIT_MAX.get(fname, _LIMIT_MAX_OTHER)):
+            raise ProfileError(f"{path}: field '{key}.{fname}' must be <= {top}")
         values[fname] = v
     return cls(**values)
 

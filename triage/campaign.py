@@ -45,7 +45,7 @@ from rgpu_fuzz.triage.campaign_jobs import (
     run_chunk,
 )
 from rgpu_fuzz.triage.classify import coarse_key, place
-from rgpu_fuzz.triage.store import FindingStore, bucket_id
+from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
 
 
 class CampaignError(Exception):
@@ -117,7 +117,13 @@ class Checkpoint:
         self.done: set[int] = set()
         self.totals: dict[str, Any] = {"cases": 0, "findings": 0}
         if path.exists():
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+                if not isinstance(doc, dict):
+                    raise ValueError("not a JSON object")
+            except (OSError, UnicodeDecodeError, ValueError) as e:
+                raise CampaignError(f"{path}: not a campaign checkpoint ({e}); delete it to "
+                                    "start the campaign over, or use another --out") from None
             if doc.get("identity") != identity:
                 raise CampaignError(
                     f"{path} was written by a campaign with other settings "
@@ -142,11 +148,22 @@ class Campaign:
                  on_progress: Callable[[Campaign], None] | None = None) -> None:
         self.config = config
         self.out = config.out
-        for sub in ("cases", "pending", "reduced"):
-            (self.out / sub).mkdir(parents=True, exist_ok=True)
+        try:
+            for sub in ("cases", "pending", "reduced", "reducing"):
+                (self.out / sub).mkdir(parents=True, exist_ok=True)
+            probe = self.out / ".write-test"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            raise CampaignError(f"--out {self.out}: cannot write a campaign folder there: "
+                                f"{e.strerror or e}") from None
         # the checkpoint first: it refuses other settings before the store is opened
         self.checkpoint = Checkpoint(self.out / "checkpoint.json", config.identity())
-        self.store = FindingStore(self.out / "findings.sqlite")
+        try:
+            self.store = FindingStore(self.out / "findings.sqlite")
+        except StoreError as e:
+            raise CampaignError(str(e)) from None
+        self.store.record_plugins(_plugin_names(config.setup.plugins))
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -181,12 +198,12 @@ class Campaign:
 
     def run(self) -> Summary:
         cfg = self.config
-        self._resume_pending()
         ctx = get_context("spawn")
         pool = ProcessPoolExecutor(max_workers=cfg.jobs, mp_context=ctx)
         chunks = self.chunk_indices()
         inflight: dict[Future[Any], tuple[str, Any]] = {}
         retries: Counter[Any] = Counter()
+        self._resume_pending(pool, inflight)
         try:
             while True:
                 while (not self.out_of_budget()
@@ -319,6 +336,9 @@ class Campaign:
                           inflight: dict[Future[Any], tuple[str, Any]]) -> None:
         key = coarse_key(signature)
         self.pending_reductions[key] = found
+        # listed until it finishes, so a killed campaign redoes it when resumed
+        (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
+            {"signature": signature, "case_toml": found.case_toml}), encoding="utf-8")
         job = ReduceJob(self.config.setup, found.case_toml, signature,
                         self.config.reduce_budget_s)
         inflight[pool.submit(reduce_finding, job)] = ("reduce", job)
@@ -327,6 +347,7 @@ class Campaign:
                         inflight: dict[Future[Any], tuple[str, Any]]) -> None:
         key = coarse_key(result.signature)
         found = self.pending_reductions.pop(key)
+        (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         original = casefile.loads(found.case_toml)
         finding = next(f for f in found.verdict.findings if coarse_key(f.signature) == key)
         self.tally.reductions.append({
@@ -360,6 +381,7 @@ class Campaign:
         unreduced signature (nothing found is lost), and let the findings that waited go on."""
         key = coarse_key(job.signature)
         found = self.pending_reductions.pop(key)
+        (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         case = casefile.loads(found.case_toml)
         self.tally.harness_errors += 1
         (self.out / "harness-errors").mkdir(exist_ok=True)
@@ -399,26 +421,49 @@ class Campaign:
         self.waiting.clear()
         self.pending_reductions.clear()
 
-    def _resume_pending(self) -> None:
-        """Record what a killed campaign left in `pending/` (re-running it to judge it)."""
+    def _resume_pending(self, pool: ProcessPoolExecutor,
+                        inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+        """Finish what a killed campaign left: the reductions listed in `reducing/` are
+        started again, and the findings in `pending/` (never placed in a bucket) are judged
+        again and classified, which places them or starts their reduction."""
+        markers = sorted((self.out / "reducing").glob("*.json"))
         files = sorted((self.out / "pending").glob("*.toml"))
-        if not files:
+        if not markers and not files:
             return
         from rgpu_fuzz.oracles import judge, kernel_operations
         from rgpu_fuzz.pipelines.runner import run_case
         from rgpu_fuzz.triage.campaign_jobs import _parse, _prepared
 
         _, pipelines, policy, _ = _prepared(self.config.setup)
-        for path in files:
-            case = casefile.load(path)
+
+        def rejudge(case: Case) -> Found:
             outcomes = run_case(case, pipelines)
             module = _parse(case)
             verdict = judge(case, outcomes, policy, module)
             ops = kernel_operations(module) if module is not None else ()
-            found = Found(casefile.dumps(case), outcomes, verdict, ops)
-            for f in verdict.findings:
-                self._record(case, found, f, f.signature)
-            path.unlink(missing_ok=True)
+            return Found(casefile.dumps(case), outcomes, verdict, ops)
+
+        for marker in markers:
+            job = json.loads(marker.read_text(encoding="utf-8"))
+            found = rejudge(casefile.loads(job["case_toml"]))
+            key = coarse_key(job["signature"])
+            if not any(coarse_key(f.signature) == key for f in found.verdict.findings):
+                marker.unlink()  # no longer reproduces: nothing to reduce
+                continue
+            if key in self.pending_reductions:
+                self.waiting[key].append(found)
+            else:
+                self._submit_reduction(found, job["signature"], pool, inflight)
+        reducing = {casefile.loads(f.case_toml).id for f in self.pending_reductions.values()}
+        for path in files:
+            case = casefile.load(path)
+            if case.id in reducing:
+                continue  # recorded when its reduction finishes
+            found = rejudge(case)
+            if found.verdict.agree:
+                path.unlink(missing_ok=True)
+                continue
+            self._classify(found, pool, inflight)
 
     # ------------------------------------------------------------ summary
 
@@ -450,6 +495,14 @@ class Campaign:
 
     def close(self) -> None:
         self.store.close()
+
+
+def _plugin_names(files: tuple[str, ...]) -> dict[str, str]:
+    """Pipeline name -> the `--plugin` file that defines it (recorded in the store)."""
+    from rgpu_fuzz.pipelines.registry import Registry
+
+    reg = Registry()
+    return {name: path for path in files for name in reg.load_plugin(path)}
 
 
 def config_as_dict(config: CampaignConfig) -> dict[str, Any]:

@@ -97,7 +97,7 @@ def find_case(id_or_prefix: str, *, corpus_dirs: Iterable[Path] = (Path("corpus"
     for store_path in stores:
         if not store_path.is_file():
             continue
-        with FindingStore(store_path) as store:
+        with FindingStore(store_path, readonly=True) as store:
             bucket_ids, case_ids = store.match_ids(prefix)
             for bid in bucket_ids:
                 b = store.bucket(bid)

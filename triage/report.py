@@ -131,11 +131,13 @@ def _findings(case: Case, verdict: Verdict) -> list[str]:
 
 
 def render_report(case: Case, outcomes: Mapping[str, Outcome], verdict: Verdict, *,
-                  versions: Mapping[str, str], sections: Sequence[str] = ()) -> str:
+                  versions: Mapping[str, str], sections: Sequence[str] = (),
+                  reproduce_options: str = "", run_options: str = "") -> str:
     """The Markdown report of one case and what each pipeline made of it. `sections` are
     Markdown sections that pipelines add about their own findings (a pipeline method
     `report_section(case, outcomes, verdict, pipelines) -> str | None`, e.g. where to look
-    and the IR of `rustc-amdgpu`), placed after the findings."""
+    and the IR of `rustc-amdgpu`), placed after the findings. The options (`--store`,
+    `--plugin`) make the printed `reproduce` and `run` commands work when pasted."""
     g, b = case.launch.grid, case.launch.block
     pipelines = ",".join(outcomes) or ",".join(case.pipelines) or "ref"
     lines = [_title(case, verdict, outcomes), ""]
@@ -153,8 +155,8 @@ def render_report(case: Case, outcomes: Mapping[str, Outcome], verdict: Verdict,
         for section in sections:
             lines += [section.rstrip("\n"), ""]
     lines += ["## Reproduce", "", _fence(
-        f"rgpu-fuzz reproduce {case.id}\n"
-        f"rgpu-fuzz run {case.id}.toml --pipelines {pipelines}", "sh"), "",
+        f"rgpu-fuzz reproduce {case.id}{reproduce_options}\n"
+        f"rgpu-fuzz run {case.id}.toml --pipelines {pipelines}{run_options}", "sh"), "",
         f"(save the case file below as `{case.id}.toml` for the second command)", "",
         "## Versions", ""]
     lines += [f"- {name}: {value}" for name, value in versions.items()]

@@ -37,7 +37,10 @@ from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.oracles import ElementDiff, Finding, Verdict
 
-DEFAULT_STORE = Path(".rgpu-fuzz") / "findings.sqlite"
+DEFAULT_CAMPAIGN_DIR = Path("runs") / "campaign"
+"""Where `campaign` writes when no `--out` is given."""
+DEFAULT_STORE = DEFAULT_CAMPAIGN_DIR / "findings.sqlite"
+"""The one default store: what a campaign without `--out` writes and every reader reads."""
 STORE_ENV = "RGPU_FUZZ_STORE"
 EXAMPLES_PER_BUCKET = 5
 BUSY_TIMEOUT_MS = 60_000
@@ -95,6 +98,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE buckets ADD COLUMN note TEXT NOT NULL DEFAULT '';
     CREATE INDEX buckets_by_last_seen ON buckets(last_seen);
     """,
+    # v3: the `--plugin` files that defined the campaign's pipelines, so `reproduce` and
+    # `report` of a plugin bucket can load them again without being told
+    """
+    CREATE TABLE plugins (
+        pipeline TEXT PRIMARY KEY,
+        path     TEXT NOT NULL,
+        sha256   TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -124,7 +136,7 @@ class StoreError(Exception):
 
 
 def default_store_path() -> Path:
-    """`$RGPU_FUZZ_STORE`, or `.rgpu-fuzz/findings.sqlite` in the current directory."""
+    """`$RGPU_FUZZ_STORE`, or `runs/campaign/findings.sqlite` (the default campaign's)."""
     env = os.environ.get(STORE_ENV)
     return Path(env) if env else DEFAULT_STORE
 
@@ -261,13 +273,28 @@ def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> int:
 
 
 class FindingStore:
-    """Buckets of findings in one SQLite file (created, or upgraded, on open)."""
+    """Buckets of findings in one SQLite file.
 
-    def __init__(self, path: str | Path) -> None:
+    Opened for writing (the default), a missing file is created and an older store upgraded;
+    opened `readonly` (what `triage list/show`, `report` and lookups need), the file is never
+    written: an older schema is upgraded in a copy in memory, so a store on a read-only disk
+    can still be read. Either way a file that is not a store (empty, not SQLite, or SQLite
+    without this schema) is refused with a `StoreError`, never given a schema."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        if readonly:
+            self._conn = _open_for_reading(self.path)
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"{self.path}: cannot create its folder: "
+                             f"{e.strerror or e}") from None
         try:
             self._conn = _connect(str(self.path))
+            _refuse_foreign(self._conn)  # before anything is written into the file
             self._conn.execute("PRAGMA journal_mode = WAL")
             migrate(self._conn)
         except sqlite3.DatabaseError as e:
@@ -287,6 +314,8 @@ class FindingStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, taken up front so concurrent writers queue, not fail."""
+        if self.readonly:
+            raise StoreError(f"{self.path}: opened read-only")
         self._conn.execute("BEGIN IMMEDIATE")
         try:
             yield self._conn
@@ -417,6 +446,20 @@ class FindingStore:
             db.execute("UPDATE buckets SET tries = tries + 1, reproduced = reproduced + ? "
                        "WHERE signature = ?", (int(reproduced), signature))
 
+    def record_plugins(self, files: Mapping[str, str | Path]) -> None:
+        """Remember which plugin file (absolute path and content hash) defines each named
+        pipeline; a later campaign with the same name replaces the entry."""
+        with self._write() as db:
+            for name, path in files.items():
+                p = Path(path).resolve()
+                db.execute("INSERT OR REPLACE INTO plugins VALUES (?, ?, ?)",
+                           (name, str(p), hashlib.sha256(p.read_bytes()).hexdigest()))
+
+    def plugins(self) -> dict[str, tuple[Path, str]]:
+        """Pipeline name -> (plugin file, sha256 of its content when recorded)."""
+        return {r["pipeline"]: (Path(r["path"]), r["sha256"])
+                for r in self._conn.execute("SELECT * FROM plugins")}
+
     def merge_from(self, other_path: str | Path) -> MergeSummary:
         """Add another store's buckets, cases and examples into this one (a union)."""
         other = _open_for_reading(Path(other_path))
@@ -433,6 +476,8 @@ class FindingStore:
                            tuple(row))
             for row in src.execute("SELECT * FROM outcomes"):
                 db.execute("INSERT OR IGNORE INTO outcomes VALUES (?, ?, ?)", tuple(row))
+            for row in src.execute("SELECT * FROM plugins"):
+                db.execute("INSERT OR IGNORE INTO plugins VALUES (?, ?, ?)", tuple(row))
             for b in (_bucket(r) for r in src.execute("SELECT * FROM buckets")):
                 buckets += 1
                 mine = db.execute("SELECT status FROM buckets WHERE signature = ?",
@@ -545,14 +590,39 @@ def ambiguous_message(prefix: str, matches: list[tuple[str, str]]) -> str:
     return f"{prefix!r} is ambiguous: matches {counted} ({shown})"
 
 
+_STORE_TABLES = frozenset({"buckets", "cases", "examples", "outcomes"})
+_FOREIGN = "an SQLite file without rgpu-fuzz's tables, not a findings store"
+
+
+def _refuse_foreign(conn: sqlite3.Connection) -> None:
+    """Raise `StoreError` for an SQLite file that holds tables but is not a store. Reads
+    only; a new (empty) file, or one another process is making a store of right now, passes:
+    a store's tables and version are committed in one transaction (`migrate`)."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if (version == 0 and tables) or (version > 0 and not _STORE_TABLES <= tables):
+        raise StoreError(_FOREIGN)
+
+
 def _open_for_reading(path: Path) -> sqlite3.Connection:
-    """Another store, read without writing to it: an older schema is upgraded in a copy in
-    memory, so merging never changes the source file."""
+    """A store, read without writing to it: an older schema is upgraded in a copy in memory,
+    so reading or merging never changes the file. Refuses a file that is not a store."""
     if not path.is_file():
         raise StoreError(f"{path}: no such findings store")
+    if path.stat().st_size == 0:
+        raise StoreError(f"{path}: an empty file, not a findings store")
     try:
-        src = _connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        version = src.execute("PRAGMA user_version").fetchone()[0]
+        try:
+            src = _connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            version = src.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.OperationalError:
+            # a WAL store in a folder we cannot write (no -shm can be made): read it as is
+            src = _connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+            version = src.execute("PRAGMA user_version").fetchone()[0]
+        tables = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version < 1 or not _STORE_TABLES <= tables:
+            src.close()
+            raise StoreError(_FOREIGN)
         if version == SCHEMA_VERSION:
             return src
         mem = _connect(":memory:")
@@ -567,7 +637,7 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
 
 
 __all__ = [
-    "DEFAULT_STORE", "MIGRATIONS", "SCHEMA_VERSION", "STORE_ENV", "Bucket", "BucketStatus",
-    "BucketUpdate", "Example", "FindingStore", "IdLookupError", "MergeSummary", "StoreError",
-    "bucket_id", "case_size", "default_store_path", "migrate", "outcome_summary",
+    "DEFAULT_CAMPAIGN_DIR", "DEFAULT_STORE", "MIGRATIONS", "SCHEMA_VERSION", "STORE_ENV", "Bucket",
+    "BucketStatus", "BucketUpdate", "Example", "FindingStore", "IdLookupError", "MergeSummary",
+    "StoreError", "bucket_id", "case_size", "default_store_path", "migrate", "outcome_summary",
 ]

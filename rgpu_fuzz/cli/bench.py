@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=[b for b in BENCHES if b not in SLOW_BENCHES],
                    help=f"which benchmarks (default: all but {', '.join(SLOW_BENCHES)})")
     p.add_argument("--repeat", type=int, default=5, help="runs per case (median taken)")
-    p.add_argument("--seeds", type=int, default=50, help="generated seeds in the kernel set")
+    p.add_argument("--seeds", type=int, default=50,
+                   help="generated seeds: in the kernel set, and the cases `gen` times")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), help="corpus directory")
     p.add_argument("--pipelines", default="ref,llvm-cpu:O0,llvm-cpu:O3,rustc-cpu:O2",
                    help="pipelines measured by the `pipelines` benchmark")
@@ -145,7 +146,7 @@ def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.generators import SeededChoices, generate, load_profile
 
     profile = load_profile("default")
-    n = max(args.seeds * 4, 100)
+    n = args.seeds
     t0 = time.perf_counter()
     lines = [generate(SeededChoices(s), profile, seed=s).kernel.count("\n") for s in range(n)]
     elapsed = time.perf_counter() - t0
@@ -204,6 +205,9 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
     )
 
     pipelines, policy, plugins = ("ref", SEEDED_PIPELINE), load_policy("default"), [SEEDED_PLUGIN]
+    if not cvise_available():
+        print("bench reduce: C-Vise is not installed (Debian/Ubuntu: apt-get install cvise); "
+              "only our reducer is measured, and the C-Vise figures are null", file=sys.stderr)
     t0 = time.perf_counter()
     found = find_wrong_code(args.findings, pipelines, policy, plugins=plugins)
     search_s = time.perf_counter() - t0
@@ -222,11 +226,24 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
                      if who != "original" or key != "seconds"}
                for who in ("original", "ours", "cvise")}
     return {"pipelines": list(pipelines), "budget_s": args.budget,
-            "cvise_available": cvise_available(), "findings": len(found),
+            "cvise_available": cvise_available(),
+            **({} if cvise_available() else {"cvise_missing": "C-Vise is not installed "
+                                             "(apt-get install cvise)"}),
+            "findings": len(found),
             "search_seconds": search_s, "median": medians, "per_finding": per_finding}
 
 
 def execute(args: argparse.Namespace) -> int:
+    from rgpu_fuzz.cli import UserError
+
+    if args.seeds < 1 or args.repeat < 1:
+        raise UserError("--seeds and --repeat must be >= 1")
+    if args.out:  # before minutes of measuring, not after
+        try:
+            with args.out.open("a", encoding="utf-8"):
+                pass
+        except OSError as e:
+            raise UserError(f"--out {args.out}: cannot write: {e.strerror or e}") from None
     result: dict[str, Any] = {"rgpu_fuzz": __version__, "python": platform.python_version(),
                               "machine": platform.machine(), "benchmarks": {}}
     for which in args.which:
@@ -239,5 +256,8 @@ def execute(args: argparse.Namespace) -> int:
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
+        try:
+            args.out.write_text(text + "\n", encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"--out {args.out}: cannot write: {e.strerror or e}") from None
     return 0

@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.table import Table
 
 from rgpu_fuzz.cli.pipelines import add_plugin_argument
+from rgpu_fuzz.triage.store import DEFAULT_CAMPAIGN_DIR
 
 EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
            "--pipelines ref,llvm-cpu:O0,llvm-cpu:O3 --out runs/nightly")
@@ -26,22 +27,31 @@ DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--time", default="60s", help="wall-clock budget (90s, 10m, 2h)")
+    p.add_argument("--time", default="60s",
+                   help="wall-clock budget (90s, 10m, 2h; default: %(default)s)")
     p.add_argument("--cases", type=int,
                    help="stop after this many cases in all (earlier runs of a resumed "
                         "campaign count; rounded up to whole chunks)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: all cores)")
-    p.add_argument("--pipelines", default=DEFAULT_PIPELINES, help="comma-separated specs")
-    p.add_argument("--profile", default="default", help="generator profile name or file")
-    p.add_argument("--policy", default="default", help="oracle policy name or file")
-    p.add_argument("--out", type=Path, default=Path("runs/campaign"),
-                   help="campaign directory (store, cases, checkpoint)")
-    p.add_argument("--seed-start", type=int, default=0, help="first seed")
-    p.add_argument("--chunk", type=int, default=8, help="seeds per checkpointed chunk")
-    p.add_argument("--shard", default="0/1", help="i/N: run chunk c when c %% N == i")
+                   help="worker processes (default: all cores, here %(default)s)")
+    p.add_argument("--pipelines", default=DEFAULT_PIPELINES,
+                   help="comma-separated specs (default: %(default)s)")
+    p.add_argument("--profile", default="default",
+                   help="generator profile name or file (default: %(default)s)")
+    p.add_argument("--policy", default="default",
+                   help="oracle policy name or file (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=DEFAULT_CAMPAIGN_DIR,
+                   help="campaign directory (store, cases, checkpoint; default: %(default)s); its "
+                        "findings.sqlite is the store `triage`, `report` and `reproduce` read "
+                        "by default")
+    p.add_argument("--seed-start", type=int, default=0, help="first seed (default: %(default)s)")
+    p.add_argument("--chunk", type=int, default=8,
+                   help="seeds per checkpointed chunk (default: %(default)s)")
+    p.add_argument("--shard", default="0/1",
+                   help="i/N: run chunk c when c %% N == i (default: %(default)s)")
     p.add_argument("--no-reduce", action="store_true", help="store findings unreduced")
-    p.add_argument("--reduce-budget", default="60s", help="time budget per reduction")
+    p.add_argument("--reduce-budget", default="60s",
+                   help="time budget per reduction (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_plugin_argument(p)
 
@@ -117,6 +127,8 @@ def execute(args: argparse.Namespace) -> int:
     from rgpu_fuzz.triage.campaign_jobs import Setup
 
     specs = tuple(s.strip() for s in args.pipelines.split(",") if s.strip())
+    if not specs:
+        raise UserError("--pipelines is empty (default: " + DEFAULT_PIPELINES + ")")
     reg = registry_from(args)
     try:
         reg.create_all(specs)

@@ -1,7 +1,8 @@
 """Generate random, well-defined cases from a seed (reproducible on every machine).
 
-Writes one case file per seed (`<id>.toml`) into --out, or prints the case to stdout when
-there is one and no --out. `--stats` prints feature coverage over the generated set.
+Writes one case file per seed (`<id>.toml`) into --out, or prints the cases to stdout (one
+case file each, after a `# ---- seed N` comment line when there are several). `--stats`
+prints feature coverage over the generated set instead.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--count", type=int, default=1, help="number of consecutive seeds")
     p.add_argument("--profile", default="default",
                    help="profile name (generators/profiles) or path to a profile TOML file")
-    p.add_argument("--out", type=Path, help="directory for the case files")
+    p.add_argument("--out", type=Path, help="directory for the case files (default: stdout)")
     p.add_argument("--stats", action="store_true", help="print feature coverage of the set")
 
 
@@ -35,17 +36,26 @@ def execute(args: argparse.Namespace) -> int:
         profile = load_profile(args.profile)
     except ProfileError as e:
         raise UserError(str(e)) from None
-    if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
     cases = []
-    for seed in range(args.seed, args.seed + args.count):
-        case = generate(SeededChoices(seed), profile, seed=seed)
-        if args.stats:
-            cases.append(case)
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise UserError(f"--out {args.out}: not a folder")
+    try:
         if args.out is not None:
-            casefile.save(case, args.out / f"{case.id}.toml")
-        elif args.count == 1 and not args.stats:
-            sys.stdout.write(casefile.dumps(case))
+            args.out.mkdir(parents=True, exist_ok=True)
+        for seed in range(args.seed, args.seed + args.count):
+            case = generate(SeededChoices(seed), profile, seed=seed)
+            if args.stats:
+                cases.append(case)
+            if args.out is not None:
+                casefile.save(case, args.out / f"{case.id}.toml")
+            elif not args.stats:
+                if args.count > 1:  # several cases on stdout: a comment line before each
+                    sys.stdout.write(f"{'' if seed == args.seed else chr(10)}"
+                                     f"# ---- seed {seed} ({seed - args.seed + 1} of "
+                                     f"{args.count})\n")
+                sys.stdout.write(casefile.dumps(case))
+    except OSError as e:
+        raise UserError(f"--out {args.out}: cannot write: {e.strerror or e}") from None
     if args.stats:
         print(case_coverage(cases).render())
     if args.out is not None:

@@ -12,7 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from rgpu_fuzz.cli.reproduce import add_locate_arguments, locate, rerun
+from rgpu_fuzz.cli.reproduce import add_locate_arguments, locate, replay_options, rerun
+from rgpu_fuzz.triage.lookup import Where
 
 EXAMPLE = "rgpu-fuzz report 3fa2c1 --out issue.md"
 
@@ -35,8 +36,10 @@ def execute(args: argparse.Namespace) -> int:
         section = hook(case, outcomes, verdict, pipelines) if callable(hook) else None
         if section:
             sections.append(section)
+    plugins = [*args.plugin, *args.recorded_plugins]
     text = render_report(case, outcomes, verdict, versions=collect_versions(),
-                         sections=sections)
+                         sections=sections, reproduce_options=replay_options(where, plugins),
+                         run_options=replay_options(Where(), plugins))
     if verdict.agree:
         print(f"rgpu-fuzz report: note: case {case.id} no longer diverges on "
               f"{', '.join(outcomes)}", file=sys.stderr)

@@ -13,7 +13,10 @@ counted in the bucket's reproduction rate (`--no-record` to skip).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import shlex
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +33,7 @@ from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.oracles import Policy, PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.pipelines.registry import PipelineError
+from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 from rgpu_fuzz.pipelines.runner import run_case
 
 if TYPE_CHECKING:
@@ -43,7 +46,7 @@ FALLBACK_PIPELINES = tuple(DEFAULT_PIPELINES.split(","))
 def add_store_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", type=Path, default=None, metavar="PATH",
                    help="findings store (default: $RGPU_FUZZ_STORE or "
-                        ".rgpu-fuzz/findings.sqlite)")
+                        "runs/campaign/findings.sqlite, where `campaign` writes by default)")
 
 
 def add_locate_arguments(p: argparse.ArgumentParser) -> None:
@@ -118,12 +121,64 @@ def rerun(args: argparse.Namespace, case: Case,
     specs = pipeline_specs(case, where, args.pipelines, policy.arbiter)
     if not specs:
         raise UserError("--pipelines is empty")
+    args.recorded_plugins = load_recorded_plugins(reg, specs, where)
     try:
         pipelines = reg.create_all(specs)
     except PipelineError as e:
         raise UserError(f"case {case.id}: {e}") from None
     outcomes = run_case(case, pipelines)
     return pipelines, outcomes, judge(case, outcomes, policy, parsed_kernel(case)), policy
+
+
+def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list[str]:
+    """Load the plugin files the store recorded for the pipelines of `specs` that no
+    `--plugin` defined; the files loaded. A recorded file that is gone or changed is a
+    `UserError` that says what to pass."""
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+    from rgpu_fuzz.triage.store import FindingStore, StoreError
+
+    names = {n for n in (PipelineSpec.parse(s).name for s in specs) if n not in reg.names()}
+    if not names or where.store is None:
+        return []
+    try:
+        with FindingStore(where.store, readonly=True) as store:
+            recorded = store.plugins()
+    except StoreError:
+        return []
+    loaded: list[str] = []
+    for name in sorted(names & set(recorded)):
+        path, digest = recorded[name]
+        if name in reg.names():  # defined by a file loaded for another name
+            continue
+        try:
+            same = hashlib.sha256(path.read_bytes()).hexdigest() == digest
+        except OSError:
+            raise UserError(f"pipeline `{name}` came from the plugin file {path}, which is "
+                            "gone: pass --plugin FILE") from None
+        if not same:
+            raise UserError(f"pipeline `{name}` came from the plugin file {path}, which has "
+                            f"changed since it was recorded: pass --plugin {path} to use it "
+                            "as it is now")
+        try:
+            reg.load_plugin(path)
+        except PipelineError as e:
+            raise UserError(str(e)) from None
+        loaded.append(str(path))
+    return loaded
+
+
+def replay_options(where: Where, plugins: list[str]) -> str:
+    """The options that make `rgpu-fuzz reproduce ID` find this case again when pasted:
+    `--store` unless it is the default store, and each plugin file."""
+    from rgpu_fuzz.triage.store import default_store_path
+
+    opts = ""
+    if where.store is not None and where.store.resolve() != default_store_path().resolve():
+        opts += f" --store {shlex.quote(str(where.store))}"
+    for path in dict.fromkeys(plugins):
+        opts += f" --plugin {shlex.quote(str(path))}"
+    return opts
 
 
 def parsed_kernel(case: Case) -> Module | None:
@@ -169,10 +224,15 @@ def execute(args: argparse.Namespace) -> int:
     bucket = where.bucket
     still = bucket is not None and any(f.signature == bucket.signature for f in verdict.findings)
     if bucket is not None and where.store is not None and not args.no_record:
-        from rgpu_fuzz.triage.store import FindingStore
+        import sqlite3
 
-        with FindingStore(where.store) as store:
-            store.record_reproduction(bucket.signature, still)
+        from rgpu_fuzz.triage.store import FindingStore, StoreError
+
+        try:
+            with FindingStore(where.store) as store:
+                store.record_reproduction(bucket.signature, still)
+        except (StoreError, sqlite3.Error) as e:  # a read-only store is still reproducible
+            print(f"note: attempt not counted in {where.store}: {e}", file=sys.stderr)
     if args.json:
         obj: dict[str, Any] = {"case": case.id, "where": str(where),
                                "bucket": bucket.id if bucket else None,

@@ -16,8 +16,10 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, store_path
+from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, replay_options, store_path
 from rgpu_fuzz.model.case import Expect, ExpectStatus
+from rgpu_fuzz.pipelines.base import PipelineSpec
+from rgpu_fuzz.triage.lookup import Where
 
 if TYPE_CHECKING:
     from rgpu_fuzz.triage.store import Bucket, FindingStore
@@ -72,7 +74,10 @@ def _short_when(t: float) -> str:
     return time.strftime("%m-%d %H:%M", time.localtime(t))
 
 
-def _open(args: argparse.Namespace, create: bool = False) -> FindingStore:
+def _open(args: argparse.Namespace, create: bool = False,
+          readonly: bool = False) -> FindingStore:
+    """The store `--store` names; `readonly` for the actions that only read it (so they
+    work on a read-only disk and never write into a file that is not a store)."""
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.triage.store import FindingStore, StoreError
 
@@ -80,7 +85,7 @@ def _open(args: argparse.Namespace, create: bool = False) -> FindingStore:
     if not create and not path.is_file():
         raise UserError(f"no findings store at {path} (run a campaign, or pass --store PATH)")
     try:
-        return FindingStore(path)
+        return FindingStore(path, readonly=readonly)
     except StoreError as e:
         raise UserError(str(e)) from None
 
@@ -96,7 +101,7 @@ def _bucket(store: FindingStore, prefix: str) -> Bucket:
 
 
 def _list(args: argparse.Namespace) -> int:
-    with _open(args) as store:
+    with _open(args, readonly=True) as store:
         buckets = store.buckets(order_by=args.sort, status=args.status)
     console = Console()
     if not buckets:
@@ -127,11 +132,14 @@ def _list(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     console = Console()
-    with _open(args) as store:
+    with _open(args, readonly=True) as store:
         b = _bucket(store, args.id)
         examples = store.examples(b.signature)
         case = store.case(b.best_case_id) if b.best_case_id else None
         outcomes = store.outcomes(b.best_case_id) if b.best_case_id else {}
+        names = {PipelineSpec.parse(p).name for p in b.pipelines}
+        plugins = [str(path) for name, (path, _) in sorted(store.plugins().items())
+                   if name in names]
     rate = f"{b.reproduced}/{b.tries}" if b.tries else "not tried"
     facts = [("bucket", b.id), ("signature", b.signature), ("kind", b.kind),
              ("pipelines", ", ".join(b.pipelines)), ("status", str(b.status)),
@@ -167,7 +175,9 @@ def _show(args: argparse.Namespace) -> int:
         console.print(table)
     elif example is not None and example.detail:
         console.print(f"detail: {example.detail}", highlight=False, markup=False)
-    console.print(f"reproduce: rgpu-fuzz reproduce {b.id}", highlight=False, markup=False)
+    replay = replay_options(Where(store=store.path), plugins)
+    console.print(f"reproduce: rgpu-fuzz reproduce {b.id}{replay}", highlight=False,
+                  markup=False)
     return 0
 
 
@@ -176,7 +186,7 @@ def _promote(args: argparse.Namespace) -> int:
 
     from rgpu_fuzz.cli import UserError
 
-    with _open(args) as store:
+    with _open(args, readonly=True) as store:
         b = _bucket(store, args.id)
         if b.best_case_id is None:
             raise UserError(f"bucket {b.id} has no stored case")

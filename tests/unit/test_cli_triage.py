@@ -127,7 +127,7 @@ def test_triage_list_show_status_promote(workdir: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["triage", "list"]) == 2
     assert "no findings store at" in capsys.readouterr().err
-    store = workdir / ".rgpu-fuzz" / "findings.sqlite"
+    store = workdir / "runs" / "campaign" / "findings.sqlite"
     bid = record_flipbits(store)
     record_flipbits(store)
 

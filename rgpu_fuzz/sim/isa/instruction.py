@@ -160,6 +160,7 @@ class Instruction:
     address: int
     size: int
     encoding: Encoding
+    target: str = ""               # the target it was decoded for, e.g. "gfx942"
     opcode: str                    # AMD's name from the ISA tables, e.g. "V_ADD_U32"
     mnemonic: str                  # LLVM's spelling with its encoding suffix, e.g. "v_add_u32_e32"
     defs: tuple[Operand, ...] = ()

@@ -1,0 +1,515 @@
+"""Decodes a `.text` section into `Instruction`s, driven by the target's tables.
+
+The steps per instruction: find the format whose identifying bits match dword 0 and
+whose opcode table has the opcode; gather its dwords (plus an SDWA/DPP extension dword
+and a literal dword where the operands ask for one); turn each operand field into an
+`Operand` using the opcode's operand types. An undecodable dword becomes an `UNKNOWN`
+instruction of 4 bytes, so one bad word never hides the rest of the section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from types import MappingProxyType
+
+from rgpu_fuzz.codeobj import CodeObject
+from rgpu_fuzz.sim.isa.formats import DPP8_EXT, DPP16_EXT, SDWA_EXT, Field, FieldKind, Format
+from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
+from rgpu_fuzz.sim.isa.operands import (
+    LITERAL_CODE,
+    Undecodable,
+    operand_count,
+    scalar,
+    special,
+    vgpr,
+)
+from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
+
+__all__ = ["K_CONSTANT", "decode", "decode_code_object"]
+
+_SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
+_VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
+_VOP_SHORT_TABLES = ("VOP1Op", "VOP2Op", "VOPCOp")
+_TRUE16_PACKED = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC, Encoding.DPP,
+                            Encoding.DPP8})
+_MATRIX = re.compile(r"^V_S?MFMA")
+_SELECTS = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
+
+# Opcodes with a constant dword that no operand field names (the "K" of *MK/*AK, the
+# value of s_setreg_imm32): AMD's names say so (CDNA3 ISA §12.7 V_FMAMK_F32, §12.1
+# S_SETREG_IMM32_B32). The group is where LLVM prints it among the uses.
+K_CONSTANT = re.compile(r"^(?:V|S|V_DUAL)_(?:FMA|MAD)(?P<kind>MK|AK)_|^S_SETREG_IMM32")
+
+# Fields that are written (defs); all other operand fields are read.
+_DEF_FIELDS = frozenset({"vdst", "sdst", "vdstx", "vdsty"})
+_STORE_PREFIXES = ("S_STORE", "S_BUFFER_STORE", "S_SCRATCH_STORE", "S_ATC_PROBE")
+# SOPK opcodes whose sdst is only read (compare) or both read and written.
+_SOPK_READS = re.compile(r"^S_CMPK_|^S_SETREG_")
+_SOPK_RMW = re.compile(r"^S_(?:ADDK|MULK|CMOVK)_")
+
+
+def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction, ...]:
+    """Decodes every instruction of `text` (a `.text` section) for `target`."""
+    t = tables(target)
+    n = len(text) // 4
+    words = tuple(int.from_bytes(text[4 * i: 4 * i + 4], "little") for i in range(n))
+    out: list[Instruction] = []
+    i = 0
+    while i < n:
+        inst = _decode_one(t, words, i, base_address + 4 * i)
+        out.append(inst)
+        i += inst.size // 4
+    return tuple(out)
+
+
+def decode_code_object(code_object: CodeObject) -> tuple[Instruction, ...]:
+    """Decodes the `.text` of a read code object at its load addresses."""
+    text = code_object.text
+    if text is None:
+        return ()
+    return decode(code_object.text_bytes, code_object.target.name, text.addr)
+
+
+def _unknown(words: tuple[int, ...], i: int, address: int, target: str) -> Instruction:
+    return Instruction(address=address, size=4, encoding=Encoding.UNKNOWN, opcode="", target=target,
+                       mnemonic="", words=(words[i],))
+
+
+def _candidates(t: TargetTables, w0: int) -> Iterator[tuple[type[Format], OpInfo]]:
+    for fmt in t.spec.formats:
+        if w0 & fmt.mask == fmt.match:
+            info = t.ops.get(fmt.op_table, {}).get(fmt.op.get(w0))
+            if info is not None:
+                yield fmt, info
+
+
+def _decode_one(t: TargetTables, words: tuple[int, ...], i: int, address: int) -> Instruction:
+    w0 = words[i]
+    for fmt, info in _candidates(t, w0):
+        try:
+            return _Decoder(t, fmt, info, words, i, address).run()
+        except Undecodable:
+            continue
+    return _unknown(words, i, address, t.spec.name)
+
+
+class _Decoder:
+    """Decodes one instruction of a known format and opcode."""
+
+    def __init__(self, t: TargetTables, fmt: type[Format], info: OpInfo,
+                 words: tuple[int, ...], i: int, address: int) -> None:
+        self.t, self.spec, self.fmt, self.info = t, t.spec, fmt, info
+        self.words, self.i, self.address = words, i, address
+        self.encoding = fmt.encoding
+        self.ndwords = fmt.dwords
+        self.bits = self._gather(self.ndwords)
+        self.values = fmt.decode_fields(self.bits)
+        self.extension: type | None = None
+
+    def _gather(self, ndwords: int) -> int:
+        if self.i + ndwords > len(self.words):
+            raise Undecodable("truncated instruction")
+        bits = 0
+        for k in range(ndwords):
+            bits |= self.words[self.i + k] << (32 * k)
+        return bits
+
+    # -- sizes: extension dword and literal -------------------------------------------
+
+    def _present(self) -> list[str]:
+        """Operand fields this opcode has, in LLVM's assembly order."""
+        ops = self.info.operands
+        if self.encoding is Encoding.VOPD:
+            return list(self.fmt.asm_order)
+        return [name for name in self.fmt.asm_order if name in ops]
+
+    def _source_codes(self, present: list[str]) -> list[int]:
+        codes = []
+        for name in present:
+            f = self.fmt.fields[name]
+            if f.kind in (FieldKind.SRC, FieldKind.SSRC):
+                codes.append(self.values[name])
+        return codes
+
+    def run(self) -> Instruction:
+        present = self._present()
+        if self.encoding in _VOP_SHORT and "src0" in self.values:
+            code = self.values["src0"]
+            if code == _SDWA_CODE and self.spec.sdwa:
+                self.encoding, self.extension = Encoding.SDWA, SDWA_EXT
+            elif code == _DPP16_CODE:
+                self.encoding, self.extension = Encoding.DPP, DPP16_EXT
+            elif code in (_DPP8_CODE, _DPP8FI_CODE) and self.spec.dpp8:
+                self.encoding, self.extension = Encoding.DPP8, DPP8_EXT
+            if self.extension is not None:
+                self.ndwords += 1
+                self.bits = self._gather(self.ndwords)
+                self.values.update({n: f.get(self.bits)
+                                    for n, f in self.extension.fields.items()})
+        literal = None
+        k_match = K_CONSTANT.match(self.info.name)
+        needs_literal = k_match is not None or (
+            self.extension is None and LITERAL_CODE in self._source_codes(present)
+            and (self.encoding not in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P)
+                 or self.spec.vop3_literal))
+        if self.encoding is Encoding.VOPD:
+            k_match = k_match or K_CONSTANT.match(self._vopd_y().name)
+            needs_literal = k_match is not None or LITERAL_CODE in (
+                self.values["srcx0"], self.values["srcy0"])
+        if needs_literal:
+            if self.i + self.ndwords >= len(self.words):
+                raise Undecodable("literal past the end of the section")
+            literal = self.words[self.i + self.ndwords]
+            self.ndwords += 1
+        self.literal = literal
+        defs, uses = self._operands(present, k_match)
+        modifiers = self._modifiers()
+        halves: tuple[Instruction, ...] = ()
+        opcode, mnemonic = self.info.name, self._mnemonic()
+        if self.encoding is Encoding.VOPD:
+            halves = self._vopd_halves(defs, uses)
+            opcode = f"{halves[0].opcode}::{halves[1].opcode}"
+            mnemonic = f"{halves[0].mnemonic}::{halves[1].mnemonic}"
+        fields = dict(self.values)
+        if literal is not None:
+            fields["literal"] = literal
+        return Instruction(
+            address=self.address, size=4 * self.ndwords, encoding=self.encoding,
+            target=self.spec.name,
+            opcode=opcode, mnemonic=mnemonic, defs=tuple(defs), uses=tuple(uses),
+            modifiers=MappingProxyType(modifiers), fields=MappingProxyType(fields),
+            words=self.words[self.i: self.i + self.ndwords], halves=halves)
+
+    # -- mnemonic ---------------------------------------------------------------------
+
+    def _mnemonic(self) -> str:
+        """LLVM's spelling: the encoding suffix only where the opcode has two encodings."""
+        base = self.info.mnemonic
+        enc = self.encoding
+        if self.info.suffix is not None and enc in _VOP_SHORT:
+            return base + self.info.suffix
+        if not self.info.operands:
+            return base                    # v_nop, v_clrexcp: LLVM prints no suffix
+        if enc in _VOP_SHORT:
+            has_long = self.info.name in self.t.by_name["VOP3Op"] or (
+                self.info.name in self.t.by_name["VOP3SDOp"])
+            return base + "_e32" if has_long else base
+        if enc is Encoding.SDWA:
+            return base + "_sdwa"
+        if enc in (Encoding.DPP, Encoding.DPP8):
+            return base + "_dpp"
+        if enc in (Encoding.VOP3, Encoding.VOP3SD) and any(
+                self.info.name in self.t.by_name.get(tb, {}) for tb in _VOP_SHORT_TABLES):
+            return base + "_e64"
+        return base
+
+    # -- operands ---------------------------------------------------------------------
+
+    def _optype(self, name: str) -> OperandType | None:
+        return self.info.operands.get(name)
+
+    def _field_operand(self, name: str, optype: OperandType | None) -> Operand:
+        f: Field = self.fmt.fields[name]
+        raw = self.values[name]
+        scalar_type = optype is not None and optype.type.startswith(("OPR_SREG", "OPR_SDST",
+                                                                      "OPR_SSRC"))
+        half = self.spec.true16 and self.encoding in _TRUE16_PACKED
+        if f.kind is FieldKind.SRC:
+            if raw >= 256:
+                return vgpr(raw - 256, optype, self.spec, acc=self._acc(name), packed_half=half)
+            return scalar(raw, optype, self.spec, self.literal)
+        if f.kind is FieldKind.VGPR and not scalar_type:
+            if name == "vaddr" and self.encoding in (Encoding.MUBUF, Encoding.MTBUF):
+                return self._buffer_vaddr(raw)
+            return vgpr(raw, optype, self.spec, acc=self._acc(name), packed_half=half)
+        if f.kind is FieldKind.SBASE:
+            return Operand(kind=OperandKind.SGPR, index=raw * 2,
+                           count=operand_count(optype, self.spec))
+        if f.kind is FieldKind.SRSRC:
+            return Operand(kind=OperandKind.SGPR, index=raw * 4,
+                           count=operand_count(optype, self.spec))
+        return scalar(raw, optype, self.spec, self.literal)
+
+    def _buffer_vaddr(self, raw: int) -> Operand:
+        """MUBUF/MTBUF vaddr: one VGPR per enabled index/offset, `off` for none (CDNA3 §9.1)."""
+        count = self.values.get("offen", 0) + self.values.get("idxen", 0)
+        if count == 0:
+            return special(Special.OFF)
+        return Operand(kind=OperandKind.VGPR, index=raw, count=count)
+
+    def _acc(self, name: str) -> bool:
+        """CDNA memory formats: `acc` selects AGPRs for the data operands."""
+        return bool(self.values.get("acc")) and name in ("vdst", "data", "vdata", "data0",
+                                                         "data1")
+
+    def _operands(self, present: list[str], k_match: re.Match | None
+                  ) -> tuple[list[Operand], list[Operand]]:
+        enc = self.encoding
+        if enc is Encoding.VOPD:
+            return self._vopd_operands()
+        defs: list[Operand] = []
+        uses: list[Operand] = []
+        name = self.info.name
+        no_return = self._atomic_without_return()
+        for fname in present:
+            optype = self._optype(fname)
+            if optype is not None and optype.type == "OPR_EXEC":
+                continue                       # gfx11 v_cmpx: writes EXEC, not printed
+            if fname == "vdst" and no_return:
+                continue
+            if enc is Encoding.SMEM and fname == "soffset":
+                uses.extend(self._smem_offset(optype))
+                continue
+            if fname in ("addr", "saddr") and enc in (Encoding.GLOBAL, Encoding.SCRATCH,
+                                                      Encoding.FLAT):
+                uses.append(self._flat_address(fname, optype))
+                continue
+            if (fname == "simm16" or self.fmt.fields[fname].kind is FieldKind.PLAIN
+                    or (optype is not None and optype.type.startswith(("OPR_SIMM",
+                                                                       "OPR_SENDMSG")))):
+                # an immediate in an operand field (s_set_gpr_idx_on's mode, s_atc_probe's
+                # probe kind): the XML's operand type says so
+                uses.append(self._immediate(fname, optype))
+                continue
+            operand = self._field_operand(fname, optype)
+            operand = self._with_modifiers(fname, operand)
+            is_def = fname in _DEF_FIELDS or (fname == "sdata" and not name.startswith(
+                _STORE_PREFIXES))
+            if enc is Encoding.SOPK and fname == "sdst":
+                if _SOPK_READS.match(name):
+                    is_def = False
+                elif _SOPK_RMW.match(name):
+                    defs.append(operand)
+                    continue
+            (defs if is_def else uses).append(operand)
+        self._implicit_vcc(defs, uses)
+        if k_match is not None and self.literal is not None:
+            k = Operand(kind=OperandKind.LITERAL, value=self.literal, width=32)
+            if k_match.group("kind") == "MK":
+                uses.insert(1, k)                  # v_fmamk_f32 vdst, src0, K, vsrc1
+            else:
+                uses.append(k)                     # v_fmaak_f32 vdst, src0, vsrc1, K
+        return defs, uses
+
+    def _atomic_without_return(self) -> bool:
+        """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
+        ISA §10.1 "FLAT ... atomics: SC0=1 returns", RDNA3 ISA §10.1 "GLC=1 returns"."""
+        if "_ATOMIC_" not in self.info.name or self.encoding not in (
+                Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH):
+            return False
+        return not self.values.get("sc0", self.values.get("glc", 0))
+
+    def _implicit_vcc(self, defs: list[Operand], uses: list[Operand]) -> None:
+        """`vcc` that LLVM prints for VOPC and carry VOP2 in 32-bit, SDWA and DPP forms.
+
+        Which VOP2 opcodes have a carry is read from the tables: their VOP3 form has an
+        `sdst` (carry out) or a lane-mask `src2` (carry in / condition).
+        """
+        enc = self.encoding
+        if enc not in (Encoding.VOP2, Encoding.VOPC, Encoding.SDWA, Encoding.DPP,
+                       Encoding.DPP8):
+            return
+        vcc = special(Special.VCC_LO, self.spec.wave_size // 32)
+        name = self.info.name
+        if self.fmt.op_table == "VOPCOp":
+            long_form = self.t.by_name["VOP3Op"].get(name)
+            writes_exec_only = long_form is not None and any(
+                o.type == "OPR_EXEC" for o in long_form.operands.values())
+            if enc is Encoding.SDWA and self.values.get("sd"):
+                code = self.values["sdst"]
+                defs.insert(0, scalar(code, OperandType(64, "OPR_SREG", "FMT_NUM_M64"),
+                                      self.spec))
+            elif not writes_exec_only:
+                defs.insert(0, vcc)
+            return
+        if self.fmt.op_table != "VOP2Op":
+            return
+        long_form = self.t.by_name["VOP3SDOp"].get(name) or self.t.by_name["VOP3Op"].get(name)
+        if long_form is None:
+            return
+        if "sdst" in long_form.operands:
+            defs.append(vcc)
+        src2 = long_form.operands.get("src2")
+        if src2 is not None and src2.fmt == "FMT_NUM_M64":
+            uses.append(vcc)
+
+    def _immediate(self, fname: str, optype: OperandType | None) -> Operand:
+        raw = self.values[fname]
+        return Operand(kind=OperandKind.IMM, value=raw, width=self.fmt.fields[fname].width)
+
+    def _smem_offset(self, optype: OperandType | None) -> list[Operand]:
+        """SMEM address offset: an immediate, an SGPR, or both (CDNA3 §4.2, RDNA3 §5.2)."""
+        v = self.values
+        out: list[Operand] = []
+        offset = v["offset"]
+        if "imm" in v:                          # CDNA: imm / soffset_en select the forms
+            if v["imm"]:
+                if v["soffset_en"]:
+                    out.append(scalar(v["soffset"], None, self.spec))
+                out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, 21), width=21))
+            elif v["soffset_en"]:
+                out.append(scalar(v["soffset"], None, self.spec))
+            else:
+                out.append(scalar(offset & 0xFF, None, self.spec))
+            return out
+        soffset = scalar(v["soffset"], None, self.spec)
+        out.append(soffset)
+        out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, 21), width=21))
+        return out
+
+    def _flat_address(self, fname: str, optype: OperandType | None) -> Operand:
+        """FLAT-family address operands: `off` where the encoding leaves one out."""
+        v = self.values
+        if fname == "saddr":
+            if self.encoding is Encoding.FLAT:
+                return special(Special.OFF)
+            if v["saddr"] in (0x7F, 0x7C) and self._saddr_off(v["saddr"]):
+                return special(Special.OFF)
+            return scalar(v["saddr"], optype, self.spec)
+        # addr
+        if self.encoding is Encoding.SCRATCH and not self._scratch_has_vaddr():
+            return special(Special.OFF)
+        if self.encoding is Encoding.GLOBAL and not self._saddr_off(v["saddr"]):
+            return vgpr(v["addr"], OperandType(32, "OPR_VGPR", "FMT_ANY"), self.spec)
+        return vgpr(v["addr"], optype, self.spec)
+
+    def _saddr_off(self, code: int) -> bool:
+        """`saddr` "off": 0x7F on CDNA, 0x7C (null) on RDNA3 (ISA guides, FLAT chapter)."""
+        return code == (0x7C if self.spec.specials.get(124) is Special.NULL else 0x7F)
+
+    def _scratch_has_vaddr(self) -> bool:
+        v = self.values
+        if "sve" in v:                # gfx940+/RDNA3: SVE says whether vaddr is used
+            return bool(v["sve"])
+        return self._saddr_off(v["saddr"])
+
+    def _with_modifiers(self, fname: str, op: Operand) -> Operand:
+        """Source modifiers of VOP3/VOP3P/SDWA/DPP onto the operand they apply to."""
+        v = self.values
+        enc = self.encoding
+        index = {"src0": 0, "src1": 1, "vsrc1": 1, "src2": 2}.get(fname)
+        if enc is Encoding.VOP3P and _MATRIX.match(self.info.name):
+            return self._matrix_operand(fname, op)
+        if enc in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P) and index is not None:
+            neg = bool(v["neg"] >> index & 1)
+            abs_ = bool(v.get("abs", 0) >> index & 1)
+            if enc is Encoding.VOP3P:
+                hi_hi = bool((v["opsel_hi"] | v["opsel_hi2"] << 2) >> index & 1)
+                return _replace(op, neg=neg, hi=bool(v["opsel"] >> index & 1),
+                                neg_hi=bool(v["neg_hi"] >> index & 1), hi_hi=hi_hi)
+            hi = bool(v.get("opsel", 0) >> index & 1)
+            return _replace(op, neg=neg, abs=abs_, hi=hi)
+        if enc is Encoding.VOP3 and fname == "vdst" and v.get("opsel", 0) & 8:
+            return _replace(op, hi=True)
+        if enc is Encoding.SDWA and index is not None and index < 2:
+            p = f"src{index}"
+            if v[f"s{index}"]:
+                code = v["src0"] if index == 0 else v["vsrc1"]
+                op = scalar(code, self._optype(fname), self.spec)
+            elif index == 0:
+                op = vgpr(v["src0"], self._optype(fname), self.spec)
+            return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]),
+                            sext=bool(v[f"{p}_sext"]), sel=_select(v[f"{p}_sel"]))
+        if enc in (Encoding.DPP, Encoding.DPP8) and index is not None and index < 2:
+            if index == 0:
+                op = vgpr(v["src0"], self._optype(fname), self.spec)
+            if enc is Encoding.DPP:
+                p = f"src{index}"
+                return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]))
+        return op
+
+    def _matrix_operand(self, fname: str, op: Operand) -> Operand:
+        """MFMA reuses VOP3P's modifier bits (CDNA3 ISA §7.1 "VOP3P-MAI"): ACC[1:0] (the
+        op_sel_hi bits) put src0/src1 in AGPRs, ACC_CD (the clamp bit) vdst and src2."""
+        v = self.values
+        if fname in ("src0", "src1"):
+            acc = bool((v["opsel_hi"] >> (0 if fname == "src0" else 1)) & 1)
+        else:
+            acc = bool(v["clamp"])
+        if acc and op.kind is OperandKind.VGPR:
+            return _replace(op, kind=OperandKind.AGPR)
+        return op
+
+    def _modifiers(self) -> dict[str, int]:
+        """Instruction-wide modifiers: every non-operand field, by its LLVM name."""
+        v = self.values
+        operand_fields = {n for n, f in self.fmt.fields.items() if f.kind is not FieldKind.PLAIN}
+        skip = operand_fields | {"op", "opy", "simm16", "neg", "abs", "opsel", "opsel_hi",
+                                 "opsel_hi2", "neg_hi", "imm", "soffset_en", "sd"}
+        mods = {n: val for n, val in v.items() if n not in skip and not n.startswith(
+            ("src0_", "src1_", "s0", "s1"))}
+        if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
+            mods = {"cbsz": v["neg_hi"], "abid": v["opsel"] | v["opsel_hi2"] << 3,
+                    "blgp": v["neg"]}
+        if self.extension is not None:
+            for n in ("src0", "sdst"):
+                mods.pop(n, None)
+        if self.encoding in (Encoding.GLOBAL, Encoding.SCRATCH) or (
+                self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width == 13):
+            mods["offset"] = _signed(v["offset"], self.fmt.fields["offset"].width)
+        if self.encoding is Encoding.SOPP and self._optype("simm16") is not None and (
+                self.info.operands["simm16"].type == "OPR_LABEL"):
+            mods["target"] = self.address + 4 + 4 * _signed(v["simm16"], 16)
+        return mods
+
+    # -- VOPD -------------------------------------------------------------------------
+
+    def _vopd_y(self) -> OpInfo:
+        info = self.t.ops["VOPDOp"].get(self.values["opy"])
+        if info is None:
+            raise Undecodable("VOPD Y opcode")
+        return info
+
+    def _vopd_vdsty(self) -> int:
+        v = self.values
+        return (v["vdsty"] << 1) | ((v["vdstx"] & 1) ^ 1)
+
+    def _vopd_side(self, info: OpInfo, side: str) -> tuple[list[Operand], list[Operand]]:
+        """One half of a VOPD: operand types are given per opcode under the Y names."""
+        v = self.values
+        types = info.operands
+        dst = vgpr(v["vdstx"] if side == "x" else self._vopd_vdsty(), types.get("vdsty"),
+                   self.spec)
+        uses = [self._vopd_src(v[f"src{side}0"], types.get("srcy0"))]
+        if "vsrcy1" in types:
+            uses.append(vgpr(v[f"vsrc{side}1"], types.get("vsrcy1"), self.spec))
+        k = K_CONSTANT.match(info.name)
+        if k is not None and self.literal is not None:
+            lit = Operand(kind=OperandKind.LITERAL, value=self.literal, width=32)
+            uses.insert(1, lit) if k.group("kind") == "MK" else uses.append(lit)
+        return [dst], uses
+
+    def _vopd_src(self, code: int, optype: OperandType | None) -> Operand:
+        if code >= 256:
+            return vgpr(code - 256, optype, self.spec)
+        return scalar(code, optype, self.spec, self.literal)
+
+    def _vopd_operands(self) -> tuple[list[Operand], list[Operand]]:
+        dx, ux = self._vopd_side(self.info, "x")
+        dy, uy = self._vopd_side(self._vopd_y(), "y")
+        return dx + dy, ux + uy
+
+    def _vopd_halves(self, defs: list[Operand], uses: list[Operand]
+                     ) -> tuple[Instruction, Instruction]:
+        out = []
+        for info, side in ((self.info, "x"), (self._vopd_y(), "y")):
+            d, u = self._vopd_side(info, side)
+            out.append(Instruction(address=self.address, size=4 * self.ndwords,
+                                   encoding=Encoding.VOPD, target=self.spec.name, opcode=info.name,
+                                   mnemonic=info.mnemonic, defs=tuple(d), uses=tuple(u)))
+        return out[0], out[1]
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >> (bits - 1) & 1 else value
+
+
+def _select(code: int) -> str:
+    return _SELECTS[code] if code < len(_SELECTS) else f"SEL_{code}"
+
+
+def _replace(op: Operand, **changes: object) -> Operand:
+    from dataclasses import replace
+
+    return replace(op, **changes)

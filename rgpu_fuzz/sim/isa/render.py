@@ -1,0 +1,557 @@
+"""Renders an `Instruction` in LLVM's AMDGPU assembly syntax (as `llvm-objdump -d` prints it).
+
+The syntax rules follow LLVM's AMDGPUInstPrinter: registers `v5`, `s[4:5]`, `vcc`,
+constants as LLVM spells them (inline floats as decimals, 1/(2*pi) as `0.15915494`,
+literals in hex), source modifiers `-|x|`, and the instruction-wide modifiers after the
+operands in LLVM's order. Special immediate operands (`s_waitcnt`, `s_delay_alu`,
+`s_waitcnt_depctr`, `hwreg`, `sendmsg`) are printed from the bit layouts in `_WAITCNT`
+and friends, which are per family data (CDNA3 ISA §4.4 "S_WAITCNT", RDNA3 §4.5).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
+from rgpu_fuzz.sim.isa.tables import tables
+
+__all__ = ["render", "render_operand"]
+
+_SPECIAL_NAMES: Mapping[Special, str] = MappingProxyType({
+    Special.VCC_LO: "vcc_lo", Special.VCC_HI: "vcc_hi", Special.EXEC_LO: "exec_lo",
+    Special.EXEC_HI: "exec_hi", Special.M0: "m0", Special.SCC: "scc",
+    Special.FLAT_SCRATCH_LO: "flat_scratch_lo", Special.FLAT_SCRATCH_HI: "flat_scratch_hi",
+    Special.XNACK_MASK_LO: "xnack_mask_lo", Special.XNACK_MASK_HI: "xnack_mask_hi",
+    Special.NULL: "null", Special.OFF: "off", Special.VCCZ: "vccz", Special.EXECZ: "execz",
+    Special.SRC_SHARED_BASE: "src_shared_base", Special.SRC_SHARED_LIMIT: "src_shared_limit",
+    Special.SRC_PRIVATE_BASE: "src_private_base",
+    Special.SRC_PRIVATE_LIMIT: "src_private_limit",
+    Special.SRC_POPS_EXITING_WAVE_ID: "src_pops_exiting_wave_id",
+    Special.LDS_DIRECT: "src_lds_direct", Special.SRC_SCC: "src_scc",
+    Special.SRC_EXECZ: "src_execz", Special.SRC_VCCZ: "src_vccz",
+})
+_PAIR_NAMES: Mapping[Special, str] = MappingProxyType({
+    Special.VCC_LO: "vcc", Special.EXEC_LO: "exec", Special.FLAT_SCRATCH_LO: "flat_scratch",
+    Special.XNACK_MASK_LO: "xnack_mask",
+})
+_FLOAT_TEXT: Mapping[tuple[int, int], str] = MappingProxyType({
+    **{(w, b): t for w, bits_text in (
+        (16, ((0x3800, "0.5"), (0xB800, "-0.5"), (0x3C00, "1.0"), (0xBC00, "-1.0"),
+              (0x4000, "2.0"), (0xC000, "-2.0"), (0x4400, "4.0"), (0xC400, "-4.0"),
+              (0x3118, "0.15915494"))),
+        (32, ((0x3F000000, "0.5"), (0xBF000000, "-0.5"), (0x3F800000, "1.0"),
+              (0xBF800000, "-1.0"), (0x40000000, "2.0"), (0xC0000000, "-2.0"),
+              (0x40800000, "4.0"), (0xC0800000, "-4.0"), (0x3E22F983, "0.15915494"))),
+        (64, ((0x3FE0000000000000, "0.5"), (0xBFE0000000000000, "-0.5"),
+              (0x3FF0000000000000, "1.0"), (0xBFF0000000000000, "-1.0"),
+              (0x4000000000000000, "2.0"), (0xC000000000000000, "-2.0"),
+              (0x4010000000000000, "4.0"), (0xC010000000000000, "-4.0"),
+              (0x3FC45F306DC9C882, "0.15915494"))),
+    ) for b, t in bits_text},
+})
+
+# s_waitcnt counter fields per family: (name, ((hi, lo), ...)) low part first.
+_WAITCNT: Mapping[str, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]] = MappingProxyType({
+    "cdna": (("vmcnt", ((3, 0), (15, 14))), ("expcnt", ((6, 4),)), ("lgkmcnt", ((11, 8),))),
+    "rdna3": (("vmcnt", ((15, 10),)), ("expcnt", ((2, 0),)), ("lgkmcnt", ((9, 4),))),
+})
+# s_delay_alu (RDNA3 ISA §4.5): instid0 3:0, instskip 6:4, instid1 10:7.
+_DELAY_ID = ("NO_DEP", "VALU_DEP_1", "VALU_DEP_2", "VALU_DEP_3", "VALU_DEP_4", "TRANS32_DEP_1",
+             "TRANS32_DEP_2", "TRANS32_DEP_3", "FMA_ACCUM_CYCLE_1", "SALU_CYCLE_1",
+             "SALU_CYCLE_2", "SALU_CYCLE_3")
+_DELAY_SKIP = ("SAME", "NEXT", "SKIP_1", "SKIP_2", "SKIP_3", "SKIP_4")
+# s_waitcnt_depctr fields (name, hi, lo), in LLVM's printing order; default = all ones.
+_DEPCTR = (("depctr_hold_cnt", 7, 7), ("depctr_sa_sdst", 0, 0), ("depctr_va_vdst", 15, 12),
+           ("depctr_va_sdst", 11, 9), ("depctr_va_ssrc", 8, 8), ("depctr_va_vcc", 1, 1),
+           ("depctr_vm_vsrc", 4, 2))
+_OMOD = {1: " mul:2", 2: " mul:4", 3: " div:2"}
+
+
+def _register(prefix: str, op: Operand) -> str:
+    if op.count == 1:
+        return f"{prefix}{op.index}"
+    return f"{prefix}[{op.index}:{op.index + op.count - 1}]"
+
+
+def render_operand(op: Operand, true16: bool = False) -> str:
+    """One operand in LLVM syntax, with its source modifiers.
+
+    `true16`: the target names the halves of 16-bit VGPR operands (`v1.l`, `v1.h`).
+    """
+    k = op.kind
+    if k is OperandKind.VGPR:
+        text = _register("v", op)
+        if true16 and op.width == 16:
+            text += ".h" if op.hi else ".l"
+    elif k is OperandKind.SGPR:
+        text = _register("s", op)
+    elif k is OperandKind.AGPR:
+        text = _register("a", op)
+    elif k is OperandKind.TTMP:
+        text = _register("ttmp", op)
+    elif k is OperandKind.SPECIAL:
+        which = Special(op.index)
+        text = _PAIR_NAMES.get(which, "") if op.count == 2 else ""
+        text = text or _SPECIAL_NAMES[which]
+    elif k is OperandKind.INLINE_INT:
+        value = op.value
+        if value >> (op.width - 1) & 1:
+            value -= 1 << op.width
+        text = str(value)
+    elif k is OperandKind.INLINE_FLOAT:
+        text = _FLOAT_TEXT.get((op.width, op.value), hex(op.value))
+    elif k is OperandKind.LITERAL:
+        value = op.value >> 32 if op.width == 64 and op.value & 0xFFFFFFFF == 0 and (
+            op.value >> 32) else op.value
+        text = f"0x{value:x}"
+    else:
+        text = str(op.value)
+    if op.sext:
+        text = f"sext({text})"
+    if op.abs:
+        text = f"|{text}|"
+    if op.neg:
+        text = f"-{text}"
+    return text
+
+
+def render(inst: Instruction) -> str:
+    """The instruction as LLVM prints it (without objdump's address comment)."""
+    if inst.encoding is Encoding.UNKNOWN:
+        return f".long 0x{inst.words[0]:08x}"
+    if inst.encoding is Encoding.VOPD:
+        return " :: ".join(_plain(h) for h in inst.halves)
+    renderer = _BY_ENCODING.get(inst.encoding, _vector)
+    return renderer(inst)
+
+
+def _true16(inst: Instruction) -> bool:
+    """Halves are named on true16 targets, except in VOP3P (whose 16-bit operands are
+    lanes of packed registers, selected by op_sel)."""
+    return tables(inst.target).spec.true16 and inst.encoding is not Encoding.VOP3P
+
+
+def _plain(inst: Instruction) -> str:
+    t16 = _true16(inst)
+    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
+    return f"{inst.mnemonic} {ops}" if ops else inst.mnemonic
+
+
+def _family(inst: Instruction) -> str:
+    return tables(inst.target).spec.family
+
+
+def _optype(inst: Instruction, field: str) -> str:
+    t = tables(inst.target)
+    table = {Encoding.SOPP: "SOPPOp", Encoding.SOPK: "SOPKOp"}[inst.encoding]
+    info = t.by_name[table].get(inst.opcode)
+    spec = info.operands.get(field) if info is not None else None
+    return spec.type if spec is not None else ""
+
+
+def _sopp(inst: Instruction) -> str:
+    if not inst.uses:
+        return inst.mnemonic
+    imm = inst.uses[0].value
+    kind = _optype(inst, "simm16")
+    if kind == "OPR_LABEL":
+        text = str(imm)                  # LLVM prints the raw simm16, unsigned
+    elif kind == "OPR_WAITCNT":
+        text = _waitcnt(imm, _family(inst))
+    elif kind == "OPR_DELAY":
+        text = _delay_alu(imm)
+    elif kind == "OPR_WAITCNT_DEPCTR":
+        text = _depctr(imm)
+    elif kind == "OPR_SENDMSG":
+        text = _sendmsg(imm, _family(inst))
+    elif kind == "OPR_CLAUSE" or inst.opcode in _HEX_SIMM16:
+        text = f"0x{imm:x}"
+    elif inst.opcode == "S_SET_GPR_IDX_MODE":
+        text = _gpr_idx(imm)
+    else:
+        text = str(imm)
+    return f"{inst.mnemonic} {text}"
+
+
+# SOPP immediates LLVM prints in hex (AMDGPUInstPrinter: printU16ImmOperand vs. decimal).
+_HEX_SIMM16 = frozenset({"S_SET_INST_PREFETCH_DISTANCE", "S_WAIT_EVENT", "S_ROUND_MODE",
+                         "S_TTRACEDATA_IMM"})
+_GPR_IDX = ("SRC0", "SRC1", "SRC2", "DST")
+
+
+def _gpr_idx(mode: int) -> str:
+    """s_set_gpr_idx_on/_mode's 4-bit mode as LLVM's `gpr_idx(SRC0,DST)`."""
+    return f"gpr_idx({','.join(n for i, n in enumerate(_GPR_IDX) if mode >> i & 1)})"
+
+
+def _sop1(inst: Instruction) -> str:
+    if inst.uses and inst.uses[0].kind is OperandKind.IMM:     # s_sendmsg_rtn_b32/_b64
+        dst = render_operand(inst.defs[0])
+        return f"{inst.mnemonic} {dst}, {_sendmsg(inst.uses[0].value, _family(inst))}"
+    return _plain(inst)
+
+
+def _sopc(inst: Instruction) -> str:
+    if inst.opcode == "S_SET_GPR_IDX_ON":
+        return f"{inst.mnemonic} {render_operand(inst.uses[0])}, {_gpr_idx(inst.uses[1].value)}"
+    return _plain(inst)
+
+
+def _field(value: int, hi: int, lo: int) -> int:
+    return (value >> lo) & ((1 << (hi - lo + 1)) - 1)
+
+
+def _waitcnt(imm: int, family: str) -> str:
+    parts = []
+    counters = []
+    for name, ranges in _WAITCNT[family]:
+        value = shift = full = 0
+        for hi, lo in ranges:
+            value |= _field(imm, hi, lo) << shift
+            full |= ((1 << (hi - lo + 1)) - 1) << shift
+            shift += hi - lo + 1
+        counters.append((name, value, full))
+    print_all = all(v == full for _, v, full in counters)
+    for name, value, full in counters:
+        if value != full or print_all:
+            parts.append(f"{name}({value})")
+    return " ".join(parts)
+
+
+def _delay_alu(imm: int) -> str:
+    parts = []
+    id0, skip, id1 = _field(imm, 3, 0), _field(imm, 6, 4), _field(imm, 10, 7)
+    if id0:
+        parts.append(f"instid0({_name(_DELAY_ID, id0)})")
+    if skip:
+        parts.append(f"instskip({_name(_DELAY_SKIP, skip)})")
+    if id1:
+        parts.append(f"instid1({_name(_DELAY_ID, id1)})")
+    return " | ".join(parts) if parts else "0"
+
+
+def _name(names: tuple[str, ...], i: int) -> str:
+    return names[i] if i < len(names) else str(i)
+
+
+def _depctr(imm: int) -> str:
+    parts = []
+    for name, hi, lo in _DEPCTR:
+        value = _field(imm, hi, lo)
+        if value != (1 << (hi - lo + 1)) - 1:
+            parts.append(f"{name}({value})")
+    return " ".join(parts) if parts else f"0x{imm:x}"
+
+
+def _sendmsg(imm: int, family: str) -> str:
+    """LLVM's sendmsg syntax: a symbolic name for messages without an operation,
+    else `sendmsg(id, op, stream)` (CDNA3 ISA §4.7, RDNA3 ISA §4.9 "Messages")."""
+    msg, op = _field(imm, 7, 0), _field(imm, 6, 4)
+    name = _MESSAGES[family].get(msg)
+    if name is not None and imm == msg:
+        return f"sendmsg({name})"
+    msg = _field(imm, 3, 0) if family == "cdna" else msg
+    stream = _field(imm, 9, 8)
+    return f"sendmsg({msg}, {op}, {stream})"
+
+
+_MESSAGES: Mapping[str, Mapping[int, str]] = MappingProxyType({
+    "cdna": MappingProxyType({1: "MSG_INTERRUPT", 4: "MSG_SAVEWAVE", 5: "MSG_STALL_WAVE_GEN",
+                              6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
+                              9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL"}),
+    "rdna3": MappingProxyType({1: "MSG_INTERRUPT", 3: "MSG_DEALLOC_VGPRS",
+                               6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
+                               9: "MSG_GS_ALLOC_REQ"}),
+})
+
+
+def _sopk(inst: Instruction) -> str:
+    kind = _optype(inst, "simm16")
+    imm_op = next((o for o in inst.uses if o.kind is OperandKind.IMM), None)
+    regs = [render_operand(o) for o in (*inst.defs, *inst.uses)
+            if o.kind not in (OperandKind.IMM, OperandKind.LITERAL)]
+    if imm_op is None:
+        return _plain(inst)
+    if kind == "OPR_HWREG":
+        imm = _hwreg(inst, imm_op.value)
+        parts = [*regs, imm] if inst.defs else [imm, *regs]
+        lit = inst.fields.get("literal")
+        if lit is not None and not regs:
+            parts = [imm, _FLOAT_TEXT.get((32, lit), f"0x{lit:x}")]
+    elif kind == "OPR_LABEL":
+        v = imm_op.value
+        parts = [*regs, str(v - 0x10000 if v & 0x8000 else v)]
+    else:
+        parts = [*regs, f"0x{imm_op.value:x}"]
+    return f"{inst.mnemonic} {', '.join(parts)}"
+
+
+def _hwreg(inst: Instruction, imm: int) -> str:
+    reg, offset, size = _field(imm, 5, 0), _field(imm, 10, 6), _field(imm, 15, 11) + 1
+    name = _HWREG_NAMES(inst.target).get(reg, str(reg))
+    if offset == 0 and size == 32:
+        return f"hwreg({name})"
+    return f"hwreg({name}, {offset}, {size})"
+
+
+def _HWREG_NAMES(target: str) -> Mapping[int, str]:
+    import importlib
+
+    family = tables(target).spec.family
+    enum = importlib.import_module(f"tinygrad.runtime.autogen.amd.{family}.enum").HWREG
+    return {m.value: m.name for m in enum}
+
+
+def _smem(inst: Instruction) -> str:
+    ops = [render_operand(o) for o in inst.defs]
+    uses = list(inst.uses)
+    # s_atc_probe's first operand is an immediate (the probe kind), printed in place
+    if uses and uses[0].kind is OperandKind.IMM and len(uses) > 1:
+        ops.append(str(uses.pop(0).value))
+    imm = next((o for o in uses if o.kind is OperandKind.IMM), None)
+    regs = [o for o in uses if o.kind is not OperandKind.IMM]
+    ops += [render_operand(o) for o in regs]
+    mods = ""
+    rdna = _family(inst) == "rdna3"
+    if rdna:
+        soffset = regs[-1] if regs else None
+        is_null = soffset is not None and soffset.kind is OperandKind.SPECIAL and Special(
+            soffset.index) is Special.NULL
+        if is_null and imm is not None and imm.value != 0:
+            ops[-1] = f"0x{imm.value & 0x1FFFFF:x}"
+        elif imm is not None and imm.value != 0:
+            mods += f" offset:0x{imm.value & 0x1FFFFF:x}"
+    elif imm is not None:
+        if len(regs) > 1 + (0 if inst.defs else 1):
+            mods += f" offset:0x{imm.value & 0x1FFFFF:x}"
+        else:
+            ops.append(f"0x{imm.value & 0x1FFFFF:x}")
+    for name in ("glc", "dlc", "nv"):
+        if inst.modifiers.get(name):
+            mods += f" {name}"
+    return f"{inst.mnemonic} {', '.join(ops)}{mods}" if ops else f"{inst.mnemonic}{mods}"
+
+
+def _ds(inst: Instruction) -> str:
+    ops = ", ".join(render_operand(o) for o in (*inst.defs, *inst.uses))
+    m = inst.modifiers
+    mods = ""
+    if "2" in inst.opcode.split("_")[1] or inst.opcode.startswith(("DS_WRITE2", "DS_READ2",
+                                                                   "DS_STORE_2", "DS_LOAD_2",
+                                                                   "DS_WRXCHG2", "DS_STOREXCHG_2")):
+        if m.get("offset0"):
+            mods += f" offset0:{m['offset0']}"
+        if m.get("offset1"):
+            mods += f" offset1:{m['offset1']}"
+    else:
+        offset = m.get("offset0", 0) | m.get("offset1", 0) << 8
+        if offset:
+            mods += f" offset:{offset}"
+    if m.get("gds"):
+        mods += " gds"
+    return f"{inst.mnemonic} {ops}{mods}" if ops else f"{inst.mnemonic}{mods}"
+
+
+_CACHE_BITS = ("sc0", "sc1", "nt", "glc", "slc", "dlc", "scc")
+
+
+def _flat(inst: Instruction) -> str:
+    ops = [render_operand(o) for o in (*inst.defs, *inst.uses)]
+    if inst.encoding is Encoding.FLAT and ops and ops[-1] == "off":
+        ops.pop()
+    m = inst.modifiers
+    mods = ""
+    if m.get("offset"):
+        mods += f" offset:{m['offset']}"
+    for name in _CACHE_BITS:
+        if m.get(name):
+            mods += f" {name}"
+    return f"{inst.mnemonic} {', '.join(ops)}{mods}"
+
+
+def _mubuf(inst: Instruction) -> str:
+    ops = [render_operand(o) for o in (*inst.defs, *inst.uses)]
+    m = inst.modifiers
+    mods = _buffer_format(inst)
+    if m.get("offen"):
+        mods += " offen"
+    if m.get("idxen"):
+        mods += " idxen"
+    if m.get("offset"):
+        mods += f" offset:{m['offset']}"
+    for name in _CACHE_BITS:
+        if m.get(name):
+            mods += f" {name}"
+    if m.get("lds"):
+        mods += " lds"
+    if not ops:
+        return f"{inst.mnemonic}{mods}"
+    return f"{inst.mnemonic} {', '.join(ops)}{mods}"
+
+
+_DATA_FORMATS = ("INVALID", "8", "16", "8_8", "32", "16_16", "10_11_11", "11_11_10",
+                 "10_10_10_2", "2_10_10_10", "8_8_8_8", "32_32", "16_16_16_16", "32_32_32",
+                 "32_32_32_32", "RESERVED_15")
+_NUM_FORMATS = ("UNORM", "SNORM", "USCALED", "SSCALED", "UINT", "SINT", "RESERVED_6", "FLOAT")
+
+
+def _buffer_format(inst: Instruction) -> str:
+    """MTBUF's `format:[BUF_DATA_FORMAT_*,BUF_NUM_FORMAT_*]` (GCN5/CDNA split format, CDNA3
+    ISA §9.1.5); the default (DATA_FORMAT_8, NUM_FORMAT_UNORM) and defaulted halves are
+    left out, as LLVM does."""
+    f = inst.fields
+    if "dfmt" not in f:
+        return ""
+    dfmt, nfmt = f["dfmt"], f["nfmt"]
+    parts = []
+    if dfmt != 1:
+        parts.append(f"BUF_DATA_FORMAT_{_DATA_FORMATS[dfmt]}")
+    if nfmt != 0:
+        parts.append(f"BUF_NUM_FORMAT_{_NUM_FORMATS[nfmt]}")
+    return f" format:[{','.join(parts)}]" if parts else ""
+
+
+def _vector(inst: Instruction) -> str:
+    t16 = _true16(inst)
+    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
+    m = inst.modifiers
+    mods = ""
+    enc = inst.encoding
+    if enc is Encoding.VOP3P and "cbsz" in m:
+        mods += "".join(f" {k}:{m[k]}" for k in ("cbsz", "abid", "blgp") if m[k])
+        m = {}
+    elif enc is Encoding.VOP3P and _has_op_sel(inst):
+        mods += _vop3p_mods(inst)
+    elif enc in (Encoding.VOP3, Encoding.VOP3SD):
+        mods += _vop3_op_sel(inst)
+    if m.get("clamp"):
+        mods += " clamp"
+    if m.get("omod"):
+        mods += _OMOD[m["omod"]]
+    if enc is Encoding.SDWA:
+        mods += _sdwa_mods(inst)
+    if enc is Encoding.DPP:
+        mods += _dpp_mods(inst)
+    return f"{inst.mnemonic} {ops}{mods}" if ops else f"{inst.mnemonic}{mods}"
+
+
+def _vop3_op_sel(inst: Instruction) -> str:
+    """`op_sel:[src0,src1(,src2),dst]`: one entry per source operand slot (a MAC's tied
+    src2 counts), then the destination's when there is a written operand."""
+    opsel = inst.fields.get("opsel", 0)
+    if not opsel:
+        return ""
+    info = tables(inst.target).by_name["VOP3Op"].get(inst.opcode)
+    if info is not None and not info.prints_op_sel:
+        return ""
+    n = len(inst.uses) + (1 if _MAC.search(inst.opcode) else 0)
+    bits = [str(opsel >> i & 1) for i in range(n)]
+    if inst.defs:
+        bits.append(str(opsel >> 3 & 1))
+    return f" op_sel:[{','.join(bits)}]"
+
+
+_MAC = re.compile(r"^V_(?:FMAC|MAC)_")
+
+
+def _has_op_sel(inst: Instruction) -> bool:
+    """VOP3P opcodes with 16-bit or packed sources take op_sel/neg modifiers in LLVM's
+    syntax; the others (dot4/dot8 of bytes, MFMA, accvgpr moves) take none."""
+    info = tables(inst.target).by_name["VOP3POp"].get(inst.opcode)
+    if info is None or "_MIX" in inst.opcode:
+        return True
+    return any(t.fmt.startswith(("FMT_NUM_PK2_", "FMT_NUM_F16", "FMT_NUM_BF16"))
+               for name, t in info.operands.items() if name.startswith("src"))
+
+
+def _vop3p_mods(inst: Instruction) -> str:
+    f = inst.fields
+    n = len(inst.uses)
+    opsel = [f["opsel"] >> i & 1 for i in range(n)]
+    opsel_hi_bits = f["opsel_hi"] | f["opsel_hi2"] << 2
+    opsel_hi = [opsel_hi_bits >> i & 1 for i in range(n)]
+    neg_lo = [f["neg"] >> i & 1 for i in range(n)]
+    neg_hi = [f["neg_hi"] >> i & 1 for i in range(n)]
+    # v_fma_mix*: op_sel_hi selects an f16 source (default 0: all f32), LLVM prints it
+    # when set; for packed math the default is all ones.
+    mix = "_MIX" in inst.opcode
+    out = ""
+    if any(opsel):
+        out += f" op_sel:[{','.join(map(str, opsel))}]"
+    if (mix and any(opsel_hi)) or (not mix and not all(opsel_hi)):
+        out += f" op_sel_hi:[{','.join(map(str, opsel_hi))}]"
+    if any(neg_lo):
+        out += f" neg_lo:[{','.join(map(str, neg_lo))}]"
+    if any(neg_hi):
+        out += f" neg_hi:[{','.join(map(str, neg_hi))}]"
+    return out
+
+
+_DST_UNUSED = ("UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE")
+
+
+def _sdwa_mods(inst: Instruction) -> str:
+    f = inst.fields
+    out = ""
+    sels = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
+    if inst.opcode.startswith("V_CMP") or inst.mnemonic.startswith("v_cmp"):
+        pass
+    else:
+        out += f" dst_sel:{sels[f['dst_sel']] if f['dst_sel'] < 7 else f['dst_sel']}"
+        out += f" dst_unused:{_DST_UNUSED[f['dst_unused']] if f['dst_unused'] < 3 else 3}"
+    for i, op in enumerate(inst.uses[:2]):
+        if op.sel:
+            out += f" src{i}_sel:{op.sel}"
+    return out
+
+
+def _dpp_mods(inst: Instruction) -> str:
+    f = inst.fields
+    ctrl = f["dpp_ctrl"]
+    out = f" {_dpp_ctrl(ctrl)}"
+    out += f" row_mask:0x{f['row_mask']:x} bank_mask:0x{f['bank_mask']:x}"
+    if f.get("bound_ctrl"):
+        out += " bound_ctrl:1"
+    if f.get("fi"):
+        out += " fi:1"
+    return out
+
+
+def _dpp_ctrl(ctrl: int) -> str:
+    """DPP_CTRL enumeration (CDNA3 ISA §12.4 "DPP_CTRL Enumeration")."""
+    if ctrl <= 0xFF:
+        sel = [ctrl >> (2 * i) & 3 for i in range(4)]
+        return f"quad_perm:[{','.join(map(str, sel))}]"
+    table = ((0x101, 0x10F, "row_shl"), (0x111, 0x11F, "row_shr"), (0x121, 0x12F, "row_ror"),
+             (0x150, 0x15F, "row_share"), (0x160, 0x16F, "row_xmask"))
+    for lo, hi, name in table:
+        if lo <= ctrl <= hi:
+            return f"{name}:{ctrl - (lo & 0xFF0)}"
+    named = {0x130: "wave_shl:1", 0x134: "wave_rol:1", 0x138: "wave_shr:1",
+             0x13C: "wave_ror:1", 0x140: "row_mirror", 0x141: "row_half_mirror",
+             0x142: "row_bcast:15", 0x143: "row_bcast:31"}
+    return named.get(ctrl, f"0x{ctrl:x}")
+
+
+def _vinterp(inst: Instruction) -> str:
+    text = _vector(inst)
+    return f"{text} wait_exp:{inst.fields['waitexp']}"
+
+
+def _ldsdir(inst: Instruction) -> str:
+    ops = [render_operand(o) for o in inst.defs]
+    f = inst.fields
+    if inst.opcode == "LDS_PARAM_LOAD":
+        ops.append(f"attr{f['attr']}.{'xyzw'[f['attr_chan']]}")
+    return f"{inst.mnemonic} {', '.join(ops)} wait_vdst:{f['wait_vdst']}"
+
+
+_BY_ENCODING = {
+    Encoding.SOP1: _sop1, Encoding.SOPC: _sopc, Encoding.VINTERP: _vinterp,
+    Encoding.LDSDIR: _ldsdir,
+    Encoding.SOPP: _sopp, Encoding.SOPK: _sopk, Encoding.SMEM: _smem, Encoding.DS: _ds,
+    Encoding.FLAT: _flat, Encoding.GLOBAL: _flat, Encoding.SCRATCH: _flat,
+    Encoding.MUBUF: _mubuf, Encoding.MTBUF: _mubuf,
+}
