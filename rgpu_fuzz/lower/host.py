@@ -73,7 +73,7 @@ def param_slots(kernel: ast.Fn) -> tuple[tuple[KernelParam, int], ...]:
     """Each parameter with the index of its first 64-bit slot in the host `args` array:
     the position of its first flattened argument (`kernel_abi.flatten`)."""
     params = kernel_params(kernel)
-    first = {}
+    first: dict[str, int] = {}
     for i, a in enumerate(flatten(params)):
         first.setdefault(a.param, i)
     return tuple((p, first[p.name]) for p in params)

@@ -124,7 +124,11 @@ class StructuralLowerer(BodyLowerer):
 
     def _flush(self, stmts: list[ast.Stmt]) -> None:
         if stmts:
-            self.st.region(lambda: [self.stmt(s) for s in stmts] and None)
+            def emit() -> None:
+                for s in stmts:
+                    self.stmt(s)
+
+            self.st.region(emit)
 
     def _block_stmts(self, block: ast.Block) -> list[ast.Stmt]:
         tail = [] if block.tail is None else [ast.ExprStmt(expr=block.tail)]

@@ -90,7 +90,6 @@ def build_gpu(case: Case, target: Target, opt_level: int, *, llc: Llc | None = N
             got.ir_opt, target, opt_level, llc)) if assembly else ""
     except LlvmError as e:
         return crash("codegen", e)
-    assert isinstance(obj, bytes) and isinstance(asm, str)
     clock.artefacts["object"] = toolchain.sha256(obj)
     lowered = got.lowered
     return GpuBuild(target=target, opt_level=opt_level, kernel=lowered.symbol,
@@ -118,7 +117,9 @@ def run_job(job: GpuJob) -> GpuBuild | Outcome:
     transform = None
     if job.hook is not None:
         cls, spec = job.hook
-        transform = cls.load()(PipelineSpec.parse(spec)).transform_ir
+        pipeline = cls.load()(PipelineSpec.parse(spec))
+        transform = getattr(pipeline, "transform_ir", None)
+        assert callable(transform), f"{spec}: a hook pipeline needs transform_ir"
     return build_gpu(casefile.loads(job.case_toml), job.target, job.opt_level,
                      llc=None if job.llc is None else Llc(job.llc), transform=transform,
                      determinism=job.determinism, assembly=job.assembly)

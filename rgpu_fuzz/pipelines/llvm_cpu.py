@@ -229,7 +229,7 @@ def execute(job: Job) -> Outcome:
     lowered = got.lowered
     llc = None if job.llc is None else Llc(job.llc)
     try:
-        engine, address = clock.run("codegen", lambda: _jit(got, job.opt_level, llc))  # type: ignore[misc]
+        engine, address = clock.run("codegen", lambda: _jit(got, job.opt_level, llc))
     except LlvmError as e:
         return crash("codegen", e)
     values = ArgumentValues.of(case, lowered.params)

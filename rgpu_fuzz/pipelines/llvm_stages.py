@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rgpu_fuzz.lower import LoweredKernel, LowerError, TargetHooks, lower_module
 from rgpu_fuzz.model.case import Case
@@ -22,6 +23,8 @@ from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.stages import report_stage
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
+
+T = TypeVar("T")
 
 COMPILE_STAGES = ("check", "lower", "transform", "optimise", "determinism", "codegen")
 """The stages in which a worker's death is a `CompileCrash` (later: a `RunCrash`)."""
@@ -34,7 +37,7 @@ class StageClock:
     seconds: dict[str, float] = field(default_factory=dict)
     artefacts: dict[str, str] = field(default_factory=dict)
 
-    def run(self, stage: str, work: Callable[[], object]) -> object:
+    def run(self, stage: str, work: Callable[[], T]) -> T:
         report_stage(stage)
         t = time.perf_counter()
         try:
@@ -79,7 +82,6 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
         lowered = clock.run("lower", lambda: lower_module(checked, case.entry, hooks))
     except LowerError as e:
         return Unsupported(features=(f"{hooks.name}: {e.feature}",))
-    assert isinstance(lowered, LoweredKernel)
     ir_text = clock.run("transform", lambda: lowered.ir if transform is None
                         else _transformed(transform, lowered.ir))
     if not isinstance(ir_text, str):
@@ -92,11 +94,10 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
         opt = clock.run("optimise", lambda: toolchain.optimise(ir_text, target, level))
     except LlvmError as e:
         return crash("optimise", e)
-    assert isinstance(opt, str)
     clock.artefacts["llvm-ir-opt"] = toolchain.sha256(opt)
     if determinism:
         try:
-            clock.artefacts.update(clock.run(  # type: ignore[arg-type]
+            clock.artefacts.update(clock.run(
                 "determinism", lambda: toolchain.determinism(ir_text, opt, target, level, llc)))
         except LlvmError as e:
             return crash("determinism", e)

@@ -34,7 +34,7 @@ import hashlib
 import re
 import struct
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.codeobj import KernelMetadata, find_ld_lld, read_code_object
-from rgpu_fuzz.lang.features import FEATURES
+from rgpu_fuzz.lang.features import FEATURES, case_features
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.inputs import materialise
 from rgpu_fuzz.model.outcome import (
@@ -56,6 +56,7 @@ from rgpu_fuzz.model.outcome import (
     Stats,
     Timeout,
     Trap,
+    Unsupported,
 )
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import Pipeline
@@ -135,6 +136,11 @@ class RustcAmdgpuPipeline(Pipeline):
         units: list[ProgramCase] = []
         where: list[int] = []
         for i, case in enumerate(cases):
+            # run_many's callers may leave the feature check to the pipeline: a shared array
+            # compiled as a global static would give wrong answers, never Unsupported.
+            if missing := case_features(case) & UNSUPPORTED:
+                outcomes[i] = Unsupported(features=tuple(sorted(missing)))
+                continue
             unit = printed_program_case(case)
             if isinstance(unit, Rejected):
                 outcomes[i] = unit
@@ -237,7 +243,7 @@ class RustcAmdgpuPipeline(Pipeline):
             src = Path(tmp, "kernels.rs")
             src.write_text(amdgpu_program_source([unit]).source, encoding="utf-8")
             out = Path(tmp, "kernels.out")
-            emit = f"{'llvm-ir' if kind == 'ir' else 'asm'}={out}"
+            emit = f"{'llvm-ir' if kind == 'ir' else 'asm'}={out.name}"
             proc = run_bounded(rustc_command(rustc, src, target=self.target,
                                              opt_level=self.opt_level, emit=emit),
                                timeout=self.compile_timeout, cwd=Path(tmp),
@@ -277,7 +283,9 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
             program: Program, index: int, stats: Stats) -> Outcome:
     """Run kernel `symbol` of `code_object` on the simulator with `unit`'s arguments and read
     back the outputs or the trap record."""
+    from rgpu_fuzz.sim.code import decode_text
     from rgpu_fuzz.sim.engine import Arg, Status, simulate
+    from rgpu_fuzz.sim.fault import FaultKind
 
     buffers: dict[str, bytes] = {TRAP_BUFFER: bytes(4 * TRAP_RECORD_WORDS)}
     lengths: dict[str, int] = {}
@@ -290,15 +298,19 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
     args = [Arg(buffer=v) if isinstance(v, str) else Arg(data=v) for v in plan.values(lengths)]
     launch = unit.case.launch
     result = simulate(code_object, symbol, launch.grid, launch.block, args, buffers,
-                      decode=_decoder(), target=target)
+                      decode=decode_text, target=target)
     seconds = {**stats.seconds, **{f"sim-{k}": v for k, v in result.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=stats.artefacts)
+    if result.status is Status.FAULT:
+        fault = result.fault
+        assert fault is not None
+        if fault.kind is FaultKind.UNSUPPORTED:
+            return Unsupported(features=(fault.signature,), stats=stats)
+        if fault.kind is FaultKind.STEP_LIMIT:
+            return Timeout(stage="simulate", seconds=sum(result.seconds.values()), stats=stats)
+        return RunCrash(signal=fault.signature, log=fault.detail, stats=stats)
     if result.status is Status.TRAP:
         return _trap_outcome(result.buffers[TRAP_BUFFER], program, index, stats)
-    if result.status is not Status.OK:
-        fault = result.fault
-        return RunCrash(signal=fault.signature if fault is not None else "sim-fault",
-                        log=fault.detail if fault is not None else "", stats=stats)
     outputs: dict[str, Buffer] = {}
     for p in unit.params:
         if p.kind == "mut-slice":
@@ -326,9 +338,3 @@ def _trap_outcome(record: bytes, program: Program, index: int, stats: Stats) -> 
         where = Location(line=line - first + 1, col=0, block=(words[2], words[3], words[4]),
                          thread=(words[5], words[6], words[7]))
     return Trap(kind=kind, where=where, stats=stats)
-
-
-def _decoder() -> Callable[[Any, Any], Any]:
-    from rgpu_fuzz.sim import decode_kernel  # type: ignore[attr-defined]
-
-    return decode_kernel  # type: ignore[no-any-return]

@@ -44,11 +44,14 @@ __all__ = [
 TARGET_TRIPLE = "amdgcn-amd-amdhsa"
 
 AMDGPU_FLAGS: tuple[str, ...] = (
-    "--edition", "2021", "--crate-type", "lib", "--crate-name", "rgpu_kernels",
+    "--edition", "2021", "--crate-type", "cdylib", "--crate-name", "rgpu_kernels",
     "-C", "codegen-units=1", "-C", "panic=abort",
     "-C", "overflow-checks=off", "-C", "debug-assertions=off",
 )
-"""Release semantics (DESIGN.md §3), one codegen unit so the crate is one object."""
+"""Release semantics (DESIGN.md §3), one codegen unit so the crate is one object. A
+`cdylib`, as a GPU code object is: only the `#[no_mangle]` entry points are exported, every
+other function is local, so calls are PC-relative (as a `lib`, the minicore's functions are
+exported and every call goes through the GOT, which the loader must relocate)."""
 
 TRAP_BUFFER = "rgpu.trap"
 """The launch's name for the trap record buffer (not a valid parameter name)."""
@@ -60,9 +63,11 @@ accepts them only with RUSTC_BOOTSTRAP."""
 
 def rustc_command(rustc: str, source: Path, *, target: str, opt_level: int,
                   emit: str) -> list[str]:
-    """The rustc command line compiling `source` for `target` (a gfx name)."""
+    """The rustc command line compiling `source` for `target` (a gfx name), run in
+    `source`'s directory: the file is named without its directory, because the panic
+    locations embed it in the code object, which must not depend on where it was built."""
     return [rustc, *AMDGPU_FLAGS, "--target", TARGET_TRIPLE, "-C", f"target-cpu={target}",
-            "-C", f"opt-level={opt_level}", f"--emit={emit}", str(source)]
+            "-C", f"opt-level={opt_level}", f"--emit={emit}", source.name]
 
 
 def _sha(data: bytes) -> str:
@@ -77,7 +82,7 @@ def build_code_object(units: Sequence[ProgramCase], workdir: Path, timeout: floa
     src, obj, ir = workdir / "kernels.rs", workdir / "kernels.o", workdir / "kernels.ll"
     hsaco = workdir / "kernels.hsaco"
     src.write_text(program.source, encoding="utf-8")
-    emit = f"obj={obj},llvm-ir={ir}"
+    emit = f"obj={obj.name},llvm-ir={ir.name}"
     proc = run_bounded(rustc_command(rustc, src, target=target, opt_level=opt_level, emit=emit),
                        timeout=timeout, cwd=workdir, env=RUSTC_ENV)
     common = {"program": program, "cases": len(units), "seconds": proc.seconds,

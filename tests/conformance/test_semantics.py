@@ -16,13 +16,15 @@ from functools import cache
 import pytest
 
 from rgpu_fuzz.casefile import load
-from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, Unavailable
+from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, Unavailable, Unsupported
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import Registry
 from tests.semantics.expected_values import CASES, case_names, load_expected, output_mismatches
 
 BUILTIN = {"ref": (), "llvm-cpu:O0": (), "llvm-cpu:O3": (),
-           "rustc-cpu:O2": (pytest.mark.slow, pytest.mark.rustc)}
+           "rustc-cpu:O2": (pytest.mark.slow, pytest.mark.rustc),
+           "rustc-amdgpu:gfx942:O0": (pytest.mark.slow, pytest.mark.rustc),
+           "rustc-amdgpu:gfx942:O2": (pytest.mark.slow, pytest.mark.rustc)}
 
 
 def _specs() -> list[object]:
@@ -64,6 +66,8 @@ def test_pipeline_computes_what_rustc_computed(spec: str, name: str) -> None:
         outcome = pipeline.run(case)
     if isinstance(outcome, Unavailable):
         pytest.skip(f"{spec}: {outcome.reason}")
+    if isinstance(outcome, Unsupported):
+        pytest.skip(f"{spec} does not support {', '.join(outcome.features)}")
     want = load_expected(name)
     if "trap" in want:
         assert isinstance(outcome, Trap), f"rustc traps with {want['trap']}, {spec}: {outcome}"

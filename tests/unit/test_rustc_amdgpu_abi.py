@@ -110,3 +110,29 @@ def test_kernel_ir_keeps_the_kernel_functions() -> None:
           "; k\ndefine amdgpu_kernel void @rgpu_case_0(ptr %x) {\nstart:\n  ret void\n}\n")
     assert kernel_ir(ir) == "; k\ndefine amdgpu_kernel void @rgpu_case_0(ptr %x) {\nstart:\n" \
         "  ret void\n}"
+
+
+def test_report_section_says_where_to_look_and_shows_rustcs_ir() -> None:
+    """A wrong-code finding of rustc-amdgpu alone: the report section names the three
+    suspects and shows rustc's own IR of the kernel (`--emit=llvm-ir`, needs rustc)."""
+    import pytest
+
+    from rgpu_fuzz.model.outcome import Ok
+    from rgpu_fuzz.oracles import Verdict
+    from rgpu_fuzz.oracles.verdict import Finding, FindingKind
+    from rgpu_fuzz.pipelines.registry import Registry
+    from rgpu_fuzz.pipelines.rustc_program import find_rustc
+
+    if find_rustc() is None:
+        pytest.skip("rustc not found")
+    pipeline = Registry().create("rustc-amdgpu:gfx942:O2")
+    finding = Finding(kind=FindingKind.WRONG_CODE, pipelines=("ref", pipeline.label),
+                      signature="wrong-code|rustc-amdgpu:gfx942:O2|div")
+    outcomes = {"ref": Ok(outputs={}), "rustc-cpu:O2": Ok(outputs={})}
+    text = pipeline.report_section(_unit().case, outcomes, Verdict(findings=(finding,)),
+                                   [pipeline])
+    assert text is not None
+    assert "## Where to look (rustc-amdgpu:gfx942:O2)" in text
+    assert "minicore" in text and "rustc's amdgcn lowering" in text and "back end" in text
+    assert "define amdgpu_kernel void @rgpu_case_0(" in text
+    assert pipeline.report_section(_unit().case, outcomes, Verdict(), [pipeline]) is None

@@ -144,3 +144,27 @@ def test_float_to_int_casts_saturate(root: Path) -> None:
     assert re.search(r"@llvm\.fptosi\.sat\.i32\.f32", ir)
     assert re.search(r"@llvm\.fptoui\.sat\.i64\.f64", ir)
     assert not re.search(r"= fptosi float", ir)
+
+
+def test_compilation_is_deterministic(root: Path, tmp_path: Path) -> None:
+    """The same crate compiled again, elsewhere, gives the same code-object bytes
+    (DESIGN.md §4): nothing of the build directory leaks into the panic locations."""
+    units, built = _compiled(2, root)
+    rustc = find_rustc()
+    assert rustc is not None
+    again = compile_units(units, rustc=rustc, target="gfx942", opt_level=2,
+                          root=tmp_path / "elsewhere", timeout=600)
+    assert again[0].build.binary_sha256 == built[0].build.binary_sha256
+
+
+def test_calls_are_pc_relative(root: Path) -> None:
+    """As a `cdylib`, only the entry points are exported: rustc's object has no GOT
+    relocations (a `lib` crate calls even its own panic functions through the GOT)."""
+    _, built = _compiled(0, root)
+    assert built[0].build.binary is not None
+    readelf = debian_llvm_tool("llvm-readelf", 22)
+    proc = run_bounded([readelf, "-r", str(built[0].build.binary.parent / "kernels.o")],
+                       timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "GOTPCREL" not in proc.stdout
+    assert "R_AMDGPU_REL32" in proc.stdout or "R_AMDGPU_REL64" in proc.stdout

@@ -147,6 +147,8 @@ class _Decoder:
                 self.bits = self._gather(self.ndwords)
                 self.values.update({n: f.get(self.bits)
                                     for n, f in self.extension.fields.items()})
+                if self.extension is DPP8_EXT:
+                    self.values["fi"] = int(code == _DPP8FI_CODE)   # RDNA3 §7.7: code 234
         literal = None
         k_match = K_CONSTANT.match(self.info.name)
         needs_literal = k_match is not None or (
@@ -394,6 +396,11 @@ class _Decoder:
         if enc in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P) and index is not None:
             neg = bool(v["neg"] >> index & 1)
             abs_ = bool(v.get("abs", 0) >> index & 1)
+            if enc is Encoding.VOP3P and "_MIX" in self.info.name:
+                # v_fma_mix*: NEG_HI holds the sources' abs (CDNA3 ISA §12.11 V_FMA_MIX_F32)
+                return _replace(op, neg=neg, abs=bool(v["neg_hi"] >> index & 1),
+                                hi=bool(v["opsel"] >> index & 1),
+                                hi_hi=bool((v["opsel_hi"] | v["opsel_hi2"] << 2) >> index & 1))
             if enc is Encoding.VOP3P:
                 hi_hi = bool((v["opsel_hi"] | v["opsel_hi2"] << 2) >> index & 1)
                 return _replace(op, neg=neg, hi=bool(v["opsel"] >> index & 1),
@@ -444,6 +451,9 @@ class _Decoder:
                     "blgp": v["neg"]}
         if self.extension is not None:
             for n in ("src0", "sdst"):
+                mods.pop(n, None)
+        if self.extension is SDWA_EXT and self.fmt.op_table == "VOPCOp":
+            for n in ("dst_sel", "dst_unused", "clamp", "omod"):   # VOPC: bits 47:40 are sdst/sd
                 mods.pop(n, None)
         if self.encoding in (Encoding.GLOBAL, Encoding.SCRATCH) or (
                 self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width == 13):
