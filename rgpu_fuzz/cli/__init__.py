@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Sequence
 
 from rgpu_fuzz import __version__
+from rgpu_fuzz.model.errors import HarnessBug, RgpuError
 
 EXIT_USAGE = 2
 EXIT_BUG = 70
@@ -33,7 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class UserError(Exception):
+class UserError(RgpuError):
     """A mistake in what the user asked for; `str()` is the one line printed."""
 
 
@@ -66,6 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(module.execute(args))
     except UserError as e:
         print(f"rgpu-fuzz {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except HarnessBug:
+        traceback.print_exc()
+        print(f"rgpu-fuzz {args.command}: internal error (a bug in rgpu-fuzz; please report "
+              "it with the traceback above)", file=sys.stderr)
+        return EXIT_BUG
+    except RgpuError as e:  # what the user gave cannot be used: its one line
+        print(f"rgpu-fuzz {args.command}: error: {str(e).splitlines()[0] if str(e) else e!r}",
+              file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -28,8 +28,8 @@ from rgpu_fuzz import __version__, casefile
 from rgpu_fuzz.cli import bench_campaign
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "pipelines", "rustc", "reduce", "campaign")
-SLOW_BENCHES = ("reduce", "campaign")
+BENCHES = ("interp", "gen", "pipelines", "rustc", "reduce", "sim", "campaign")
+SLOW_BENCHES = ("reduce", "sim", "campaign")
 """Run only when named: they take minutes."""
 
 
@@ -47,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="`reduce`: seeded-bug findings to reduce")
     p.add_argument("--budget", type=_seconds, default=120.0,
                    help="`reduce`: wall-clock budget per reducer per finding (e.g. 120s)")
+    p.add_argument("--sim-specs", default="amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3",
+                   help="`sim`: the amdgpu-sim specs whose code objects are simulated")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
     bench_campaign.add_arguments(p)
 
@@ -233,6 +235,12 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
             "search_seconds": search_s, "median": medians, "per_finding": per_finding}
 
 
+def _bench_sim(args: argparse.Namespace) -> dict[str, Any]:
+    from rgpu_fuzz.cli.bench_sim import bench_sim
+
+    return bench_sim(args)
+
+
 def execute(args: argparse.Namespace) -> int:
     from rgpu_fuzz.cli import UserError
 
@@ -252,6 +260,7 @@ def execute(args: argparse.Namespace) -> int:
                                          "pipelines": bench_pipelines,
                                          "rustc": bench_rustc,
                                          "reduce": bench_reduce,
+                                         "sim": _bench_sim,
                                          "campaign": bench_campaign.bench_campaign}[which](args)
     text = json.dumps(result, indent=2)
     print(text)

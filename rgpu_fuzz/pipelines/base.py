@@ -122,7 +122,7 @@ class Pipeline(abc.ABC):
     """Language features (see `rgpu_fuzz.lang.features`) this pipeline runs; None: all."""
     timeout: float = DEFAULT_TIMEOUT
     """Seconds per case; a class may change the default, `timeout=` a spec."""
-    watchdog_grace: ClassVar[float] = 5.0
+    watchdog_grace: ClassVar[float] = 1.0
     """Seconds past `timeout` before `run` gives up on `_run`: pipelines that bound their
     own work (a worker with its own timeout and start-up allowance) set more, so their own,
     more precise `Timeout` (with the stage) is the one reported."""
@@ -196,6 +196,10 @@ class Pipeline(abc.ABC):
                 out[i] = Unsupported(features=tuple(sorted(missing)))
             else:
                 todo.append(i)
+        if type(self)._run_many is Pipeline._run_many:  # no shared work: each case alone
+            for i in todo:
+                out[i] = self.run(cases[i], feats[i])
+            return [o for o in out if o is not None]
         start = time.perf_counter()
         batch = [cases[i] for i in todo]
         results = self._guarded(batch, lambda: list(self._run_many(batch)))

@@ -27,25 +27,25 @@ from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, TrapKind
 from rgpu_fuzz.oracles import Policy, judge
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.oracles.signature import Signature, coarse_key
+from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET, DEFAULT_TIME_BUDGET
 from rgpu_fuzz.pipelines.registry import Registry
 
 
 def reduction_key(signature: str) -> str:
-    """A signature with its `ops=...` field removed: what must stay equal while reducing.
-    `ops=` is the last field and its list can itself contain `|` (the operator), so
-    everything from `|ops=` on is dropped rather than splitting on `|`."""
-    return signature.split("|ops=", 1)[0]
+    """A signature with its `ops=...` field removed: what must stay equal while reducing
+    (`Signature.coarse_text`)."""
+    return coarse_key(signature)
 
 
 def expected_ref_trap(signature: str) -> TrapKind | None:
     """The trap `ref` must keep taking: set for `trap-mismatch|P|expected KIND, got ...`
     (ref trapped, the pipeline did not trap the same way); None when ref must finish."""
-    parts = signature.split("|")
-    if len(parts) >= 3 and parts[0] == "trap-mismatch" and parts[2].startswith("expected "):
-        kind = parts[2][len("expected "):].split(",")[0].strip()
+    sig = Signature.parse(signature)
+    if sig.kind == "trap-mismatch" and sig.detail.startswith("expected "):
+        kind = sig.detail[len("expected "):].split(",")[0].strip()
         try:
             return TrapKind(kind)
         except ValueError:
@@ -108,7 +108,7 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
 
     def arbiter_for(case: Case) -> Pipeline:
         nonlocal budget
-        if policy.arbiter != "ref":
+        if spec_name(policy.arbiter) != "ref":
             return reg.create(policy.arbiter)
         if budget is None:
             steps = interpreter_steps(case)
@@ -119,7 +119,7 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
         return arbiters[budget]
 
     others = [copy.copy(p) if isinstance(p, Pipeline) else reg.create(p) for p in pipelines]
-    others = [p for p in others if p.label != policy.arbiter]
+    others = [p for p in others if p.spec.name != spec_name(policy.arbiter)]
     calibrated = False
     want = reduction_key(signature)
     ref_trap = expected_ref_trap(signature)
