@@ -10,7 +10,9 @@ instruction of 4 bytes, so one bad word never hides the rest of the section.
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Iterator
+from dataclasses import fields, replace
 from types import MappingProxyType
 
 from rgpu_fuzz.codeobj import CodeObject
@@ -50,17 +52,57 @@ _SOPK_RMW = re.compile(r"^S_(?:ADDK|MULK|CMOVK)_")
 
 
 def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction, ...]:
-    """Decodes every instruction of `text` (a `.text` section) for `target`."""
+    """Decodes every instruction of `text` (a `.text` section) for `target`.
+
+    Decoded instructions are memoised per process by their words (compiled code repeats
+    instructions within and across code objects); a hit is the cached instruction moved to
+    its address. Instructions whose decoding depends on their address (branches) are not
+    memoised.
+    """
     t = tables(target)
     n = len(text) // 4
-    words = tuple(int.from_bytes(text[4 * i: 4 * i + 4], "little") for i in range(n))
+    words = struct.unpack_from(f"<{n}I", text) if n else ()
+    memo = _MEMO.setdefault(target, {})
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
     out: list[Instruction] = []
     i = 0
     while i < n:
-        inst = _decode_one(t, words, i, base_address + 4 * i)
+        address = base_address + 4 * i
+        inst = None
+        for candidate in memo.get(words[i], ()):
+            if words[i: i + len(candidate.words)] == candidate.words:
+                inst = _moved(candidate, address)
+                break
+        if inst is None:
+            inst = _decode_one(t, words, i, address)
+            if "target" not in inst.modifiers:
+                memo.setdefault(words[i], []).append(inst)
         out.append(inst)
         i += inst.size // 4
     return tuple(out)
+
+
+_MEMO: dict[str, dict[int, list[Instruction]]] = {}
+_MEMO_LIMIT = 200_000
+
+
+_SLOTS = tuple(f.name for f in fields(Instruction))
+_set = object.__setattr__
+
+
+def _moved(inst: Instruction, address: int) -> Instruction:
+    """A copy of a memoised instruction at another address (field by field: a frozen
+    dataclass's `replace` re-runs `__init__`, five times slower on this hot path)."""
+    if inst.address == address:
+        return inst
+    new = object.__new__(Instruction)
+    for name in _SLOTS:
+        _set(new, name, getattr(inst, name))
+    _set(new, "address", address)
+    if inst.halves:
+        _set(new, "halves", tuple(_moved(h, address) for h in inst.halves))
+    return new
 
 
 def decode_code_object(code_object: CodeObject) -> tuple[Instruction, ...]:
@@ -520,6 +562,4 @@ def _select(code: int) -> str:
 
 
 def _replace(op: Operand, **changes: object) -> Operand:
-    from dataclasses import replace
-
     return replace(op, **changes)
