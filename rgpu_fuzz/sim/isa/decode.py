@@ -28,7 +28,7 @@ from rgpu_fuzz.sim.isa.operands import (
 )
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["K_CONSTANT", "decode", "decode_code_object"]
+__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
@@ -85,6 +85,11 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
 
 _MEMO: dict[str, dict[int, list[Instruction]]] = {}
 _MEMO_LIMIT = 200_000
+
+
+def clear_memo() -> None:
+    """Forgets every memoised instruction (benchmarks measure cold decoding with it)."""
+    _MEMO.clear()
 
 
 _SLOTS = tuple(f.name for f in fields(Instruction))
