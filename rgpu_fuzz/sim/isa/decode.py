@@ -324,7 +324,7 @@ class _Decoder:
             operand = self._field_operand(fname, optype)
             operand = self._with_modifiers(fname, operand)
             is_def = fname in _DEF_FIELDS or (fname == "sdata" and not name.startswith(
-                _STORE_PREFIXES))
+                _STORE_PREFIXES)) or (fname == "vdata" and self._buffer_writes_vdata())
             if enc is Encoding.SOPK and fname == "sdst":
                 if _SOPK_READS.match(name):
                     is_def = False
@@ -340,6 +340,13 @@ class _Decoder:
             else:
                 uses.append(k)                     # v_fmaak_f32 vdst, src0, vsrc1, K
         return defs, uses
+
+    def _buffer_writes_vdata(self) -> bool:
+        """MUBUF/MTBUF: vdata is the destination of loads and of returning atomics."""
+        name = self.info.name
+        if "_LOAD_" in name:
+            return True
+        return "_ATOMIC_" in name and bool(self.values.get("sc0", self.values.get("glc", 0)))
 
     def _atomic_without_return(self) -> bool:
         """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
