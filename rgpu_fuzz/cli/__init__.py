@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "triage": ("rgpu_fuzz.cli.triage", "list, show, promote and merge bucketed findings"),
     "report": ("rgpu_fuzz.cli.report", "Markdown issue report of a filed case"),
     "reproduce": ("rgpu_fuzz.cli.reproduce", "rerun a filed case; exit 1 while it diverges"),
+    "inspect": ("rgpu_fuzz.cli.inspect", "LLVM IR, assembly, code object, kernel descriptor, "
+                "metadata and kernarg layout of a kernel on an AMD GPU"),
 }
 
 

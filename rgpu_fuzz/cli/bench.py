@@ -4,6 +4,9 @@ Benchmarks: `interp` (reference interpreter: seconds per case over a fixed kerne
 corpus plus a fixed range of generated seeds), `gen` (generator: cases per second, kernel
 size). Figures are medians over repeats, measured in one process.
 
+`compile` (not run by default: minutes) times AMDGPU code objects per target and level:
+compile, link, read and verify (`bench_compile.py`).
+
 `reduce` (not run by default: minutes) compares our reducer with C-Vise (apt package
 `cvise`) on the first `--findings` generated cases that the seeded-bug pipeline
 `llvm-cpu-xor2or` (tests/plugins/miscompile.py) miscompiles: same predicate, same
@@ -24,8 +27,8 @@ from typing import Any
 from rgpu_fuzz import __version__, casefile
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "pipelines", "rustc", "reduce", "sim")
-SLOW_BENCHES = ("reduce", "sim")
+BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim")
+SLOW_BENCHES = ("compile", "reduce", "sim")
 """Run only when named: they take minutes."""
 
 
@@ -228,6 +231,14 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
             "search_seconds": search_s, "median": medians, "per_finding": per_finding}
 
 
+def bench_compile(args: argparse.Namespace) -> dict[str, Any]:
+    """AMDGPU code objects: compile, link, read and verify per target and level
+    (`bench_compile.py`)."""
+    from rgpu_fuzz.cli.bench_compile import bench_compile as run
+
+    return run(args, _kernel_set(args.corpus, args.seeds))
+
+
 def _bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.cli.bench_sim import bench_sim
 
@@ -252,6 +263,7 @@ def execute(args: argparse.Namespace) -> int:
         result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen,
                                          "pipelines": bench_pipelines,
                                          "rustc": bench_rustc,
+                                         "compile": bench_compile,
                                          "reduce": bench_reduce,
                                          "sim": _bench_sim}[which](args)
     text = json.dumps(result, indent=2)

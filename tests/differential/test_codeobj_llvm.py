@@ -1,8 +1,9 @@
 """Our code-object reading against LLVM's own tools (Debian llvm-22), on every test code
-object: the metadata note against `llvm-readelf --notes`, every kernel descriptor field
-against the `.amdhsa_*` directives `llvm-objdump --disassemble-symbols=<k>.kd` prints, the
-ELF header's target against `llvm-readelf -h`, dynamic symbols against `--dyn-syms`.
-The expected values are LLVM's: nothing here comes from the code under test.
+object (the hand-written kernels, and the corpus through our amdgcn lowering): the metadata
+note against `llvm-readelf --notes`, every kernel descriptor field against the `.amdhsa_*`
+directives `llvm-objdump --disassemble-symbols=<k>.kd` prints, the ELF header's target
+against `llvm-readelf -h`, dynamic symbols against `--dyn-syms`. The expected values are
+LLVM's: nothing here comes from the code under test.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import yaml
 from rgpu_fuzz.codeobj import FIELDS, FeatureSetting, read_code_object
 from rgpu_fuzz.codeobj.targets import _TABLE as TARGET_TABLE
 from rgpu_fuzz.process import run_bounded
-from tests.amdgcn_objects import Built, build_all
+from tests.amdgcn_objects import Built, build_all, build_cases
 from tests.toolchain import debian_llvm_tool
 
-BUILT = [b for b in build_all() if isinstance(b, Built)]
+CORPUS = tuple(sorted((Path(__file__).resolve().parents[2] / "corpus").glob("*.toml")))
+BUILT = [b for b in build_all() + build_cases(CORPUS) if isinstance(b, Built)]
+"""The hand-written kernels and the corpus through our lowering, each target, O0 and O3."""
 
 
 @pytest.fixture(scope="session")
