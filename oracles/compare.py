@@ -35,7 +35,9 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.oracles.policy import Policy, ZeroSign
+from rgpu_fuzz.oracles.signature import Signature
 from rgpu_fuzz.oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
+from rgpu_fuzz.pipelines.base import spec_name
 
 
 def kernel_operations(module: Module) -> tuple[str, ...]:
@@ -122,45 +124,86 @@ def compare_outputs(expected: Mapping[str, Buffer], actual: Mapping[str, Buffer]
 
 def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
           module: Module | None = None) -> Verdict:
-    """Read all outcomes of one case. `module` is the parsed kernel (for signatures)."""
+    """Read all outcomes of one case. `module` is the parsed kernel (for signatures).
+
+    The arbiter is the first outcome whose pipeline *name* is the policy's arbiter
+    (`ref:steps=100000` is `ref`). Without an arbiter that finished or trapped, the
+    pipelines are still compared with each other: any two that disagree are a finding, and
+    the finding names the suspect — the pipelines outside a strict majority, or none."""
     loose = policy.zero_sign is ZeroSign.LOOSE or (
         policy.zero_sign is ZeroSign.LOOSE_IF_MIN_MAX and _uses_float_min_max(module))
     ops = ",".join(kernel_operations(module)) if module is not None else ""
-    arbiter = outcomes.get(policy.arbiter)
-    findings: list[Finding] = []
     compared = tuple(k for k, o in outcomes.items()
                      if not isinstance(o, Unsupported | Unavailable))
-
-    if arbiter is None or isinstance(arbiter, Unsupported | Unavailable):
-        return Verdict(compared=compared)
+    arbiter_label = arbiter_of(outcomes, policy)
+    arbiter = outcomes.get(arbiter_label) if arbiter_label is not None else None
     if isinstance(arbiter, Rejected):
+        assert arbiter_label is not None
         return Verdict(compared=compared, findings=(Finding(
-            kind=FindingKind.INVALID_CASE, pipelines=(policy.arbiter,),
-            signature=f"invalid-case|{arbiter.reason}", detail=detail(arbiter)),))
+            kind=FindingKind.INVALID_CASE, pipelines=(arbiter_label,),
+            signature=str(Signature(kind=FindingKind.INVALID_CASE, detail=arbiter.reason)),
+            detail=detail(arbiter)),))
 
-    classes: list[tuple[str, Ok]] = []
-    members: dict[str, list[str]] = {}
-    for label, o in outcomes.items():
-        if isinstance(o, Ok):
-            for rep, rep_o in classes:
-                if not compare_outputs(rep_o.outputs, o.outputs, loose_zero=loose,
-                                       max_diffs=1)[1]:
-                    members[rep].append(label)
-                    break
-            else:
-                classes.append((label, o))
-                members[label] = [label]
-
-    outvoted = _arbiter_outvoted(outcomes, members, policy)
+    members = _classes(outcomes, loose)
+    findings: list[Finding] = []
     for label, o in outcomes.items():
         findings.extend(_nondeterminism(label, o))
-        if label == policy.arbiter:
-            if isinstance(o, CompileCrash | RunCrash | Timeout):
-                findings.append(_crash_finding(label, o))
+    if arbiter_label is None or not isinstance(arbiter, Ok | Trap):
+        findings.extend(_judge_without_arbiter(outcomes, members, loose, policy, ops,
+                                               arbiter_label))
+    else:
+        findings.extend(_judge_with_arbiter(outcomes, members, arbiter_label, loose, policy,
+                                            ops))
+    findings = [_mark_known(f, policy, arbiter_label) for f in findings]
+    return Verdict(findings=tuple(findings), compared=compared,
+                   classes=tuple(tuple(m) for m in members.values() if m))
+
+
+def arbiter_of(outcomes: Mapping[str, Outcome], policy: Policy) -> str | None:
+    """The label of the arbiter's outcome: the first whose pipeline name is the policy's
+    arbiter name (never a label match: options do not make `ref` another pipeline)."""
+    want = spec_name(policy.arbiter)
+    return next((k for k in outcomes if spec_name(k) == want), None)
+
+
+def _result_key(o: Outcome) -> str | None:
+    """Traps compare by kind; None for outcomes that are not results (crashes, skips)."""
+    return f"trap {o.kind}" if isinstance(o, Trap) else None
+
+
+def _classes(outcomes: Mapping[str, Outcome], loose: bool) -> dict[str, list[str]]:
+    """Pipelines that finished or trapped, grouped by equal result (first member first)."""
+    reps: list[tuple[str, Outcome]] = []
+    members: dict[str, list[str]] = {}
+    for label, o in outcomes.items():
+        if not isinstance(o, Ok | Trap):
             continue
-        if label in outvoted:
+        for rep, rep_o in reps:
+            if _same_result(rep_o, o, loose):
+                members[rep].append(label)
+                break
+        else:
+            reps.append((label, o))
+            members[label] = [label]
+    return members
+
+
+def _same_result(a: Outcome, b: Outcome, loose: bool) -> bool:
+    if isinstance(a, Ok) and isinstance(b, Ok):
+        return not compare_outputs(a.outputs, b.outputs, loose_zero=loose, max_diffs=1)[1]
+    return _result_key(a) is not None and _result_key(a) == _result_key(b)
+
+
+def _judge_with_arbiter(outcomes: Mapping[str, Outcome], members: Mapping[str, list[str]],
+                        arbiter_label: str, loose: bool, policy: Policy,
+                        ops: str) -> list[Finding]:
+    arbiter = outcomes[arbiter_label]
+    findings: list[Finding] = []
+    outvoted = _arbiter_outvoted(outcomes, members, arbiter_label)
+    for label, o in outcomes.items():
+        if label == arbiter_label or label in outvoted:
             continue
-        finding = _judge_one(label, o, arbiter, loose, policy, ops)
+        finding = _judge_one(label, o, arbiter, arbiter_label, loose, policy, ops)
         if finding is not None:
             findings.append(finding)
     if outvoted:
@@ -170,15 +213,68 @@ def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
         diffs, total = compare_outputs(arbiter.outputs, other.outputs, loose_zero=loose,
                                        max_diffs=policy.max_diffs)
         findings.append(Finding(
-            kind=FindingKind.WRONG_CODE, pipelines=(policy.arbiter, *outvoted),
-            signature=f"wrong-code|{policy.arbiter}-outvoted|ops={ops}",
+            kind=FindingKind.WRONG_CODE, pipelines=(arbiter_label, *outvoted),
+            signature=str(Signature(kind=FindingKind.WRONG_CODE,
+                                    pipeline=f"{spec_name(arbiter_label)}-outvoted",
+                                    detail=f"ops={ops}")),
             detail=(f"{len(outvoted)} independent pipelines agree with each other against "
-                    f"{policy.arbiter} ({total} element{'s' if total != 1 else ''}): "
-                    f"suspect {policy.arbiter} first"),
-            diffs=tuple(diffs), differing_elements=total))
-    findings = [_mark_known(f, policy) for f in findings]
-    return Verdict(findings=tuple(findings), compared=compared,
-                   classes=tuple(tuple(m) for m in members.values()))
+                    f"{arbiter_label} ({total} element{'s' if total != 1 else ''}): "
+                    f"suspect {arbiter_label} first"),
+            diffs=tuple(diffs), differing_elements=total, suspects=(arbiter_label,)))
+    return findings
+
+
+def _judge_without_arbiter(outcomes: Mapping[str, Outcome], members: Mapping[str, list[str]],
+                           loose: bool, policy: Policy, ops: str,
+                           arbiter_label: str | None) -> list[Finding]:
+    """No arbiter result (none ran, it is unavailable, or it crashed): crashes are still
+    findings, and pipelines that disagree with each other are compared among themselves.
+    A strict majority class is taken as the reference and every pipeline outside it is
+    suspect; with no strict majority, one finding names every class and no suspect."""
+    findings: list[Finding] = []
+    for label, o in outcomes.items():
+        finding = _failure_finding(label, o)
+        if finding is not None:
+            findings.append(finding)
+    groups = sorted(members.values(), key=len, reverse=True)
+    if len(groups) < 2:
+        return findings
+    why = ("no arbiter ran" if arbiter_label is None
+           else f"the arbiter {arbiter_label} gave no result ({outcomes[arbiter_label].status})")
+    if len(groups[0]) > len(groups[1]):
+        majority = groups[0]
+        reference = outcomes[majority[0]]
+        ref_name = "majority " + ",".join(majority)
+        for group in groups[1:]:
+            for label in group:
+                f = _judge_one(label, outcomes[label], reference, ref_name, loose, policy, ops)
+                assert f is not None, (label, majority)
+                findings.append(replace(
+                    f, pipelines=(*majority, label),
+                    detail=f"{f.detail}; {why}: {label} differs from the {ref_name}, "
+                           f"suspect {label}", suspects=(label,)))
+        return findings
+    labels = [m for g in groups for m in g]
+    first, second = outcomes[groups[0][0]], outcomes[groups[1][0]]
+    kind = FindingKind.WRONG_CODE if isinstance(first, Ok) and isinstance(second, Ok) \
+        else FindingKind.TRAP_MISMATCH
+    diffs: tuple[ElementDiff, ...] = ()
+    total = 0
+    if isinstance(first, Ok) and isinstance(second, Ok):
+        d, total = compare_outputs(first.outputs, second.outputs, loose_zero=loose,
+                                   max_diffs=policy.max_diffs)
+        diffs = tuple(d)
+    shown = " vs ".join("{" + ",".join(g) + "}" for g in groups)
+    detail_text = (f"{why} and no majority: {shown} disagree; suspect none "
+                   f"(add the arbiter {spec_name(policy.arbiter)} to decide)")
+    pipeline = "/".join(sorted(labels))
+    signature = Signature(kind=kind, pipeline=pipeline,
+                          detail=f"ops={ops}" if kind is FindingKind.WRONG_CODE else
+                          "no majority: " + " vs ".join(sorted(
+                              _result_key(outcomes[g[0]]) or "no trap" for g in groups)))
+    findings.append(Finding(kind=kind, pipelines=tuple(labels), signature=str(signature),
+                            detail=detail_text, diffs=diffs, differing_elements=total))
+    return findings
 
 
 AGAIN = "-again"
@@ -193,33 +289,36 @@ def _nondeterminism(label: str, o: Outcome) -> list[Finding]:
             base = key[: -len(AGAIN)]
             found.append(Finding(
                 kind=FindingKind.NONDETERMINISM, pipelines=(label,),
-                signature=f"nondeterminism|{label}|{base}",
+                signature=str(Signature(kind=FindingKind.NONDETERMINISM, pipeline=label,
+                                        stage=base)),
                 detail=f"{base} differs between two compilations: "
                        f"{o.stats.artefacts.get(base, '?')[:12]} vs {value[:12]}"))
     return found
 
 
 def _arbiter_outvoted(outcomes: Mapping[str, Outcome], members: Mapping[str, list[str]],
-                      policy: Policy) -> list[str]:
+                      arbiter_label: str) -> list[str]:
     """The pipelines that outvote the arbiter: when every other pipeline finished, at least
     two from different compilers (`llvm-cpu:O0` and `llvm-cpu:O3` count as one) agree with
     each other and differ from the arbiter, the likely bug is in the arbiter — reported once,
     not once per pipeline."""
-    others = [k for k, o in outcomes.items() if k != policy.arbiter
+    if not isinstance(outcomes[arbiter_label], Ok):
+        return []
+    others = [k for k, o in outcomes.items() if k != arbiter_label
               and not isinstance(o, Unsupported | Unavailable)]
     if not others or any(not isinstance(outcomes[k], Ok) for k in others):
         return []
     for group in members.values():
-        if policy.arbiter in group:
+        if arbiter_label in group:
             continue
-        if set(others) <= set(group) and len({k.split(":")[0] for k in others}) >= 2:
+        if set(others) <= set(group) and len({spec_name(k) for k in others}) >= 2:
             return others
     return []
 
 
-def _mark_known(f: Finding, policy: Policy) -> Finding:
+def _mark_known(f: Finding, policy: Policy, arbiter_label: str | None) -> Finding:
     for k in policy.known:
-        if any(k.matches(p, f.signature) for p in f.pipelines if p != policy.arbiter):
+        if any(k.matches(p, f.signature) for p in f.pipelines if p != arbiter_label):
             return replace(f, known_issue=k.issue or "known")
     return f
 
@@ -229,46 +328,67 @@ def _crash_finding(label: str, o: CompileCrash | RunCrash | Timeout) -> Finding:
         case CompileCrash(stage=stage, signature=sig, log=log):
             line = normalise_crash_line(sig or log)
             return Finding(kind=FindingKind.COMPILE_CRASH, pipelines=(label,),
-                           signature=f"compile-crash|{label}|{stage}|{line}", detail=detail(o))
+                           signature=str(Signature(kind=FindingKind.COMPILE_CRASH,
+                                                   pipeline=label, stage=stage,
+                                                   detail=line)),
+                           detail=detail(o))
         case RunCrash(signal=sig):
             return Finding(kind=FindingKind.RUN_CRASH, pipelines=(label,),
-                           signature=f"run-crash|{label}|{sig}", detail=detail(o))
+                           signature=str(Signature(kind=FindingKind.RUN_CRASH, pipeline=label,
+                                                   detail=sig)), detail=detail(o))
         case Timeout(stage=stage):
             return Finding(kind=FindingKind.TIMEOUT, pipelines=(label,),
-                           signature=f"timeout|{label}|{stage}", detail=detail(o))
+                           signature=str(Signature(kind=FindingKind.TIMEOUT, pipeline=label,
+                                                   stage=stage)), detail=detail(o))
 
 
-def _judge_one(label: str, o: Outcome, arbiter: Outcome, loose: bool, policy: Policy,
-               ops: str) -> Finding | None:
-    if isinstance(o, Unsupported | Unavailable):
-        return None
-    if isinstance(o, PipelineFailure):
-        return Finding(kind=FindingKind.PIPELINE_ERROR, pipelines=(label,),
-                       signature=f"pipeline-error|{label}|{normalise_crash_line(o.error)}",
-                       detail=o.error)
+def _failure_finding(label: str, o: Outcome) -> Finding | None:
+    """The finding an outcome is on its own, whatever the others did: a crash, a timeout,
+    a compiler rejecting a case, a broken pipeline. None for results and skips."""
     if isinstance(o, CompileCrash | RunCrash | Timeout):
         return _crash_finding(label, o)
     if isinstance(o, Rejected):
         return Finding(kind=FindingKind.REJECTED, pipelines=(label,),
-                       signature=f"rejected|{label}|{o.reason}", detail=detail(o))
+                       signature=str(Signature(kind=FindingKind.REJECTED, pipeline=label,
+                                               detail=o.reason)), detail=detail(o))
+    if isinstance(o, PipelineFailure):
+        return Finding(kind=FindingKind.PIPELINE_ERROR, pipelines=(label,),
+                       signature=str(Signature(kind=FindingKind.PIPELINE_ERROR, pipeline=label,
+                                               detail=normalise_crash_line(o.error))),
+                       detail=o.error + (f"\n{o.traceback}" if o.traceback else ""))
+    return None
+
+
+def _judge_one(label: str, o: Outcome, arbiter: Outcome, arbiter_name: str, loose: bool,
+               policy: Policy, ops: str) -> Finding | None:
+    """One pipeline's outcome against the reference result `arbiter` (Ok or Trap), named
+    `arbiter_name` in details and diffs."""
+    if isinstance(o, Unsupported | Unavailable):
+        return None
+    failure = _failure_finding(label, o)
+    if failure is not None:
+        return failure
     if isinstance(arbiter, Trap):
         if isinstance(o, Trap) and o.kind == arbiter.kind:
             return None
         got = f"trap {o.kind}" if isinstance(o, Trap) else "no trap"
         return Finding(kind=FindingKind.TRAP_MISMATCH, pipelines=(label,),
-                       signature=f"trap-mismatch|{label}|expected {arbiter.kind}, got {got}",
-                       detail=f"{policy.arbiter}: {detail(arbiter)}; {label}: {got}")
+                       signature=str(Signature(kind=FindingKind.TRAP_MISMATCH, pipeline=label,
+                                               detail=f"expected {arbiter.kind}, got {got}")),
+                       detail=f"{arbiter_name}: {detail(arbiter)}; {label}: {got}")
     assert isinstance(arbiter, Ok), arbiter
     if isinstance(o, Trap):
         return Finding(kind=FindingKind.TRAP_MISMATCH, pipelines=(label,),
-                       signature=f"trap-mismatch|{label}|unexpected {o.kind}",
-                       detail=f"{label}: {detail(o)}; {policy.arbiter} finished")
+                       signature=str(Signature(kind=FindingKind.TRAP_MISMATCH, pipeline=label,
+                                               detail=f"unexpected {o.kind}")),
+                       detail=f"{label}: {detail(o)}; {arbiter_name} finished")
     assert isinstance(o, Ok), o
     diffs, total = compare_outputs(arbiter.outputs, o.outputs, loose_zero=loose,
                                    max_diffs=policy.max_diffs)
     if not total:
         return None
-    return Finding(kind=FindingKind.WRONG_CODE, pipelines=(policy.arbiter, label),
-                   signature=f"wrong-code|{label}|ops={ops}",
+    return Finding(kind=FindingKind.WRONG_CODE, pipelines=(arbiter_name, label),
+                   signature=str(Signature(kind=FindingKind.WRONG_CODE, pipeline=label,
+                                           detail=f"ops={ops}")),
                    detail=f"{total} element{'s differ' if total != 1 else ' differs'}",
                    diffs=tuple(diffs), differing_elements=total)

@@ -9,6 +9,8 @@ from enum import StrEnum
 from fnmatch import fnmatch
 from pathlib import Path
 
+from rgpu_fuzz.model.errors import RgpuError
+
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
 
 
@@ -41,7 +43,7 @@ class Policy:
     known: tuple[KnownDifference, ...] = ()
 
 
-class PolicyError(Exception):
+class PolicyError(RgpuError):
     """A policy file that cannot be used; `str()` is one line naming the field."""
 
 

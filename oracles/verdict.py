@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from rgpu_fuzz.oracles.signature import Signature
+
 
 class FindingKind(StrEnum):
     WRONG_CODE = "wrong-code"            # outputs differ from the arbiter's class
@@ -42,6 +44,14 @@ class Finding:
     differing_elements: int = 0
     known_issue: str = ""
     """Set when the policy lists this difference as known (the upstream issue)."""
+    suspects: tuple[str, ...] = ()
+    """The pipelines most likely wrong, when the oracle can say (the arbiter when it is
+    outvoted; the minority when no arbiter ran); empty: the pipeline(s) named, or none."""
+
+    @property
+    def sig(self) -> Signature:
+        """The signature as a value (`signature` is its one text form)."""
+        return Signature.parse(self.signature)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -43,13 +43,14 @@ from rgpu_fuzz.model.case import (
     ScalarArg,
     Values,
 )
+from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.model.scalars import Scalar
 
 _LIMITS = 'docs/language.md "Limits"'
 
 
 @dataclass(eq=False)
-class CaseError(Exception):
+class CaseError(RgpuError):
     """A case file that is not a valid `rgpu-case/1` case. `str()` is the one line users see."""
 
     where: str

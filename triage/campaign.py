@@ -32,7 +32,9 @@ from typing import Any
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
+from rgpu_fuzz.pipelines.workers import die_with_parent
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
     ChunkResult,
@@ -48,7 +50,7 @@ from rgpu_fuzz.triage.classify import coarse_key, place
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
 
 
-class CampaignError(Exception):
+class CampaignError(RgpuError):
     """A campaign that cannot start as asked (e.g. resuming with other settings)."""
 
 
@@ -87,6 +89,7 @@ class Tally:
     reductions: list[dict[str, Any]] = field(default_factory=list)
     chunks: int = 0
     harness_errors: int = 0
+    abandoned_jobs: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,14 +200,18 @@ class Campaign:
     # ------------------------------------------------------------ the loop
 
     def run(self) -> Summary:
+        """Run until the time or case budget is spent. Chunks still running when the time
+        budget is spent get `overrun_grace_s()` to finish; then their processes are killed
+        (their seeds were not checkpointed, so a resumed campaign runs them again), so a
+        pipeline that hangs can never hold a campaign past its `--time`."""
         cfg = self.config
         ctx = get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=cfg.jobs, mp_context=ctx)
+        pool = self._pool(ctx)
         chunks = self.chunk_indices()
         inflight: dict[Future[Any], tuple[str, Any]] = {}
         retries: Counter[Any] = Counter()
-        self._resume_pending(pool, inflight)
         try:
+            self._resume_pending(pool, inflight)
             while True:
                 while (not self.out_of_budget()
                        and sum(1 for k, _ in inflight.values() if k == "chunk") < 2 * cfg.jobs):
@@ -213,6 +220,11 @@ class Campaign:
                     self.submitted_cases += len(job.seeds)
                     inflight[pool.submit(run_chunk, job)] = ("chunk", job)
                 if not inflight:
+                    break
+                if self.overrun():
+                    self._log(f"time budget spent: abandoned {len(inflight)} running jobs "
+                              "(their chunks run again on resume)")
+                    self.tally.abandoned_jobs += len(inflight)
                     break
                 done, _ = wait(inflight, timeout=1.0, return_when=FIRST_COMPLETED)
                 for fut in done:
@@ -234,9 +246,24 @@ class Campaign:
                 if self.on_progress:
                     self.on_progress(self)
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _stop(pool, kill=bool(inflight))
         self._flush_waiting()
         return self.summary()
+
+    def _pool(self, ctx: Any) -> ProcessPoolExecutor:
+        """Job processes that die with this one (PR_SET_PDEATHSIG): a SIGKILLed campaign
+        leaves no process behind."""
+        return ProcessPoolExecutor(max_workers=self.config.jobs, mp_context=ctx,
+                                   initializer=die_with_parent, initargs=(os.getpid(),))
+
+    def overrun_grace_s(self) -> float:
+        """How long running jobs may go on once the time budget is spent."""
+        return min(30.0, max(2.0, 0.1 * (self.config.time_s or 0.0)))
+
+    def overrun(self) -> bool:
+        """The time budget is spent and so is the grace for jobs still running."""
+        t = self.config.time_s
+        return t is not None and time.monotonic() - self.started >= t + self.overrun_grace_s()
 
     def _restart(self, pool: ProcessPoolExecutor, ctx: Any,
                  inflight: dict[Future[Any], tuple[str, Any]], kind: str, job: Any,
@@ -244,8 +271,8 @@ class Campaign:
                                                  dict[Future[Any], tuple[str, Any]]]:
         """A worker process died (not a pipeline: those are sandboxed): start a new pool and
         resubmit what was running, each job at most twice."""
-        pool.shutdown(wait=False, cancel_futures=True)
-        pool = ProcessPoolExecutor(max_workers=self.config.jobs, mp_context=ctx)
+        _stop(pool, kill=True)
+        pool = self._pool(ctx)
         jobs = [(kind, job), *inflight.values()]
         fresh: dict[Future[Any], tuple[str, Any]] = {}
         for k, j in jobs:
@@ -489,12 +516,31 @@ class Campaign:
             "cases_with_findings": t.cases_with_findings, "findings": t.findings,
             "new_buckets": len(t.new_buckets), "buckets": buckets,
             "reductions": t.reductions, "harness_errors": t.harness_errors,
+            "pipeline_errors": {label: c["pipeline-error"] for label, c in t.statuses.items()
+                                if c["pipeline-error"]},
+            "timeouts": {label: c["timeout"] for label, c in t.statuses.items()
+                         if c["timeout"]},
+            "abandoned_jobs": t.abandoned_jobs,
             "resumed_totals": self.checkpoint.totals,
         }
         return Summary(data)
 
     def close(self) -> None:
         self.store.close()
+
+
+def _stop(pool: ProcessPoolExecutor, *, kill: bool) -> None:
+    """Shut the pool down; with `kill`, kill its processes too, since a job stuck in a
+    pipeline would otherwise keep the interpreter from exiting (concurrent.futures joins
+    its workers at exit). `_processes` is CPython's table of the pool's processes."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    if kill:
+        for proc in processes:
+            if proc.is_alive():
+                proc.kill()
+        for proc in processes:
+            proc.join(timeout=5)
 
 
 def _plugin_names(files: tuple[str, ...]) -> dict[str, str]:

@@ -11,22 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rgpu_fuzz.oracles import Finding, FindingKind
-from rgpu_fuzz.triage.reduce.predicate import reduction_key
-
-
-def coarse_key(signature: str) -> str:
-    """The signature without its `ops=` field (the same key reduction keeps)."""
-    return reduction_key(signature)
+from rgpu_fuzz.oracles import Finding, FindingKind, Signature
+from rgpu_fuzz.oracles.signature import coarse_key
 
 
 def signature_ops(signature: str) -> frozenset[str] | None:
     """The operations of a wrong-code signature, or None for signatures without them."""
-    for part in signature.split("|"):
-        if part.startswith("ops="):
-            body = part[len("ops="):]
-            return frozenset(o for o in body.split(",") if o)
-    return None
+    return Signature.parse(signature).ops
 
 
 def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str]) -> str | None:

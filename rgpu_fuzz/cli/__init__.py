@@ -15,6 +15,7 @@ import traceback
 from collections.abc import Sequence
 
 from rgpu_fuzz import __version__
+from rgpu_fuzz.model.errors import HarnessBug, RgpuError
 
 EXIT_USAGE = 2
 EXIT_BUG = 70
@@ -30,10 +31,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "triage": ("rgpu_fuzz.cli.triage", "list, show, promote and merge bucketed findings"),
     "report": ("rgpu_fuzz.cli.report", "Markdown issue report of a filed case"),
     "reproduce": ("rgpu_fuzz.cli.reproduce", "rerun a filed case; exit 1 while it diverges"),
+    "inspect": ("rgpu_fuzz.cli.inspect", "LLVM IR, assembly, code object, kernel descriptor, "
+                "metadata and kernarg layout of a kernel on an AMD GPU"),
 }
 
 
-class UserError(Exception):
+class UserError(RgpuError):
     """A mistake in what the user asked for; `str()` is the one line printed."""
 
 
@@ -66,6 +69,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(module.execute(args))
     except UserError as e:
         print(f"rgpu-fuzz {args.command}: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except HarnessBug:
+        traceback.print_exc()
+        print(f"rgpu-fuzz {args.command}: internal error (a bug in rgpu-fuzz; please report "
+              "it with the traceback above)", file=sys.stderr)
+        return EXIT_BUG
+    except RgpuError as e:  # what the user gave cannot be used: its one line
+        line = str(e).splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"rgpu-fuzz {args.command}: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -101,6 +101,14 @@ def print_summary(console: Console, data: dict[str, object]) -> None:
     if data["harness_errors"]:
         console.print(f"  [red]harness errors[/] (bugs in rgpu-fuzz, tracebacks in "
                       f"{data['out']}/harness-errors/): {data['harness_errors']}")
+    if data.get("pipeline_errors"):
+        console.print(f"  [red]pipeline errors[/] (the pipeline broke, not the compiler under "
+                      f"test; tracebacks in the findings): {data['pipeline_errors']}")
+    if data.get("timeouts"):
+        console.print(f"  timeouts: {data['timeouts']}", highlight=False)
+    if data.get("abandoned_jobs"):
+        console.print(f"  stopped at the time limit with {data['abandoned_jobs']} jobs still "
+                      "running (their seeds run again when the campaign resumes)")
     if data["invalid_cases"]:
         console.print(f"  rejected by ref (generator bugs): {data['invalid_cases']}")
     console.print(f"  findings: {data['findings']} in {data['cases_with_findings']} cases; "

@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipelines", default=DEFAULT_PIPELINES,
                    help=f"comma-separated pipeline specs (default: {DEFAULT_PIPELINES})")
     p.add_argument("--json", action="store_true", help="one JSON object per case on stdout")
+    p.add_argument("--trace", action="store_true",
+                   help="print an instruction trace of one wave (pc, instruction, exec mask, "
+                        "registers changed) for pipelines that simulate (amdgpu-sim)")
     p.add_argument("--policy", default="default",
                    help="oracle policy: a name in oracles/policies or a TOML path")
     add_plugin_argument(p)
@@ -70,7 +73,7 @@ def verdict_json(verdict: Verdict) -> str | list[dict[str, Any]]:
     if verdict.agree:
         return "agree"
     return [{"kind": str(f.kind), "pipelines": list(f.pipelines), "signature": f.signature,
-             "detail": f.detail, "known_issue": f.known_issue,
+             "detail": f.detail, "known_issue": f.known_issue, "suspects": list(f.suspects),
              "differing_elements": f.differing_elements,
              "first_diffs": [{"buffer": d.buffer, "index": d.index, "expected": d.expected,
                               "expected_bits": d.expected_bits, "actual": d.actual,
@@ -87,6 +90,8 @@ def print_verdict(console: Console, verdict: Verdict, bits_width: dict[str, int]
         console.print(f"[bold red]finding[/] {f.kind}{known}: {escape(f.detail)}",
                       highlight=False)
         console.print(f"  signature: {f.signature}", highlight=False, markup=False)
+        if f.suspects:
+            console.print(f"  suspect: {', '.join(f.suspects)}", highlight=False, markup=False)
         if f.diffs:
             t = Table("buffer", "index", f.pipelines[0], "bits", f.pipelines[-1], "bits")
             for d in f.diffs:
@@ -141,6 +146,12 @@ def execute(args: argparse.Namespace) -> int:
         console.print(table)
         widths = {a.name: (a.elem.bits + 3) // 4 for a in case.args if isinstance(a, BufferArg)}
         print_verdict(console, verdict, widths)
+        if args.trace:
+            for p in pipelines:
+                tracer = getattr(p, "trace_text", None)
+                if tracer is not None:
+                    console.rule(escape(f"trace: {p.label}"))
+                    print(tracer(case), end="")
     return status
 
 

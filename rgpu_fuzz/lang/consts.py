@@ -124,10 +124,13 @@ class _Abort(Exception):
 
 
 def _python_value(a: np.ndarray, ty: Scalar) -> ConstValue:
+    """The value of a one-lane result: a Python bool or int, and for floats the numpy scalar
+    itself, never a Python `float`: widening an f32 to f64 sets a signalling NaN's quiet bit,
+    and a const keeps its exact bits in Rust (`f32::from_bits(0x7f80_0001)`)."""
     v = a[0]
     if ty is Scalar.BOOL:
         return bool(v)
-    return float(v) if ty.is_float else int(v)
+    return v if ty.is_float else int(v)  # type: ignore[no-any-return]
 
 
 def _lane(value: ConstValue, ty: Scalar) -> np.ndarray:

@@ -11,11 +11,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TypeAlias
 
+import numpy as np
+
 from rgpu_fuzz.lang.source import Diagnostic, SourceFile, Span
 from rgpu_fuzz.lang.types import ArrayTy, Type
 from rgpu_fuzz.model.scalars import Scalar
 
-ConstValue: TypeAlias = int | float | bool
+ConstValue: TypeAlias = int | bool | np.float32 | np.float64
+"""A `const`'s value; floats as numpy scalars of their type, which hold the exact bits."""
 """The value of a `const`: a Python int for integer types, the exact float of its type for
 `f32`/`f64`, a bool for `bool`."""
 

@@ -7,7 +7,10 @@ scalar goes through `load_scalar`/`store_scalar` so the two never get mixed up.
 
 from __future__ import annotations
 
+import struct
+
 import llvmlite.ir as ir
+import numpy as np
 
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -58,18 +61,30 @@ def int_const(s: Scalar, value: int) -> ir.Constant:
     return ir.Constant(value_type(s), value & ((1 << s.bits) - 1))
 
 
-def float_const(s: Scalar, value: float) -> ir.Constant:
-    """A float constant holding exactly `value` (representable in `s`; a NaN becomes the
-    canonical quiet NaN, as payloads are unspecified in the language)."""
-    return ir.Constant(value_type(s), value)
+def float_const(s: Scalar, bits: int) -> ir.Constant:
+    """A float constant with exactly these IEEE bits. LLVM IR spells every float constant as
+    the hex of a double (LangRef "Simple Constants"): for f32 the double of the same value,
+    and for an f32 NaN the double with the payload shifted up 29 bits, which the IR parser
+    narrows back bit for bit, a signalling NaN included. Never through a Python float: its
+    f32 -> f64 widening sets the quiet bit."""
+    if s is Scalar.F64:
+        return ir.FormattedConstant(value_type(s), f"0x{bits:016X}")
+    sign, exponent, mantissa = bits >> 31, (bits >> 23) & 0xFF, bits & 0x7F_FFFF
+    if exponent == 0xFF:  # inf and NaN: exponent all ones, payload moved to the top
+        double = sign << 63 | 0x7FF << 52 | mantissa << 29
+    else:  # finite: widening is exact
+        value = struct.unpack("<f", struct.pack("<I", bits))[0]
+        double = struct.unpack("<Q", struct.pack("<d", value))[0]
+    return ir.FormattedConstant(value_type(s), f"0x{double:016X}")
 
 
-def scalar_const(s: Scalar, value: int | float | bool) -> ir.Constant:
-    """A constant of `s` from a checker-evaluated const value."""
+def scalar_const(s: Scalar, value: int | float | bool | np.floating) -> ir.Constant:
+    """A constant of `s` from a literal's value or a checker-evaluated const (floats there
+    are numpy scalars holding the exact bits)."""
     if s is Scalar.BOOL:
         return ir.Constant(I1, int(bool(value)))
     if s.is_float:
-        return float_const(s, float(value))
+        return float_const(s, int(np.asarray(value, dtype=s.dtype).view(s.bits_dtype)))
     return int_const(s, int(value))
 
 

@@ -231,7 +231,10 @@ class Llc:
 @cache
 def llc_version(path: str) -> tuple[int, int]:
     """(major, minor) of the LLVM an `llc` was built from (`llc --version`)."""
-    proc = run_bounded([path, "--version"], timeout=30)
+    try:
+        proc = run_bounded([path, "--version"], timeout=30)
+    except OSError as e:
+        raise LlvmError("target", f"{path}: cannot run llc: {e.strerror}") from e
     m = _VERSION.search(proc.stdout + proc.stderr)
     if proc.returncode != 0 or m is None:
         raise LlvmError("target", f"{path}: not an llc ({proc.ended_by}): "

@@ -34,6 +34,10 @@ def _send(proto, reply: tuple[str, object]) -> None:  # type: ignore[no-untyped-
 
 
 def main() -> int:
+    from rgpu_fuzz.pipelines.workers import PARENT_PID_ENV, die_with_parent
+
+    parent = os.environ.get(PARENT_PID_ENV)
+    die_with_parent(int(parent) if parent else None)
     limit_mb = int(os.environ.get("RGPU_WORKER_MEMORY_MB", "0"))
     if limit_mb > 0:
         limit = limit_mb * 1024 * 1024

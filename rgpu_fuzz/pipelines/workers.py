@@ -14,9 +14,13 @@ function as `"module:function"`; it takes one picklable payload and returns a pi
 from __future__ import annotations
 
 import atexit
+import ctypes
+import ctypes.util
 import os
 import pickle
+import queue
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -33,6 +37,66 @@ _HEADER = struct.Struct("<Q")
 IMPORT_TIMEOUT_S = 120.0
 """How long a worker may take to start and import a job's module before the job's own
 timeout starts (importing llvmlite and numpy takes seconds on a loaded machine)."""
+
+
+PR_SET_PDEATHSIG = 1
+"""prctl(2) option: the signal this process gets when the thread that created it ends."""
+
+PARENT_PID_ENV = "RGPU_PARENT_PID"
+
+
+def die_with_parent(parent_pid: int | None = None) -> None:
+    """Make the calling process receive SIGKILL when its parent ends, however it ends (a
+    SIGKILLed campaign leaves no job process, LLVM worker or resource tracker behind).
+    Linux only (prctl(2) PR_SET_PDEATHSIG); elsewhere a no-op. `parent_pid` closes the race
+    in which the parent died before the call: then this process exits at once."""
+    libc_name = ctypes.util.find_library("c")
+    if not sys.platform.startswith("linux") or libc_name is None:
+        return
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(1)
+
+
+class _Spawner:
+    """Starts worker processes from one thread that lives as long as this process.
+
+    PR_SET_PDEATHSIG fires when the *thread* that forked the child ends, and pipelines
+    run on short-lived watchdog threads (`Pipeline.run`); a worker forked there would be
+    killed when its first job returns."""
+
+    def __init__(self) -> None:
+        self._requests: queue.Queue[tuple[list[str], dict[str, str], Any,
+                                          queue.Queue[Any]]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def _serve(self) -> None:
+        while True:
+            argv, env, log, reply = self._requests.get()
+            try:
+                reply.put(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=log, env=env))
+            except BaseException as e:
+                reply.put(e)
+
+    def popen(self, argv: list[str], env: dict[str, str], log: Any) -> subprocess.Popen[bytes]:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="rgpu-worker-spawner",
+                                                daemon=True)
+                self._thread.start()
+        reply: queue.Queue[Any] = queue.Queue()
+        self._requests.put((argv, env, log, reply))
+        got = reply.get()
+        if isinstance(got, BaseException):
+            raise got
+        return got  # type: ignore[no-any-return]
+
+
+_spawner = _Spawner()
 
 
 class _Expired(Exception):
@@ -75,10 +139,9 @@ class Worker:
         self.memory_mb = memory_mb
         self._log = tempfile.TemporaryFile(prefix="rgpu-worker-", suffix=".log")
         env = dict(os.environ, RGPU_WORKER_MEMORY_MB=str(memory_mb), PYTHONFAULTHANDLER="1")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "rgpu_fuzz.pipelines.worker_main"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, env=env,
-        )
+        env[PARENT_PID_ENV] = str(os.getpid())
+        self.proc = _spawner.popen([sys.executable, "-m", "rgpu_fuzz.pipelines.worker_main"],
+                                   env, self._log)
         self.jobs = 0
         self._pending = b""
 

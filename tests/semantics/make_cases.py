@@ -422,10 +422,11 @@ def tabular_cases() -> list[Case]:
 
 
 def main() -> int:
+    from bits_cases import bits_cases  # float bit patterns that must survive exactly
     from hand_cases import hand_cases  # the control-flow, launch, shared and trap kernels
 
     CASES.mkdir(parents=True, exist_ok=True)
-    cases = tabular_cases() + hand_cases()
+    cases = tabular_cases() + hand_cases() + bits_cases()
     names = [c.entry for c in cases]
     assert len(set(names)) == len(names), "duplicate case names"
     for old in CASES.glob("*.toml"):

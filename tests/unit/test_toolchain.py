@@ -133,3 +133,8 @@ def test_llc_failure_is_an_llvm_error_with_llcs_first_line() -> None:
     assert e.value.stage == "codegen"
     assert e.value.signature == (
         "error: in.ll:N:N: error: value doesn't match function result type 'i32'")
+
+
+def test_an_llc_that_is_not_there_is_an_llvm_error() -> None:
+    with pytest.raises(LlvmError, match="cannot run llc"):
+        Llc("/nonexistent/llc").version()

@@ -10,10 +10,14 @@ and friends, which are per family data (CDNA3 ISA §4.4 "S_WAITCNT", RDNA3 §4.5
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from types import MappingProxyType
 
+from rgpu_fuzz.sim.isa.decode import K_CONSTANT
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
 from rgpu_fuzz.sim.isa.tables import tables
 
@@ -75,10 +79,22 @@ def _register(prefix: str, op: Operand) -> str:
     return f"{prefix}[{op.index}:{op.index + op.count - 1}]"
 
 
-def render_operand(op: Operand, true16: bool = False) -> str:
+def _inlinable(op: Operand) -> bool:
+    """Whether the literal's value is one an inline constant reads as (ISA "Scalar
+    Operands": integers -16..64 at the operand's width, the float constants)."""
+    value = op.value
+    if value >> (op.width - 1) & 1:
+        value -= 1 << op.width
+    # 16-bit: only the integers (LLVM 22 prints `v_mov_b16_e32 v0.l, 0x4400` plainly)
+    return -16 <= value <= 64 or (op.width != 16 and (op.width, op.value) in _FLOAT_TEXT)
+
+
+def render_operand(op: Operand, true16: bool = False, *, mark_lit: bool = True) -> str:
     """One operand in LLVM syntax, with its source modifiers.
 
     `true16`: the target names the halves of 16-bit VGPR operands (`v1.l`, `v1.h`).
+    `mark_lit`: a literal an inline constant could encode prints as `lit(...)` (false for
+    the K constant of *MK/*AK opcodes, which is always a literal).
     """
     k = op.kind
     if k is OperandKind.VGPR:
@@ -106,6 +122,8 @@ def render_operand(op: Operand, true16: bool = False) -> str:
         value = op.value >> 32 if op.width == 64 and op.value & 0xFFFFFFFF == 0 and (
             op.value >> 32) else op.value
         text = f"0x{value:x}"
+        if mark_lit and _inlinable(op):
+            text = f"lit({text})"      # LLVM marks a literal an inline constant could encode
     else:
         text = str(op.value)
     if op.sext:
@@ -135,7 +153,8 @@ def _true16(inst: Instruction) -> bool:
 
 def _plain(inst: Instruction) -> str:
     t16 = _true16(inst)
-    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
+    mark = K_CONSTANT.match(inst.opcode) is None
+    ops = ", ".join(render_operand(o, t16, mark_lit=mark) for o in (*inst.defs, *inst.uses))
     return f"{inst.mnemonic} {ops}" if ops else inst.mnemonic
 
 
@@ -189,8 +208,19 @@ def _gpr_idx(mode: int) -> str:
 def _sop1(inst: Instruction) -> str:
     if inst.uses and inst.uses[0].kind is OperandKind.IMM:     # s_sendmsg_rtn_b32/_b64
         dst = render_operand(inst.defs[0])
-        return f"{inst.mnemonic} {dst}, {_sendmsg(inst.uses[0].value, _family(inst))}"
+        msg = inst.uses[0].value
+        name = _rtn_messages(_family(inst)).get(msg)
+        text = f"sendmsg({name})" if name else _sendmsg(msg, _family(inst))
+        return f"{inst.mnemonic} {dst}, {text}"
     return _plain(inst)
+
+
+@functools.cache
+def _rtn_messages(family: str) -> Mapping[int, str]:
+    """Returning messages by id, from the ISA tables' MSG enum (RDNA3 §4.9)."""
+    enum = importlib.import_module(f"tinygrad.runtime.autogen.amd.{family}.enum")
+    msg = getattr(enum, "MSG", None)
+    return MappingProxyType({m.value: m.name for m in msg} if msg is not None else {})
 
 
 def _sopc(inst: Instruction) -> str:
@@ -334,6 +364,30 @@ def _smem(inst: Instruction) -> str:
     return f"{inst.mnemonic} {', '.join(ops)}{mods}" if ops else f"{inst.mnemonic}{mods}"
 
 
+def _swizzle(imm: int) -> str:
+    """ds_swizzle_b32's offset as LLVM's swizzle() macro (CDNA3 ISA §11.4 DS_SWIZZLE_B32:
+    bits 15:8 = 0x80 select QUAD_PERM, bit 15 = 0 the and/or/xor BITMASK_PERM mode)."""
+    if imm >> 8 == 0x80:
+        return f"swizzle(QUAD_PERM,{','.join(str(imm >> (2 * i) & 3) for i in range(4))})"
+    if imm & 0x8000:
+        return str(imm)
+    and_mask, or_mask, xor_mask = imm & 0x1F, imm >> 5 & 0x1F, imm >> 10 & 0x1F
+    if and_mask == 0x1F and or_mask == 0 and xor_mask.bit_count() == 1:
+        return f"swizzle(SWAP,{xor_mask})"
+    if and_mask == 0x1F and or_mask == 0 and xor_mask and not (xor_mask + 1) & xor_mask:
+        return f"swizzle(REVERSE,{xor_mask + 1})"
+    group = 0x1F - and_mask + 1
+    if group > 1 and not group & (group - 1) and or_mask < group and xor_mask == 0:
+        return f"swizzle(BROADCAST,{group},{or_mask})"
+    chars = []
+    for bit in range(4, -1, -1):
+        if and_mask >> bit & 1:
+            chars.append("i" if xor_mask >> bit & 1 else "p")
+        else:
+            chars.append("1" if or_mask >> bit & 1 else "0")
+    return f'swizzle(BITMASK_PERM,"{"".join(chars)}")'
+
+
 def _ds(inst: Instruction) -> str:
     ops = ", ".join(render_operand(o) for o in (*inst.defs, *inst.uses))
     m = inst.modifiers
@@ -347,14 +401,17 @@ def _ds(inst: Instruction) -> str:
             mods += f" offset1:{m['offset1']}"
     else:
         offset = m.get("offset0", 0) | m.get("offset1", 0) << 8
-        if offset:
+        if offset and inst.opcode == "DS_SWIZZLE_B32":
+            mods += f" offset:{_swizzle(offset)}"
+        elif offset:
             mods += f" offset:{offset}"
     if m.get("gds"):
         mods += " gds"
     return f"{inst.mnemonic} {ops}{mods}" if ops else f"{inst.mnemonic}{mods}"
 
 
-_CACHE_BITS = ("sc0", "sc1", "nt", "glc", "slc", "dlc", "scc")
+# Cache-policy bits in LLVM's order (printCPol: GLC/SC0, SLC/NT, DLC, SCC/SC1).
+_CACHE_BITS = ("sc0", "glc", "nt", "slc", "dlc", "sc1", "scc")
 
 
 def _flat(inst: Instruction) -> str:
@@ -375,15 +432,17 @@ def _mubuf(inst: Instruction) -> str:
     ops = [render_operand(o) for o in (*inst.defs, *inst.uses)]
     m = inst.modifiers
     mods = _buffer_format(inst)
-    if m.get("offen"):
-        mods += " offen"
     if m.get("idxen"):
         mods += " idxen"
+    if m.get("offen"):
+        mods += " offen"
     if m.get("offset"):
         mods += f" offset:{m['offset']}"
-    for name in _CACHE_BITS:
-        if m.get(name):
-            mods += f" {name}"
+    info = tables(inst.target).by_name[f"{inst.encoding.value}Op"].get(inst.opcode)
+    if info is None or info.prints_cache_policy:
+        for name in _CACHE_BITS:
+            if m.get(name):
+                mods += f" {name}"
     if m.get("lds"):
         mods += " lds"
     if not ops:
@@ -415,7 +474,12 @@ def _buffer_format(inst: Instruction) -> str:
 
 def _vector(inst: Instruction) -> str:
     t16 = _true16(inst)
-    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
+    operands = (*inst.defs, *inst.uses)
+    if inst.encoding is Encoding.VOP3P and "_MIX" not in inst.opcode:
+        # packed math: negation is per half, printed as neg_lo/neg_hi, not as a prefix
+        operands = tuple(replace(o, neg=False) for o in operands)
+    mark = K_CONSTANT.match(inst.opcode) is None
+    ops = ", ".join(render_operand(o, t16, mark_lit=mark) for o in operands)
     m = inst.modifiers
     mods = ""
     enc = inst.encoding
@@ -434,6 +498,11 @@ def _vector(inst: Instruction) -> str:
         mods += _sdwa_mods(inst)
     if enc is Encoding.DPP:
         mods += _dpp_mods(inst)
+    if enc is Encoding.DPP8:
+        sel = inst.fields["lane_sel"]
+        mods += f" dpp8:[{','.join(str(sel >> (3 * i) & 7) for i in range(8))}]"
+        if inst.fields.get("fi"):
+            mods += " fi:1"
     return f"{inst.mnemonic} {ops}{mods}" if ops else f"{inst.mnemonic}{mods}"
 
 
@@ -482,6 +551,8 @@ def _vop3p_mods(inst: Instruction) -> str:
         out += f" op_sel:[{','.join(map(str, opsel))}]"
     if (mix and any(opsel_hi)) or (not mix and not all(opsel_hi)):
         out += f" op_sel_hi:[{','.join(map(str, opsel_hi))}]"
+    if mix:
+        return out                 # neg/abs are printed on the operands
     if any(neg_lo):
         out += f" neg_lo:[{','.join(map(str, neg_lo))}]"
     if any(neg_hi):

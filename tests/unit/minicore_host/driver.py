@@ -72,7 +72,9 @@ def main() -> None:
             if p["kind"] == "scalar":
                 if p["ty"] in FLOATS:
                     bits_type = C_TYPES[p["ty"]]
-                    value = FLOATS[p["ty"]].from_buffer_copy(bits_type(p["bits"])).value
+                    # the ctypes object itself: its `.value` is a Python float, and widening
+                    # an f32 to it would quiet a signalling NaN (semantics case float_bits_exact)
+                    value = FLOATS[p["ty"]].from_buffer_copy(bits_type(p["bits"]))
                     argtypes.append(FLOATS[p["ty"]])
                     args.append(value)
                 else:
