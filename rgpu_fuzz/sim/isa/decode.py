@@ -28,7 +28,7 @@ from rgpu_fuzz.sim.isa.operands import (
 )
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["K_CONSTANT", "decode", "decode_code_object"]
+__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
@@ -85,6 +85,11 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
 
 _MEMO: dict[str, dict[int, list[Instruction]]] = {}
 _MEMO_LIMIT = 200_000
+
+
+def clear_memo() -> None:
+    """Forgets every memoised instruction (benchmarks measure cold decoding with it)."""
+    _MEMO.clear()
 
 
 _SLOTS = tuple(f.name for f in fields(Instruction))
@@ -319,7 +324,7 @@ class _Decoder:
             operand = self._field_operand(fname, optype)
             operand = self._with_modifiers(fname, operand)
             is_def = fname in _DEF_FIELDS or (fname == "sdata" and not name.startswith(
-                _STORE_PREFIXES))
+                _STORE_PREFIXES)) or (fname == "vdata" and self._buffer_writes_vdata())
             if enc is Encoding.SOPK and fname == "sdst":
                 if _SOPK_READS.match(name):
                     is_def = False
@@ -335,6 +340,13 @@ class _Decoder:
             else:
                 uses.append(k)                     # v_fmaak_f32 vdst, src0, vsrc1, K
         return defs, uses
+
+    def _buffer_writes_vdata(self) -> bool:
+        """MUBUF/MTBUF: vdata is the destination of loads and of returning atomics."""
+        name = self.info.name
+        if "_LOAD_" in name:
+            return True
+        return "_ATOMIC_" in name and bool(self.values.get("sc0", self.values.get("glc", 0)))
 
     def _atomic_without_return(self) -> bool:
         """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3

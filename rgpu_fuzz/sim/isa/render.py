@@ -10,6 +10,8 @@ and friends, which are per family data (CDNA3 ISA §4.4 "S_WAITCNT", RDNA3 §4.5
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import replace
@@ -206,8 +208,19 @@ def _gpr_idx(mode: int) -> str:
 def _sop1(inst: Instruction) -> str:
     if inst.uses and inst.uses[0].kind is OperandKind.IMM:     # s_sendmsg_rtn_b32/_b64
         dst = render_operand(inst.defs[0])
-        return f"{inst.mnemonic} {dst}, {_sendmsg(inst.uses[0].value, _family(inst))}"
+        msg = inst.uses[0].value
+        name = _rtn_messages(_family(inst)).get(msg)
+        text = f"sendmsg({name})" if name else _sendmsg(msg, _family(inst))
+        return f"{inst.mnemonic} {dst}, {text}"
     return _plain(inst)
+
+
+@functools.cache
+def _rtn_messages(family: str) -> Mapping[int, str]:
+    """Returning messages by id, from the ISA tables' MSG enum (RDNA3 §4.9)."""
+    enum = importlib.import_module(f"tinygrad.runtime.autogen.amd.{family}.enum")
+    msg = getattr(enum, "MSG", None)
+    return MappingProxyType({m.value: m.name for m in msg} if msg is not None else {})
 
 
 def _sopc(inst: Instruction) -> str:
@@ -425,9 +438,11 @@ def _mubuf(inst: Instruction) -> str:
         mods += " offen"
     if m.get("offset"):
         mods += f" offset:{m['offset']}"
-    for name in _CACHE_BITS:
-        if m.get(name):
-            mods += f" {name}"
+    info = tables(inst.target).by_name[f"{inst.encoding.value}Op"].get(inst.opcode)
+    if info is None or info.prints_cache_policy:
+        for name in _CACHE_BITS:
+            if m.get(name):
+                mods += f" {name}"
     if m.get("lds"):
         mods += " lds"
     if not ops:
