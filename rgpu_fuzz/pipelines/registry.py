@@ -32,6 +32,7 @@ BUILTIN: dict[str, str] = {
     "rustc-cpu": "rgpu_fuzz.pipelines.rustc_cpu:RustcCpuPipeline",
     "rustc-amdgpu": "rgpu_fuzz.pipelines.rustc_amdgpu:RustcAmdgpuPipeline",
     "hip": "rgpu_fuzz.pipelines.hip:HipPipeline",
+    "nvptx-gpu": "rgpu_fuzz.pipelines.nvptx_gpu:NvptxGpuPipeline",
 }
 
 RESERVED_NAMES: frozenset[str] = frozenset({
