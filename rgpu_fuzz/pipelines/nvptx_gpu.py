@@ -178,7 +178,8 @@ try:
     import cupy
     from cupy.cuda import runtime
 except Exception as e:
-    print(json.dumps({"reason": f"CuPy cannot load CUDA: {type(e).__name__}: {e}"})); raise SystemExit
+    print(json.dumps({"reason": f"CuPy cannot load CUDA: {type(e).__name__}: {e}"}))
+    raise SystemExit
 try:
     count = runtime.getDeviceCount()
     sms = []
