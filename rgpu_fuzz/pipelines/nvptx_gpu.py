@@ -10,8 +10,9 @@ Stages, each reported by the worker (`stages`): check, lower, transform, optimis
 (`gpu_build`: PTX text, a fresh module per emission), `ptxas` (NVIDIA's assembler run on
 LLVM's PTX for the pipeline's SM; a rejection is `CompileCrash(stage="ptxas")` with the
 first error line normalised — a finding against LLVM's NVPTX back end or ptxas; skipped
-where no ptxas is found), `params` (the argument values packed for the PTX entry's `.param`
-list, checked against the widths LLVM declared), then `load` (the driver JIT-compiles the
+where no ptxas is found or it does not know the SM: CUDA 13's ptxas has no sm_70),
+`params` (the argument values packed for the PTX entry's `.param` list, checked against the
+widths LLVM declared), then `load` (the driver JIT-compiles the
 PTX: `cupy.cuda.function.Module.load`) and `run` (buffers allocated and copied in, launch,
 synchronise, outputs copied out).
 
@@ -112,13 +113,20 @@ _PTXAS_NOISE = (
 )
 
 
-def run_ptxas(ptxas: str, ptx: str, sm: str, workdir: Path) -> CompileCrash | bytes:
-    """Assemble `ptx` for `sm`: the cubin, or the `CompileCrash(stage="ptxas")` it is."""
+_UNKNOWN_SM = re.compile(r"Value '\w+' is not defined for option 'gpu-name'")
+"""ptxas's answer for an SM it no longer supports (CUDA 13 dropped sm_70)."""
+
+
+def run_ptxas(ptxas: str, ptx: str, sm: str, workdir: Path) -> CompileCrash | bytes | None:
+    """Assemble `ptx` for `sm`: the cubin, the `CompileCrash(stage="ptxas")` it is, or None
+    when this ptxas does not know `sm` at all (no verdict on the PTX)."""
     (workdir / "k.ptx").write_text(ptx)
     proc = run_bounded([ptxas, f"-arch={sm}", "k.ptx", "-o", "k.cubin"], cwd=workdir,
                        timeout=PTXAS_TIMEOUT_S)
     if proc.returncode != 0:
         text = (proc.stderr or proc.stdout).strip()
+        if _UNKNOWN_SM.search(text):
+            return None
         lines = [ln for ln in text.splitlines() if "error" in ln.lower()] or text.splitlines()
         first = lines[0] if lines else f"ptxas ended by {proc.ended_by}"
         for pattern, repl in _PTXAS_NOISE:
@@ -401,7 +409,8 @@ def execute(job: NvptxJob) -> Outcome:
         seconds["ptxas"] = time.perf_counter() - started
         if isinstance(cubin, CompileCrash):
             return replace(cubin, stats=build.stats)
-        artefacts["cubin"] = _sha256(cubin)
+        if cubin is not None:
+            artefacts["cubin"] = _sha256(cubin)
     stats = Stats(seconds=seconds, artefacts=artefacts)
     report_stage("params")
     plan = PtxPlan(build.asm, build.kernel, case, build.params,
