@@ -60,13 +60,19 @@ def _pip_install(requirement: str) -> str | None:
 def pypi_ptxas() -> str:
     """NVIDIA's ptxas from the `nvidia-cuda-nvcc` wheel, installed into this environment when
     missing (never a `ptxas` on PATH); skips with the reason when PyPI cannot provide it."""
+    import fcntl
     import importlib
+    import sys
 
     from rgpu_fuzz.pipelines.nvptx_gpu import find_ptxas
 
     found = find_ptxas()
     if found is None:
-        why = _pip_install("nvidia-cuda-nvcc")
+        # one pip at a time per environment: xdist workers ask at the same moment
+        with open(Path(sys.prefix) / ".rgpu-ptxas.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            importlib.invalidate_caches()
+            why = None if find_ptxas() else _pip_install("nvidia-cuda-nvcc")
         importlib.invalidate_caches()
         found = find_ptxas()
         if found is None:
