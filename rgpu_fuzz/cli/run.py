@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pipelines", default=DEFAULT_PIPELINES,
                    help=f"comma-separated pipeline specs (default: {DEFAULT_PIPELINES})")
     p.add_argument("--json", action="store_true", help="one JSON object per case on stdout")
+    p.add_argument("--trace", action="store_true",
+                   help="print an instruction trace of one wave (pc, instruction, exec mask, "
+                        "registers changed) for pipelines that simulate (amdgpu-sim)")
     p.add_argument("--policy", default="default",
                    help="oracle policy: a name in oracles/policies or a TOML path")
     add_plugin_argument(p)
@@ -143,6 +146,12 @@ def execute(args: argparse.Namespace) -> int:
         console.print(table)
         widths = {a.name: (a.elem.bits + 3) // 4 for a in case.args if isinstance(a, BufferArg)}
         print_verdict(console, verdict, widths)
+        if args.trace:
+            for p in pipelines:
+                tracer = getattr(p, "trace_text", None)
+                if tracer is not None:
+                    console.rule(escape(f"trace: {p.label}"))
+                    print(tracer(case), end="")
     return status
 
 

@@ -32,6 +32,7 @@ BUILTIN: dict[str, str] = {
     "rustc-cpu": "rgpu_fuzz.pipelines.rustc_cpu:RustcCpuPipeline",
     "rustc-amdgpu": "rgpu_fuzz.pipelines.rustc_amdgpu:RustcAmdgpuPipeline",
     "hip": "rgpu_fuzz.pipelines.hip:HipPipeline",
+    "amdgpu-sim": "rgpu_fuzz.pipelines.amdgpu_sim:AmdgpuSimPipeline",
     "nvptx-gpu": "rgpu_fuzz.pipelines.nvptx_gpu:NvptxGpuPipeline",
 }
 

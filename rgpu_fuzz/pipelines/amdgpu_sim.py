@@ -1,0 +1,357 @@
+"""`amdgpu-sim`: our lowering → amdgcn LLVM IR → object for gfx942/gfx90a/gfx1100 → ld.lld →
+code object → the ISA simulator (`rgpu_fuzz.sim`), loaded as the ROCm loader would.
+
+Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:llc=PATH][:steps=N][:timeout=S][:det]`,
+e.g. `amdgpu-sim:gfx942:O3`. Everything runs in a worker (LLVM may abort): the stages are
+`check`, `lower`, `transform`, `optimise`, `codegen`, `link`, `code-object-hook`, then
+`simulate`.
+
+Two extension points: `transform_ir` (IR text, as `llvm-cpu`) and `transform_code_object`
+(the linked code object's bytes in, bytes out) — to seed a back-end or linker bug, or run a
+team's own post-link tool. A hook that raises or returns something unusable is a
+`CompileCrash` in its stage; bytes the simulator cannot load or execute correctly are the
+hook's finding like any other.
+
+What the simulator reports besides outputs becomes an outcome:
+* `s_trap` (our trap record written first) → `Trap`, as every executor decodes it;
+* `sim-oob-access`, `sim-uninit-read`, `sim-waitcnt-hazard`, `sim-internal-error` →
+  `RunCrash(signal=<kind>)` with the instruction and address in the log (the oracle's
+  signature is `run-crash|<label>|<kind>`);
+* an instruction the simulator does not implement → `Unsupported(
+  "unsupported-instruction:<mnemonic>")`, compared with nobody and counted;
+* a launch past `steps=` wave-instructions → `Timeout(stage="simulate")`.
+
+Set `RGPU_SIM_STATS=FILE` to have every simulated launch append one JSON line (wave
+instructions, opcodes executed, seconds per stage) — how campaign coverage is measured.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.kernel_abi import (
+    TRAP_PARAM,
+    TRAP_RECORD_WORDS,
+    ArgRole,
+    ArgumentValues,
+    decode_trap,
+    flatten,
+)
+from rgpu_fuzz.model.outcome import (
+    Buffer,
+    CompileCrash,
+    Ok,
+    Outcome,
+    RunCrash,
+    Stats,
+    Timeout,
+    Unsupported,
+    detail,
+)
+from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES
+from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
+from rgpu_fuzz.pipelines.registry import ClassRef
+from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
+
+TARGETS = ("gfx942", "gfx90a", "gfx1100")
+STAGES = (*COMPILE_STAGES, "link", "code-object-hook")
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_STEPS = 20_000_000
+STATS_ENV = "RGPU_SIM_STATS"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    case_toml: str
+    target: str
+    opt_level: int
+    pipeline_class: ClassRef
+    spec: str
+    llc: str | None = None
+    steps: int = DEFAULT_STEPS
+    check_determinism: bool = False
+    trace: bool = False
+    texts: bool = False
+
+
+class AmdgpuSimPipeline(Pipeline):
+    """Our lowering compiled for an AMD GPU and executed by the ISA simulator.
+
+    Extension points: override `transform_ir` (IR text before optimisation) or
+    `transform_code_object` (the linked code object's bytes before loading) in a subclass
+    with its own `name`; register it through the `rgpu_fuzz.pipelines` entry points or pass
+    its file with `--plugin`. Both hooks run in the sandboxed worker."""
+
+    name = "amdgpu-sim"
+    description = ("our lowering -> amdgcn IR -> LLVM object -> ld.lld -> code object -> "
+                   "ISA simulator")
+    TARGET = Choice(name="target", choices=TARGETS, help="GPU to compile for and simulate")
+    OPT = OptLevel(level=2)
+    LLC = PathOption(name="llc", executable=True,
+                     help="code generation by this external llc instead of llvmlite")
+    STEPS = Int(name="steps", value=DEFAULT_STEPS, min=1,
+                help="wave-instruction budget of one launch")
+    DET = Flag(name="det", execution=True,
+               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+    options = (TARGET, OPT, LLC, STEPS, DET)
+    timeout: float = DEFAULT_TIMEOUT
+
+    def transform_ir(self, ir_text: str) -> str:
+        """Rewrite the lowered IR before optimisation; the identity here (see `llvm-cpu`)."""
+        return ir_text
+
+    def transform_code_object(self, code_object: bytes) -> bytes:
+        """Rewrite the linked code object before it is loaded; the identity here. Runs in
+        the worker once per compilation; must return bytes."""
+        return code_object
+
+    def job(self, case: Case, *, trace: bool = False, texts: bool = False) -> Job:
+        return Job(casefile.dumps(case), self.option(self.TARGET), self.option(self.OPT),
+                   ClassRef.of(type(self)), str(self.spec), self.option(self.LLC),
+                   self.option(self.STEPS), self.option(self.DET), trace, texts)
+
+    def _run(self, case: Case) -> Outcome:
+        from rgpu_fuzz.pipelines.workers import call_in_worker
+
+        result = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim:execute", self.job(case),
+                                timeout=self.timeout)
+        return outcome_of(result, self.label, STAGES, is_plugin=self.is_plugin)
+
+    def trace_text(self, case: Case) -> str:
+        """`run --trace`: the instruction trace of the first wave (pc, instruction, EXEC,
+        registers changed)."""
+        return self._texts(case, trace=True).get("trace", "")
+
+    def artefact_text(self, case: Case, kind: str) -> str | None:
+        """`reproduce --show asm|ir`: the linked code object disassembled by the simulator's
+        decoder (what it executes), or the IR before and after optimisation."""
+        texts = self._texts(case, trace=False)
+        error = f"; {texts['error']}\n" if "error" in texts else ""
+        if kind == "asm":
+            return texts.get("asm", "") + error
+        if kind == "ir":
+            return "\n".join(f"; ---- {k}\n{texts[k]}" for k in ("llvm-ir", "llvm-ir-opt")
+                             if k in texts) + error
+        return None
+
+    def _texts(self, case: Case, *, trace: bool) -> dict[str, str]:
+        from rgpu_fuzz.pipelines.workers import Done, call_in_worker
+
+        result = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim:texts",
+                                self.job(case, trace=trace, texts=True), timeout=self.timeout)
+        if isinstance(result, Done):
+            return result.value  # type: ignore[no-any-return]
+        return {"error": describe_failure(result, self.label) or "failed"}
+
+
+# ---------------------------------------------------------------------- in the worker
+
+
+def _hooked(pipeline: AmdgpuSimPipeline, code_object: bytes) -> bytes | CompileCrash:
+    import traceback
+
+    try:
+        out = pipeline.transform_code_object(code_object)
+    except Exception as e:
+        return CompileCrash(stage="code-object-hook", signature=(
+            f"transform_code_object raised {type(e).__name__}: {e}").splitlines()[0][:200],
+            log=traceback.format_exc())
+    if not isinstance(out, bytes | bytearray):
+        return CompileCrash(stage="code-object-hook", signature=(
+            f"transform_code_object returned {type(out).__name__}, not bytes"))
+    return bytes(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    build: Any
+    code_object: bytes
+    seconds: dict[str, float]
+    artefacts: dict[str, str]
+
+
+def _compile(job: Job) -> _Built | Outcome:
+    from rgpu_fuzz.codeobj.link import LinkFailure, link
+    from rgpu_fuzz.pipelines import toolchain
+    from rgpu_fuzz.pipelines.gpu_build import GpuBuild, build_gpu, gpu_target
+    from rgpu_fuzz.pipelines.toolchain import Llc
+
+    pipeline = job.pipeline_class.load()(_spec(job.spec))
+    assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
+    custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
+    case = casefile.loads(job.case_toml)
+    got = build_gpu(case, gpu_target(job.target), job.opt_level,
+                    llc=None if job.llc is None else Llc(job.llc),
+                    transform=pipeline.transform_ir if custom_ir else None,
+                    determinism=job.check_determinism, assembly=job.texts)
+    if not isinstance(got, GpuBuild):
+        return got
+    seconds = dict(got.stats.seconds)
+    artefacts = dict(got.stats.artefacts)
+    report_stage("link")
+    t = time.perf_counter()
+    linked = link(got.object)
+    seconds["link"] = time.perf_counter() - t
+    if isinstance(linked, LinkFailure):
+        return CompileCrash(stage="link", signature=linked.first_line, log=linked.log)
+    if type(pipeline).transform_code_object is not AmdgpuSimPipeline.transform_code_object:
+        report_stage("code-object-hook")
+        hooked = _hooked(pipeline, linked)
+        if isinstance(hooked, CompileCrash):
+            return hooked
+        linked = hooked
+    artefacts["code-object"] = toolchain.sha256(linked)  # type: ignore[arg-type]
+    return _Built(got, linked, seconds, artefacts)
+
+
+def _spec(text: str) -> Any:
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+
+    return PipelineSpec.parse(text)
+
+
+def _scalar_bytes(value: int, bits: int) -> bytes:
+    size = max(1, bits // 8)
+    return (value % (1 << (8 * size))).to_bytes(size, "little")
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """Everything `rgpu_fuzz.sim.simulate` takes for one case (`bench sim` replays it)."""
+
+    code_object: bytes
+    kernel: str
+    target: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    args: tuple[Any, ...]
+    buffers: dict[str, bytes]
+
+
+def _launch(job: Job, built: _Built) -> tuple[Launch, ArgumentValues]:
+    from rgpu_fuzz.sim.engine import Arg
+
+    case = casefile.loads(job.case_toml)
+    build = built.build
+    values = ArgumentValues.of(case, build.params)
+    buffers = {name: arr.tobytes() for name, arr in values.buffers.items()}
+    buffers[TRAP_PARAM] = bytes(4 * TRAP_RECORD_WORDS)
+    args: list[Arg] = []
+    for a in flatten(build.params):
+        match a.role:
+            case ArgRole.DATA:
+                args.append(Arg(buffer=a.param))
+            case ArgRole.LEN:
+                args.append(Arg(data=struct.pack("<Q", len(values.buffers[a.param]))))
+            case ArgRole.SCALAR:
+                args.append(Arg(data=_scalar_bytes(values.scalars[a.param], a.scalar.bits)))
+    args.append(Arg(buffer=TRAP_PARAM))
+    return Launch(built.code_object, build.kernel, job.target, case.launch.grid,
+                  case.launch.block, tuple(args), buffers), values
+
+
+def prepare_launch(job: Job) -> Launch | None:
+    """The worker side of `bench sim`: the case compiled and its launch, or None when it
+    does not compile."""
+    built = _compile(job)
+    if not isinstance(built, _Built):
+        return None
+    return _launch(job, built)[0]
+
+
+def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome, Any]:
+    from rgpu_fuzz.sim.code import decode_text
+    from rgpu_fuzz.sim.engine import Status, simulate
+    from rgpu_fuzz.sim.fault import FaultKind
+
+    build = built.build
+    launch, values = _launch(job, built)
+    report_stage("simulate")
+    res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
+                   launch.args, launch.buffers, decode=decode_text, target=job.target,
+                   step_limit=job.steps, trace_wave=0 if trace else None)
+    seconds = {**built.seconds, **{f"sim-{k}": v for k, v in res.seconds.items()}}
+    stats = Stats(seconds=seconds, artefacts=built.artefacts)
+    _record(job, res)
+    if res.status is Status.FAULT:
+        f = res.fault
+        assert f is not None
+        if f.kind is FaultKind.UNSUPPORTED:
+            return Unsupported(features=(f.signature,), stats=stats), res
+        if f.kind is FaultKind.STEP_LIMIT:
+            return Timeout(stage="simulate", seconds=sum(res.seconds.values()),
+                           stats=stats), res
+        return RunCrash(signal=f.signature, log=f.detail, stats=stats), res
+    trap_words = np.frombuffer(res.buffers[TRAP_PARAM], np.uint32).tolist()
+    trapped = decode_trap(trap_words, build.locations, stats)
+    if trapped is not None:
+        return trapped, res
+    if res.status is Status.TRAP:
+        return RunCrash(signal="s_trap without a trap record", log="", stats=stats), res
+    outputs = {}
+    for name, (elem, _) in values.outputs().items():
+        arr = np.frombuffer(res.buffers[name], dtype=values.buffers[name].dtype).copy()
+        outputs[name] = Buffer(elem, arr)
+    return Ok(outputs=outputs, stats=stats), res
+
+
+def _record(job: Job, res: Any) -> None:
+    path = os.environ.get(STATS_ENV)
+    if not path:
+        return
+    line = json.dumps({"spec": job.spec, "status": str(res.status),
+                       "fault": res.fault.signature if res.fault else None,
+                       "wave_instructions": res.wave_instructions,
+                       "opcodes": dict(res.opcodes), "seconds": dict(res.seconds)})
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")
+
+
+def execute(job: Job) -> Outcome:
+    """Compile, link and simulate one case (the worker's job function)."""
+    built = _compile(job)
+    if not isinstance(built, _Built):
+        return built
+    outcome, _ = _simulate(job, built)
+    return outcome
+
+
+def texts(job: Job) -> dict[str, str]:
+    """The worker side of `trace_text` and `artefact_text`."""
+    built = _compile(job)
+    if not isinstance(built, _Built):
+        return {"error": f"{built.status}: {detail(built)}"}
+    from rgpu_fuzz.codeobj.reader import read_code_object
+    from rgpu_fuzz.sim.code import decode_text
+
+    build = built.build
+    out = {"llvm-ir": build.ir, "llvm-ir-opt": build.ir_opt}
+    co = read_code_object(built.code_object)
+    lines = [f"; {job.target} code object, kernel {build.kernel} "
+             f"(entry {co.kernel(build.kernel).entry_address:#x}); disassembled by "
+             "rgpu_fuzz.sim.isa"]
+    lines += [f"{i.address:#08x}:  {i.text}" for i in decode_text(co)]
+    out["asm"] = "\n".join(lines) + "\n"
+    if job.trace:
+        outcome, res = _simulate(job, built, trace=True)
+        rows = [f"; wave 0 of block (0, 0, 0): {len(res.trace)} instructions; outcome "
+                f"{outcome.status} {detail(outcome)}",
+                f"{'pc':>8}  {'exec':>16}  instruction  ->  changed"]
+        for r in res.trace:
+            rows.append(f"{r.address:#08x}  {r.exec_mask:016x}  {r.text}"
+                        + (f"  ->  {' '.join(r.changes)}" if r.changes else ""))
+        out["trace"] = "\n".join(rows) + "\n"
+    return out
+
+
+__all__ = ["AmdgpuSimPipeline", "Job", "Launch", "execute", "prepare_launch", "texts"]

@@ -1,0 +1,536 @@
+"""Binding ALU instructions to closures: one binder per operand layout (`shape`) of the
+semantic tables `valu.VALU` and `salu.SALU`. A closure takes the wave and returns None (fall
+through); control flow is `bind_flow`'s."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.operands import (
+    DTYPES,
+    Env,
+    lane_mask_source,
+    low_half_defined,
+    scalar_bits_source,
+    scalar_dest,
+    scalar_source,
+    uninit,
+    vcol,
+    vector_dest,
+    vector_source,
+)
+from rgpu_fuzz.sim.salu import SALU, SOp
+from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
+from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
+
+Step = Callable[[Wave], Any]
+VCC_OP = Opnd(OpKind.SGPR, VCC, 2)
+
+
+class Unbindable(Exception):
+    """The instruction's operands do not fit its table entry (a decoder/table gap)."""
+
+
+def _all(defs: list[Any]) -> Any:
+    d = defs[0]
+    for x in defs[1:]:
+        d = d & x
+    return d
+
+
+def _with_vcc(ops: tuple[Opnd, ...], want: int, at: tuple[int, ...]) -> list[Opnd]:
+    """Insert the implicit VCC operands of a 32-bit encoding where assembler syntax omits
+    them, so both spellings bind the same way."""
+    out = list(ops)
+    for pos in at:
+        if len(out) < want:
+            out.insert(pos, VCC_OP)
+    return out
+
+
+def _omod_clamp(inst: Inst, ty: str) -> Callable[[Any], Any] | None:
+    omod = inst.mods.get("omod", 0)
+    clamp = inst.mods.get("clamp", 0)
+    if isinstance(omod, str):
+        omod = {"mul:2": 1, "mul:4": 2, "div:2": 3}.get(omod, 0)
+    if not omod and not clamp:
+        return None
+    if DTYPES[ty][1] not in (np.float32, np.float64, np.float16):
+        if clamp:
+            raise Unbindable("integer clamp")
+        return None
+    scale = {0: 1.0, 1: 2.0, 2: 4.0, 3: 0.5}[int(omod)]
+
+    def post(r: Any) -> Any:
+        if scale != 1.0:
+            r = r * r.dtype.type(scale)
+        if clamp:
+            r = np.where(np.isnan(r), r.dtype.type(0), np.clip(r, 0, 1)).astype(r.dtype)
+        return r
+    return post
+
+
+COPIES = frozenset({"V_MOV_B32", "V_ACCVGPR_WRITE", "V_ACCVGPR_READ", "V_ACCVGPR_MOV_B32"})
+"""Moves that carry partly defined lanes (`Wave.vpart`) along with the value."""
+
+
+def bind_valu(inst: Inst, env: Env) -> Step:
+    spec = VALU[inst.opcode]
+    binder = _VALU_SHAPES[spec.shape]
+    step = binder(inst, spec, env)
+    ops = inst.operands
+    if inst.opcode in COPIES and len(ops) == 2 and ops[1].kind in (OpKind.VGPR, OpKind.AGPR) \
+            and not inst.mods.get("dst_sel") and not getattr(ops[1], "sel", ""):
+        src, dst = vcol(ops[1]), vcol(ops[0])
+
+        def copy(w: Wave) -> None:
+            part = w.vpart.get(src) if w.vpart else None
+            step(w)
+            if part:
+                moved = {ln: m for ln, m in part.items() if w.exec[ln]}
+                if moved:
+                    w.vpart.setdefault(dst, {}).update(moved)
+        return copy
+    return step
+
+
+def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
+    if not spec.dst:
+        return lambda w: None
+    ops = inst.operands
+    if len(ops) != 1 + len(spec.src):
+        raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src)}")
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    srcs = [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src, strict=True)]
+    fn = spec.fn
+    if spec.mode:
+        ieee = env.ieee
+        fn = (lambda f: lambda *a: f(ieee, *a))(spec.fn)
+    if inst.mods.get("clamp", 0) and inst.opcode in INT_CLAMP:
+        fn = INT_CLAMP[inst.opcode]  # type: ignore[assignment]
+        post = None
+    else:
+        post = _omod_clamp(inst, spec.dst)
+    if post is not None:
+        f0 = fn
+        fn = lambda *a: post(f0(*a))  # noqa: E731
+    dt = DTYPES[spec.dst][1]
+    if inst.opcode in LOW_HALF_OPS and post is None:
+        return _low_half(inst, spec, env, put, srcs, fn, dt)
+    if len(srcs) == 1:
+        (g0, d0), = srcs
+        return lambda w: put(w, np.asarray(fn(g0(w)), dt), d0(w))
+    if len(srcs) == 2:
+        (g0, d0), (g1, d1) = srcs
+        return lambda w: put(w, np.asarray(fn(g0(w), g1(w)), dt), d0(w) & d1(w))
+    (g0, d0), (g1, d1), (g2, d2) = srcs
+    return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), d0(w) & d1(w) & d2(w))
+
+
+LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_LSHLREV_B64", "V_ADD_U64"})
+"""64-bit operations whose low result half depends only on the low halves of their 64-bit
+sources (and their 32-bit sources): definedness is tracked per half for them, as memcheck
+does for additions, so a pair whose unused high half was never written stays usable."""
+
+
+def _low_half(inst: Inst, spec: VOp, env: Env, put: Any, srcs: list[Any], fn: Any,
+              dt: Any) -> Step:
+    lows = [low_half_defined(o, t, env) for o, t in zip(inst.operands[1:], spec.src,
+                                                       strict=True)]
+    if inst.opcode == "V_MOV_B64":
+        (g0, d0), = srcs
+        lo0 = lows[0]
+        col = vcol(inst.operands[1]) if inst.operands[1].kind in (OpKind.VGPR,
+                                                                   OpKind.AGPR) else -1
+
+        def mov(w: Wave) -> None:
+            hi = w.vdef[:, col + 1] if col >= 0 else d0(w)
+            put(w, np.asarray(fn(g0(w)), dt), (lo0(w), hi))
+        return mov
+
+    def step(w: Wave) -> None:
+        vals = [g(w) for g, _ in srcs]
+        full = _all([d(w) for _, d in srcs])
+        low = _all([lo(w) for lo in lows])
+        put(w, np.asarray(fn(*vals), dt), (low, full))
+    return step
+
+
+def _fmac(inst: Inst, spec: VOp, env: Env) -> Step:
+    """V_FMAC: D = S0 * S1 + D (the destination is the addend)."""
+    ops = inst.operands
+    if len(ops) == 3:
+        ops = (*ops, ops[0])
+    return _plain(Inst(inst.address, inst.size, inst.opcode, inst.encoding, inst.mnemonic,
+                       ops, inst.mods, inst.text), spec, env)
+
+
+def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], None]:
+    """A lane mask result: bit n for active lane n, 0 for inactive lanes; a bit is defined
+    where the lane is inactive or its inputs were defined (`d`, per lane)."""
+    put = scalar_dest(op, 64 if env.lanes == 64 else 32)
+    high = ((1 << 64) - 1) ^ ((1 << env.lanes) - 1)
+    return lambda w, lanes, d: put(w, mask_of(lanes & w.exec),
+                                   mask_of(np.broadcast_to(d, (env.lanes,)) | ~w.exec) | high)
+
+
+def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = _with_vcc(inst.operands, 3, (0,))
+    dst = _lane_mask_dest(ops[0], env)
+    (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
+                          zip(ops[1:], spec.src, strict=True))
+    fn = spec.fn
+    writes_exec = spec.shape == "cmpx"
+    full = np.ones(env.lanes, bool)
+
+    def step(w: Wave) -> None:
+        res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
+        d = d0(w) & d1(w)
+        if ops[0].index != EXEC or not writes_exec:
+            dst(w, res, d)
+        if writes_exec:
+            if not bool(np.all(d | ~w.exec)):
+                raise uninit(w, f"{inst.mnemonic}: EXEC set from an undefined value")
+            w.set_exec(mask_of(res & w.exec & full))
+    return step
+
+
+def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = _with_vcc(inst.operands, 4, (3,))
+    put = vector_dest(ops[0], "b32", inst, env)
+    (g0, d0), (g1, d1) = (vector_source(o, "b32", env) for o in ops[1:3])
+    gm, dm = lane_mask_source(ops[3], env)
+
+    def step(w: Wave) -> None:
+        m = gm(w)
+        d = np.where(m, d1(w), d0(w)) & dm(w)
+        put(w, np.where(m, g1(w), g0(w)), d)
+    return step
+
+
+def _carry_out(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = _with_vcc(inst.operands, 4, (1,))
+    put = vector_dest(ops[0], "u32", inst, env)
+    cput = _lane_mask_dest(ops[1], env)
+    srcs = [vector_source(o, t, env) for o, t in zip(ops[2:4], spec.src, strict=True)]
+    (g0, d0), (g1, d1) = srcs
+    fn = spec.fn
+    lanes = env.lanes
+
+    def step(w: Wave) -> None:
+        r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)))
+        d = d0(w) & d1(w)
+        cput(w, np.broadcast_to(c, (lanes,)), d)
+        put(w, r, d)
+    return step
+
+
+def _carry_in(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = _with_vcc(inst.operands, 5, (1, 4))
+    put = vector_dest(ops[0], "u32", inst, env)
+    cput = _lane_mask_dest(ops[1], env)
+    (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
+                          zip(ops[2:4], spec.src, strict=True))
+    gc, dc = lane_mask_source(ops[4], env)
+    fn = spec.fn
+    lanes = env.lanes
+
+    def step(w: Wave) -> None:
+        cin = gc(w)
+        r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)), cin)
+        d = d0(w) & d1(w) & dc(w)
+        cput(w, np.broadcast_to(c, (lanes,)), d)
+        put(w, r, d)
+    return step
+
+
+def _mad64(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = inst.operands
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    cput = _lane_mask_dest(ops[1], env)
+    srcs = [vector_source(o, t, env) for o, t in zip(ops[2:5], spec.src, strict=True)]
+    fn = spec.fn
+    lanes = env.lanes
+
+    lows = [low_half_defined(o, t, env) for o, t in zip(ops[2:5], spec.src, strict=True)]
+
+    def step(w: Wave) -> None:
+        vals = [np.asarray(g(w)) for g, _ in srcs]
+        r, c = fn(*vals)
+        d = _all([dd(w) for _, dd in srcs])
+        cput(w, np.broadcast_to(c, (lanes,)), d)
+        put(w, r, (_all([lo(w) for lo in lows]), d))
+    return step
+
+
+def _div_scale(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = _with_vcc(inst.operands, 5, (1,))
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    cput = _lane_mask_dest(ops[1], env)
+    srcs = [vector_source(o, t, env) for o, t in zip(ops[2:5], spec.src, strict=True)]
+    fn = spec.fn
+    lanes = env.lanes
+
+    def step(w: Wave) -> None:
+        r, vcc = fn(*(np.asarray(g(w)) for g, _ in srcs))
+        d = _all([dd(w) for _, dd in srcs])
+        cput(w, np.broadcast_to(vcc, (lanes,)), d)
+        put(w, r, d)
+    return step
+
+
+def _div_fmas(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = inst.operands
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    srcs = [vector_source(o, t, env) for o, t in zip(ops[1:4], spec.src, strict=True)]
+    gm, dm = lane_mask_source(VCC_OP, env)
+    fn = spec.fn
+    dt = DTYPES[spec.dst][1]
+
+    def step(w: Wave) -> None:
+        vals = [np.asarray(g(w), dt) for g, _ in srcs]
+        put(w, fn(*vals, gm(w)), _all([dd(w) for _, dd in srcs]) & dm(w))
+    return step
+
+
+def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
+    ops = inst.operands
+    sput = scalar_dest(ops[0], 32)
+    g, d = vector_source(ops[1], "b32", env)
+    if spec.shape == "readfirstlane":
+        def first(w: Wave) -> None:
+            e = w.exec
+            lane = int(np.argmax(e)) if e.any() else 0
+            vals = np.broadcast_to(g(w), (env.lanes,))
+            dd = np.broadcast_to(d(w), (env.lanes,))
+            sput(w, int(vals[lane]), bool(dd[lane]))
+        return first
+    sel, seld = scalar_source(ops[2], 32, env)
+
+    col = vcol(ops[1]) if ops[1].kind in (OpKind.VGPR, OpKind.AGPR) else -1
+
+    def step(w: Wave) -> None:
+        lane = sel(w) % env.lanes
+        vals = np.broadcast_to(g(w), (env.lanes,))
+        dd = np.broadcast_to(d(w), (env.lanes,))
+        defined: Any = bool(dd[lane]) and seld(w)
+        if not defined and seld(w) and col in w.vpart:
+            defined = w.vpart[col].get(lane, 0)
+        sput(w, int(vals[lane]), defined)
+    return step
+
+
+def _writelane(inst: Inst, spec: VOp, env: Env) -> Step:
+    """V_WRITELANE_B32: one lane, whatever EXEC says."""
+    ops = inst.operands
+    col = ops[0].index + (256 if ops[0].kind is OpKind.AGPR else 0)
+    val, vd = scalar_bits_source(ops[1], 32, env)
+    sel, sd = scalar_source(ops[2], 32, env)
+
+    def step(w: Wave) -> None:
+        lane = sel(w) % env.lanes
+        if not sd(w):
+            raise uninit(w, "v_writelane_b32 lane select is undefined")
+        if w.pend_v and col in w.pend_v:
+            from rgpu_fuzz.sim.operands import hazard
+            raise hazard(w, f"v{col} written before its load completed")
+        w.V[lane, col] = val(w)
+        bits = vd(w)
+        w.vdef[lane, col] = bits == 0xFFFF_FFFF
+        if 0 < bits < 0xFFFF_FFFF:
+            w.vpart.setdefault(col, {})[lane] = bits
+        elif col in w.vpart:
+            w.vpart[col].pop(lane, None)
+    return step
+
+
+def _mbcnt(inst: Inst, spec: VOp, env: Env) -> Step:
+    """V_MBCNT_LO/HI_U32_B32: bits of S0 below this lane (in the low/high 32 lanes) + S1."""
+    ops = inst.operands
+    put = vector_dest(ops[0], "u32", inst, env)
+    (g0, d0), (g1, d1) = (vector_source(o, "u32", env) for o in ops[1:3])
+    hi = spec.shape == "mbcnt_hi"
+    lane = np.arange(env.lanes)
+    below = np.clip(lane - (32 if hi else 0), 0, 32).astype(np.uint64)
+    lowmask = ((np.uint64(1) << below) - np.uint64(1)).astype(np.uint64)
+    lowmask = np.where(below >= 32, np.uint64(0xFFFF_FFFF), lowmask)
+
+    def step(w: Wave) -> None:
+        m = np.asarray(g0(w)).astype(np.uint64) & lowmask
+        cnt = np.bitwise_count(m).astype(np.uint32)
+        put(w, cnt + g1(w), d0(w) & d1(w))
+    return step
+
+
+_VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
+    "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
+    "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,
+    "div_scale": _div_scale, "div_fmas": _div_fmas, "readlane": _readlane,
+    "readfirstlane": _readlane, "writelane": _writelane, "mbcnt_lo": _mbcnt,
+    "mbcnt_hi": _mbcnt,
+}
+
+
+# ------------------------------------------------------------------------------- SALU
+
+def bind_salu(inst: Inst, env: Env) -> Step:
+    spec = SALU[inst.opcode]
+    ops = inst.operands
+    fn = spec.fn
+    shape = spec.shape
+    if shape in ("cmp", "cmpk"):
+        (g0, d0), (g1, d1) = (scalar_source(o, b if b != 16 else 32, env)
+                              for o, b in zip(ops[-2:], spec.src_bits, strict=True))
+
+        def cmp(w: Wave) -> None:
+            _, w.scc = fn(g0(w), g1(w))
+            w.scc_def = d0(w) and d1(w)
+        return cmp
+    if shape in ("movk", "cmovk"):
+        put = scalar_dest(ops[0], 32)
+        k = ops[-1].value & 0xFFFF
+        r, _ = fn(k)
+        if shape == "cmovk":
+            def cmovk(w: Wave) -> None:
+                if w.scc:
+                    put(w, r, True)
+            return cmovk
+        return lambda w: put(w, r, True)
+    if shape == "addk":
+        put = scalar_dest(ops[0], 32)
+        g, d = scalar_source(ops[0], 32, env)
+        k = ops[-1].value & 0xFFFF
+
+        def addk(w: Wave) -> None:
+            r, c = fn(g(w), k)
+            put(w, r, d(w))
+            if c is not None:
+                w.scc = c
+                w.scc_def = d(w)
+        return addk
+    if shape == "getpc":
+        put = scalar_dest(ops[0], 64)
+        nxt = inst.address + inst.size
+        return lambda w: put(w, nxt, True)
+    if shape == "saveexec":
+        put = scalar_dest(ops[0], spec.dst_bits)
+        g, d = scalar_bits_source(ops[1], spec.dst_bits, env)
+        bits = spec.dst_bits
+        bitdef = spec.bitdef
+        assert bitdef is not None
+        lanes = (1 << env.lanes) - 1
+
+        def saveexec(w: Wave) -> None:
+            old = w.S[EXEC] | (w.S[EXEC + 1] << 32 if bits == 64 else 0)
+            s = g(w)
+            new, _ = fn(old, s)
+            if bitdef(old, s, d(w)) & lanes != lanes:
+                raise uninit(w, f"{inst.mnemonic}: EXEC set from an undefined value")
+            put(w, old, True)
+            w.set_exec(new | (w.S[EXEC + 1] << 32 if bits == 32 else 0))
+            w.scc = int(new != 0)
+            w.scc_def = True
+        return saveexec
+    dst_bits = spec.dst_bits
+    put = scalar_dest(ops[0], dst_bits) if dst_bits else None
+    srcs = [scalar_source(o, b, env) for o, b in zip(ops[1:], spec.src_bits, strict=True)]
+    if len(ops) != 1 + len(spec.src_bits):
+        raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src_bits)}")
+    if shape == "cselect":
+        (g0, d0), (g1, d1) = srcs
+
+        def cselect(w: Wave) -> None:
+            if not w.scc_def:
+                raise uninit(w, f"{inst.mnemonic}: SCC is undefined")
+            if w.scc:
+                put(w, g0(w), d0(w))  # type: ignore[misc]
+            else:
+                put(w, g1(w), d1(w))  # type: ignore[misc]
+        return cselect
+    if shape == "addc":
+        (g0, d0), (g1, d1) = srcs
+
+        def addc(w: Wave) -> None:
+            r, c = fn(g0(w), g1(w), w.scc)
+            d = d0(w) and d1(w) and w.scc_def
+            put(w, r, d)  # type: ignore[misc]
+            w.scc, w.scc_def = c, d
+        return addc
+    if shape == "cmov":
+        (g0, d0), = srcs
+
+        def cmov(w: Wave) -> None:
+            if w.scc:
+                put(w, g0(w), d0(w))  # type: ignore[misc]
+        return cmov
+    if shape == "bitset":
+        (g0, d0), = srcs
+        gd, dd = scalar_source(ops[0], 32, env)
+
+        def bitset(w: Wave) -> None:
+            r, _ = fn(g0(w), gd(w))
+            put(w, r, d0(w) and dd(w))  # type: ignore[misc]
+        return bitset
+    if shape in ("setpc", "swappc"):
+        raise Unbindable("control flow is bound by bind_flow")
+    assert shape == "plain", shape
+    if spec.bitdef is not None:
+        return _bitwise(inst, spec, env, put)
+    if len(srcs) == 1:
+        (g0, d0), = srcs
+
+        def one(w: Wave) -> None:
+            r, c = fn(g0(w))
+            d = d0(w)
+            put(w, r, d)  # type: ignore[misc]
+            if c is not None:
+                w.scc, w.scc_def = c, d
+        return one
+    (g0, d0), (g1, d1) = srcs
+
+    def two(w: Wave) -> None:
+        r, c = fn(g0(w), g1(w))
+        d = d0(w) and d1(w)
+        if put is not None:
+            put(w, r, d)
+        if c is not None:
+            w.scc, w.scc_def = c, d
+    return two
+
+
+def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
+    """A bitwise SALU operation with per-bit definedness (`SOp.bitdef`); SCC (result != 0)
+    is defined when every bit is, or when a defined bit of the result is 1."""
+    srcs = [scalar_bits_source(o, b, env) for o, b in zip(inst.operands[1:], spec.src_bits,
+                                                           strict=True)]
+    fn, bitdef = spec.fn, spec.bitdef
+    assert bitdef is not None
+    full = (1 << spec.dst_bits) - 1
+    if len(srcs) == 1:
+        (g0, d0), = srcs
+
+        def one(w: Wave) -> None:
+            a = g0(w)
+            r, c = fn(a)
+            d = bitdef(a, d0(w)) & full
+            put(w, r, d)
+            if c is not None:
+                w.scc, w.scc_def = c, d == full or bool(r & d)
+        return one
+    (g0, d0), (g1, d1) = srcs
+
+    def two(w: Wave) -> None:
+        a, b = g0(w), g1(w)
+        r, c = fn(a, b)
+        d = bitdef(a, d0(w), b, d1(w)) & full
+        put(w, r, d)
+        w.scc, w.scc_def = c, d == full or bool(r & d)
+    return two
+
+
+__all__ = ["Unbindable", "bind_salu", "bind_valu", "fp", "lanes_of"]

@@ -1,0 +1,488 @@
+"""Binding memory instructions (SMEM, GLOBAL, FLAT, SCRATCH, DS, MUBUF) to closures.
+
+A load does not write its destination when it issues: its data is read from memory then,
+parked in a `Pending` record, and written at the `s_waitcnt` that covers it (vmcnt for
+vector memory, lgkmcnt for SMEM and DS, both for FLAT; CDNA3 ISA §4.4 "Data dependency
+resolution"). Until then its destination registers are marked pending, and reading one is
+`sim-waitcnt-hazard`. Vector memory returns in issue order, so `vmcnt(N)` completes all but
+the N newest; scalar loads may return out of order, so only `lgkmcnt(0)` is taken to cover
+one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.bind_alu import Step, Unbindable
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
+from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
+from rgpu_fuzz.sim.wave import FULL, Pending, Wave
+
+Memory = Any  # rgpu_fuzz.sim.engine.LaunchMemory (avoids an import cycle)
+
+
+def _signed_offset(inst: Inst, bits: int) -> int:
+    off = int(inst.mods.get("offset", 0))
+    if off >> (bits - 1) & 1 and off >> bits == 0 and off >= (1 << (bits - 1)):
+        off -= 1 << bits
+    return off
+
+
+def complete(w: Wave, p: Pending) -> None:
+    """Write a completed load's data into its destination (where no newer load to the same
+    registers superseded it)."""
+    if p.done:
+        return
+    p.done = True
+    for k, v in zip(p.sregs, p.svalues, strict=True):
+        if w.pend_s.get(k) is p:
+            w.S[k] = v
+            w.sdef[k] = FULL
+            del w.pend_s[k]
+    if p.vdata is not None:
+        n = p.vdata.shape[1]
+        m = p.vmask
+        for j in range(n):
+            c = p.vcol + j
+            if w.pend_v.get(c) is p:
+                if m is None:
+                    w.V[:, c] = p.vdata[:, j]
+                    w.vdef[:, c] = p.vdef[:, j]  # type: ignore[index]
+                else:
+                    np.copyto(w.V[:, c], p.vdata[:, j], where=m)
+                    np.copyto(w.vdef[:, c], p.vdef[:, j], where=m)  # type: ignore[index]
+                del w.pend_v[c]
+
+
+def wait(w: Wave, vmcnt: int, lgkmcnt: int) -> None:
+    q = w.vm_queue
+    while len(q) > vmcnt:
+        p = q.pop(0)
+        complete(w, p)
+        if p.lgkm and p in w.lgkm_queue:
+            w.lgkm_queue.remove(p)
+    q = w.lgkm_queue
+    if lgkmcnt == 0:
+        for p in q:
+            complete(w, p)
+            if p.vm and p in w.vm_queue:
+                w.vm_queue.remove(p)
+        q.clear()
+        return
+    # only in-order (DS) returns can be counted on with lgkmcnt > 0
+    while len(q) > lgkmcnt and not q[0].smem:
+        p = q.pop(0)
+        complete(w, p)
+        if p.vm and p in w.vm_queue:
+            w.vm_queue.remove(p)
+
+
+def drain(w: Wave) -> None:
+    wait(w, 0, 0)
+
+
+def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
+                       vm: bool, lgkm: bool) -> None:
+    n = data.shape[1]
+    for j in range(n):
+        if col + j in w.pend_v and w.pend_v[col + j].vm != vm:
+            raise hazard(w, f"v{col + j} loaded again before the previous load completed")
+    p = Pending(vm=vm, lgkm=lgkm, smem=False, vcol=col, vdata=data, vdef=defined,
+                vmask=None if w.exec_full else w.exec.copy())
+    for j in range(n):
+        w.pend_v[col + j] = p
+    if vm:
+        w.vm_queue.append(p)
+    if lgkm:
+        w.lgkm_queue.append(p)
+
+
+def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None) -> np.ndarray:
+    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data."""
+    width = op.width
+    if width >= 4:
+        return np.ascontiguousarray(raw).view(np.uint32)
+    val = raw[:, 0].astype(np.uint32) if width == 1 else \
+        np.ascontiguousarray(raw).view(np.uint16)[:, 0].astype(np.uint32)
+    if op.signed:
+        sh = np.uint32(32 - 8 * width)
+        val = ((val << sh).view(np.int32) >> (32 - 8 * width)).view(np.uint32)
+    if op.d16 and old is not None:
+        if op.d16 == "hi":
+            val = (old & np.uint32(0xFFFF)) | (val << np.uint32(16))
+        else:
+            val = (old & np.uint32(0xFFFF0000)) | (val & np.uint32(0xFFFF))
+    return val[:, None]
+
+
+def _store_bytes(w: Wave, col: int, op: MemOp) -> tuple[np.ndarray, np.ndarray]:
+    n = max(1, op.width // 4)
+    if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+        raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
+    words = np.ascontiguousarray(w.V[:, col:col + n])
+    raw = words.view(np.uint8).reshape(w.lanes, 4 * n)
+    if op.width < 4:
+        start = 2 if op.d16 == "hi" else 0
+        raw = raw[:, start:start + op.width]
+    defined = w.vdef[:, col:col + n].all(axis=1)
+    return raw, defined
+
+
+def _vaddr64(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
+    col = vcol(op)
+    if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
+        raise hazard(w, f"v[{col}:{col + 1}] used as an address before its load completed")
+    return (np.ascontiguousarray(w.V[:, col:col + 2]).view(np.uint64)[:, 0],
+            w.vdef[:, col] & w.vdef[:, col + 1])
+
+
+def _vaddr32(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
+    col = vcol(op)
+    if w.pend_v and col in w.pend_v:
+        raise hazard(w, f"v{col} used as an address before its load completed")
+    return w.V[:, col], w.vdef[:, col]
+
+
+def _check_addr(w: Wave, defined: np.ndarray, inst: Inst) -> None:
+    if not bool(np.all(defined[w.exec])):
+        raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+
+
+def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    ops = inst.operands
+    if op.store:
+        raise Unbindable("scalar stores")
+    dst = ops[0]
+    n = op.width // 4
+    base, based = scalar_source(ops[1], 64, env)
+    offs: list[tuple[Callable[[Wave], int], Callable[[Wave], bool]]] = []
+    for o in ops[2:]:
+        if o.kind is OpKind.SGPR:
+            offs.append(scalar_source(o, 32, env))
+        elif o.kind is OpKind.INT:
+            offs.append(((lambda k: lambda w: k)(o.value), lambda w: True))
+    extra = int(inst.mods.get("offset", 0)) if not offs else 0
+    regs = tuple(range(dst.index, dst.index + n))
+
+    def step(w: Wave) -> None:
+        if not (based(w) and all(d(w) for _, d in offs)):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        addr = (base(w) + sum(g(w) for g, _ in offs) + extra) & 0xFFFF_FFFF_FFFF_FFFC
+        data = w.mem.glob.read_scalar(addr, op.width, inst.mnemonic)
+        vals = tuple(int.from_bytes(data[4 * k:4 * k + 4], "little") for k in range(n))
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals)
+        for r in regs:
+            w.pend_s[r] = p
+        w.lgkm_queue.append(p)
+    return step
+
+
+def _aperture_split(mem: Memory, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    hi = addrs >> np.uint64(32)
+    return hi == np.uint64(mem.shared_hi), hi == np.uint64(mem.private_hi)
+
+
+def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    """GLOBAL, FLAT and SCRATCH loads and stores."""
+    ops = list(inst.operands)
+    seg = op.segment
+    offset = _signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
+        int(inst.mods.get("offset", 0))
+    if op.store:
+        vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
+        dst = None
+    else:
+        dst, vaddr, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
+        vdata = None
+    if seg == "scratch" and not inst.mods.get("sve", 1) and vaddr.kind is not OpKind.OFF:
+        vaddr = Opnd(OpKind.OFF, 0, 0)  # SVE=0: the VGPR address field is not used (CDNA3 §10.1)
+    has_saddr = saddr.kind is OpKind.SGPR
+    sget, sdef = scalar_source(saddr, 64 if seg == "global" else 32, env) if has_saddr \
+        else ((lambda w: 0), (lambda w: True))
+    lane_ids = np.arange(env.lanes, dtype=np.int64)
+
+    def addresses(w: Wave) -> tuple[np.ndarray, np.ndarray]:
+        if seg == "scratch":
+            if vaddr.kind is OpKind.OFF:
+                a = np.zeros(w.lanes, np.uint32)
+                d = np.ones(w.lanes, bool)
+            else:
+                a, d = _vaddr32(w, vaddr)
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+            return (a.astype(np.int64) + sget(w) + offset) & 0xFFFF_FFFF, d
+        if has_saddr:
+            a, d = _vaddr32(w, vaddr)
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+            return a.astype(np.uint64) + np.uint64(sget(w)) + np.uint64(offset & (2**64 - 1)), d
+        a, d = _vaddr64(w, vaddr)
+        return a + np.uint64(offset & (2**64 - 1)), d
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        addrs, adef = addresses(w)
+        _check_addr(w, adef, inst)
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        act = addrs if w.exec_full else addrs[e]
+        if op.store:
+            raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if not w.exec_full:
+                raw, defined = raw[e], defined[e]
+            _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
+            w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False, done=True))
+            return
+        raw, rdef = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        col = vcol(dst)  # type: ignore[arg-type]
+        old = None
+        if op.d16:
+            old = w.V[:, col] if w.exec_full else w.V[e, col]
+        words = _to_words(raw, op, old)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        fdef = np.zeros((w.lanes, words.shape[1]), bool)
+        full[lanes] = words
+        fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
+        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat")
+    return step
+
+
+def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
+                width: int, inst: Inst) -> tuple[np.ndarray, np.ndarray]:
+    if seg == "scratch":
+        data, d = w.private.read(lanes, addrs.astype(np.int64), width, inst.mnemonic)
+        if width >= 4:
+            return data, d.reshape(len(lanes), width // 4, 4).all(axis=2)
+        return data, d.all(axis=1)
+    if seg == "flat":
+        shared, private = _aperture_split(mem, addrs)
+        if shared.any() or private.any():
+            out = np.zeros((len(lanes), width), np.uint8)
+            dd = np.ones(len(lanes), bool)
+            g = ~(shared | private)
+            if g.any():
+                out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
+            if shared.any():
+                data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
+                                           inst.mnemonic)
+                out[shared] = data
+                dd[shared] = ok
+            if private.any():
+                data, d = w.private.read(lanes[private],
+                                         (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
+                                             np.int64), width, inst.mnemonic)
+                out[private] = data
+                dd[private] = d.all(axis=1)
+            return out, dd
+    return mem.glob.read(addrs, width, inst.mnemonic), np.ones(len(lanes), bool)
+
+
+def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
+                 raw: np.ndarray, defined: np.ndarray, inst: Inst) -> None:
+    if seg == "scratch":
+        w.private.write(lanes, addrs.astype(np.int64), raw,
+                        np.repeat(defined[:, None], raw.shape[1], axis=1), inst.mnemonic)
+        return
+    if seg == "flat":
+        shared, private = _aperture_split(mem, addrs)
+        if private.any():
+            w.private.write(lanes[private],
+                            (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(np.int64),
+                            raw[private], np.repeat(defined[private, None], raw.shape[1],
+                                                    axis=1), inst.mnemonic)
+        rest = ~private
+        if not bool(np.all(defined[rest])):
+            raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
+                            "register")
+        if shared.any():
+            mem.lds(w).write(addrs[shared] & np.uint64(0xFFFF_FFFF), raw[shared],
+                             inst.mnemonic)
+        g = rest & ~shared
+        if g.any():
+            mem.glob.write(addrs[g], raw[g], inst.mnemonic)
+        return
+    if not bool(np.all(defined)):
+        raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
+    mem.glob.write(addrs, raw, inst.mnemonic)
+
+
+def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    ops = list(inst.operands)
+    if op.store:
+        addr_op, datas = ops[0], ops[1:]
+        dst = None
+    else:
+        dst, addr_op, datas = ops[0], ops[1], []
+    if op.pair:
+        unit = op.width * (64 if op.stride64 else 1)
+        offs = [int(inst.mods.get("offset0", 0)) * unit, int(inst.mods.get("offset1", 0)) * unit]
+    else:
+        m = inst.mods  # one 16-bit offset, which the DS format splits in two bytes
+        offs = [int(m["offset"]) if "offset" in m else
+                int(m.get("offset1", 0)) << 8 | int(m.get("offset0", 0))]
+    lane_ids = np.arange(env.lanes)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        a, d = _vaddr32(w, addr_op)
+        _check_addr(w, d, inst)
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        # LDS addresses are 32-bit: base + offset wraps (LLVM folds a negative base into the
+        # unsigned offset field and relies on it)
+        base = (a if w.exec_full else a[e]).astype(np.uint64)
+        lds = w.mem.lds(w)
+        if op.store:
+            for k, off in enumerate(offs):
+                raw, defined = _store_bytes(w, vcol(datas[k]), op)
+                if not w.exec_full:
+                    raw, defined = raw[e], defined[e]
+                if not bool(np.all(defined)):
+                    raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
+                                    "undefined register")
+                lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
+            w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
+            return
+        parts, oks = [], []
+        for off in offs:
+            data, ok = lds.read((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), op.width,
+                                inst.mnemonic)
+            words = _to_words(data, op, None if not op.d16 else w.V[lanes, vcol(dst)])  # type: ignore[arg-type]
+            parts.append(words)
+            oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))
+        words = np.concatenate(parts, axis=1)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        full[lanes] = words
+        fdef = np.zeros(full.shape, bool)
+        fdef[lanes] = np.concatenate(oks, axis=1)
+        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True)  # type: ignore[arg-type]
+    return step
+
+
+def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    """MUBUF over the private segment buffer (the only buffer LLVM emits for our kernels:
+    scratch on targets without architected flat scratch). The V# is read from the SGPRs and
+    the address computed the way the hardware does for a swizzled, ADD_TID buffer
+    (AMDGPUUsage "Private Segment Buffer"; CDNA3 ISA §9.1.5 "Swizzled Buffer Addressing"),
+    then mapped back to (lane, private offset)."""
+    ops = list(inst.operands)
+    vdata, vaddr, srsrc, soff = (ops + [Opnd(OpKind.OFF, 0, 0)] * 4)[:4]
+    offen = bool(inst.mods.get("offen", 0))
+    if inst.mods.get("idxen", 0):
+        raise Unbindable("idxen buffer addressing")
+    ioff = int(inst.mods.get("offset", 0))
+    rget, rdef = scalar_source(Opnd(OpKind.SGPR, srsrc.index, 2), 64, env)
+    has_soff = soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS)
+    sget, sdef = scalar_source(soff, 32, env) if has_soff else ((lambda w: 0), (lambda w: True))
+    lane_ids = np.arange(env.lanes)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        if not (rdef(w) and sdef(w)):
+            raise uninit(w, f"{inst.mnemonic}: resource or offset undefined")
+        base = rget(w) & 0xFFFF_FFFF_FFFF
+        if base != w.mem.scratch_base:
+            raise SimStop(Fault(FaultKind.OOB_ACCESS, f"{inst.mnemonic}: buffer resource base "
+                                f"{base:#x} is not the private segment buffer", w.pc))
+        if offen:
+            a, d = _vaddr32(w, vaddr)
+            _check_addr(w, d, inst)
+            voff = a.astype(np.int64)
+        else:
+            voff = np.zeros(w.lanes, np.int64)
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        total = (voff if w.exec_full else voff[e]) + ioff
+        rel = sget(w) - w.mem.wave_scratch_offset(w)
+        # swizzle: element (4 bytes) index stride = lanes; soffset is added unswizzled
+        addr = rel + (total // 4) * 4 * w.lanes + lanes * 4 + total % 4
+        elem = addr // 4
+        plane = (elem % w.lanes).astype(np.int64)
+        poff = (elem // w.lanes) * 4 + addr % 4
+        if op.store:
+            raw, defined = _store_bytes(w, vcol(vdata), op)
+            if not w.exec_full:
+                raw, defined = raw[e], defined[e]
+            w.private.write(plane, poff, raw, np.repeat(defined[:, None], raw.shape[1], axis=1),
+                            inst.mnemonic)
+            w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+            return
+        raw, d = w.private.read(plane, poff, op.width, inst.mnemonic)
+        words = _to_words(raw, op, None if not op.d16 else w.V[lanes, vcol(vdata)])
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        full[lanes] = words
+        fdef = np.zeros(full.shape, bool)
+        fdef[lanes] = d.all(axis=1)[:, None]
+        _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False)
+    return step
+
+
+def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
+    """GLOBAL/FLAT atomics, lane by lane in lane order (the hardware's order between lanes
+    of one wave is unspecified; any order is a valid execution). With the GLC/SC0 bit the
+    pre-operation value is returned (LLVM then prints a destination)."""
+    ops = list(inst.operands)
+    returns = len(ops) == 4 or (len(ops) == 3 and ops[2].kind is not OpKind.SGPR
+                                and ops[2].kind is not OpKind.OFF)
+    if returns:
+        dst, vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:4]
+    else:
+        dst = None
+        vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:3]
+    words = op.bits // 32
+    fn = ATOMIC_OPS[op.op]
+    bits = op.bits
+    has_saddr = saddr.kind is OpKind.SGPR
+    sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
+                                                                  (lambda w: True))
+    offset = _signed_offset(inst, 13)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        if has_saddr:
+            a, d = _vaddr32(w, vaddr)
+            addrs = a.astype(np.uint64) + np.uint64(sget(w))
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        else:
+            addrs, d = _vaddr64(w, vaddr)
+        addrs = addrs + np.uint64(offset & (2**64 - 1))
+        _check_addr(w, d, inst)
+        col = vcol(vdata)
+        n = words * (2 if op.op == "CMPSWAP" else 1)
+        if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+            raise hazard(w, f"v{col} used by an atomic before its load completed")
+        if not bool(np.all(w.vdef[e, col:col + n])):
+            raise uninit(w, f"{inst.mnemonic}: data from an undefined register")
+        data = w.V[:, col:col + n].astype(np.uint64)
+        out = np.zeros((w.lanes, words), np.uint32)
+        for lane in np.nonzero(e)[0].tolist():
+            addr = np.array([addrs[lane]], np.uint64)
+            old = int.from_bytes(w.mem.glob.read(addr, 4 * words, inst.mnemonic).tobytes(),
+                                 "little")
+            src = int(data[lane, 0]) | (int(data[lane, 1]) << 32 if words == 2 else 0)
+            cmp = 0
+            if op.op == "CMPSWAP":
+                cmp = int(data[lane, words]) | (int(data[lane, words + 1]) << 32
+                                                if words == 2 else 0)
+            new = fn(old, src, cmp, bits)
+            w.mem.glob.write(addr, np.frombuffer(new.to_bytes(4 * words, "little"),
+                                                 np.uint8)[None, :], inst.mnemonic)
+            out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
+        if dst is None:
+            w.vm_queue.append(Pending(vm=True, lgkm=op.segment == "flat", smem=False,
+                                      done=True))
+            return
+        _issue_vector_load(w, vcol(dst), out, np.ones(out.shape, bool), vm=True,
+                           lgkm=op.segment == "flat")
+    return step

@@ -1,0 +1,35 @@
+"""A code object's `.text` decoded for the executor: the project decoder
+(`rgpu_fuzz.sim.isa`) over the whole section, each instruction converted once to the
+executor's `Inst`, cached per code-object hash."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from typing import Any
+
+from rgpu_fuzz.sim.inst import Inst, from_decoded
+
+_CACHE: OrderedDict[str, list[Inst]] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def decode_text(co: Any, kernel: Any = None) -> list[Inst]:
+    """Every instruction of `co.text` (a `rgpu_fuzz.codeobj.reader.CodeObject`), with its
+    LLVM-syntax rendering for traces and fault messages."""
+    from rgpu_fuzz.sim.isa.decode import decode
+    from rgpu_fuzz.sim.isa.render import render
+
+    data = co.text_bytes
+    key = hashlib.sha256(data + co.target.name.encode()).hexdigest()
+    got = _CACHE.get(key)
+    if got is not None:
+        _CACHE.move_to_end(key)
+        return got
+    section = co.text
+    decoded = decode(data, co.target.name, section.addr if section is not None else 0)
+    got = [from_decoded(d, render(d)) for d in decoded]
+    _CACHE[key] = got
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return got

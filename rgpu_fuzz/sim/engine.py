@@ -1,0 +1,332 @@
+"""Run one launch of a kernel: memory set up as the runtime would, waves initialised by
+`loader`, every work-group's waves stepped round-robin between barriers, the first trap or
+fault ending the launch. `simulate` is the simulator's one entry point."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.inst import Inst
+from rgpu_fuzz.sim.loader import (
+    DISPATCH_PACKET_SIZE,
+    EntryState,
+    TargetConfig,
+    dispatch_packet,
+    init_wave,
+    target_config,
+)
+from rgpu_fuzz.sim.memory import AddressSpace, Lds, Private
+from rgpu_fuzz.sim.operands import Env
+from rgpu_fuzz.sim.program import BARRIER, END, TRAP, Program, bind_program
+from rgpu_fuzz.sim.wave import Wave
+
+SHARED_APERTURE_HI = 0x0001_0000
+PRIVATE_APERTURE_HI = 0x0002_0000
+SCRATCH_BASE = 0x7E00_0000_0000
+CODE_BASE = 0
+DEFAULT_STEP_LIMIT = 50_000_000
+_SRC_SHARED_BASE, _SRC_SHARED_LIMIT, _SRC_PRIVATE_BASE, _SRC_PRIVATE_LIMIT = 235, 236, 237, 238
+
+
+class Status(StrEnum):
+    OK = "ok"
+    TRAP = "trap"
+    FAULT = "fault"
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One explicit kernel argument in `.args` order: a buffer by name (its address is
+    passed) or a by-value argument's bytes."""
+
+    buffer: str | None = None
+    data: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRow:
+    address: int
+    text: str
+    exec_mask: int
+    changes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    status: Status
+    buffers: dict[str, bytes]
+    fault: Fault | None = None
+    wave_instructions: int = 0
+    opcodes: Mapping[str, int] = field(default_factory=dict)
+    seconds: Mapping[str, float] = field(default_factory=dict)
+    trace: tuple[TraceRow, ...] = ()
+
+
+class LaunchMemory:
+    """Global memory plus the current work-group's LDS and the scratch geometry."""
+
+    def __init__(self, lanes: int, private_size: int) -> None:
+        self.glob = AddressSpace()
+        self.shared_hi = SHARED_APERTURE_HI
+        self.private_hi = PRIVATE_APERTURE_HI
+        self.scratch_base = SCRATCH_BASE
+        self.lanes = lanes
+        self.private_size = private_size
+        self.wave_bytes = (private_size * lanes + 1023) // 1024 * 1024
+        self._lds: Lds | None = None
+
+    def lds(self, w: Wave) -> Lds:
+        assert self._lds is not None
+        return self._lds
+
+    def wave_scratch_offset(self, w: Wave) -> int:
+        return w.index * self.wave_bytes
+
+
+_PROGRAMS: dict[tuple[str, str, Env], Program] = {}
+
+
+def _env(cfg: TargetConfig, kernel: Any) -> Env:
+    kd = kernel.descriptor
+    # FLOAT_DENORM_MODE: 0 flush source and destination, 1 flush destination (output),
+    # 2 flush source, 3 flush none (AMDGPUUsage "Floating Point Denorm Mode Enumeration")
+    d32 = kd.field("FLOAT_DENORM_MODE_32")
+    d64 = kd.field("FLOAT_DENORM_MODE_16_64")
+    constants = ((_SRC_SHARED_BASE, SHARED_APERTURE_HI << 32),
+                 (_SRC_SHARED_LIMIT, (SHARED_APERTURE_HI << 32) | 0xFFFF_FFFF),
+                 (_SRC_PRIVATE_BASE, PRIVATE_APERTURE_HI << 32),
+                 (_SRC_PRIVATE_LIMIT, (PRIVATE_APERTURE_HI << 32) | 0xFFFF_FFFF))
+    return Env(lanes=cfg.wave_size, ieee=bool(kd.field("ENABLE_IEEE_MODE")),
+               flush32=d32 != 3, flush64=d64 != 3, constants=constants,
+               waitcnt=cfg.waitcnt)
+
+
+def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
+    key = (code_hash, kernel_name, env)
+    prog = _PROGRAMS.get(key)
+    if prog is None:
+        prog = bind_program(insts, env, None)
+        if len(_PROGRAMS) > 64:
+            _PROGRAMS.clear()
+        _PROGRAMS[key] = prog
+    return prog
+
+
+def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
+             block: tuple[int, int, int], args: Sequence[Arg], buffers: Mapping[str, bytes],
+             *, decode: Callable[[Any, Any], list[Inst]], target: str | None = None,
+             step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None) -> SimResult:
+    """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
+    global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
+    instructions (decoding is cached by the caller's decoder)."""
+    from rgpu_fuzz.codeobj.kernarg import ArgValue, Dispatch, KernargMismatch, pack_kernargs
+    from rgpu_fuzz.codeobj.reader import read_code_object
+
+    t0 = time.perf_counter()
+    co = read_code_object(code_object)
+    kernel = co.kernel(kernel_name)
+    cfg = target_config(target or co.target.name)
+    lanes = cfg.wave_size
+    insts = decode(co, kernel)
+    t1 = time.perf_counter()
+    env = _env(cfg, kernel)
+    prog = program_for(hashlib.sha256(code_object).hexdigest(), kernel_name, insts, env)
+    t2 = time.perf_counter()
+
+    kd = kernel.descriptor
+    private_size = kd.private_segment_fixed_size
+    mem = LaunchMemory(lanes, private_size)
+    mapped = {name: mem.glob.map(name, data) for name, data in buffers.items()}
+    values = [ArgValue.pointer(mapped[a.buffer].base, a.buffer) if a.buffer is not None
+              else ArgValue.raw(a.data) for a in args]
+    dispatch = Dispatch(grid, block)
+    seg = pack_kernargs(kernel.metadata, values, dispatch)
+    if isinstance(seg, KernargMismatch):
+        return SimResult(Status.FAULT, {}, Fault(FaultKind.OOB_ACCESS,
+                                                  f"kernarg-mismatch: {seg.detail}"))
+    karg = mem.glob.map("kernarg segment", seg.data, align=max(seg.alignment, 64))
+    queue = mem.glob.map("queue", bytes(256))
+    packet_addr_probe = mem.glob.map("dispatch packet", bytes(DISPATCH_PACKET_SIZE))
+    packet = dispatch_packet(grid, block, dispatch.grid_dims, private_size,
+                             kd.group_segment_fixed_size, kernel.descriptor_symbol.value,
+                             karg.base)
+    packet_addr_probe.data[:] = np.frombuffer(packet, np.uint8)
+    preload_off = kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4 if kd.has_field(
+        "KERNARG_PRELOAD_SPEC_OFFSET") else 0
+    st = EntryState(packet_addr_probe.base, queue.base, karg.base, 1, SCRATCH_BASE,
+                    private_size, seg.data, preload_off)
+
+    entry = prog.index.get(kernel.entry_address)
+    result_fault: Fault | None = None
+    status = Status.OK
+    total = 0
+    counts = [0] * len(prog.steps)
+    trace: list[TraceRow] = []
+    wave_counter = 0
+    items = block[0] * block[1] * block[2]
+    n_waves = (items + lanes - 1) // lanes
+    old_err = np.seterr(all="ignore")
+    try:
+        if entry is None:
+            raise SimStop(Fault(FaultKind.OOB_ACCESS, f"entry {kernel.entry_address:#x} is not "
+                                "an instruction of .text"))
+        for gz in range(grid[2]):
+            for gy in range(grid[1]):
+                for gx in range(grid[0]):
+                    mem._lds = Lds(kd.group_segment_fixed_size)
+                    waves = []
+                    for k in range(n_waves):
+                        w = Wave(lanes, 0, wave_counter)
+                        w.mem = mem
+                        w.private = Private(private_size, lanes)
+                        init_wave(w, kernel, cfg, st, (gx, gy, gz), block, k * lanes,
+                                  mem.wave_scratch_offset(w))
+                        w.pc = entry
+                        waves.append(w)
+                        wave_counter += 1
+                    status, total = _run_group(waves, prog, counts, total, step_limit,
+                                               trace if trace_wave is not None else None,
+                                               trace_wave)
+                    if status is Status.TRAP:
+                        raise _Trapped()
+    except _Trapped:
+        status = Status.TRAP
+    except SimStop as stop:
+        f = stop.fault
+        idx = f.pc
+        inst = prog.insts[idx] if 0 <= idx < len(prog.insts) else None
+        if inst is not None:
+            f = Fault(f.kind, f"{f.detail} (at {inst.address:#x}: "
+                              f"{inst.text or inst.mnemonic})", inst.address,
+                      f.mnemonic or inst.mnemonic)
+        result_fault = f
+        status = Status.FAULT
+    finally:
+        np.seterr(**old_err)
+    t3 = time.perf_counter()
+    opcodes: dict[str, int] = {}
+    for i, c in enumerate(counts):
+        if c:
+            op = prog.insts[i].opcode
+            opcodes[op] = opcodes.get(op, 0) + c
+    out = {name: m.data.tobytes() for name, m in mapped.items()}
+    return SimResult(status, out, result_fault, total, opcodes,
+                     {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
+
+
+_SREG_NAMES = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo",
+               105: "xnack_mask_hi", 106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo",
+               127: "exec_hi", **{108 + k: f"ttmp{k}" for k in range(16)}}
+
+
+class _Trapped(Exception):
+    pass
+
+
+def _run_group(waves: list[Wave], prog: Program, counts: list[int], total: int,
+               limit: int, trace: list[TraceRow] | None,
+               trace_wave: int | None) -> tuple[Status, int]:
+    steps = prog.steps
+    while True:
+        live = [w for w in waves if not w.ended]
+        if not live:
+            return Status.OK, total
+        progressed = False
+        for w in live:
+            if w.at_barrier:
+                continue
+            progressed = True
+            if trace is not None and w.index == trace_wave:
+                r, n = _run_traced(w, prog, counts, trace)
+            else:
+                r, n = _run_wave(w, steps, counts, limit - total)
+            total += n
+            if r == TRAP:
+                return Status.TRAP, total
+            if r == END:
+                w.ended = True
+            elif r == BARRIER:
+                w.at_barrier = True
+        if all(w.at_barrier or w.ended for w in waves):
+            for w in waves:
+                w.at_barrier = False
+        elif not progressed:
+            raise SimStop(Fault(FaultKind.BARRIER_DEADLOCK, "no wave can make progress"))
+
+
+def _run_wave(w: Wave, steps: list[Any], counts: list[int], budget: int) -> tuple[int, int]:
+    i = w.pc
+    n = 0
+    n_steps = len(steps)
+    try:
+        while True:
+            if i >= n_steps:
+                w.pc = n_steps - 1
+                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            r = steps[i](w)
+            counts[i] += 1
+            n += 1
+            if r is None:
+                i += 1
+            elif r >= 0:
+                i = r
+            else:
+                w.pc = i + 1
+                return r, n
+            if n > budget:
+                raise SimStop(Fault(FaultKind.STEP_LIMIT,
+                                    f"more than {budget} wave-instructions", i))
+    except SimStop as stop:
+        raise SimStop(replace(stop.fault, pc=i)) from None
+    except Exception as e:  # a simulator bug: reported as a fault of the simulator, with its place
+        import traceback
+        raise SimStop(Fault(FaultKind.INTERNAL, f"{type(e).__name__}: {e}\n"
+                            f"{traceback.format_exc(limit=-4)}", i)) from None
+
+
+def _run_traced(w: Wave, prog: Program, counts: list[int],
+                trace: list[TraceRow]) -> tuple[int, int]:
+    """`_run_wave` that records, for every instruction, the registers it changed."""
+    i = w.pc
+    n = 0
+    while True:
+        w.pc = i
+        inst = prog.insts[i]
+        s0, v0, scc0, exec0 = list(w.S), w.V.copy(), w.scc, w.exec_mask
+        sd0, vd0 = list(w.sdef), w.vdef.copy()
+        try:
+            r = prog.steps[i](w)
+        except SimStop as stop:
+            raise SimStop(replace(stop.fault, pc=i)) from None
+        counts[i] += 1
+        n += 1
+        changes = [f"{_SREG_NAMES.get(k, f's{k}')}={w.S[k]:#x}"
+                   f"{'' if w.sdef[k] == 0xFFFF_FFFF else '?'}"
+                   for k in range(len(s0)) if w.S[k] != s0[k] or w.sdef[k] != sd0[k]]
+        if w.scc != scc0:
+            changes.append(f"scc={w.scc}")
+        diff_cols = np.nonzero(((w.V != v0) | (w.vdef != vd0)).any(axis=0))[0]
+        for c in diff_cols.tolist():
+            name = f"v{c}" if c < 256 else f"a{c - 256}"
+            vals = w.V[:, c]
+            lanes = np.nonzero((w.V[:, c] != v0[:, c]) | (w.vdef[:, c] != vd0[:, c]))[0]
+            shown = ", ".join(f"{int(ln)}:{int(vals[ln]):#x}{'' if w.vdef[ln, c] else '?'}"
+                              for ln in lanes[:4])
+            more = f" (+{len(lanes) - 4} lanes)" if len(lanes) > 4 else ""
+            changes.append(f"{name}[{shown}{more}]")
+        trace.append(TraceRow(inst.address, inst.text or inst.mnemonic, exec0, tuple(changes)))
+        if r is None:
+            i += 1
+        elif r >= 0:
+            i = r
+        else:
+            w.pc = i + 1
+            return r, n

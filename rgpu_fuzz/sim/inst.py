@@ -1,0 +1,113 @@
+"""The executor's view of one decoded instruction: the AMD opcode name, its operands in
+assembler order (definitions first, then uses) and its modifiers.
+
+The decoder (`rgpu_fuzz.sim.isa`) describes an instruction as it is encoded; the binder
+(`rgpu_fuzz.sim.bind`) needs less: which register or constant each operand is, and the
+modifier values. `from_decoded` is the one place that reads the decoder's type, so a
+change there touches one function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class OpKind(StrEnum):
+    SGPR = "s"      # scalar register file, indexed by the operand encoding (vcc_lo = 106 ...)
+    VGPR = "v"
+    AGPR = "a"
+    INT = "int"     # an inline integer constant, a literal, or an immediate field
+    FLOAT = "float"  # an inline floating-point constant (its bits depend on the operand type)
+    OFF = "off"     # an absent address operand (`off`)
+    BITS = "bits"   # a constant given as its bits at the operand's width (the decoder's form)
+
+
+@dataclass(frozen=True, slots=True)
+class Opnd:
+    kind: OpKind
+    index: int
+    count: int
+    value: int = 0
+    fvalue: float = 0.0
+    neg: bool = False
+    abs: bool = False
+    literal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Inst:
+    address: int
+    size: int
+    opcode: str
+    """The AMD name of the operation, upper case, without the encoding suffix (`V_ADD_U32`)."""
+    encoding: str
+    """`VOP1`, `VOP2`, `VOP3`, `VOPC`, `VOP3P`, `SOP1`, `SOP2`, `SOPC`, `SOPK`, `SOPP`, `SMEM`,
+    `FLAT`, `GLOBAL`, `SCRATCH`, `DS`, `MUBUF`; `SDWA` and `DPP` variants keep their base."""
+    mnemonic: str
+    """LLVM's spelling, for traces and `unsupported-instruction:<mnemonic>`."""
+    operands: tuple[Opnd, ...]
+    mods: Mapping[str, Any] = field(default_factory=dict)
+    text: str = ""
+    """The instruction in LLVM syntax, for traces."""
+
+
+# The scalar register file is indexed by the GFX9 operand encoding whatever the target
+# (gfx11 swaps m0 and null in its encoding; the decoder names them, so storage stays fixed).
+_SPECIAL_INDEX = {
+    "VCC_LO": (OpKind.SGPR, 106), "VCC_HI": (OpKind.SGPR, 107),
+    "EXEC_LO": (OpKind.SGPR, 126), "EXEC_HI": (OpKind.SGPR, 127),
+    "M0": (OpKind.SGPR, 124), "NULL": (OpKind.SGPR, 125),
+    "FLAT_SCRATCH_LO": (OpKind.SGPR, 102), "FLAT_SCRATCH_HI": (OpKind.SGPR, 103),
+    "XNACK_MASK_LO": (OpKind.SGPR, 104), "XNACK_MASK_HI": (OpKind.SGPR, 105),
+    "SCC": (OpKind.SGPR, 253), "SRC_SCC": (OpKind.SGPR, 253),
+    "VCCZ": (OpKind.SGPR, 251), "SRC_VCCZ": (OpKind.SGPR, 251),
+    "EXECZ": (OpKind.SGPR, 252), "SRC_EXECZ": (OpKind.SGPR, 252),
+    "SRC_SHARED_BASE": (OpKind.SGPR, 235), "SRC_SHARED_LIMIT": (OpKind.SGPR, 236),
+    "SRC_PRIVATE_BASE": (OpKind.SGPR, 237), "SRC_PRIVATE_LIMIT": (OpKind.SGPR, 238),
+    "SRC_POPS_EXITING_WAVE_ID": (OpKind.SGPR, 239),
+    "OFF": (OpKind.OFF, 0),
+}
+TTMP_BASE = 108
+
+
+def _operand(op: Any) -> Opnd:
+    kind = op.kind.value
+    if kind in ("sgpr", "vgpr", "agpr"):
+        k = {"sgpr": OpKind.SGPR, "vgpr": OpKind.VGPR, "agpr": OpKind.AGPR}[kind]
+        base = Opnd(k, op.index, op.count, neg=op.neg, abs=op.abs)
+    elif kind == "ttmp":
+        base = Opnd(OpKind.SGPR, TTMP_BASE + op.index, op.count)
+    elif kind == "special":
+        k, idx = _SPECIAL_INDEX[op.index.name]
+        base = Opnd(k, idx, op.count, neg=op.neg, abs=op.abs)
+    elif kind in ("inline-int", "inline-float", "literal"):
+        base = Opnd(OpKind.BITS, 0, op.count, value=op.value, neg=op.neg, abs=op.abs,
+                    literal=kind == "literal")
+    else:  # imm
+        base = Opnd(OpKind.INT, 0, 1, value=op.value)
+    return OperandX(base, getattr(op, "sel", ""), getattr(op, "sext", False),
+                    getattr(op, "hi", False)) if (getattr(op, "sel", "") or
+                                                  getattr(op, "hi", False)) else base
+
+
+@dataclass(frozen=True, slots=True)
+class OperandX:
+    """An operand with a sub-dword selection (SDWA `sel`/`sext`, op_sel `hi`)."""
+
+    base: Opnd
+    sel: str
+    sext: bool
+    hi: bool
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.base, name)
+
+
+def from_decoded(decoded: Any, text: str = "") -> Inst:
+    """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
+    ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
+    return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
+                decoded.mnemonic, ops, dict(decoded.modifiers), text)  # type: ignore[arg-type]

@@ -1,0 +1,161 @@
+"""The launch as the ROCm loader and command processor set it up: the code object's kernel
+descriptor and metadata → the dispatch packet, the kernarg segment's place in memory, and
+each wave's initial registers.
+
+Everything comes from the descriptor and the target's properties (AMDGPUUsage "Initial
+Kernel Execution State", "Kernel Descriptor", "Processors"): user SGPRs in the order the
+descriptor enables them (`KernelDescriptor.user_sgprs`, then preloaded kernargs), system
+SGPRs after USER_SGPR_COUNT (work-group ids X, Y, Z, work-group info, private segment
+wavefront offset — the last only without architected flat scratch), work-item ids in
+VGPRs (packed `x | y << 10 | z << 20` in v0 where the target packs them, else v0, v1, v2),
+as many id VGPRs as ENABLE_VGPR_WORKITEM_ID asks for. Nothing else is defined at entry:
+every other register reads as undefined to the definedness checks.
+"""
+
+from __future__ import annotations
+
+import struct
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.wave import EXEC, FLAT_SCRATCH, FULL, Wave
+
+DISPATCH_PACKET_SIZE = 64
+HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
+
+
+@dataclass(frozen=True, slots=True)
+class TargetConfig:
+    name: str
+    wave_size: int
+    packed_workitem_ids: bool
+    architected_flat_scratch: bool
+    agprs: bool
+    vmcnt: tuple[tuple[int, int], ...]
+    lgkmcnt: tuple[tuple[int, int], ...]
+
+    def waitcnt(self, simm16: int) -> tuple[int, int]:
+        """(vmcnt, lgkmcnt) of an `s_waitcnt` immediate."""
+        def read(fields: tuple[tuple[int, int], ...]) -> int:
+            out, pos = 0, 0
+            for lo, width in fields:
+                out |= ((simm16 >> lo) & ((1 << width) - 1)) << pos
+                pos += width
+            return out
+        return read(self.vmcnt), read(self.lgkmcnt)
+
+
+@cache
+def target_config(name: str) -> TargetConfig:
+    data = tomllib.loads(resources.files("rgpu_fuzz.sim").joinpath("targets.toml").read_text())
+    if name not in data:
+        raise KeyError(f"no simulator configuration for {name} (have: {', '.join(data)})")
+    t = data[name]
+    return TargetConfig(name, t["wave_size"], t["packed_workitem_ids"],
+                        t["architected_flat_scratch"], t["agprs"],
+                        tuple(tuple(f) for f in t["vmcnt"]),
+                        tuple(tuple(f) for f in t["lgkmcnt"]))
+
+
+def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dims: int,
+                    private_size: int, group_size: int, kernel_object: int,
+                    kernarg_address: int) -> bytes:
+    """hsa_kernel_dispatch_packet_t (HSA Platform System Architecture spec §2.9.6; AMDGPUUsage
+    "Kernel Dispatch"): grid size in work-items, as the packet carries it."""
+    return struct.pack(
+        "<HHHHHHIIIIIQQQQ",
+        HSA_PACKET_TYPE_KERNEL_DISPATCH, dims, block[0], block[1], block[2], 0,
+        grid[0] * block[0], grid[1] * block[1], grid[2] * block[2],
+        private_size, group_size, kernel_object, kernarg_address, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryState:
+    """What a wave's user and system SGPRs hold: the addresses and sizes of the launch."""
+
+    dispatch_ptr: int
+    queue_ptr: int
+    kernarg_ptr: int
+    dispatch_id: int
+    scratch_base: int
+    private_size: int
+    kernarg: bytes
+    preload_offset: int
+
+
+def _user_sgpr_values(name: str, count: int, st: EntryState) -> list[int]:
+    if name == "private_segment_buffer":
+        # V# of the swizzled private segment (AMDGPUUsage "Private Segment Buffer"):
+        # base, SWIZZLE_ENABLE, NUM_RECORDS, ADD_TID_ENABLE with INDEX_STRIDE 64 and
+        # ELEMENT_SIZE 4 (GFX9 buffer resource layout, CDNA3 ISA §9.1.7).
+        base = st.scratch_base
+        return [base & 0xFFFF_FFFF, ((base >> 32) & 0xFFFF) | (1 << 31), 0xFFFF_FFFF,
+                (1 << 23) | (3 << 21) | (1 << 19)]
+    value = {"dispatch_ptr": st.dispatch_ptr, "queue_ptr": st.queue_ptr,
+             "kernarg_segment_ptr": st.kernarg_ptr, "dispatch_id": st.dispatch_id,
+             "flat_scratch_init": st.scratch_base, "private_segment_size": st.private_size}
+    if name == "kernarg_preload":
+        raw = st.kernarg[st.preload_offset:st.preload_offset + 4 * count]
+        raw = raw + bytes(4 * count - len(raw))
+        return list(struct.unpack(f"<{count}I", raw))
+    v = value[name]
+    return [(v >> (32 * k)) & 0xFFFF_FFFF for k in range(count)]
+
+
+def init_wave(wave: Wave, kernel: Any, cfg: TargetConfig, st: EntryState,
+              group: tuple[int, int, int], block: tuple[int, int, int],
+              first_item: int, wave_scratch_offset: int) -> None:
+    """Set `wave` up as the dispatcher would for the work-items `first_item ...` of
+    work-group `group` (`kernel` is a `rgpu_fuzz.codeobj.reader.Kernel`)."""
+    kd = kernel.descriptor
+    S, sdef = wave.S, wave.sdef
+    for u in kd.user_sgprs():
+        for k, v in enumerate(_user_sgpr_values(u.name, u.count, st)):
+            S[u.first + k] = v
+            sdef[u.first + k] = FULL
+    nxt = kd.user_sgpr_count
+    system: list[int] = []
+    for axis, name in enumerate(("X", "Y", "Z")):
+        if kd.field(f"ENABLE_SGPR_WORKGROUP_ID_{name}"):
+            system.append(group[axis])
+    if kd.field("ENABLE_SGPR_WORKGROUP_INFO"):
+        system.append(0)
+    if kd.field("ENABLE_PRIVATE_SEGMENT") and not cfg.architected_flat_scratch:
+        system.append(wave_scratch_offset)
+    for v in system:
+        S[nxt] = v & 0xFFFF_FFFF
+        sdef[nxt] = FULL
+        nxt += 1
+    if cfg.architected_flat_scratch:
+        base = st.scratch_base + wave_scratch_offset
+        S[FLAT_SCRATCH], S[FLAT_SCRATCH + 1] = base & 0xFFFF_FFFF, base >> 32
+        sdef[FLAT_SCRATCH] = sdef[FLAT_SCRATCH + 1] = FULL
+    lanes = wave.lanes
+    flat = first_item + np.arange(lanes)
+    total = block[0] * block[1] * block[2]
+    active = flat < total
+    x = (flat % block[0]).astype(np.uint32)
+    y = ((flat // block[0]) % block[1]).astype(np.uint32)
+    z = (flat // (block[0] * block[1])).astype(np.uint32)
+    dims = kd.field("ENABLE_VGPR_WORKITEM_ID")
+    ids = [x, y, z][:dims + 1]
+    if cfg.packed_workitem_ids:
+        packed = ids[0].copy()
+        for k, v in enumerate(ids[1:], start=1):
+            packed |= v << np.uint32(10 * k)
+        wave.V[:, 0] = packed
+        wave.vdef[:, 0] = active
+    else:
+        for k, v in enumerate(ids):
+            wave.V[:, k] = v
+            wave.vdef[:, k] = active
+    mask = int(sum(1 << i for i in range(lanes) if active[i]))
+    wave.set_exec(mask)
+    if lanes == 32:
+        S[EXEC + 1] = 0
+    wave.scc, wave.scc_def = 0, False

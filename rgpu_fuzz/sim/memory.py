@@ -1,0 +1,177 @@
+"""The launch's memory: a sparse 64-bit global address space of named mappings, one LDS per
+workgroup, and per-lane private memory.
+
+Every access is checked: an address outside every mapping (or past the LDS or private size)
+stops the launch with a `sim-oob-access` fault naming the address and the nearest mapping.
+Hardware would fault or silently drop the access; either way the compiled code was wrong.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import numpy as np
+
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+
+PAGE = 4096
+
+
+@dataclass(slots=True)
+class Mapping:
+    name: str
+    base: int
+    data: np.ndarray  # uint8
+    writable: bool = True
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.data)
+
+
+def _oob(what: str, detail: str) -> SimStop:
+    return SimStop(Fault(FaultKind.OOB_ACCESS, f"{what}: {detail}"))
+
+
+class AddressSpace:
+    """Global memory: mappings placed at page-aligned addresses with unmapped guard pages
+    between them, so an access just past a buffer is caught rather than landing in the next."""
+
+    def __init__(self, first: int = 0x7F00_0000_0000) -> None:
+        self._maps: list[Mapping] = []
+        self._bases: list[int] = []
+        self._next = first
+
+    def map(self, name: str, data: np.ndarray | bytes, *, writable: bool = True,
+            align: int = PAGE) -> Mapping:
+        """Place a copy of `data` (bytes or any array, taken as raw bytes) at the next free
+        aligned address after a guard page."""
+        raw = np.frombuffer(bytes(data) if isinstance(data, bytes | bytearray)
+                            else np.ascontiguousarray(data).tobytes(), np.uint8).copy()
+        base = (self._next + align - 1) // align * align
+        m = Mapping(name, base, raw, writable)
+        self._next = base + max(len(raw), 1) + PAGE
+        self._maps.append(m)
+        self._bases.append(base)
+        return m
+
+    def find(self, address: int) -> Mapping | None:
+        i = bisect.bisect_right(self._bases, address) - 1
+        if i >= 0 and address < self._maps[i].end:
+            return self._maps[i]
+        return None
+
+    def describe(self, address: int) -> str:
+        i = bisect.bisect_right(self._bases, address) - 1
+        if i < 0:
+            return f"{address:#x} (below every mapping)"
+        m = self._maps[i]
+        return f"{address:#x} ({address - m.base:+#x} from {m.name} of {len(m.data)} bytes)"
+
+    def _locate(self, addrs: np.ndarray, width: int, what: str) -> tuple[Mapping, np.ndarray]:
+        lo = int(addrs.min())
+        hi = int(addrs.max()) + width
+        m = self.find(lo)
+        if m is None or hi > m.end:
+            for a in addrs.tolist():
+                mm = self.find(a)
+                if mm is None or a + width > mm.end:
+                    raise _oob(what, f"{width}-byte access at {self.describe(a)}")
+            raise _oob(what, f"one access spans two mappings ({self.describe(lo)} .. "
+                             f"{self.describe(hi - 1)})")
+        return m, addrs - np.uint64(m.base)
+
+    def read(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
+        """Bytes at each address: uint8 array (len(addrs), width)."""
+        m, off = self._locate(addrs, width, what)
+        idx = off.astype(np.int64)[:, None] + np.arange(width)
+        return m.data[idx]
+
+    def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
+        """Store `data` (uint8, (len(addrs), width)); lanes in order, so the highest lane wins
+        where addresses collide (as in hardware, where the order is unspecified)."""
+        width = data.shape[1]
+        m, off = self._locate(addrs, width, what)
+        if not m.writable:
+            raise _oob(what, f"store to read-only {m.name} at {self.describe(int(addrs[0]))}")
+        idx = off.astype(np.int64)[:, None] + np.arange(width)
+        m.data[idx] = data
+
+    def read_scalar(self, address: int, width: int, what: str) -> bytes:
+        m = self.find(address)
+        if m is None or address + width > m.end:
+            raise _oob(what, f"{width}-byte scalar load at {self.describe(address)}")
+        off = address - m.base
+        return m.data[off:off + width].tobytes()
+
+
+class Lds:
+    """One workgroup's LDS: `size` bytes (the descriptor's group segment size). Stores out of
+    range are `sim-oob-access`; reads out of range are undefined values (see `read`)."""
+
+    def __init__(self, size: int) -> None:
+        self.data = np.zeros(max(size, 0), np.uint8)
+        self.size = size
+
+    def _index(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
+        a = addrs.astype(np.int64)
+        if len(a) and (int(a.max()) + width > self.size or int(a.min()) < 0):
+            bad = int(a[(a + width > self.size) | (a < 0)][0])
+            raise _oob(what, f"{width}-byte LDS access at {bad:#x}, LDS size {self.size:#x}")
+        return a[:, None] + np.arange(width)
+
+    def read(self, addrs: np.ndarray, width: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """(bytes, defined per lane). An out-of-range read returns 0 on hardware (CDNA3 ISA
+        §11.1 "LDS out-of-range": reads return zero, writes are dropped), and LLVM may
+        speculate LDS loads that relies on it; such lanes read 0 marked undefined, so using
+        the value is `sim-uninit-read` while discarding it is fine."""
+        a = addrs.astype(np.int64)
+        bad = (a + width > self.size) | (a < 0)
+        if not bad.any():
+            return self.data[a[:, None] + np.arange(width)], np.ones(len(a), bool)
+        idx = np.where(bad, 0, a)[:, None] + np.arange(width)
+        out = self.data[np.minimum(idx, max(self.size - 1, 0))] if self.size else \
+            np.zeros((len(a), width), np.uint8)
+        out[bad] = 0
+        return out, ~bad
+
+    def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
+        self.data[self._index(addrs, data.shape[1], what)] = data
+
+
+class Private:
+    """One wave's private (scratch) memory, per lane: `size` bytes each.
+
+    The hardware interleaves lanes in the scratch backing store (AMDGPUUsage "Private
+    Segment": swizzled in 4-byte elements with an index stride of the wavefront size), so a
+    lane's private offset `o` sits at wave-relative byte `(o // 4) * 4 * lanes + lane * 4 +
+    o % 4`; every per-lane access goes through that mapping, so scratch and swizzled buffer
+    addressing see the same bytes. `defined` is a per-byte shadow: spills of partly
+    undefined registers are legal, so definedness travels through private memory."""
+
+    def __init__(self, size: int, lanes: int) -> None:
+        self.size = size
+        self.lanes = lanes
+        self.data = np.zeros(size * lanes, np.uint8)
+        self.defined = np.zeros(size * lanes, bool)
+        self._lane = np.arange(lanes, dtype=np.int64)
+
+    def _index(self, lanes: np.ndarray, offs: np.ndarray, width: int, what: str) -> np.ndarray:
+        o = offs.astype(np.int64)[:, None] + np.arange(width)
+        if o.size and (int(o.max()) >= self.size or int(o.min()) < 0):
+            bad = int(offs.astype(np.int64)[((o >= self.size) | (o < 0)).any(axis=1)][0])
+            raise _oob(what, f"{width}-byte private access at offset {bad:#x}, "
+                             f"private segment size {self.size:#x}")
+        return (o // 4) * (4 * self.lanes) + lanes[:, None] * 4 + o % 4
+
+    def read(self, lanes: np.ndarray, offs: np.ndarray, width: int,
+             what: str) -> tuple[np.ndarray, np.ndarray]:
+        idx = self._index(lanes, offs, width, what)
+        return self.data[idx], self.defined[idx]
+
+    def write(self, lanes: np.ndarray, offs: np.ndarray, data: np.ndarray,
+              defined: np.ndarray, what: str) -> None:
+        idx = self._index(lanes, offs, data.shape[1], what)
+        self.data[idx] = data
+        self.defined[idx] = defined

@@ -1,0 +1,365 @@
+"""Operand access, bound once per instruction: each source becomes a pair of closures
+(value, definedness) and each destination a writer that honours EXEC, so executing an
+instruction is a few calls on numpy views with no decoding left.
+
+Definedness (issue 10 "honest checks") is tracked as memcheck does: a value computed from
+an undefined register is itself undefined, and only its observation is a fault
+(`sim-uninit-read`): as an address, a branch condition, EXEC, or data stored to global or
+LDS memory. Compiled code legitimately copies undefined lanes around (spilling a VGPR
+whose inactive lanes were never written, a 64-bit pair whose unused half is undefined);
+reporting every read of an unwritten register would report those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, VCC, Wave
+
+DTYPES: dict[str, tuple[int, Any]] = {
+    "b32": (32, np.uint32), "u32": (32, np.uint32), "i32": (32, np.int32),
+    "f32": (32, np.float32), "b64": (64, np.uint64), "u64": (64, np.uint64),
+    "i64": (64, np.int64), "f64": (64, np.float64), "u16": (16, np.uint16),
+    "i16": (16, np.int16), "f16": (16, np.float16), "b16": (16, np.uint16),
+}
+RAW = {16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+SCC_SRC = 253
+VCCZ_SRC = 251
+EXECZ_SRC = 252
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """What binding needs to know about the target and the launch."""
+
+    lanes: int
+    ieee: bool
+    flush32: bool
+    flush64: bool
+    constants: tuple[tuple[int, int], ...]
+    """Scalar source codes that read launch constants (src_shared_base ...)."""
+    waitcnt: Callable[[int], tuple[int, int]]
+    """simm16 of s_waitcnt → (vmcnt, lgkmcnt) on this target."""
+
+
+def hazard(w: Wave, what: str) -> SimStop:
+    return SimStop(Fault(FaultKind.WAITCNT_HAZARD, what, w.pc))
+
+
+def uninit(w: Wave, what: str) -> SimStop:
+    return SimStop(Fault(FaultKind.UNINIT_READ, what, w.pc))
+
+
+def const_bits(op: Opnd, ty: str) -> int:
+    """The bits a constant operand reads as at type `ty`."""
+    bits, dtype = DTYPES[ty]
+    mask = (1 << bits) - 1
+    if op.kind is OpKind.BITS:
+        return op.value & mask
+    if op.kind is OpKind.FLOAT:
+        ft = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
+        return int(np.array(op.fvalue, ft).view(RAW[bits]))
+    if op.literal and bits == 64 and np.dtype(dtype).kind == "f" and op.value >> 32 == 0:
+        return (op.value & 0xFFFF_FFFF) << 32  # a 32-bit literal is an f64's high half
+    return op.value & mask
+
+
+def vcol(op: Opnd) -> int:
+    return op.index + (AGPR_BASE if op.kind is OpKind.AGPR else 0)
+
+
+def _sel(raw: np.ndarray, sel: str, sext: bool) -> np.ndarray:
+    """SDWA source selection (DWORD, WORD_0/1, BYTE_0..3) with optional sign extension."""
+    if not sel or sel == "DWORD":
+        return raw
+    shift = {"BYTE_0": 0, "BYTE_1": 8, "BYTE_2": 16, "BYTE_3": 24, "WORD_0": 0,
+             "WORD_1": 16}[sel]
+    width = 8 if sel.startswith("BYTE") else 16
+    v = (raw >> np.uint32(shift)) & np.uint32((1 << width) - 1)
+    if sext:
+        v = ((v << np.uint32(32 - width)).view(np.int32) >> (32 - width)).view(np.uint32)
+    return v
+
+
+Getter = Callable[[Wave], Any]
+
+
+def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
+    """(value, defined) closures for a VALU source of type `ty`: numpy arrays over lanes (or
+    numpy scalars for uniform operands), already viewed as the type, with neg/abs applied."""
+    bits, dtype = DTYPES[ty]
+    get, defined = _raw_source(op, bits, env)
+    sel, sext = getattr(op, "sel", ""), getattr(op, "sext", False)
+    if sel and sel != "DWORD":
+        g0 = get
+        get = lambda w: _sel(np.asarray(g0(w), np.uint32), sel, sext)  # noqa: E731
+    if bits == 16:
+        g1 = get
+        hi = getattr(op, "hi", False)
+        get = ((lambda w: (np.asarray(g1(w)) >> np.uint32(16)).astype(np.uint16)) if hi
+               else (lambda w: np.asarray(g1(w)).astype(np.uint16)))
+    typed = get if dtype is RAW[bits] else (lambda w: get(w).view(dtype))
+    if np.dtype(dtype).kind == "f":
+        flush = env.flush32 if bits == 32 else env.flush64 if bits == 64 else False
+        if flush:
+            from rgpu_fuzz.sim.fp import flush as _flush
+            t0 = typed
+            typed = lambda w: _flush(np.asarray(t0(w)))  # noqa: E731
+        if op.abs:
+            t1 = typed
+            typed = lambda w: np.abs(t1(w))  # noqa: E731
+        if op.neg:
+            t2 = typed
+            typed = lambda w: -t2(w)  # noqa: E731
+    return typed, defined
+
+
+def _raw_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
+    raw = RAW[max(bits, 32)]
+    if op.kind in (OpKind.VGPR, OpKind.AGPR):
+        col = vcol(op)
+        if bits <= 32:
+            def get(w: Wave) -> np.ndarray:
+                if w.pend_v and col in w.pend_v:
+                    raise hazard(w, f"v{col} read before the s_waitcnt covering its load")
+                return w.V[:, col]
+
+            def defined(w: Wave) -> np.ndarray:
+                return w.vdef[:, col]
+            return get, defined
+
+        def get64(w: Wave) -> np.ndarray:
+            if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
+                raise hazard(w, f"v[{col}:{col + 1}] read before the s_waitcnt covering "
+                                "its load")
+            return w.V[:, col:col + 2].view(np.uint64)[:, 0]
+
+        def defined64(w: Wave) -> np.ndarray:
+            d = w.vdef[:, col:col + 2]
+            return d[:, 0] & d[:, 1]
+        return get64, defined64
+    if op.kind is OpKind.SGPR:
+        sget, sdef = scalar_source(op, 64 if bits == 64 else 32, env)
+        return (lambda w: raw(sget(w))), sdef
+    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+        ty = {16: "u16", 32: "u32", 64: "u64"}[bits]
+        value = raw(const_bits(op, ty) if bits != 16 else const_bits(op, "u16"))
+        return (lambda w: value), (lambda w: True)
+    raise ValueError(f"operand {op} cannot be a vector source")
+
+
+def low_half_defined(op: Opnd, ty: str, env: Env) -> Getter:
+    """Defined lanes of the low 32 bits of a source (the whole source when it is 32-bit):
+    for 64-bit operations whose low result half depends on low source halves only."""
+    bits = DTYPES[ty][0]
+    if op.kind in (OpKind.VGPR, OpKind.AGPR):
+        col = vcol(op)
+        return lambda w: w.vdef[:, col]
+    if op.kind is OpKind.SGPR and bits == 64:
+        i = op.index
+        consts = dict(env.constants)
+        if i not in consts and i < 250:
+            return lambda w: w.sdef[i] == 0xFFFF_FFFF
+    return vector_source(op, ty, env)[1]
+
+
+def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
+    """(value, defined bits) closures for a scalar operand: Python ints; the second is the
+    mask of bits whose value is defined."""
+    full = (1 << bits) - 1
+    if op.kind is OpKind.SGPR:
+        i = op.index
+        consts = dict(env.constants)
+        if i in consts:
+            v = consts[i]
+            return (lambda w: v), (lambda w: full)
+        if i == SCC_SRC:
+            return (lambda w: w.scc), (lambda w: full if w.scc_def else 0)
+        if i == VCCZ_SRC:
+            def vccz_def(w: Wave) -> int:
+                lanes = (1 << w.lanes) - 1
+                vcc = (w.S[VCC] | w.S[VCC + 1] << 32) & lanes
+                d = (w.sdef[VCC] | w.sdef[VCC + 1] << 32) & lanes
+                return full if d == lanes or vcc & d else 0
+            return (lambda w: int((w.S[VCC] | w.S[VCC + 1] << 32) & ((1 << w.lanes) - 1) == 0),
+                    vccz_def)
+        if i == EXECZ_SRC:
+            return (lambda w: int(w.exec_mask == 0)), (lambda w: full)
+        if bits == 64:
+            def get64(w: Wave) -> int:
+                if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
+                    raise hazard(w, f"s[{i}:{i + 1}] read before the s_waitcnt covering "
+                                    "its load")
+                return w.S[i] | w.S[i + 1] << 32
+            return get64, (lambda w: w.sdef[i] | w.sdef[i + 1] << 32)
+
+        def get(w: Wave) -> int:
+            if w.pend_s and i in w.pend_s:
+                raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
+            return w.S[i]
+        return get, (lambda w: w.sdef[i] & full)
+    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+        v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
+        if op.kind is OpKind.INT and bits == 64 and not op.literal:
+            v = op.value & (2**64 - 1)
+        return (lambda w: v), (lambda w: full)
+    raise ValueError(f"operand {op} cannot be a scalar source")
+
+
+def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
+    """(value, fully defined) closures for a scalar operand: a Python int and a bool."""
+    get, dbits = scalar_bits_source(op, bits, env)
+    full = (1 << bits) - 1
+    return get, (lambda w: dbits(w) == full)
+
+
+def scalar_dest(op: Opnd, bits: int) -> Callable[[Wave, int, Any], None]:
+    """A writer of a scalar destination: `d` is the defined-bits mask (True/False for all
+    or none). Writing EXEC with an undefined bit in a lane of the wave is a fault."""
+    i = op.index
+    if op.kind is not OpKind.SGPR:
+        raise ValueError(f"operand {op} cannot be a scalar destination")
+    if i == 125:  # null (gfx10+): writes are dropped
+        return lambda w, v, d: None
+    touches_exec = i in (EXEC, EXEC + 1) or (bits == 64 and i + 1 == EXEC)
+    full = (1 << bits) - 1
+    if bits == 64:
+        def put64(w: Wave, v: int, d: Any) -> None:
+            if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
+                raise hazard(w, f"s[{i}:{i + 1}] written before its load completed")
+            dm = (full if d else 0) if isinstance(d, bool | np.bool_) else int(d)
+            w.S[i] = v & 0xFFFF_FFFF
+            w.S[i + 1] = (v >> 32) & 0xFFFF_FFFF
+            w.sdef[i] = dm & 0xFFFF_FFFF
+            w.sdef[i + 1] = (dm >> 32) & 0xFFFF_FFFF
+            if touches_exec:
+                _check_exec(w)
+                w.refresh_exec()
+        return put64
+
+    def put(w: Wave, v: int, d: Any) -> None:
+        if w.pend_s and i in w.pend_s:
+            raise hazard(w, f"s{i} written before its load completed")
+        w.S[i] = v & 0xFFFF_FFFF
+        w.sdef[i] = (0xFFFF_FFFF if d else 0) if isinstance(d, bool | np.bool_) \
+            else int(d) & 0xFFFF_FFFF
+        if touches_exec:
+            _check_exec(w)
+            w.refresh_exec()
+    return put
+
+
+def _check_exec(w: Wave) -> None:
+    lanes = (1 << w.lanes) - 1
+    if (w.sdef[EXEC] | w.sdef[EXEC + 1] << 32) & lanes != lanes:
+        raise uninit(w, "EXEC set from an undefined value")
+
+
+def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any, Any], None]:
+    """A writer of a VALU destination: lanes outside EXEC keep their value."""
+    bits, _ = DTYPES[ty]
+    col = vcol(op)
+    lanes = env.lanes
+    dst_sel = inst.mods.get("dst_sel", "")
+    if isinstance(dst_sel, int):
+        dst_sel = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"][dst_sel]
+    if bits == 64:
+        def put64(w: Wave, r: Any, d: Any) -> None:
+            """`d`: defined lanes, or a (low half, high half) pair of them."""
+            if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
+                raise hazard(w, f"v[{col}:{col + 1}] written before its load completed")
+            raw = np.broadcast_to(np.asarray(r).view(np.uint64), (lanes,))
+            pair = np.ascontiguousarray(raw).view(np.uint32).reshape(lanes, 2)
+            dlo, dhi = d if isinstance(d, tuple) else (d, d)
+            if w.vpart:
+                _forget(w, col, 2)
+            if w.exec_full:
+                w.V[:, col:col + 2] = pair
+                w.vdef[:, col] = dlo
+                w.vdef[:, col + 1] = dhi
+            else:
+                e = w.exec
+                np.copyto(w.V[:, col:col + 2], pair, where=e[:, None])
+                np.copyto(w.vdef[:, col], dlo, where=e)
+                np.copyto(w.vdef[:, col + 1], dhi, where=e)
+        return put64
+    conv: Callable[[Any], Any]
+    if bits == 16:
+        conv = lambda r: np.asarray(r).view(np.uint16).astype(np.uint32)  # noqa: E731
+    else:
+        conv = lambda r: np.asarray(r).view(np.uint32)  # noqa: E731
+    if dst_sel and dst_sel != "DWORD":
+        shift = {"BYTE_0": 0, "BYTE_1": 8, "BYTE_2": 16, "BYTE_3": 24, "WORD_0": 0,
+                 "WORD_1": 16}[dst_sel]
+        width = 8 if dst_sel.startswith("BYTE") else 16
+        unused = inst.mods.get("dst_unused", "UNUSED_PAD")
+        if isinstance(unused, int):
+            unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"][unused]
+        field_mask = np.uint32(((1 << width) - 1) << shift)
+        base_conv = conv
+
+        def conv(r: Any, w: Wave | None = None) -> Any:  # type: ignore[misc]
+            v = (base_conv(r) << np.uint32(shift)) & field_mask
+            if unused == "UNUSED_PRESERVE" and w is not None:
+                return v | (w.V[:, col] & ~field_mask)
+            if unused == "UNUSED_SEXT":
+                top = shift + width
+                v = ((v << np.uint32(32 - top)).view(np.int32) >> (32 - top)).view(np.uint32)
+                return v
+            return v
+
+        def put_sel(w: Wave, r: Any, d: Any) -> None:
+            if w.pend_v and col in w.pend_v:
+                raise hazard(w, f"v{col} written before its load completed")
+            raw = conv(r, w)
+            if w.vpart:
+                _forget(w, col, 1)
+            if w.exec_full:
+                w.V[:, col] = raw
+                w.vdef[:, col] = d
+            else:
+                np.copyto(w.V[:, col], raw, where=w.exec)
+                np.copyto(w.vdef[:, col], d, where=w.exec)
+        return put_sel
+
+    def put(w: Wave, r: Any, d: Any) -> None:
+        if w.pend_v and col in w.pend_v:
+            raise hazard(w, f"v{col} written before its load completed")
+        raw = conv(r)
+        if w.vpart:
+            _forget(w, col, 1)
+        if w.exec_full:
+            w.V[:, col] = raw
+            w.vdef[:, col] = d
+        else:
+            np.copyto(w.V[:, col], raw, where=w.exec)
+            np.copyto(w.vdef[:, col], d, where=w.exec)
+    return put
+
+
+def _forget(w: Wave, col: int, n: int) -> None:
+    """A VALU write to `col..col+n-1` replaces the partly defined values of active lanes."""
+    for c in range(col, col + n):
+        part = w.vpart.get(c)
+        if part:
+            for lane in [ln for ln in part if w.exec[ln]]:
+                del part[lane]
+            if not part:
+                del w.vpart[c]
+
+
+def lane_mask_source(op: Opnd, env: Env) -> tuple[Getter, Getter]:
+    """A lane mask operand (VCC or an SGPR pair) as bool vectors over the lanes: its bits
+    and which of them are defined."""
+    from rgpu_fuzz.sim.wave import lanes_of
+
+    get, dbits = scalar_bits_source(op, 64 if env.lanes == 64 else 32, env)
+    lanes = env.lanes
+    return (lambda w: lanes_of(get(w), lanes)), (lambda w: lanes_of(dbits(w), lanes))

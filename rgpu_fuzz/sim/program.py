@@ -1,0 +1,241 @@
+"""A kernel's code bound once: every instruction of `.text` decoded and turned into a
+closure, keyed by address, cached per code-object hash (issue 10 "decode once per code
+object"). Control flow (SOPP, `s_setpc`/`s_swappc`) is bound here: a step returns None to
+fall through, the index of the next instruction to jump, or one of `END`, `BARRIER`,
+`TRAP`."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.bind_alu import Step, Unbindable, bind_salu, bind_valu
+from rgpu_fuzz.sim.bind_mem import (
+    bind_atomic,
+    bind_buffer,
+    bind_ds,
+    bind_smem,
+    bind_vmem,
+    drain,
+    wait,
+)
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.inst import Inst
+from rgpu_fuzz.sim.memops import atomicop, memop
+from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
+from rgpu_fuzz.sim.salu import SALU
+from rgpu_fuzz.sim.valu import VALU
+from rgpu_fuzz.sim.wave import VCC, Wave
+
+END = -1
+BARRIER = -2
+TRAP = -3
+
+NOPS = frozenset({"S_NOP", "S_SETPRIO", "S_SLEEP", "S_ICACHE_INV", "S_DCACHE_WB",
+                  "S_DCACHE_INV", "S_DCACHE_WB_VOL", "S_DCACHE_INV_VOL", "BUFFER_WBL2",
+                  "BUFFER_INVL2", "BUFFER_WBINVL1", "BUFFER_WBINVL1_VOL", "BUFFER_GL0_INV",
+                  "BUFFER_GL1_INV", "S_WAITCNT_VSCNT", "S_WAITCNT_VMCNT", "S_WAITCNT_LGKMCNT",
+                  "S_WAITCNT_EXPCNT", "S_DELAY_ALU", "S_CLAUSE", "S_INST_PREFETCH",
+                  "S_SET_INST_PREFETCH_DISTANCE", "S_TTRACEDATA", "S_CODE_END", "V_NOP",
+                  "S_SETHALT_0"})
+
+
+@dataclass(slots=True)
+class Program:
+    """Bound steps in address order; `index` maps a byte address to its step."""
+
+    insts: list[Inst]
+    steps: list[Step]
+    index: dict[int, int]
+    unsupported: dict[int, str] = field(default_factory=dict)
+    """Step index → mnemonic of instructions bound to an `unsupported-instruction` stop."""
+
+
+def _unsupported(inst: Inst, why: str) -> Step:
+    fault = Fault(FaultKind.UNSUPPORTED, f"{inst.text or inst.mnemonic}: {why}", inst.address,
+                  inst.mnemonic)
+
+    def step(w: Wave) -> None:
+        raise SimStop(fault)
+    return step
+
+
+def _branch_target(inst: Inst) -> int:
+    if "target" in inst.mods:
+        return int(inst.mods["target"])
+    imm = inst.operands[0].value & 0xFFFF if inst.operands else 0
+    if imm >= 0x8000:
+        imm -= 0x10000
+    return inst.address + 4 + 4 * imm
+
+
+def _flow(inst: Inst, env: Env, index_of: Callable[[int], int]) -> Step | None:
+    name = inst.opcode
+    if name == "S_ENDPGM":
+        def endpgm(w: Wave) -> int:
+            drain(w)
+            return END
+        return endpgm
+    if name == "S_BARRIER":
+        def barrier(w: Wave) -> int:
+            return BARRIER
+        return barrier
+    if name == "S_TRAP":
+        def trap(w: Wave) -> int:
+            drain(w)
+            return TRAP
+        return trap
+    if name == "S_WAITCNT":
+        vm, lgkm = _waitcnt_counts(inst, env)
+        return lambda w: wait(w, vm, lgkm)
+    if name.startswith("S_BRANCH") or name.startswith("S_CBRANCH"):
+        target = _branch_target(inst)
+        cond = name.removeprefix("S_CBRANCH_").removeprefix("S_BRANCH")
+        nxt_of = index_of
+
+        def jump_index() -> int:
+            return nxt_of(target)
+        tgt: list[int] = []
+
+        def to(w: Wave) -> int:
+            if not tgt:
+                tgt.append(jump_index())
+            return tgt[0]
+        if cond == "":
+            return to
+        test = _CONDITIONS.get(cond)
+        if test is None:
+            return None
+        check, _ = test
+
+        def cbranch(w: Wave) -> int | None:
+            taken = check(w)
+            return to(w) if taken else None
+        return cbranch
+    if name in ("S_SETPC_B64", "S_SWAPPC_B64"):
+        ops = inst.operands
+        src = ops[-1]
+        get, defined = scalar_source(src, 64, env)
+        put = None
+        if name == "S_SWAPPC_B64":
+            from rgpu_fuzz.sim.operands import scalar_dest
+            put = scalar_dest(ops[0], 64)
+        ret = inst.address + inst.size
+
+        def setpc(w: Wave) -> int:
+            if not defined(w):
+                raise uninit(w, f"{inst.mnemonic}: jump to an undefined address")
+            target = get(w)
+            if put is not None:
+                put(w, ret, True)
+            return index_of(target)
+        return setpc
+    return None
+
+
+def _vccz(w: Wave) -> bool:
+    lanes = (1 << w.lanes) - 1
+    vcc = (w.S[VCC] | w.S[VCC + 1] << 32) & lanes
+    defined = (w.sdef[VCC] | w.sdef[VCC + 1] << 32) & lanes
+    if defined != lanes and not vcc & defined:
+        raise uninit(w, "branch on an undefined VCC")
+    return vcc == 0
+
+
+def _scc(w: Wave) -> int:
+    if not w.scc_def:
+        raise uninit(w, "branch on an undefined SCC")
+    return w.scc
+
+
+_CONDITIONS: dict[str, tuple[Callable[[Wave], bool], str]] = {
+    "SCC0": (lambda w: not _scc(w), "scc0"),
+    "SCC1": (lambda w: bool(_scc(w)), "scc1"),
+    "VCCZ": (_vccz, "vccz"),
+    "VCCNZ": (lambda w: not _vccz(w), "vccnz"),
+    "EXECZ": (lambda w: not w.exec.any(), "execz"),
+    "EXECNZ": (lambda w: bool(w.exec.any()), "execnz"),
+}
+
+
+def _waitcnt_counts(inst: Inst, env: Env) -> tuple[int, int]:
+    mods = inst.mods
+    if "vmcnt" in mods or "lgkmcnt" in mods or "expcnt" in mods:
+        return int(mods.get("vmcnt", 1 << 30)), int(mods.get("lgkmcnt", 1 << 30))
+    if inst.operands:
+        return env.waitcnt(inst.operands[0].value & 0xFFFF)
+    return 0, 0
+
+
+def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> Step:
+    name = inst.opcode
+    try:
+        if name in NOPS:
+            return lambda w: None
+        flow = _flow(inst, env, index_of)
+        if flow is not None:
+            return flow
+        if name in VALU:
+            return bind_valu(inst, env)
+        if name in SALU:
+            return bind_salu(inst, env)
+        op = memop(name)
+        if op is not None:
+            binder = {"smem": bind_smem, "global": bind_vmem, "flat": bind_vmem,
+                      "scratch": bind_vmem, "ds": bind_ds, "buffer": bind_buffer}[op.segment]
+            return binder(inst, op, env, mem)
+        aop = atomicop(name)
+        if aop is not None:
+            return bind_atomic(inst, aop, env, mem)
+    except (Unbindable, ValueError, KeyError, IndexError) as e:
+        return _unsupported(inst, f"cannot bind: {type(e).__name__}: {e}")
+    return _unsupported(inst, "not implemented")
+
+
+def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
+    index = {inst.address: i for i, inst in enumerate(insts)}
+    stop_missing = len(insts)
+
+    def index_of(address: int) -> int:
+        i = index.get(address)
+        if i is None:
+            raise SimStop(Fault(FaultKind.OOB_ACCESS,
+                                f"jump to {address:#x}, not the start of an instruction",
+                                address))
+        return i
+
+    steps = [bind_one(inst, env, mem, index_of) for inst in insts]
+    prog = Program(list(insts), steps, index)
+    for i, inst in enumerate(insts):
+        if getattr(steps[i], "__name__", "") == "step" and \
+                getattr(steps[i], "__qualname__", "").startswith("_unsupported"):
+            prog.unsupported[i] = inst.mnemonic
+    del stop_missing
+    return prog
+
+
+_CACHE: OrderedDict[tuple[str, str], list[Inst]] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def decoded(code_object: bytes, kernel: str,
+            decode: Callable[[], list[Inst]]) -> list[Inst]:
+    """The decoded instructions of `code_object`, decoded once per content hash."""
+    key = (hashlib.sha256(code_object).hexdigest(), kernel)
+    got = _CACHE.get(key)
+    if got is None:
+        got = decode()
+        _CACHE[key] = got
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return got
+
+
+__all__ = ["BARRIER", "END", "TRAP", "Program", "bind_program", "decoded", "np"]

@@ -1,0 +1,256 @@
+"""Scalar ALU semantics as data: AMD opcode name → operand widths and a function over
+Python integers (scalar values are single numbers; numpy would only add overhead).
+
+`fn(*sources)` returns `(result, scc)`: `result` None when the instruction writes no
+register, `scc` None when it leaves SCC alone (CDNA3 ISA, "Scalar ALU instructions").
+Sources are unsigned bit patterns of the operand width; `_s32`/`_s64` reinterpret.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+M32 = 0xFFFF_FFFF
+M64 = 0xFFFF_FFFF_FFFF_FFFF
+
+
+@dataclass(frozen=True, slots=True)
+class SOp:
+    shape: str
+    """plain | cmp | saveexec | cselect | addc (reads SCC) | movk | cmpk | getpc | setpc |
+    swappc."""
+    dst_bits: int
+    src_bits: tuple[int, ...]
+    fn: Callable[..., tuple[int | None, int | None]]
+    bitdef: Callable[..., int] | None = None
+    """Defined bits of the result from each source's value and defined bits, for bitwise
+    operations (an AND with a defined 0 is defined whatever the other bit); None: the
+    result is defined only if every source is."""
+
+
+def _and_def(a: int, da: int, b: int, db: int) -> int:
+    return (da & db) | (da & ~a) | (db & ~b)
+
+
+def _or_def(a: int, da: int, b: int, db: int) -> int:
+    return (da & db) | (da & a) | (db & b)
+
+
+def _xor_def(a: int, da: int, b: int, db: int) -> int:
+    return da & db
+
+
+def _s32(x: int) -> int:
+    return x - (1 << 32) if x & 0x8000_0000 else x
+
+
+def _s64(x: int) -> int:
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _nz(x: int) -> int:
+    return int(x != 0)
+
+
+def _bitop(bits: int, f: Callable[[int, int], int],
+           bitdef: Callable[[int, int, int, int], int]) -> SOp:
+    m = (1 << bits) - 1
+
+    def fn(a: int, b: int) -> tuple[int, int]:
+        r = f(a, b) & m
+        return r, _nz(r)
+    return SOp("plain", bits, (bits, bits), fn, bitdef)
+
+
+def _unop(bits: int, f: Callable[[int], int], scc: bool = True, dbits: int = 0) -> SOp:
+    m = (1 << (dbits or bits)) - 1
+
+    def fn(a: int) -> tuple[int, int | None]:
+        r = f(a) & m
+        return r, (_nz(r) if scc else None)
+    return SOp("plain", dbits or bits, (bits,), fn)
+
+
+def _bfe(bits: int, signed: bool) -> SOp:
+    m = (1 << bits) - 1
+
+    def fn(a: int, b: int) -> tuple[int, int]:
+        off = b & (bits - 1)
+        width = (b >> 16) & 0x7F
+        v = (a >> off) & ((1 << width) - 1) if width else 0
+        if signed and width and v >> (width - 1):
+            v -= 1 << width
+        r = v & m
+        return r, _nz(r)
+    return SOp("plain", bits, (bits, 32), fn)
+
+
+def _ff1(bits: int) -> Callable[[int], int]:
+    return lambda a: (a & -a).bit_length() - 1 if a else M32
+
+
+def _flbit(bits: int) -> Callable[[int], int]:
+    return lambda a: bits - a.bit_length() if a else M32
+
+
+def _flbit_i32(a: int) -> int:
+    v = a ^ M32 if a >> 31 else a
+    return 32 - v.bit_length() if v else M32
+
+
+def _brev(bits: int) -> Callable[[int], int]:
+    return lambda a: int(f"{a:0{bits}b}"[::-1], 2)
+
+
+def _sext(bits: int) -> Callable[[int], int]:
+    return lambda a: (a & ((1 << bits) - 1)) - ((a >> (bits - 1) & 1) << bits)
+
+
+def _cmp(bits: int, signed: bool, f: Callable[[int, int], bool]) -> SOp:
+    conv = (_s32 if bits == 32 else _s64) if signed else (lambda x: x)
+    return SOp("cmp", 0, (bits, bits), lambda a, b: (None, int(f(conv(a), conv(b)))))
+
+
+def _table() -> dict[str, SOp]:
+    t: dict[str, SOp] = {}
+    for bits, sfx in ((32, "B32"), (64, "B64")):
+        t[f"S_AND_{sfx}"] = _bitop(bits, lambda a, b: a & b, _and_def)
+        t[f"S_OR_{sfx}"] = _bitop(bits, lambda a, b: a | b, _or_def)
+        t[f"S_XOR_{sfx}"] = _bitop(bits, lambda a, b: a ^ b, _xor_def)
+        t[f"S_ANDN2_{sfx}"] = _bitop(bits, lambda a, b: a & ~b,
+                                     lambda a, da, b, db: _and_def(a, da, ~b, db))
+        t[f"S_ORN2_{sfx}"] = _bitop(bits, lambda a, b: a | ~b,
+                                    lambda a, da, b, db: _or_def(a, da, ~b, db))
+        t[f"S_NAND_{sfx}"] = _bitop(bits, lambda a, b: ~(a & b), _and_def)
+        t[f"S_NOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a | b), _or_def)
+        t[f"S_XNOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a ^ b), _xor_def)
+        t[f"S_MOV_{sfx}"] = SOp("plain", bits, (bits,), lambda a: (a, None),
+                                lambda a, da: da)
+        t[f"S_CMOV_{sfx}"] = SOp("cmov", bits, (bits,), lambda a: (a, None))
+        t[f"S_NOT_{sfx}"] = SOp("plain", bits, (bits,), (
+            lambda mk: lambda a: (~a & mk, _nz(~a & mk)))((1 << bits) - 1), lambda a, da: da)
+        t[f"S_BREV_{sfx}"] = _unop(bits, _brev(bits), scc=False)
+        t[f"S_CSELECT_{sfx}"] = SOp("cselect", bits, (bits, bits), lambda a, b: (a, None))
+        t[f"S_BCNT1_I32_{sfx}"] = _unop(bits, lambda a: a.bit_count(), dbits=32)
+        t[f"S_BCNT0_I32_{sfx}"] = _unop(bits, lambda a, n=bits: n - a.bit_count(), dbits=32)
+        t[f"S_FF1_I32_{sfx}"] = _unop(bits, _ff1(bits), scc=False, dbits=32)
+        t[f"S_FLBIT_I32_{sfx}"] = _unop(bits, _flbit(bits), scc=False, dbits=32)
+        full = (1 << bits) - 1
+        for kind, f, fd in (
+                ("AND", lambda e, s: s & e, lambda e, s, ds, f=full: _and_def(s, ds, e, f)),
+                ("OR", lambda e, s: s | e, lambda e, s, ds, f=full: _or_def(s, ds, e, f)),
+                ("XOR", lambda e, s: s ^ e, lambda e, s, ds: ds),
+                ("ANDN2", lambda e, s: s & ~e,
+                 lambda e, s, ds, f=full: _and_def(s, ds, ~e, f)),
+                ("ORN2", lambda e, s: s | ~e, lambda e, s, ds, f=full: _or_def(s, ds, ~e, f)),
+                ("NAND", lambda e, s: ~(s & e), lambda e, s, ds, f=full: _and_def(s, ds, e, f)),
+                ("NOR", lambda e, s: ~(s | e), lambda e, s, ds, f=full: _or_def(s, ds, e, f)),
+                ("XNOR", lambda e, s: ~(s ^ e), lambda e, s, ds: ds),
+                ("ANDN1", lambda e, s: ~s & e,
+                 lambda e, s, ds, f=full: _and_def(~s, ds, e, f)),
+                ("ORN1", lambda e, s: ~s | e, lambda e, s, ds, f=full: _or_def(~s, ds, e, f))):
+            t[f"S_{kind}_SAVEEXEC_{sfx}"] = SOp("saveexec", bits, (bits,),
+                                                (lambda g, mk: lambda e, s: (g(e, s) & mk, None))
+                                                (f, full), fd)
+    t["S_FLBIT_I32"] = _unop(32, _flbit_i32, scc=False)
+    t["S_SEXT_I32_I8"] = _unop(32, _sext(8), scc=False)
+    t["S_SEXT_I32_I16"] = _unop(32, _sext(16), scc=False)
+    t["S_ABS_I32"] = _unop(32, lambda a: abs(_s32(a)))
+    t["S_BITSET0_B32"] = SOp("bitset", 32, (32,), lambda a, d: (d & ~(1 << (a & 31)), None))
+    t["S_BITSET1_B32"] = SOp("bitset", 32, (32,), lambda a, d: (d | (1 << (a & 31)), None))
+
+    def add_u32(a: int, b: int) -> tuple[int, int]:
+        s = a + b
+        return s & M32, s >> 32
+
+    def sub_u32(a: int, b: int) -> tuple[int, int]:
+        return (a - b) & M32, int(b > a)
+
+    def add_i32(a: int, b: int) -> tuple[int, int]:
+        s = _s32(a) + _s32(b)
+        return s & M32, int(not -(1 << 31) <= s < (1 << 31))
+
+    def sub_i32(a: int, b: int) -> tuple[int, int]:
+        s = _s32(a) - _s32(b)
+        return s & M32, int(not -(1 << 31) <= s < (1 << 31))
+
+    t["S_ADD_U32"] = SOp("plain", 32, (32, 32), add_u32)
+    t["S_SUB_U32"] = SOp("plain", 32, (32, 32), sub_u32)
+    t["S_ADD_I32"] = SOp("plain", 32, (32, 32), add_i32)
+    t["S_SUB_I32"] = SOp("plain", 32, (32, 32), sub_i32)
+    t["S_ADDC_U32"] = SOp("addc", 32, (32, 32),
+                          lambda a, b, c: ((a + b + c) & M32, (a + b + c) >> 32))
+    t["S_SUBB_U32"] = SOp("addc", 32, (32, 32),
+                          lambda a, b, c: ((a - b - c) & M32, int(b + c > a)))
+    t["S_MUL_I32"] = SOp("plain", 32, (32, 32), lambda a, b: ((a * b) & M32, None))
+    t["S_MUL_HI_U32"] = SOp("plain", 32, (32, 32), lambda a, b: ((a * b) >> 32, None))
+    t["S_MUL_HI_I32"] = SOp("plain", 32, (32, 32),
+                            lambda a, b: (((_s32(a) * _s32(b)) >> 32) & M32, None))
+    t["S_MIN_I32"] = SOp("plain", 32, (32, 32),
+                         lambda a, b: (a if _s32(a) < _s32(b) else b, int(_s32(a) < _s32(b))))
+    t["S_MAX_I32"] = SOp("plain", 32, (32, 32),
+                         lambda a, b: (a if _s32(a) > _s32(b) else b, int(_s32(a) > _s32(b))))
+    t["S_MIN_U32"] = SOp("plain", 32, (32, 32), lambda a, b: (min(a, b), int(a < b)))
+    t["S_MAX_U32"] = SOp("plain", 32, (32, 32), lambda a, b: (max(a, b), int(a > b)))
+    t["S_ABSDIFF_I32"] = SOp("plain", 32, (32, 32), lambda a, b: (
+        abs(_s32(a) - _s32(b)) & M32, _nz(abs(_s32(a) - _s32(b)) & M32)))
+    for bits in (32, 64):
+        m = (1 << bits) - 1
+        sfx = f"B{bits}"
+        t[f"S_LSHL_{sfx}"] = SOp("plain", bits, (bits, 32), (
+            lambda mk, n: lambda a, b: ((a << (b & (n - 1))) & mk,
+                                        _nz((a << (b & (n - 1))) & mk))
+        )(m, bits))
+        t[f"S_LSHR_{sfx}"] = SOp("plain", bits, (bits, 32), (
+            lambda n: lambda a, b: (a >> (b & (n - 1)), _nz(a >> (b & (n - 1))))
+        )(bits))
+        conv = _s32 if bits == 32 else _s64
+        t[f"S_ASHR_I{bits}"] = SOp("plain", bits, (bits, 32), (
+            lambda mk, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & mk,
+                                            _nz((cv(a) >> (b & (n - 1))) & mk))
+        )(m, bits, conv))
+        t[f"S_BFM_{sfx}"] = SOp("plain", bits, (32, 32), (
+            lambda mk, n: lambda a, b: ((((1 << (a & (n - 1))) - 1) << (b & (n - 1))) & mk, None)
+        )(m, bits))
+    t["S_BFE_U32"] = _bfe(32, False)
+    t["S_BFE_I32"] = _bfe(32, True)
+    t["S_BFE_U64"] = _bfe(64, False)
+    t["S_BFE_I64"] = _bfe(64, True)
+    for k in range(1, 5):
+        t[f"S_LSHL{k}_ADD_U32"] = SOp("plain", 32, (32, 32), (
+            lambda sh: lambda a, b: (((a << sh) + b) & M32, int(((a << sh) + b) >> 32 != 0))
+        )(k))
+    t["S_PACK_LL_B32_B16"] = SOp("plain", 32, (32, 32),
+                                 lambda a, b: ((a & 0xFFFF) | (b & 0xFFFF) << 16, None))
+    t["S_PACK_LH_B32_B16"] = SOp("plain", 32, (32, 32),
+                                 lambda a, b: ((a & 0xFFFF) | (b & 0xFFFF0000), None))
+    t["S_PACK_HH_B32_B16"] = SOp("plain", 32, (32, 32),
+                                 lambda a, b: ((a >> 16) | (b & 0xFFFF0000), None))
+    # compares
+    for sfx, signed in (("I32", True), ("U32", False)):
+        for name, f in (("EQ", lambda a, b: a == b), ("LG", lambda a, b: a != b),
+                        ("GT", lambda a, b: a > b), ("GE", lambda a, b: a >= b),
+                        ("LT", lambda a, b: a < b), ("LE", lambda a, b: a <= b)):
+            t[f"S_CMP_{name}_{sfx}"] = _cmp(32, signed, f)
+            t[f"S_CMPK_{name}_{sfx}"] = SOp("cmpk", 0, (32, 32), _cmp(32, signed, f).fn)
+    t["S_CMP_EQ_U64"] = _cmp(64, False, lambda a, b: a == b)
+    t["S_CMP_LG_U64"] = _cmp(64, False, lambda a, b: a != b)
+    t["S_BITCMP0_B32"] = SOp("cmp", 0, (32, 32), lambda a, b: (None, int(not a >> (b & 31) & 1)))
+    t["S_BITCMP1_B32"] = SOp("cmp", 0, (32, 32), lambda a, b: (None, a >> (b & 31) & 1))
+    t["S_BITCMP0_B64"] = SOp("cmp", 0, (64, 32), lambda a, b: (None, int(not a >> (b & 63) & 1)))
+    t["S_BITCMP1_B64"] = SOp("cmp", 0, (64, 32), lambda a, b: (None, a >> (b & 63) & 1))
+    # SOPK: the immediate is the last operand, sign-extended from 16 bits
+    t["S_MOVK_I32"] = SOp("movk", 32, (16,), lambda k: (_sext(16)(k) & M32, None))
+    t["S_CMOVK_I32"] = SOp("cmovk", 32, (16,), lambda k: (_sext(16)(k) & M32, None))
+    t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: add_i32(d, _sext(16)(k) & M32))
+    t["S_MULK_I32"] = SOp("addk", 32, (32, 16),
+                          lambda d, k: ((d * (_sext(16)(k) & M32)) & M32, None))
+    t["S_GETPC_B64"] = SOp("getpc", 64, (), lambda: (0, None))
+    t["S_SETPC_B64"] = SOp("setpc", 0, (64,), lambda a: (None, None))
+    t["S_SWAPPC_B64"] = SOp("swappc", 64, (64,), lambda a: (None, None))
+    return t
+
+
+SALU: dict[str, SOp] = _table()
+"""Every scalar ALU opcode the simulator implements, by AMD name."""

@@ -1,0 +1,591 @@
+"""Vector ALU semantics as data: AMD opcode name → operand types and a numpy function over
+whole waves (issue 10: "op semantics as a table, not an if-chain").
+
+Each `VOp` says how its operands are laid out (`shape`), the type of its destination and of
+each source (which fixes how many registers an operand spans, how an inline constant is
+encoded, and whether the neg/abs modifiers apply), and `fn`, called with the typed source
+vectors. Semantics follow the ISA manuals' pseudocode (CDNA3 ISA, "Vector ALU
+instructions"); where numpy's arithmetic is IEEE 754 round-to-nearest-even it is used as
+is, and the cases it does not cover (fused multiply-add, AMD min/max NaN rules, hardware
+saturating conversions) are spelled out in `rgpu_fuzz.sim.fp` and here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from rgpu_fuzz.sim import fp
+
+U32 = np.uint32
+I32 = np.int32
+U64 = np.uint64
+I64 = np.int64
+F32 = np.float32
+F64 = np.float64
+
+
+@dataclass(frozen=True, slots=True)
+class VOp:
+    shape: str
+    """plain | cmp | cmpx | cndmask | carry_out | carry_in | div_scale | div_fmas | mad64 |
+    readlane | readfirstlane | writelane."""
+    dst: str
+    src: tuple[str, ...]
+    fn: Callable[..., object]
+    mode: bool = False
+    """`fn` takes the wave's float mode (IEEE bit) as its first argument."""
+
+
+def _p(dst: str, *src: str, mode: bool = False) -> Callable[[Callable[..., object]], VOp]:
+    def make(fn: Callable[..., object]) -> VOp:
+        return VOp("plain", dst, src, fn, mode)
+    return make
+
+
+def _sh(x: np.ndarray, bits: int) -> np.ndarray:
+    return x & (bits - 1)
+
+
+def _mulhi_u32(a, b):
+    return ((a.astype(U64) * b.astype(U64)) >> U64(32)).astype(U32)
+
+
+def _mulhi_i32(a, b):
+    return ((a.astype(I64) * b.astype(I64)) >> 32).astype(U32)
+
+
+def _u24(x):
+    return x & U32(0xFFFFFF)
+
+
+def _i24(x):
+    return ((x.astype(U32) << U32(8)).astype(I32) >> 8).astype(I64)
+
+
+def _f2i(x, lo, hi, out):
+    """Hardware float→int: truncate, saturate to [lo, hi], NaN → 0 (f32_to_i32 etc.)."""
+    with np.errstate(invalid="ignore"):
+        t = np.trunc(np.nan_to_num(np.asarray(x, F64), nan=0.0))
+        return np.clip(t, lo, hi).astype(out)
+
+
+def _bfe_u(x, off, w):
+    off = off & 31
+    w = w & 31
+    mask = ((U64(1) << w.astype(U64)) - U64(1)).astype(U64)
+    return ((x.astype(U64) >> off.astype(U64)) & mask).astype(U32)
+
+
+def _bfe_i(x, off, w):
+    w = np.asarray(w & 31, I64)
+    v = _bfe_u(x, off, w).astype(I64)
+    sign = np.where(w > 0, (v >> np.maximum(w - 1, 0)) & 1, 0)
+    return np.where(sign == 1, v - (I64(1) << w), v).astype(I32)
+
+
+def _ffbh(x):
+    """Leading zeros of a u32, -1 (0xffffffff) for 0."""
+    x = np.asarray(x, U32)
+    out = np.full(x.shape, 0xFFFFFFFF, U64)
+    nz = x != 0
+    bl = np.floor(np.log2(np.where(nz, x, 1).astype(F64))).astype(I64)
+    return np.where(nz, 31 - bl, out).astype(U32)
+
+
+def _ffbl(x):
+    x = np.asarray(x, U32)
+    low = (x & (~x + U32(1))).astype(F64)
+    nz = x != 0
+    return np.where(nz, np.log2(np.where(nz, low, 1)).astype(I64), 0xFFFFFFFF).astype(U32)
+
+
+def _ffbh_i32(x):
+    """Count of leading bits equal to the sign bit, -1 when all are."""
+    u = np.asarray(x, I32).view(U32)
+    flipped = np.where(np.asarray(x, I32) < 0, ~u, u)
+    return _ffbh(flipped)
+
+
+def _popcount(x):
+    return np.bitwise_count(np.asarray(x, U32)).astype(U32)
+
+
+def _brev(x):
+    shape = np.shape(x)
+    b = np.atleast_1d(np.asarray(x, U32)).astype(">u4").view(np.uint8).reshape(-1, 4)
+    r = np.unpackbits(b, axis=1, bitorder="big")[:, ::-1]
+    return np.packbits(r, axis=1, bitorder="big").view(">u4").reshape(shape).astype(U32)
+
+
+def _perm(s0, s1, sel):
+    """V_PERM_B32 (pseudocode BYTE_PERMUTE over {S0, S1})."""
+    s0, s1, sel = np.broadcast_arrays(np.asarray(s0, U32), np.asarray(s1, U32),
+                                      np.asarray(sel, U32))
+    data = (s0.astype(U64) << U64(32)) | s1.astype(U64)
+    out = np.zeros(s0.shape, U32)
+    for byte in range(4):
+        sb = (sel >> U32(8 * byte)) & U32(0xFF)
+        pick = ((data >> (np.minimum(sb, 7).astype(U64) * U64(8))) & U64(0xFF)).astype(U32)
+        sign_of = {8: 15, 9: 31, 10: 47, 11: 63}
+        val = np.where(sb >= 13, 0xFF, np.where(sb == 12, 0, pick)).astype(U32)
+        for k, bit in sign_of.items():
+            sgn = ((data >> U64(bit)) & U64(1)).astype(U32) * U32(0xFF)
+            val = np.where(sb == k, sgn, val)
+        out |= val << U32(8 * byte)
+    return out
+
+
+def _fract(x):
+    with np.errstate(invalid="ignore"):
+        r = x - np.floor(x)
+        one_minus = np.nextafter(x.dtype.type(1), x.dtype.type(0))
+        return np.where(np.isinf(x), np.nan, np.minimum(r, one_minus)).astype(x.dtype)
+
+
+def _rsq(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (1.0 / np.sqrt(np.asarray(x, F64))).astype(x.dtype)
+
+
+def _recip(x):
+    with np.errstate(divide="ignore"):
+        return (x.dtype.type(1) / x).astype(x.dtype)
+
+
+def _ldexp(x, e):
+    with np.errstate(over="ignore", under="ignore"):
+        return np.ldexp(x, np.clip(np.asarray(e, I64), -4096, 4096).astype(np.int32))
+
+
+def _frexp_exp(x):
+    return np.frexp(x)[1].astype(I32)
+
+
+def _frexp_mant(x):
+    return np.frexp(x)[0].astype(x.dtype)
+
+
+_CLASS_BITS = ("snan", "qnan", "-inf", "-norm", "-denorm", "-zero", "+zero", "+denorm",
+               "+norm", "+inf")
+
+
+def _cmp_class(x, mask):
+    """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (sNaN, qNaN, -inf, -normal,
+    -denormal, -0, +0, +denormal, +normal, +inf)."""
+    x = np.atleast_1d(x)
+    mask = np.asarray(mask, U32)
+    tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
+    neg = np.signbit(x)
+    nan = np.isnan(x)
+    inf = np.isinf(x)
+    zero = x == 0
+    den = (~nan) & (~zero) & (np.abs(x) < tiny)
+    norm = (~nan) & (~inf) & (~zero) & (~den)
+    classes = (fp.is_snan(x), nan & ~fp.is_snan(x), inf & neg, norm & neg, den & neg,
+               zero & neg, zero & ~neg, den & ~neg, norm & ~neg, inf & ~neg)
+    out = np.zeros(x.shape, bool)
+    for i, c in enumerate(classes):
+        out |= c & (((mask >> U32(i)) & U32(1)) == 1)
+    return out
+
+
+def _div_fixup(q, d, n):
+    """V_DIV_FIXUP_F32/F64 (pseudocode): the special cases of n / d, else q with the sign
+    of the quotient. The published pseudocode's overflow test reads `exponent(S1) == 255`,
+    which every earlier branch has already excluded (S1 infinite or NaN); it is read here as
+    a test of the quotient S0, the only reading under which an overflowing quotient (which
+    the V_DIV_SCALE range cannot always avoid) gives the IEEE result, ±inf."""
+    q, d, n = np.broadcast_arrays(np.atleast_1d(q), np.atleast_1d(d), np.atleast_1d(n))
+    t = q.dtype.type
+    sign = np.signbit(d) ^ np.signbit(n)
+    inf = np.where(sign, -np.inf, np.inf).astype(q.dtype)
+    zero = np.where(sign, t(-0.0), t(0.0)).astype(q.dtype)
+    r = np.where(sign, -np.abs(q), np.abs(q))
+    exp = fp.exponent32 if q.dtype == F32 else fp.exponent64
+    emax = 255 if q.dtype == F32 else 2047
+    under = -150 if q.dtype == F32 else -1075
+    r = np.where(exp(q) == emax, inf, r)
+    r = np.where(exp(n) - exp(d) < under, zero, r)
+    r = np.where(np.isinf(d) | (n == 0), zero, r)
+    r = np.where((d == 0) | np.isinf(n), inf, r)
+    r = np.where(np.isinf(d) & np.isinf(n), t(np.nan), r)
+    r = np.where((d == 0) & (n == 0), t(np.nan), r)
+    r = np.where(np.isnan(d), fp.quiet(d), r)
+    r = np.where(np.isnan(n), fp.quiet(n), r)
+    return r.astype(q.dtype)
+
+
+def _div_scale(s0, s1, s2):
+    """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes).
+
+    One deviation from the published text: where the reciprocal of the denominator is
+    subnormal and so is the quotient, the pseudocode scales the denominator *up* (ldexp by
+    +128), which overflows exactly the denominators that branch exists for (|D| > 2**1022);
+    it is scaled down here, which makes the quotient normal and lets V_DIV_FMAS scale it
+    back with one rounding. (Reachable for F64 only: 1/x of a binary32 is never a binary64
+    subnormal.)"""
+    s0, s1, s2 = np.broadcast_arrays(np.atleast_1d(s0), np.atleast_1d(s1), np.atleast_1d(s2))
+    is32 = s0.dtype == F32
+    exp = fp.exponent32 if is32 else fp.exponent64
+    scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
+    tiny = fp.F32_TINY if is32 else fp.F64_TINY
+    with np.errstate(all="ignore"):
+        inv = 1.0 / s1.astype(F64)
+        q = (s2 / s1).astype(s0.dtype)
+    den = lambda v: (v != 0) & (np.abs(v) < tiny) & np.isfinite(v)  # noqa: E731
+    inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
+    d = s0.copy()
+    vcc = np.zeros(s0.shape, bool)
+    up = _ldexp(s0, scale)
+    down = _ldexp(s0, -scale)
+    done = np.zeros(s0.shape, bool)
+
+    def case(cond, value, flag):
+        nonlocal d, vcc, done
+        c = cond & ~done
+        d = np.where(c, value, d)
+        vcc = vcc | (c & flag)
+        done = done | c
+
+    case((s2 == 0) | (s1 == 0), np.full_like(s0, np.nan), False)
+    case(exp(s2) - exp(s1) >= big, np.where(s0 == s1, up, s0), True)
+    case(den(s1), up, False)
+    case(inv_den & den(q), np.where(s0 == s1, down, s0), True)
+    case(inv_den, down, False)
+    case(den(q), np.where(s0 == s2, up, s0), True)
+    case(exp(s2) <= tiny_n, up, False)
+    return d.astype(s0.dtype), vcc
+
+
+def _div_fmas(a, b, c, vcc):
+    """V_DIV_FMAS: fma(S0, S1, S2), scaled when VCC is set, with one rounding.
+
+    AMD's pseudocode gives a fixed 2**32 (F32) / 2**64 (F64). That cannot undo what
+    V_DIV_SCALE did, which sets VCC both when it scaled the numerator up (a tiny quotient)
+    and when it scaled the denominator up (a huge one), by 2**64 (F32) / 2**128 (F64). The
+    scale applied here undoes V_DIV_SCALE's: down when the quotient estimate S2 is below 1
+    (the numerator was scaled up), up otherwise; the LLVM lowering of fdiv (SIISelLowering
+    LowerFDIV32/64) is correct on hardware only with that reading."""
+    is32 = a.dtype == F32
+    k = 64 if is32 else 128
+    exp = fp.exponent32 if is32 else fp.exponent64
+    bias = 127 if is32 else 1023
+    scale = np.where(vcc, np.where(exp(np.atleast_1d(c)) >= bias, k, -k), 0)
+    if is32:
+        return fp.fma32(a, b, c, scale)
+    return fp.fma64(a, b, c, scale)
+
+
+def _f64_to_f32(x):
+    with np.errstate(over="ignore"):
+        return np.asarray(x, F64).astype(F32)
+
+
+def _cvt_ubyte(k):
+    return lambda x: ((x >> U32(8 * k)) & U32(0xFF)).astype(F32)
+
+
+def _minmax3(f):
+    return lambda a, b, c: f(f(a, b), c)
+
+
+def _med3(a, b, c):
+    return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
+
+
+def _fmed3(ieee, a, b, c):
+    mn = fp.amd_min(a, b, ieee)
+    mx = fp.amd_max(a, b, ieee)
+    return fp.amd_max(mn, fp.amd_min(mx, c, ieee), ieee)
+
+
+def _sh16(x):
+    return x & 15
+
+
+def _cmp_ops() -> dict[str, VOp]:
+    rel = {"F": None, "LT": np.less, "EQ": np.equal, "LE": np.less_equal,
+           "GT": np.greater, "LG": np.not_equal, "NE": np.not_equal, "GE": np.greater_equal,
+           "T": None}
+    out: dict[str, VOp] = {}
+    for ty in ("I16", "U16", "I32", "U32", "I64", "U64"):
+        t = ty.lower()
+        for name, f in rel.items():
+            if name == "LG":
+                continue
+            if f is None:
+                fn = (lambda v: lambda a, b: np.full(np.broadcast(a, b).shape, v))(name == "T")
+            else:
+                fn = (lambda g: lambda a, b: g(a, b))(f)
+            for x in ("", "X"):
+                out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), fn)
+    # floats: ordered and unordered forms (N... = negated, U = unordered, O = ordered)
+    fl = {
+        "F": lambda a, b: np.zeros(np.broadcast(a, b).shape, bool),
+        "LT": np.less, "EQ": np.equal, "LE": np.less_equal, "GT": np.greater,
+        "LG": lambda a, b: np.less(a, b) | np.greater(a, b),
+        "GE": np.greater_equal,
+        "O": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
+        "U": lambda a, b: np.isnan(a) | np.isnan(b),
+        "NGE": lambda a, b: ~np.greater_equal(a, b),
+        "NLG": lambda a, b: ~(np.less(a, b) | np.greater(a, b)),
+        "NGT": lambda a, b: ~np.greater(a, b), "NLE": lambda a, b: ~np.less_equal(a, b),
+        "NEQ": lambda a, b: ~np.equal(a, b), "NLT": lambda a, b: ~np.less(a, b),
+        "TRU": lambda a, b: np.ones(np.broadcast(a, b).shape, bool),
+    }
+    for ty in ("F16", "F32", "F64"):
+        t = ty.lower()
+        for name, f in fl.items():
+            fn = (lambda g: lambda a, b: np.asarray(g(a, b)))(f)
+            for x in ("", "X"):
+                out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), fn)
+        for x in ("", "X"):
+            out[f"V_CMP{x}_CLASS_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, "u32"),
+                                              _cmp_class)
+    return out
+
+
+def _table() -> dict[str, VOp]:
+    t: dict[str, VOp] = {}
+
+    def op(name: str, dst: str, *src: str, mode: bool = False):
+        def reg(fn):
+            t[name] = VOp("plain", dst, src, fn, mode)
+            return fn
+        return reg
+
+    def same(name: str, dst: str, *src: str, mode: bool = False):
+        return lambda fn: op(name, dst, *src, mode=mode)(fn)
+
+    e = np.errstate(all="ignore")
+    e.__enter__()  # float ops below report IEEE results, never numpy warnings
+
+    # moves and lane ops
+    op("V_MOV_B32", "b32", "b32")(lambda a: a)
+    op("V_MOV_B64", "b64", "b64")(lambda a: a)
+    op("V_ACCVGPR_WRITE", "b32", "b32")(lambda a: a)
+    op("V_ACCVGPR_READ", "b32", "b32")(lambda a: a)
+    op("V_ACCVGPR_MOV_B32", "b32", "b32")(lambda a: a)
+    t["V_READLANE_B32"] = VOp("readlane", "b32", ("b32", "u32"), lambda a: a)
+    t["V_READFIRSTLANE_B32"] = VOp("readfirstlane", "b32", ("b32",), lambda a: a)
+    t["V_WRITELANE_B32"] = VOp("writelane", "b32", ("b32", "u32"), lambda a: a)
+    t["V_CNDMASK_B32"] = VOp("cndmask", "b32", ("b32", "b32"), lambda a: a)
+    op("V_NOP", "", )(lambda: None)
+
+    # 32-bit integer
+    op("V_ADD_U32", "u32", "u32", "u32")(lambda a, b: a + b)
+    op("V_SUB_U32", "u32", "u32", "u32")(lambda a, b: a - b)
+    op("V_SUBREV_U32", "u32", "u32", "u32")(lambda a, b: b - a)
+    op("V_ADD_I32", "i32", "i32", "i32")(lambda a, b: a + b)
+    op("V_SUB_I32", "i32", "i32", "i32")(lambda a, b: a - b)
+    op("V_ADD3_U32", "u32", "u32", "u32", "u32")(lambda a, b, c: a + b + c)
+    op("V_AND_B32", "b32", "b32", "b32")(lambda a, b: a & b)
+    op("V_OR_B32", "b32", "b32", "b32")(lambda a, b: a | b)
+    op("V_XOR_B32", "b32", "b32", "b32")(lambda a, b: a ^ b)
+    op("V_XNOR_B32", "b32", "b32", "b32")(lambda a, b: ~(a ^ b))
+    op("V_NOT_B32", "b32", "b32")(lambda a: ~a)
+    op("V_OR3_B32", "b32", "b32", "b32", "b32")(lambda a, b, c: a | b | c)
+    op("V_AND_OR_B32", "b32", "b32", "b32", "b32")(lambda a, b, c: (a & b) | c)
+    op("V_XAD_U32", "u32", "u32", "u32", "u32")(lambda a, b, c: (a ^ b) + c)
+    op("V_LSHLREV_B32", "b32", "u32", "b32")(lambda a, b: b << _sh(a, 32))
+    op("V_LSHRREV_B32", "b32", "u32", "b32")(lambda a, b: b >> _sh(a, 32))
+    op("V_ASHRREV_I32", "i32", "u32", "i32")(lambda a, b: b >> _sh(a, 32).astype(I32))
+    op("V_LSHL_ADD_U32", "u32", "u32", "u32", "u32")(lambda a, b, c: (a << _sh(b, 32)) + c)
+    op("V_ADD_LSHL_U32", "u32", "u32", "u32", "u32")(lambda a, b, c: (a + b) << _sh(c, 32))
+    op("V_LSHL_OR_B32", "b32", "b32", "u32", "b32")(lambda a, b, c: (a << _sh(b, 32)) | c)
+    op("V_MUL_LO_U32", "u32", "u32", "u32")(lambda a, b: a * b)
+    op("V_MUL_HI_U32", "u32", "u32", "u32")(_mulhi_u32)
+    op("V_MUL_HI_I32", "u32", "i32", "i32")(_mulhi_i32)
+    op("V_MUL_U32_U24", "u32", "u32", "u32")(lambda a, b: _u24(a) * _u24(b))
+    op("V_MUL_HI_U32_U24", "u32", "u32", "u32")(
+        lambda a, b: ((_u24(a).astype(U64) * _u24(b).astype(U64)) >> U64(32)).astype(U32))
+    op("V_MUL_I32_I24", "u32", "u32", "u32")(lambda a, b: (_i24(a) * _i24(b)).astype(U32))
+    op("V_MUL_HI_I32_I24", "u32", "u32", "u32")(
+        lambda a, b: ((_i24(a) * _i24(b)) >> 32).astype(U32))
+    op("V_MAD_U32_U24", "u32", "u32", "u32", "u32")(lambda a, b, c: _u24(a) * _u24(b) + c)
+    op("V_MAD_I32_I24", "u32", "u32", "u32", "u32")(
+        lambda a, b, c: (_i24(a) * _i24(b) + c.astype(I32).astype(I64)).astype(U32))
+    op("V_MIN_U32", "u32", "u32", "u32")(np.minimum)
+    op("V_MAX_U32", "u32", "u32", "u32")(np.maximum)
+    op("V_MIN_I32", "i32", "i32", "i32")(np.minimum)
+    op("V_MAX_I32", "i32", "i32", "i32")(np.maximum)
+    op("V_MIN3_U32", "u32", "u32", "u32", "u32")(_minmax3(np.minimum))
+    op("V_MAX3_U32", "u32", "u32", "u32", "u32")(_minmax3(np.maximum))
+    op("V_MIN3_I32", "i32", "i32", "i32", "i32")(_minmax3(np.minimum))
+    op("V_MAX3_I32", "i32", "i32", "i32", "i32")(_minmax3(np.maximum))
+    op("V_MED3_U32", "u32", "u32", "u32", "u32")(_med3)
+    op("V_MED3_I32", "i32", "i32", "i32", "i32")(_med3)
+    op("V_BFE_U32", "u32", "u32", "u32", "u32")(_bfe_u)
+    op("V_BFE_I32", "i32", "u32", "u32", "u32")(_bfe_i)
+    op("V_BFI_B32", "b32", "b32", "b32", "b32")(lambda a, b, c: (a & b) | (~a & c))
+    op("V_BFM_B32", "b32", "u32", "u32")(
+        lambda a, b: (((U64(1) << _sh(a, 32).astype(U64)) - U64(1)).astype(U32)
+                      << _sh(b, 32)))
+    op("V_ALIGNBIT_B32", "b32", "b32", "b32", "u32")(
+        lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
+                         >> _sh(c, 32).astype(U64)).astype(U32))
+    op("V_ALIGNBYTE_B32", "b32", "b32", "b32", "u32")(
+        lambda a, b, c: (((a.astype(U64) << U64(32)) | b.astype(U64))
+                         >> (U64(8) * (c & U32(3)).astype(U64))).astype(U32))
+    op("V_PERM_B32", "b32", "b32", "b32", "b32")(_perm)
+    op("V_BCNT_U32_B32", "u32", "b32", "u32")(lambda a, b: _popcount(a) + b)
+    op("V_FFBH_U32", "u32", "b32")(_ffbh)
+    op("V_FFBL_B32", "u32", "b32")(_ffbl)
+    op("V_FFBH_I32", "u32", "i32")(_ffbh_i32)
+    op("V_BFREV_B32", "b32", "b32")(_brev)
+    op("V_SAD_U32", "u32", "u32", "u32", "u32")(
+        lambda a, b, c: np.where(a > b, a - b, b - a) + c)
+    t["V_MBCNT_LO_U32_B32"] = VOp("mbcnt_lo", "u32", ("u32", "u32"), lambda a: a)
+    t["V_MBCNT_HI_U32_B32"] = VOp("mbcnt_hi", "u32", ("u32", "u32"), lambda a: a)
+
+    # carries
+    def add_co(a, b, cin=None):
+        s = a.astype(U64) + b.astype(U64) + (cin.astype(U64) if cin is not None else U64(0))
+        return s.astype(U32), (s >> U64(32)) != 0
+
+    def sub_co(a, b, cin=None):
+        s = a.astype(I64) - b.astype(I64) - (cin.astype(I64) if cin is not None else 0)
+        return s.astype(U32), s < 0
+
+    t["V_ADD_CO_U32"] = VOp("carry_out", "u32", ("u32", "u32"), add_co)
+    t["V_SUB_CO_U32"] = VOp("carry_out", "u32", ("u32", "u32"), sub_co)
+    t["V_SUBREV_CO_U32"] = VOp("carry_out", "u32", ("u32", "u32"),
+                               lambda a, b: sub_co(b, a))
+    t["V_ADDC_CO_U32"] = VOp("carry_in", "u32", ("u32", "u32"), add_co)
+    t["V_SUBB_CO_U32"] = VOp("carry_in", "u32", ("u32", "u32"), sub_co)
+    t["V_SUBBREV_CO_U32"] = VOp("carry_in", "u32", ("u32", "u32"),
+                                lambda a, b, c: sub_co(b, a, c))
+
+    def mad_u64(a, b, c):
+        p = a.astype(U64) * b.astype(U64)
+        s = p + c
+        return s, s < p
+
+    def mad_i64(a, b, c):
+        p = a.astype(I64) * b.astype(I64)
+        s = (p.view(U64) + c.view(U64)).view(I64)
+        # signed overflow of the 64-bit sum is the carry-out of the pseudocode's 65-bit form
+        ovf = ((p >= 0) == (c >= 0)) & ((s >= 0) != (p >= 0))
+        return s, ovf
+
+    t["V_MAD_U64_U32"] = VOp("mad64", "u64", ("u32", "u32", "u64"), mad_u64)
+    t["V_MAD_I64_I32"] = VOp("mad64", "i64", ("i32", "i32", "i64"), mad_i64)
+
+    # 64-bit integer
+    op("V_LSHLREV_B64", "b64", "u32", "b64")(lambda a, b: b << _sh(a, 64).astype(U64))
+    op("V_LSHRREV_B64", "b64", "u32", "b64")(lambda a, b: b >> _sh(a, 64).astype(U64))
+    op("V_ASHRREV_I64", "i64", "u32", "i64")(lambda a, b: b >> _sh(a, 64).astype(I64))
+    op("V_LSHL_ADD_U64", "u64", "u64", "u32", "u64")(
+        lambda a, b, c: (a << (b & U32(7)).astype(U64)) + c)
+
+    # 16-bit integer (gfx9: the high half of the destination is zeroed)
+    op("V_ADD_U16", "u16", "u16", "u16")(lambda a, b: a + b)
+    op("V_SUB_U16", "u16", "u16", "u16")(lambda a, b: a - b)
+    op("V_SUBREV_U16", "u16", "u16", "u16")(lambda a, b: b - a)
+    op("V_MUL_LO_U16", "u16", "u16", "u16")(lambda a, b: a * b)
+    op("V_LSHLREV_B16", "u16", "u16", "u16")(lambda a, b: b << _sh16(a))
+    op("V_LSHRREV_B16", "u16", "u16", "u16")(lambda a, b: b >> _sh16(a))
+    op("V_ASHRREV_I16", "i16", "u16", "i16")(lambda a, b: b >> _sh16(a).astype(np.int16))
+    op("V_MAX_U16", "u16", "u16", "u16")(np.maximum)
+    op("V_MIN_U16", "u16", "u16", "u16")(np.minimum)
+    op("V_MAX_I16", "i16", "i16", "i16")(np.maximum)
+    op("V_MIN_I16", "i16", "i16", "i16")(np.minimum)
+    op("V_MAD_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
+    op("V_MAD_I16", "i16", "i16", "i16", "i16")(lambda a, b, c: a * b + c)
+
+    # f32
+    op("V_ADD_F32", "f32", "f32", "f32")(lambda a, b: a + b)
+    op("V_SUB_F32", "f32", "f32", "f32")(lambda a, b: a - b)
+    op("V_SUBREV_F32", "f32", "f32", "f32")(lambda a, b: b - a)
+    op("V_MUL_F32", "f32", "f32", "f32")(lambda a, b: a * b)
+    op("V_FMA_F32", "f32", "f32", "f32", "f32")(fp.fma32)
+    t["V_FMAC_F32"] = VOp("fmac", "f32", ("f32", "f32", "f32"), fp.fma32)
+    op("V_FMAMK_F32", "f32", "f32", "f32", "f32")(lambda a, k, b: fp.fma32(a, k, b))
+    op("V_FMAAK_F32", "f32", "f32", "f32", "f32")(fp.fma32)
+    op("V_MIN_F32", "f32", "f32", "f32", mode=True)(lambda m, a, b: fp.amd_min(a, b, m))
+    op("V_MAX_F32", "f32", "f32", "f32", mode=True)(lambda m, a, b: fp.amd_max(a, b, m))
+    op("V_MIN3_F32", "f32", "f32", "f32", "f32", mode=True)(
+        lambda m, a, b, c: fp.amd_min(fp.amd_min(a, b, m), c, m))
+    op("V_MAX3_F32", "f32", "f32", "f32", "f32", mode=True)(
+        lambda m, a, b, c: fp.amd_max(fp.amd_max(a, b, m), c, m))
+    op("V_MED3_F32", "f32", "f32", "f32", "f32", mode=True)(_fmed3)
+    op("V_RCP_F32", "f32", "f32")(_recip)
+    op("V_RCP_IFLAG_F32", "f32", "f32")(_recip)
+    op("V_RSQ_F32", "f32", "f32")(_rsq)
+    op("V_SQRT_F32", "f32", "f32")(np.sqrt)
+    op("V_TRUNC_F32", "f32", "f32")(np.trunc)
+    op("V_CEIL_F32", "f32", "f32")(np.ceil)
+    op("V_FLOOR_F32", "f32", "f32")(np.floor)
+    op("V_RNDNE_F32", "f32", "f32")(np.rint)
+    op("V_FRACT_F32", "f32", "f32")(_fract)
+    op("V_EXP_F32", "f32", "f32")(np.exp2)
+    op("V_LOG_F32", "f32", "f32")(np.log2)
+    op("V_LDEXP_F32", "f32", "f32", "i32")(_ldexp)
+    op("V_FREXP_EXP_I32_F32", "i32", "f32")(_frexp_exp)
+    op("V_FREXP_MANT_F32", "f32", "f32")(_frexp_mant)
+    op("V_DIV_FIXUP_F32", "f32", "f32", "f32", "f32")(_div_fixup)
+    t["V_DIV_SCALE_F32"] = VOp("div_scale", "f32", ("f32", "f32", "f32"), _div_scale)
+    t["V_DIV_FMAS_F32"] = VOp("div_fmas", "f32", ("f32", "f32", "f32"), _div_fmas)
+
+    # f64
+    op("V_ADD_F64", "f64", "f64", "f64")(lambda a, b: a + b)
+    op("V_MUL_F64", "f64", "f64", "f64")(lambda a, b: a * b)
+    op("V_FMA_F64", "f64", "f64", "f64", "f64")(fp.fma64)
+    t["V_FMAC_F64"] = VOp("fmac", "f64", ("f64", "f64", "f64"), fp.fma64)
+    op("V_MIN_F64", "f64", "f64", "f64", mode=True)(lambda m, a, b: fp.amd_min(a, b, m))
+    op("V_MAX_F64", "f64", "f64", "f64", mode=True)(lambda m, a, b: fp.amd_max(a, b, m))
+    op("V_RCP_F64", "f64", "f64")(_recip)
+    op("V_RSQ_F64", "f64", "f64")(_rsq)
+    op("V_SQRT_F64", "f64", "f64")(np.sqrt)
+    op("V_TRUNC_F64", "f64", "f64")(np.trunc)
+    op("V_CEIL_F64", "f64", "f64")(np.ceil)
+    op("V_FLOOR_F64", "f64", "f64")(np.floor)
+    op("V_RNDNE_F64", "f64", "f64")(np.rint)
+    op("V_FRACT_F64", "f64", "f64")(_fract)
+    op("V_LDEXP_F64", "f64", "f64", "i32")(_ldexp)
+    op("V_FREXP_EXP_I32_F64", "i32", "f64")(_frexp_exp)
+    op("V_FREXP_MANT_F64", "f64", "f64")(_frexp_mant)
+    op("V_DIV_FIXUP_F64", "f64", "f64", "f64", "f64")(_div_fixup)
+    t["V_DIV_SCALE_F64"] = VOp("div_scale", "f64", ("f64", "f64", "f64"), _div_scale)
+    t["V_DIV_FMAS_F64"] = VOp("div_fmas", "f64", ("f64", "f64", "f64"), _div_fmas)
+
+    # conversions
+    op("V_CVT_F32_I32", "f32", "i32")(lambda a: a.astype(F32))
+    op("V_CVT_F32_U32", "f32", "u32")(lambda a: a.astype(F32))
+    op("V_CVT_I32_F32", "i32", "f32")(lambda a: _f2i(a, -2**31, 2**31 - 1, I32))
+    op("V_CVT_U32_F32", "u32", "f32")(lambda a: _f2i(a, 0, 2**32 - 1, U32))
+    op("V_CVT_F64_I32", "f64", "i32")(lambda a: a.astype(F64))
+    op("V_CVT_F64_U32", "f64", "u32")(lambda a: a.astype(F64))
+    op("V_CVT_I32_F64", "i32", "f64")(lambda a: _f2i(a, -2**31, 2**31 - 1, I32))
+    op("V_CVT_U32_F64", "u32", "f64")(lambda a: _f2i(a, 0, 2**32 - 1, U32))
+    op("V_CVT_F32_F64", "f32", "f64")(_f64_to_f32)
+    op("V_CVT_F64_F32", "f64", "f32")(lambda a: a.astype(F64))
+    for k in range(4):
+        op(f"V_CVT_F32_UBYTE{k}", "f32", "u32")(_cvt_ubyte(k))
+    op("V_CVT_F32_F16", "f32", "f16")(lambda a: a.astype(F32))
+    op("V_CVT_F16_F32", "f16", "f32")(lambda a: a.astype(np.float16))
+    op("V_CVT_U16_F16", "u16", "f16")(lambda a: _f2i(a, 0, 65535, np.uint16))
+    op("V_CVT_I16_F16", "i16", "f16")(lambda a: _f2i(a, -32768, 32767, np.int16))
+
+    t.update(_cmp_ops())
+    e.__exit__(None, None, None)
+    return t
+
+
+VALU: dict[str, VOp] = _table()
+"""Every vector ALU opcode the simulator implements, by AMD name."""
+
+INT_CLAMP: dict[str, object] = {
+    "V_ADD_U32": lambda a, b: np.minimum(a.astype(U64) + b, 0xFFFF_FFFF).astype(U32),
+    "V_SUB_U32": lambda a, b: np.where(b > a, 0, a - b).astype(U32),
+    "V_SUBREV_U32": lambda a, b: np.where(a > b, 0, b - a).astype(U32),
+    "V_ADD_I32": lambda a, b: np.clip(a.astype(I64) + b, -2**31, 2**31 - 1).astype(I32),
+    "V_SUB_I32": lambda a, b: np.clip(a.astype(I64) - b, -2**31, 2**31 - 1).astype(I32),
+    "V_ADD_U16": lambda a, b: np.minimum(a.astype(U32) + b, 0xFFFF).astype(np.uint16),
+    "V_SUB_U16": lambda a, b: np.where(b > a, 0, a - b).astype(np.uint16),
+}
+"""With the `clamp` modifier an integer add/subtract saturates (CDNA3 ISA §6.2 "clamp":
+unsigned results to [0, 2**n - 1], signed to [-2**(n-1), 2**(n-1) - 1])."""

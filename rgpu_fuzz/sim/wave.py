@@ -1,0 +1,116 @@
+"""One wave's architectural state, as numpy vectors over its lanes.
+
+Scalar registers live in one list indexed by the operand encoding (s0..s101, flat_scratch
+102-103, xnack_mask 104-105, vcc 106-107, ttmp 108-123, m0 124, exec 126-127), so an
+instruction's operand field is the index. VGPRs and AGPRs share one `(lanes, 512)` uint32
+array (AGPR n at column 256 + n) so that a 64- or 128-bit operand is a contiguous slice of
+each lane's row. Beside each register file a definedness shadow (see `rgpu_fuzz.sim.bind`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+FULL = 0xFFFF_FFFF
+VCC = 106
+M0 = 124
+EXEC = 126
+FLAT_SCRATCH = 102
+AGPR_BASE = 256
+N_SCALAR = 256
+N_VECTOR = 512
+
+_MASK_CACHE: dict[tuple[int, int], np.ndarray] = {}
+
+
+def lanes_of(mask: int, lanes: int) -> np.ndarray:
+    """The bool vector of a lane mask (cached: few distinct masks occur in one launch)."""
+    key = (mask, lanes)
+    got = _MASK_CACHE.get(key)
+    if got is None:
+        if len(_MASK_CACHE) > 4096:
+            _MASK_CACHE.clear()
+        raw = np.frombuffer(mask.to_bytes(8, "little"), np.uint8)
+        got = np.unpackbits(raw, bitorder="little")[:lanes].astype(bool)
+        got.flags.writeable = False
+        _MASK_CACHE[key] = got
+    return got
+
+
+def mask_of(lanes: np.ndarray) -> int:
+    """The lane mask of a bool vector."""
+    return int.from_bytes(np.packbits(lanes, bitorder="little").tobytes(), "little")
+
+
+@dataclass(slots=True)
+class Pending:
+    """A load issued and not yet waited for: what it will write when it completes."""
+
+    vm: bool
+    lgkm: bool
+    smem: bool
+    sregs: tuple[int, ...] = ()
+    svalues: tuple[int, ...] = ()
+    vcol: int = -1
+    vdata: np.ndarray | None = None
+    vdef: np.ndarray | None = None
+    vmask: np.ndarray | None = None
+    done: bool = False
+
+
+@dataclass(slots=True)
+class Wave:
+    lanes: int
+    group: int
+    index: int
+    S: list[int] = field(default_factory=lambda: [0] * N_SCALAR)
+    sdef: list[int] = field(default_factory=lambda: [0] * N_SCALAR)
+    """Defined bits of each scalar register (memcheck-style, per bit: lane masks are built
+    with AND/OR from partly undefined loop masks at O0)."""
+    V: np.ndarray = field(init=False)
+    vdef: np.ndarray = field(init=False)
+    vpart: dict[int, dict[int, int]] = field(default_factory=dict)
+    """Lanes of VGPR columns holding a partly defined 32-bit value (column → lane → defined
+    bits), for which `vdef` says False: SGPR spills by v_writelane carry loop masks whose
+    high bits were never defined, and they must come back as they went."""
+    exec: np.ndarray = field(init=False)
+    exec_full: bool = True
+    scc: int = 0
+    scc_def: bool = False
+    pc: int = 0
+    ended: bool = False
+    at_barrier: bool = False
+    vm_queue: list[Pending] = field(default_factory=list)
+    lgkm_queue: list[Pending] = field(default_factory=list)
+    pend_s: dict[int, Pending] = field(default_factory=dict)
+    pend_v: dict[int, Pending] = field(default_factory=dict)
+    private: Any = None
+    mem: Any = None
+    full: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.V = np.zeros((self.lanes, N_VECTOR), np.uint32)
+        self.vdef = np.zeros((self.lanes, N_VECTOR), bool)
+        self.full = np.ones(self.lanes, bool)
+        self.exec = self.full
+
+    def set_exec(self, mask: int) -> None:
+        """Write EXEC (both halves) and refresh the lane vector."""
+        lanes_mask = (1 << self.lanes) - 1
+        self.S[EXEC] = mask & 0xFFFF_FFFF
+        self.S[EXEC + 1] = (mask >> 32) & 0xFFFF_FFFF
+        self.sdef[EXEC] = self.sdef[EXEC + 1] = FULL
+        self.refresh_exec(mask & lanes_mask)
+
+    def refresh_exec(self, mask: int | None = None) -> None:
+        if mask is None:
+            mask = (self.S[EXEC] | self.S[EXEC + 1] << 32) & ((1 << self.lanes) - 1)
+        self.exec_full = mask == (1 << self.lanes) - 1
+        self.exec = self.full if self.exec_full else lanes_of(mask, self.lanes)
+
+    @property
+    def exec_mask(self) -> int:
+        return (self.S[EXEC] | self.S[EXEC + 1] << 32) & ((1 << self.lanes) - 1)
