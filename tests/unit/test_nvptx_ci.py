@@ -80,6 +80,8 @@ def test_the_campaign_keeps_registered_pipelines_only() -> None:
     assert sorted(keep + dropped) == sorted(["ref", "amdgpu-sim:gfx942:O3", "nvptx-gpu:sm_90:O3"])
     keep, dropped = mod.campaign_specs({"ref", "nvptx-gpu"})
     assert dropped == ["amdgpu-sim:gfx942:O3"]
+    keep, dropped = mod.campaign_specs(known, linker=False)
+    assert dropped == ["amdgpu-sim:gfx942:O3"]
 
 
 def test_the_carry_folder_is_ignored_by_git() -> None:
