@@ -11,6 +11,9 @@ compile, link, read and verify (`bench_compile.py`).
 `cvise`) on the first `--findings` generated cases that the seeded-bug pipeline
 `llvm-cpu-xor2or` (tests/plugins/miscompile.py) miscompiles: same predicate, same
 `--budget` each, kernel-only lines and tokens, per finding and median.
+
+`campaign` (not run by default: minutes) measures campaign throughput per core on a pipeline
+mix, side by side with a git revision (`--baseline REV`); see `rgpu_fuzz.cli.bench_campaign`.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz import __version__, casefile
+from rgpu_fuzz.cli import bench_campaign
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim")
-SLOW_BENCHES = ("compile", "reduce", "sim")
+BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim", "campaign")
+SLOW_BENCHES = ("compile", "reduce", "sim", "campaign")
 """Run only when named: they take minutes."""
 
 
@@ -49,6 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sim-specs", default="amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3",
                    help="`sim`: the amdgpu-sim specs whose code objects are simulated")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
+    bench_campaign.add_arguments(p)
 
 
 def _seconds(text: str) -> float:
@@ -74,6 +79,7 @@ def bench_interp(args: argparse.Namespace) -> dict[str, Any]:
     case (parse, check, closure compilation and the run; caches cleared first), `warm` re-runs
     an already compiled case (the interpreter's execution alone)."""
     from rgpu_fuzz.interp.program import clear_cache
+    from rgpu_fuzz.lang.features import _module_of
     from rgpu_fuzz.pipelines.base import PipelineSpec
     from rgpu_fuzz.pipelines.frontend import clear_cache as clear_check_cache
     from rgpu_fuzz.pipelines.ref import RefPipeline
@@ -85,6 +91,7 @@ def bench_interp(args: argparse.Namespace) -> dict[str, Any]:
         for _ in range(args.repeat):
             clear_cache()
             clear_check_cache()
+            _module_of.cache_clear()
             t0 = time.perf_counter()
             ref.run(case)
             cold.append(time.perf_counter() - t0)
@@ -265,7 +272,8 @@ def execute(args: argparse.Namespace) -> int:
                                          "rustc": bench_rustc,
                                          "compile": bench_compile,
                                          "reduce": bench_reduce,
-                                         "sim": _bench_sim}[which](args)
+                                         "sim": _bench_sim,
+                                         "campaign": bench_campaign.bench_campaign}[which](args)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
