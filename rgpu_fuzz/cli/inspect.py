@@ -126,7 +126,7 @@ def render(doc: dict[str, Any]) -> str:
     for s in co["dynamic_symbols"]:
         out.append(f"dynsym {s['name']:<30} {s['value']:#x} size {s['size']} {s['type']}")
     for r in co["relocations"]:
-        out.append(f"reloc {r['section']} +{r['offset']:#x} type {r['type']} {r['symbol']}"
+        out.append(f"reloc {r['section']} +{r['offset']:#x} {r['type']} {r['symbol']}"
                    f"{r['addend']:+d}")
     for k in co["kernels"]:
         out.append(_section(f"kernel descriptor {k['descriptor_symbol']['name']}"))

@@ -112,7 +112,7 @@ def describe_code_object(co: CodeObject) -> dict[str, Any]:
         "dynamic_symbols": [{"name": s.name, "value": s.value, "size": s.size,
                              "type": s.type, "bind": s.bind}
                             for s in elf.dynamic_symbols if s.name],
-        "relocations": [{"section": r.section, "offset": r.offset, "type": r.type,
+        "relocations": [{"section": r.section, "offset": r.offset, "type": r.type_name,
                          "symbol": r.symbol, "addend": r.addend} for r in elf.relocations],
         "text_size": text.size if text is not None else 0,
         "kernels": [describe_kernel(co, k) for k in co.kernels],

@@ -176,6 +176,26 @@ def test_dynamic_symbols_equal_llvm_readelf(built: Built, llvm22: Path,
     assert ours == theirs
 
 
+@pytest.mark.parametrize("built", [b for b in BUILT if b.cpu == "gfx942"],
+                         ids=lambda b: b.label)
+def test_relocations_equal_llvm_readelf(built: Built, llvm22: Path, tmp_path: Path) -> None:
+    """The relocatable object's relocations (the descriptor's R_AMDGPU_REL64 entry offset,
+    calls, LDS) against `llvm-readelf -r`."""
+    out = _tool(llvm22, "llvm-readelf", "-r", "-W", data=built.obj, tmp_path=tmp_path)
+    theirs = []
+    section = ""
+    for line in out.splitlines():
+        if m := re.match(r"Relocation section '([^']+)'", line):
+            section = m.group(1)
+        elif m := re.match(r"([0-9a-f]{16})\s+[0-9a-f]+\s+(R_AMDGPU_\w+)\s+[0-9a-f]+\s+"
+                           r"(\S+) ([+-]) ([0-9a-f]+)$", line.strip()):
+            addend = int(m.group(5), 16) * (1 if m.group(4) == "+" else -1)
+            theirs.append((section, int(m.group(1), 16), m.group(2), m.group(3), addend))
+    co = read_code_object(built.obj)
+    ours = [(r.section, r.offset, r.type_name, r.symbol, r.addend) for r in co.elf.relocations]
+    assert theirs and ours == theirs
+
+
 _FEATURE_TEXT = {FeatureSetting.ANY: "", FeatureSetting.OFF: "-", FeatureSetting.ON: "+"}
 
 
