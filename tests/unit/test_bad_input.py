@@ -131,19 +131,3 @@ def test_toml_error_prefix_is_not_doubled(tmp_path: Path,
     assert err.startswith(f"rgpu-fuzz run: error: {path}:2:")
     assert err.count("error:") == 1
 
-
-def test_bench_reduce_without_cvise_says_so(monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """It printed `null` medians for C-Vise and nothing else; now stderr says why and the
-    JSON carries the reason. (No finding is searched for: the search is stubbed empty.)"""
-    import json
-
-    import rgpu_fuzz.triage.cvise as cvise
-
-    monkeypatch.setattr(cvise, "cvise_available", lambda: False)
-    monkeypatch.setattr(cvise, "find_wrong_code", lambda *a, **k: [])
-    assert main(["bench", "reduce", "--findings", "1"]) == 0
-    captured = capsys.readouterr()
-    assert "C-Vise is not installed" in captured.err
-    result = json.loads(captured.out)["benchmarks"]["reduce"]
-    assert result["cvise_available"] is False and "cvise_missing" in result
