@@ -237,8 +237,8 @@ class Pipeline(abc.ABC):
             got = f"{len(results)} outcomes" if isinstance(results, list) else repr(results)
             if not self.is_plugin:
                 raise HarnessBug(f"{self.label}: {got} for {len(cases)} cases")
-            return [PipelineFailure(error=f"_run_many returned {got[:200]} for "
-                                    f"{len(cases)} cases") for _ in cases]
+            return [PipelineFailure(error=f"returned the wrong number of outcomes: {got[:200]} "
+                                    f"for {len(cases)} cases") for _ in cases]
         checked = []
         for case, result in zip(cases, results, strict=True):
             problem = check_outcome(case, result)
@@ -305,7 +305,7 @@ def check_outcome(case: Case, result: object) -> str | None:
     `Outcome`, and an `Ok` must hold exactly the entry kernel's `&mut` buffers, each with
     the element type and length the case gives it."""
     if not isinstance(result, OUTCOME_TYPES):
-        return f"returned {type(result).__name__} {str(result)[:80]!r}, not an Outcome"
+        return f"returned a {type(result).__name__}, not an Outcome: {str(result)[:80]!r}"
     if not isinstance(result, Ok):
         return None
     module = case_module(case)
@@ -316,12 +316,13 @@ def check_outcome(case: Case, result: object) -> str | None:
     outputs = result.outputs
     if not isinstance(outputs, dict) or set(outputs) != want:
         got = sorted(outputs) if isinstance(outputs, dict) else type(outputs).__name__
-        return f"returned Ok with buffers {got}, the kernel's &mut buffers are {sorted(want)}"
+        return (f"returned Ok with other buffers than the kernel's &mut ones: {got}, "
+                f"want {sorted(want)}")
     for name, buf in outputs.items():
         try:
             problem = _buffer_problem(case, name, buf)
         except Exception as e:  # a plugin's odd value: say what it was, do not crash
-            problem = f"returned Ok with a malformed {name}: {type(e).__name__}: {e}"
+            problem = f"returned Ok with a malformed buffer: {name}: {type(e).__name__}: {e}"
         if problem is not None:
             return problem
     return None
@@ -330,11 +331,11 @@ def check_outcome(case: Case, result: object) -> str | None:
 def _buffer_problem(case: Case, name: str, buf: object) -> str | None:
     arg = case.arg(name)
     if not isinstance(buf, Buffer) or not isinstance(arg, BufferArg):
-        return f"returned Ok with {name} = {type(buf).__name__}, not a Buffer"
+        return f"returned Ok with a value that is not a Buffer: {name} = {type(buf).__name__}"
     if buf.ty is not arg.elem or getattr(buf.values, "ndim", 0) != 1 \
             or len(buf.values) != arg.len:
-        return (f"returned Ok with {name}: {len(buf.values)} {buf.ty}, the case "
-                f"gives {arg.len} {arg.elem}")
+        return (f"returned Ok with a buffer of the wrong type or length: {name} has "
+                f"{len(buf.values)} {buf.ty}, the case gives {arg.len} {arg.elem}")
     return None
 
 
