@@ -23,7 +23,7 @@ from rgpu_fuzz.triage.store import DEFAULT_CAMPAIGN_DIR
 
 EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
            "--pipelines ref,llvm-cpu:O0,llvm-cpu:O3 --out runs/nightly")
-DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
+DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3:det,amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
