@@ -367,7 +367,31 @@ def _mbcnt(inst: Inst, spec: VOp, env: Env) -> Step:
     return step
 
 
+def _pk_mov(inst: Inst, spec: VOp, env: Env) -> Step:
+    """V_PK_MOV_B32 (gfx90a/gfx942): D.lo = op_sel[0] ? S0.hi : S0.lo, D.hi = op_sel[1] ?
+    S1.hi : S1.lo (the decoder gives op_sel as each source's `hi`)."""
+    ops = inst.operands
+    put = vector_dest(ops[0], "b64", inst, env)
+    halves = []
+    for o in ops[1:3]:
+        g, _ = vector_source(o, "b64", env)
+        hi = bool(getattr(o, "hi", False))
+        col = vcol(o) + int(hi) if o.kind in (OpKind.VGPR, OpKind.AGPR) else -1
+        halves.append((g, hi, col))
+
+    def step(w: Wave) -> None:
+        parts, defs = [], []
+        for g, hi, col in halves:
+            v = np.asarray(g(w), np.uint64)
+            parts.append((v >> np.uint64(32)) if hi else (v & np.uint64(0xFFFF_FFFF)))
+            defs.append(w.vdef[:, col] if col >= 0 else True)
+        lo, hi_part = np.broadcast_arrays(parts[0], parts[1])
+        put(w, lo | (hi_part << np.uint64(32)), (defs[0], defs[1]))
+    return step
+
+
 _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
+    "pk_mov": _pk_mov,
     "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
     "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,
     "div_scale": _div_scale, "div_fmas": _div_fmas, "readlane": _readlane,

@@ -52,6 +52,8 @@ class Inst:
     mods: Mapping[str, Any] = field(default_factory=dict)
     text: str = ""
     """The instruction in LLVM syntax, for traces."""
+    halves: tuple[Inst, ...] = ()
+    """VOPD (gfx11 dual issue): the X and Y operations."""
 
 
 # The scalar register file is indexed by the GFX9 operand encoding whatever the target
@@ -109,5 +111,7 @@ class OperandX:
 def from_decoded(decoded: Any, text: str = "") -> Inst:
     """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
     ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
+    halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
     return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
-                decoded.mnemonic, ops, dict(decoded.modifiers), text)  # type: ignore[arg-type]
+                decoded.mnemonic, ops, dict(decoded.modifiers), text,  # type: ignore[arg-type]
+                halves)
