@@ -95,6 +95,8 @@ class LaunchMemory:
 
 
 _PROGRAMS: dict[tuple[str, str, Env], Program] = {}
+_CODE_OBJECTS: dict[str, Any] = {}
+"""Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
 
 
 def _env(cfg: TargetConfig, kernel: Any) -> Env:
@@ -135,14 +137,20 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     from rgpu_fuzz.codeobj.reader import read_code_object
 
     t0 = time.perf_counter()
-    co = read_code_object(code_object)
+    code_hash = hashlib.sha256(code_object).hexdigest()
+    co = _CODE_OBJECTS.get(code_hash)
+    if co is None:
+        co = read_code_object(code_object)
+        if len(_CODE_OBJECTS) > 64:
+            _CODE_OBJECTS.clear()
+        _CODE_OBJECTS[code_hash] = co
     kernel = co.kernel(kernel_name)
     cfg = target_config(target or co.target.name)
     lanes = cfg.wave_size
     insts = decode(co, kernel)
     t1 = time.perf_counter()
     env = _env(cfg, kernel)
-    prog = program_for(hashlib.sha256(code_object).hexdigest(), kernel_name, insts, env)
+    prog = program_for(code_hash, kernel_name, insts, env)
     t2 = time.perf_counter()
 
     kd = kernel.descriptor

@@ -51,6 +51,16 @@ class Env:
     """16-bit results write one half of the VGPR and keep the other (GFX11)."""
 
 
+_CONSTS: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
+
+
+def _consts(env: Env) -> dict[int, int]:
+    got = _CONSTS.get(env.constants)
+    if got is None:
+        got = _CONSTS[env.constants] = dict(env.constants)
+    return got
+
+
 def hazard(w: Wave, what: str) -> SimStop:
     return SimStop(Fault(FaultKind.WAITCNT_HAZARD, what, w.pc))
 
@@ -166,7 +176,7 @@ def low_half_defined(op: Opnd, ty: str, env: Env) -> Getter:
         return lambda w: w.vdef[:, col]
     if op.kind is OpKind.SGPR and bits == 64:
         i = op.index
-        consts = dict(env.constants)
+        consts = _consts(env)
         if i not in consts and i < 250:
             return lambda w: w.sdef[i] == 0xFFFF_FFFF
     return vector_source(op, ty, env)[1]
@@ -178,7 +188,7 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
     full = (1 << bits) - 1
     if op.kind is OpKind.SGPR:
         i = op.index
-        consts = dict(env.constants)
+        consts = _consts(env)
         if i in consts:
             v = consts[i]
             return (lambda w: v), (lambda w: full)

@@ -175,8 +175,7 @@ _CLASS_BITS = ("snan", "qnan", "-inf", "-norm", "-denorm", "-zero", "+zero", "+d
 def _cmp_class(x, mask):
     """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (sNaN, qNaN, -inf, -normal,
     -denormal, -0, +0, +denormal, +normal, +inf)."""
-    x = np.atleast_1d(x)
-    mask = np.asarray(mask, U32)
+    x, mask = np.broadcast_arrays(np.atleast_1d(x), np.asarray(mask, U32))
     tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
     neg = np.signbit(x)
     nan = np.isnan(x)
@@ -496,6 +495,8 @@ def _table() -> dict[str, VOp]:
     op("V_MAX_I16", "i16", "i16", "i16")(np.maximum)
     op("V_MIN_I16", "i16", "i16", "i16")(np.minimum)
     op("V_MAD_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
+    op("V_MAD_LEGACY_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
+    op("V_MAD_LEGACY_I16", "i16", "i16", "i16", "i16")(lambda a, b, c: a * b + c)
     op("V_AND_B16", "b16", "b16", "b16")(lambda a, b: a & b)
     op("V_OR_B16", "b16", "b16", "b16")(lambda a, b: a | b)
     op("V_XOR_B16", "b16", "b16", "b16")(lambda a, b: a ^ b)
