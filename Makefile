@@ -20,6 +20,7 @@ test: $(STAMP)
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n auto -m 'not slow' -q
 	$(BIN)/ruff check rgpu_fuzz generators oracles triage tests fuzz
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -n auto -q

@@ -18,7 +18,8 @@ replay it with `rgpu-fuzz run fuzz/crashes/<name>.toml --pipelines ref`.
 
 Run (atheris is optional, `pip install atheris`):
     python fuzz/cases.py --write-seeds fuzz/seeds/cases
-    python fuzz/cases.py -timeout=60 -max_len=8192 -max_total_time=1800 fuzz/seeds/cases
+    python fuzz/cases.py -timeout=60 -max_len=8192 -dict=fuzz/cases.dict \
+        -max_total_time=1800 fuzz/seeds/cases
 
 `$RGPU_FUZZ_REF` names the arbiter spec (default `ref`). This module imports atheris only in
 `main`, so tests call `TestOneInput` directly.
@@ -167,10 +168,35 @@ def TestOneInput(data: bytes) -> None:  # the name atheris expects
     run_one(text, kernel)
 
 
+EDGE_KERNEL_HOLES: tuple[tuple[str, str], ...] = (
+    ("stmt", "let mut big: [u32; 4096] = [0u32; 4096]; big[4095] = 1u32;"),
+    ("item", "#[shared]\nstatic mut BIG: [u64; 8000] = [0u64; 8000];"),
+    ("item", "const S: f32 = f32::from_bits(0x7f80_0001u32);\nconst T: f32 = -S;"),
+    ("stmt", "let mut i: u32 = 0u32; while i < 1000u32 { i = i + 1u32; }"),
+    ("expr", "(" * 120 + "7u32" + ")" * 120),
+    ("helper", "let mut acc: u32 = x; for j in 0u32..y { acc = acc ^ j; } acc"),
+)
+"""Kernel holes at the documented limits, for mutations to push past them."""
+
+EDGE_SHAPES: tuple[str, ...] = (
+    SHAPE.replace("grid = [2, 1, 1]", "grid = [65536, 64, 1]").replace(
+        "block = [64, 1, 1]", "block = [1, 1, 1]"),
+    SHAPE.replace("len = 128", "len = 1048576", 1),
+    SHAPE + "[extra]\nx = " + "[" * 30 + "]" * 30 + "\n",
+)
+"""Launches and arguments at the documented limits."""
+
+
 def seed_inputs() -> list[bytes]:
-    """Inputs to start from: every corpus and semantics case raw, the skeleton in each mode."""
+    """Inputs to start from: every corpus and semantics case raw, the skeleton in each mode,
+    and kernels and shapes at the documented limits."""
     root = Path(__file__).resolve().parent.parent
     seeds = [b"", bytes([MODES.index("shape")]) + SHAPE.encode()]
+    seeds += [bytes([MODES.index("shape")]) + s.encode() for s in EDGE_SHAPES]
+    for hole, text in EDGE_KERNEL_HOLES:
+        index = frontend.HOLES.index(hole)
+        prefix = next(c for c in range(32, 127) if c % len(frontend.HOLES) == index)
+        seeds.append(bytes([MODES.index("kernel"), prefix]) + text.encode())
     for folder in (root / "corpus", root / "tests" / "semantics" / "cases"):
         for path in sorted(folder.glob("*.toml")):
             seeds.append(bytes([MODES.index("raw")]) + path.read_bytes())

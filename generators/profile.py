@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rgpu_fuzz.lang.limits import MAX_BUFFER_LEN, MAX_LAUNCH_THREADS, MAX_THREADS_PER_BLOCK
+from rgpu_fuzz.model.errors import RgpuError
 
 PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 
@@ -52,7 +53,7 @@ case must stay inside the documented case limits (docs/language.md "Limits")."""
 _LIMIT_MAX_OTHER = 1000
 
 
-class ProfileError(ValueError):
+class ProfileError(RgpuError, ValueError):
     """A profile file is not valid; the message is one line naming the file and the field."""
 
 

@@ -73,6 +73,17 @@ def normalise_crash_line(text: str) -> str:
     return pick[:200]
 
 
+_NUMBER = re.compile(r"\b\d+\b")
+
+
+def pipeline_error_line(error: str) -> str:
+    """The bug a `PipelineFailure` names: what was wrong with a returned value (the text
+    before its first `:`, without the buffer, sizes and types of this case), or the
+    exception line with numbers blanked."""
+    line = error.split(":", 1)[0] if error.startswith("returned") else error
+    return _NUMBER.sub("N", normalise_crash_line(line))
+
+
 def _uses_float_min_max(module: Module | None) -> bool:
     if module is None:
         return True
@@ -354,7 +365,7 @@ def _failure_finding(label: str, o: Outcome) -> Finding | None:
     if isinstance(o, PipelineFailure):
         return Finding(kind=FindingKind.PIPELINE_ERROR, pipelines=(label,),
                        signature=str(Signature(kind=FindingKind.PIPELINE_ERROR, pipeline=label,
-                                               detail=normalise_crash_line(o.error))),
+                                               detail=pipeline_error_line(o.error))),
                        detail=o.error + (f"\n{o.traceback}" if o.traceback else ""))
     return None
 

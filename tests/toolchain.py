@@ -40,3 +40,41 @@ def debian_llvm_tool(tool: str, major: int) -> str:
         if why is not None or not path.exists():
             pytest.skip(f"{path} unavailable: {why or 'not in the package'}")
     return str(path)
+
+
+@cache
+def _pip_install(requirement: str) -> str | None:
+    """None when `pip install requirement` into this interpreter succeeded, else why not."""
+    import sys
+
+    cmd = [sys.executable, "-m", "pip", "install", "--quiet", requirement]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{' '.join(cmd)}: {e}"
+    if proc.returncode != 0:
+        return f"{' '.join(cmd)}: {(proc.stderr or proc.stdout).strip()[-200:]}"
+    return None
+
+
+def pypi_ptxas() -> str:
+    """NVIDIA's ptxas from the `nvidia-cuda-nvcc` wheel, installed into this environment when
+    missing (never a `ptxas` on PATH); skips with the reason when PyPI cannot provide it."""
+    import fcntl
+    import importlib
+    import sys
+
+    from rgpu_fuzz.pipelines.nvptx_gpu import find_ptxas
+
+    found = find_ptxas()
+    if found is None:
+        # one pip at a time per environment: xdist workers ask at the same moment
+        with open(Path(sys.prefix) / ".rgpu-ptxas.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            importlib.invalidate_caches()
+            why = None if find_ptxas() else _pip_install("nvidia-cuda-nvcc")
+        importlib.invalidate_caches()
+        found = find_ptxas()
+        if found is None:
+            pytest.skip(f"ptxas unavailable: {why or 'not in nvidia-cuda-nvcc'}")
+    return found

@@ -34,6 +34,7 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.lexer import tokenize
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile
 from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.oracles import ElementDiff, Finding, Verdict
 
@@ -131,7 +132,7 @@ class IdLookupError(LookupError):
         return str(self.args[0]) if self.args else ""
 
 
-class StoreError(Exception):
+class StoreError(RgpuError):
     """A store file that cannot be used (not SQLite, newer schema); `str()` is one line."""
 
 

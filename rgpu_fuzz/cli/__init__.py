@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "triage": ("rgpu_fuzz.cli.triage", "list, show, promote and merge bucketed findings"),
     "report": ("rgpu_fuzz.cli.report", "Markdown issue report of a filed case"),
     "reproduce": ("rgpu_fuzz.cli.reproduce", "rerun a filed case; exit 1 while it diverges"),
+    "inspect": ("rgpu_fuzz.cli.inspect", "LLVM IR, assembly, code object, kernel descriptor, "
+                "metadata and kernarg layout of a kernel on an AMD GPU"),
 }
 
 
@@ -74,8 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               "it with the traceback above)", file=sys.stderr)
         return EXIT_BUG
     except RgpuError as e:  # what the user gave cannot be used: its one line
-        print(f"rgpu-fuzz {args.command}: error: {str(e).splitlines()[0] if str(e) else e!r}",
-              file=sys.stderr)
+        line = str(e).splitlines()[0] if str(e).strip() else type(e).__name__
+        print(f"rgpu-fuzz {args.command}: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -4,10 +4,16 @@ Benchmarks: `interp` (reference interpreter: seconds per case over a fixed kerne
 corpus plus a fixed range of generated seeds), `gen` (generator: cases per second, kernel
 size). Figures are medians over repeats, measured in one process.
 
+`compile` (not run by default: minutes) times AMDGPU code objects per target and level:
+compile, link, read and verify (`bench_compile.py`).
+
 `reduce` (not run by default: minutes) compares our reducer with C-Vise (apt package
 `cvise`) on the first `--findings` generated cases that the seeded-bug pipeline
 `llvm-cpu-xor2or` (tests/plugins/miscompile.py) miscompiles: same predicate, same
 `--budget` each, kernel-only lines and tokens, per finding and median.
+
+`campaign` (not run by default: minutes) measures campaign throughput per core on a pipeline
+mix, side by side with a git revision (`--baseline REV`); see `rgpu_fuzz.cli.bench_campaign`.
 """
 
 from __future__ import annotations
@@ -22,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz import __version__, casefile
+from rgpu_fuzz.cli import bench_campaign
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "pipelines", "rustc", "reduce", "sim")
-SLOW_BENCHES = ("reduce", "sim")
+BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim", "campaign")
+SLOW_BENCHES = ("compile", "reduce", "sim", "campaign")
 """Run only when named: they take minutes."""
 
 
@@ -46,6 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sim-specs", default="amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3",
                    help="`sim`: the amdgpu-sim specs whose code objects are simulated")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
+    bench_campaign.add_arguments(p)
 
 
 def _seconds(text: str) -> float:
@@ -71,6 +79,7 @@ def bench_interp(args: argparse.Namespace) -> dict[str, Any]:
     case (parse, check, closure compilation and the run; caches cleared first), `warm` re-runs
     an already compiled case (the interpreter's execution alone)."""
     from rgpu_fuzz.interp.program import clear_cache
+    from rgpu_fuzz.lang.features import _module_of
     from rgpu_fuzz.pipelines.base import PipelineSpec
     from rgpu_fuzz.pipelines.frontend import clear_cache as clear_check_cache
     from rgpu_fuzz.pipelines.ref import RefPipeline
@@ -82,6 +91,7 @@ def bench_interp(args: argparse.Namespace) -> dict[str, Any]:
         for _ in range(args.repeat):
             clear_cache()
             clear_check_cache()
+            _module_of.cache_clear()
             t0 = time.perf_counter()
             ref.run(case)
             cold.append(time.perf_counter() - t0)
@@ -228,6 +238,14 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
             "search_seconds": search_s, "median": medians, "per_finding": per_finding}
 
 
+def bench_compile(args: argparse.Namespace) -> dict[str, Any]:
+    """AMDGPU code objects: compile, link, read and verify per target and level
+    (`bench_compile.py`)."""
+    from rgpu_fuzz.cli.bench_compile import bench_compile as run
+
+    return run(args, _kernel_set(args.corpus, args.seeds))
+
+
 def _bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.cli.bench_sim import bench_sim
 
@@ -252,8 +270,10 @@ def execute(args: argparse.Namespace) -> int:
         result["benchmarks"][which] = {"interp": bench_interp, "gen": bench_gen,
                                          "pipelines": bench_pipelines,
                                          "rustc": bench_rustc,
+                                         "compile": bench_compile,
                                          "reduce": bench_reduce,
-                                         "sim": _bench_sim}[which](args)
+                                         "sim": _bench_sim,
+                                         "campaign": bench_campaign.bench_campaign}[which](args)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -24,11 +24,13 @@ CONFORMANCE = Path("tests/semantics/cases")
 def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz import casefile
     from rgpu_fuzz.cli.bench import _kernel_set
+    from rgpu_fuzz.codeobj import read_code_object
     from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
     from rgpu_fuzz.pipelines.base import PipelineSpec
     from rgpu_fuzz.pipelines.workers import Done, call_in_worker
     from rgpu_fuzz.sim.code import decode_text
     from rgpu_fuzz.sim.engine import simulate
+    from rgpu_fuzz.sim.isa.bench import decode_throughput
 
     cases = [(f"conformance/{p.stem}", casefile.load(p))
              for p in sorted(CONFORMANCE.glob("*.toml"))] if CONFORMANCE.is_dir() else []
@@ -85,6 +87,8 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
             "bind_ms_first": round(1000 * statistics.median(first_bind), 3)
             if first_bind else None,
             "faults": sorted({r["fault"] for r in rows if r["fault"]}),
+            "decoder": decode_throughput(
+                [read_code_object(launch.code_object) for _, launch in launches], args.repeat),
             "where_time_goes": _profile(prof),
             "slowest": sorted(rows, key=lambda r: -r["seconds"])[:5],
         }

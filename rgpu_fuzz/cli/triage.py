@@ -7,6 +7,8 @@ A bucket is named by its id (10 hex digits) or any unique prefix of it.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 
 EXAMPLE = "rgpu-fuzz triage list --sort count   |   rgpu-fuzz triage show 3fa2"
 STATUSES = ("new", "filed", "fixed", "flaky", "wontfix")
+PIPED_WIDTH = 240
+"""`triage list` into a pipe: wide enough for every column and a long signature."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -103,28 +107,30 @@ def _bucket(store: FindingStore, prefix: str) -> Bucket:
 def _list(args: argparse.Namespace) -> int:
     with _open(args, readonly=True) as store:
         buckets = store.buckets(order_by=args.sort, status=args.status)
-    console = Console()
+    # a terminal's own width; piped into a file or `less -S`, lines are not cut at 80
+    console = Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(
+        width=PIPED_WIDTH)
     if not buckets:
         console.print(f"no buckets in {store.path}" + (f" with status {args.status}"
                                                        if args.status else ""))
         return 0
     table = Table(title=str(store.path), title_justify="left")
     wide = console.width >= 110  # narrow terminals drop "first" and "repro", never crop ids
-    columns = ["bucket", "kind", "pipelines", "count", *(["first"] if wide else []), "last",
-               "tokens", *(["repro"] if wide else []), "status"]
+    columns = ["bucket", "kind", "count", *(["first"] if wide else []), "last", "tokens",
+               *(["repro"] if wide else []), "status", "signature"]
     for name in columns:
-        table.add_column(name, no_wrap=name != "pipelines", min_width=len(name),
-                         overflow="fold" if name == "pipelines" else "ellipsis",
+        table.add_column(name, no_wrap=name != "signature", min_width=len(name),
+                         overflow="fold" if name == "signature" else "ellipsis",
                          justify="right" if name in ("count", "tokens") else "left")
     for b in buckets:
         size = str(b.best_size[0]) if b.best_size else "–"
         repro = f"{b.reproduced}/{b.tries}" if b.tries else "–"
-        # the arbiter is in every wrong-code finding; list the pipelines that disagree with it
-        pipes = [p for p in b.pipelines if p != "ref"] or list(b.pipelines)
-        cells = {"bucket": b.id, "kind": b.kind, "pipelines": ", ".join(pipes),
-                 "count": str(b.count), "first": _short_when(b.first_seen),
-                 "last": _short_when(b.last_seen), "tokens": size, "repro": repro,
-                 "status": str(b.status)}
+        # the signature after its kind: the pipeline, and `ops=` (what the bug needs) or the
+        # stage and error line
+        rest = b.signature.split("|", 1)[1] if "|" in b.signature else b.signature
+        cells = {"bucket": b.id, "kind": b.kind, "count": str(b.count),
+                 "first": _short_when(b.first_seen), "last": _short_when(b.last_seen),
+                 "tokens": size, "repro": repro, "status": str(b.status), "signature": rest}
         table.add_row(*(cells[c] for c in columns))
     console.print(table)
     return 0
@@ -204,6 +210,15 @@ def _promote(args: argparse.Namespace) -> int:
                             "promote it as a known divergence with --issue URL "
                             "(or --expect agree once it is fixed)")
         pipelines = tuple(p for p in b.pipelines if p != "ref") or b.pipelines
+        from rgpu_fuzz.pipelines.registry import Registry
+
+        known = Registry().names()  # built in or installed: what the corpus test can run
+        plugins = [p for p in pipelines if PipelineSpec.parse(p).name not in known]
+        if plugins:
+            raise UserError(f"bucket {b.id} diverges on {', '.join(plugins)}, from a --plugin "
+                            "file the corpus test cannot load (it would pass as if fixed); "
+                            "install the plugin as a package (entry point rgpu_fuzz.pipelines) "
+                            "to promote it")
     case = replace(case, expect=Expect(status=status, pipelines=pipelines, issue=args.issue))
     path = args.corpus / f"{case.id}.toml"
     if path.exists() and not args.force:

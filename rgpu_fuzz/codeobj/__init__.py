@@ -7,6 +7,7 @@ Failures of the bytes under test are values (`LinkFailure`, `KernargMismatch`, `
 or one `CodeObjectError` from the readers, which callers turn into a value at their boundary.
 """
 
+from rgpu_fuzz.codeobj.describe import describe_code_object, kernarg_layout
 from rgpu_fuzz.codeobj.descriptor import (
     FIELDS,
     BitField,
@@ -79,8 +80,10 @@ __all__ = [
     "UserSgpr",
     "Violation",
     "decode_kernel_descriptor",
+    "describe_code_object",
     "dispatch_of",
     "find_ld_lld",
+    "kernarg_layout",
     "kernel_arguments",
     "link",
     "load_code_object",

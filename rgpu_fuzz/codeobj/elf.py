@@ -80,6 +80,14 @@ class ElfSymbol:
     section_index: int | str
 
 
+R_AMDGPU_NAMES = {0: "R_AMDGPU_NONE", 1: "R_AMDGPU_ABS32_LO", 2: "R_AMDGPU_ABS32_HI",
+                  3: "R_AMDGPU_ABS64", 4: "R_AMDGPU_REL32", 5: "R_AMDGPU_REL64",
+                  6: "R_AMDGPU_ABS32", 7: "R_AMDGPU_GOTPCREL", 8: "R_AMDGPU_GOTPCREL32_LO",
+                  9: "R_AMDGPU_GOTPCREL32_HI", 10: "R_AMDGPU_REL32_LO",
+                  11: "R_AMDGPU_REL32_HI", 13: "R_AMDGPU_RELATIVE64", 14: "R_AMDGPU_REL16"}
+"""AMDGPUUsage "AMDHSA ELF Relocation Records" (12 is unused)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Relocation:
     section: str
@@ -87,6 +95,10 @@ class Relocation:
     type: int
     symbol: str
     addend: int
+
+    @property
+    def type_name(self) -> str:
+        return R_AMDGPU_NAMES.get(self.type, f"R_AMDGPU_UNKNOWN({self.type})")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -210,7 +222,11 @@ def _read(data: bytes) -> ElfImage:
             for r in sec.iter_relocations():
                 sym = ""
                 if isinstance(symtab, SymbolTableSection) and r["r_info_sym"]:
-                    sym = symtab.get_symbol(r["r_info_sym"]).name
+                    target = symtab.get_symbol(r["r_info_sym"])
+                    sym = target.name
+                    if not sym and target["st_info"]["type"] == "STT_SECTION":
+                        # a section symbol is named by its section (as readelf prints it)
+                        sym = elf.get_section(target["st_shndx"]).name
                 relocs.append(Relocation(sec.name, r["r_offset"], r["r_info_type"], sym,
                                          r["r_addend"] if r.is_RELA() else 0))
         elif isinstance(sec, NoteSection):

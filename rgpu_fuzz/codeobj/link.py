@@ -9,6 +9,7 @@ A link failure is a value (`LinkFailure`), never an exception: a bad object is a
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 import tempfile
@@ -37,7 +38,13 @@ def find_ld_lld(explicit: str | None = None) -> tuple[str, ...] | None:
     `ld.lld` / `ld.lld-22` on PATH; None when there is none."""
     if explicit:
         return (explicit,)
-    if importlib.util.find_spec("ziglang") is not None:
+    spec = importlib.util.find_spec("ziglang")
+    if spec is not None and spec.origin is not None:
+        # the wheel's `zig` binary itself: `python -m ziglang` only execs it, and a Python
+        # start-up per link would double the cost of linking a small kernel
+        zig = Path(spec.origin).with_name("zig")
+        if os.access(zig, os.X_OK):
+            return (str(zig), "ld.lld")
         return (sys.executable, "-m", "ziglang", "ld.lld")
     for name in ("ld.lld", "ld.lld-22"):
         if found := shutil.which(name):

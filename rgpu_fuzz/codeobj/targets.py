@@ -80,7 +80,10 @@ class Target:
     max_vgprs: int
     """Per-wave addressable VGPRs (architected plus AccVGPRs on GFX90A/GFX942)."""
     max_sgprs: int
-    """Addressable SGPRs, including VCC and the other reserved ones."""
+    """SGPRs one wave may use, the reserved VCC, FLAT_SCRATCH and XNACK_MASK included (what
+    `.sgpr_count` counts): 112 on GFX8-GFX9 (LLVM `getMaxNumSGPRs` with Addressable=false:
+    102 addressable plus the reserved ones, allocated in granules of 16), 106 addressable plus
+    VCC on GFX10+."""
     max_lds_bytes: int
     """LDS one work-group may allocate."""
 
@@ -105,23 +108,23 @@ class Target:
 
 _TABLE = (
     Target(name="gfx900", mach=0x02C, generation=Generation.GFX9, wave_sizes=(64,),
-           max_vgprs=256, max_sgprs=102, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=112, max_lds_bytes=65536),
     Target(name="gfx906", mach=0x02F, generation=Generation.GFX9, wave_sizes=(64,),
-           max_vgprs=256, max_sgprs=102, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=112, max_lds_bytes=65536),
     Target(name="gfx908", mach=0x030, generation=Generation.GFX9, wave_sizes=(64,),
-           max_vgprs=256, max_sgprs=102, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=112, max_lds_bytes=65536),
     Target(name="gfx90a", mach=0x03F, generation=Generation.GFX90A, wave_sizes=(64,),
-           max_vgprs=512, max_sgprs=102, max_lds_bytes=65536),
+           max_vgprs=512, max_sgprs=112, max_lds_bytes=65536),
     Target(name="gfx942", mach=0x04C, generation=Generation.GFX90A, wave_sizes=(64,),
-           max_vgprs=512, max_sgprs=102, max_lds_bytes=65536),
+           max_vgprs=512, max_sgprs=112, max_lds_bytes=65536),
     Target(name="gfx1030", mach=0x036, generation=Generation.GFX10, wave_sizes=(32, 64),
-           max_vgprs=256, max_sgprs=106, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=108, max_lds_bytes=65536),
     Target(name="gfx1100", mach=0x041, generation=Generation.GFX11, wave_sizes=(32, 64),
-           max_vgprs=256, max_sgprs=106, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=108, max_lds_bytes=65536),
     Target(name="gfx1101", mach=0x046, generation=Generation.GFX11, wave_sizes=(32, 64),
-           max_vgprs=256, max_sgprs=106, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=108, max_lds_bytes=65536),
     Target(name="gfx1102", mach=0x047, generation=Generation.GFX11, wave_sizes=(32, 64),
-           max_vgprs=256, max_sgprs=106, max_lds_bytes=65536),
+           max_vgprs=256, max_sgprs=108, max_lds_bytes=65536),
 )
 _BY_MACH = {t.mach: t for t in _TABLE}
 _BY_NAME = {t.name: t for t in _TABLE}

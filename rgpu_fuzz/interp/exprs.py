@@ -118,11 +118,12 @@ class ExprCompiler:
                 return np.full(self.lanes, self.program.checked.consts[ident],
                                dtype=scalar_of(e.ty).dtype)
             case ast.Unary(op=op, operand=inner):
-                v = self.constant_value(inner)
-                return None if v is None else semantics.unary(op, scalar_of(inner.ty), v)
+                lanes = self.constant_value(inner)
+                return None if lanes is None else semantics.unary(op, scalar_of(inner.ty),
+                                                                  lanes)
             case ast.Cast(expr=inner, to=to):
-                v = self.constant_value(inner)
-                return None if v is None else semantics.cast(v, scalar_of(inner.ty), to)
+                lanes = self.constant_value(inner)
+                return None if lanes is None else semantics.cast(lanes, scalar_of(inner.ty), to)
             case _:
                 return None
 

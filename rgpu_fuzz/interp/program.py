@@ -29,7 +29,7 @@ class CompiledFn:
         self.name = fn.name
         self.body = body
         self.bindings = bindings
-        self.params = tuple(p.binding for p in fn.params)
+        self.params = tuple(_binding(p) for p in fn.params)
         self.ret_dtype = None if fn.ret is None else fn.ret.scalar.dtype
 
     def invoke(self, st: LaneState, m: np.ndarray, args: list[Any]) -> Any:
@@ -47,6 +47,11 @@ class CompiledFn:
         finally:
             st.frame, st.ret, st.brk, st.cont, st.retval = saved
         return value
+
+
+def _binding(p: ast.Param) -> int:
+    assert p.binding is not None, "the checker numbers every parameter"
+    return p.binding
 
 
 class Program:

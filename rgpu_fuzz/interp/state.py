@@ -73,4 +73,4 @@ class LaneState:
     def per_block(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(blocks with any lane in `mask`, blocks with every lane in `mask`)."""
         m = mask.reshape(self.groups, self.threads)
-        return m.any(axis=1), m.all(axis=1)
+        return np.asarray(m.any(axis=1)), np.asarray(m.all(axis=1))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rgpu_fuzz.model.errors import RgpuError
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -77,7 +79,7 @@ class Diagnostic:
 
 
 @dataclass(eq=False)
-class DiagnosticError(Exception):
+class DiagnosticError(RgpuError):
     """Raised by the front end when a program is not in the language; carries every error found."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)

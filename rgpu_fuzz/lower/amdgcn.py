@@ -141,8 +141,14 @@ class AmdgcnTarget(TargetHooks):
         st.b.call(st.ms.intrinsics.get("llvm.amdgcn.s.barrier", VOID, []), [])
         st.b.fence("acquire", "workgroup")
 
+    kernel_calling_convention: str = "amdgpu_kernel"
+
     def define_trap_fn(self, ms: ModuleState) -> ir.Function:
-        return _gpu_trap_fn(ms, self.global_ptr)
+        return gpu_trap_fn(ms, self.global_ptr, "llvm.amdgcn.workgroup.id.{}",
+                           "llvm.amdgcn.workitem.id.{}")
+
+    def decorate_kernel(self, fn: ir.Function) -> None:
+        string_attribute(fn, "amdgpu-flat-work-group-size", FLAT_WORK_GROUP_SIZE)
 
     def decorate_function(self, fn: ir.Function) -> None:
         string_attribute(fn, "denormal-fp-math", "ieee,ieee")
@@ -158,8 +164,10 @@ _WORD_KIND = {TCTX_TID: "workitem", TCTX_BID: "workgroup", TCTX_BDIM: "group_siz
               TCTX_GDIM: "block_count"}
 
 
-def _gpu_trap_fn(ms: ModuleState, global_ptr: ir.PointerType) -> ir.Function:
-    """`rgpu.trap(record, tctx, code, loc)`: first lane wins the record, then `llvm.trap`."""
+def gpu_trap_fn(ms: ModuleState, global_ptr: ir.PointerType, block_id: str,
+                thread_id: str) -> ir.Function:
+    """`rgpu.trap(record, tctx, code, loc)`: first lane wins the record, then `llvm.trap`.
+    `block_id`/`thread_id` name the target's i32 id intrinsics, `{}` standing for the axis."""
     fn = ir.Function(ms.module, ir.FunctionType(VOID, [global_ptr, PTR, I32, I32]),
                      name="rgpu.trap")
     fn.linkage = "internal"
@@ -180,8 +188,8 @@ def _gpu_trap_fn(ms: ModuleState, global_ptr: ir.PointerType) -> ir.Function:
 
     put(1, loc)
     for i, axis in enumerate("xyz"):
-        put(2 + i, b.call(ms.intrinsics.get(f"llvm.amdgcn.workgroup.id.{axis}", I32, []), []))
-        put(5 + i, b.call(ms.intrinsics.get(f"llvm.amdgcn.workitem.id.{axis}", I32, []), []))
+        put(2 + i, b.call(ms.intrinsics.get(block_id.format(axis), I32, []), []))
+        put(5 + i, b.call(ms.intrinsics.get(thread_id.format(axis), I32, []), []))
     b.fence("release")
     b.branch(done)
     b.position_at_end(done)
@@ -201,7 +209,8 @@ class SimtEntryState(AllocaState):
 
 
 def lower_simt_entry(ms: ModuleState, checked, kernel: ast.Fn) -> str:  # type: ignore[no-untyped-def]
-    """Define the `amdgpu_kernel` entry (ABI in the module docstring); its symbol."""
+    """Define the SIMT kernel entry (ABI in the module docstring; the calling convention and
+    kernel attributes are the target's); its symbol."""
     target = ms.target
     for name in sorted(checked.shared):
         ty = checked.shared[name]
@@ -225,8 +234,8 @@ def lower_simt_entry(ms: ModuleState, checked, kernel: ast.Fn) -> str:  # type: 
     types.append(target.global_ptr)
     names.append(TRAP_PARAM)
     fn = ir.Function(ms.module, ir.FunctionType(VOID, types), name=kernel.name)
-    fn.calling_convention = "amdgpu_kernel"
-    string_attribute(fn, "amdgpu-flat-work-group-size", FLAT_WORK_GROUP_SIZE)
+    fn.calling_convention = target.kernel_calling_convention
+    target.decorate_kernel(fn)
     for arg, name in zip(fn.args, names, strict=True):
         arg.name = name
     null = ir.Constant(PTR, None)
@@ -249,4 +258,5 @@ def lower_simt_entry(ms: ModuleState, checked, kernel: ast.Fn) -> str:  # type: 
     return kernel.name
 
 
-__all__ = ["AMDHSA_TRIPLE", "DATA_LAYOUT", "AmdgcnTarget", "lower_simt_entry"]
+__all__ = ["AMDHSA_TRIPLE", "DATA_LAYOUT", "AmdgcnTarget", "gpu_trap_fn",
+           "lower_simt_entry"]

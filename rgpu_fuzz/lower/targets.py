@@ -6,8 +6,8 @@ and temporaries in `addrspace_private`), how a thread learns its ids (`thread_wo
 `sync_threads()` is (`emit_barrier`), what a trap does (`define_trap_fn`, `trap_returns`),
 which attributes every function carries (`decorate_function`) and what the module needs
 (`finish_module`). The host target runs every work-item of a block inside the generated code,
-one after another (`rgpu_fuzz.lower.host`); the amdgcn target (`rgpu_fuzz.lower.amdgcn`)
-is SIMT: every work-item runs the kernel body.
+one after another (`rgpu_fuzz.lower.host`); the amdgcn (`rgpu_fuzz.lower.amdgcn`) and nvptx
+(`rgpu_fuzz.lower.nvptx`) targets are SIMT: every work-item runs the kernel body.
 """
 
 from __future__ import annotations
@@ -71,6 +71,13 @@ class TargetHooks(abc.ABC):
     @abc.abstractmethod
     def define_trap_fn(self, ms: ModuleState) -> ir.Function:
         """`rgpu.trap(record, tctx, code, location)`: fill the trap record."""
+
+    kernel_calling_convention: str = ""
+    """The SIMT kernel entry's calling convention (`amdgpu_kernel`, `ptx_kernel`)."""
+
+    def decorate_kernel(self, fn: ir.Function) -> None:
+        """Attributes only the SIMT kernel entry gets (none by default)."""
+        return None
 
     def decorate_function(self, fn: ir.Function) -> None:
         """Attributes every function of the module gets (none by default)."""

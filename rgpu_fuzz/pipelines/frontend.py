@@ -10,16 +10,23 @@ from functools import lru_cache
 
 from rgpu_fuzz.casefile import signature_mismatch
 from rgpu_fuzz.lang.ast import Fn
-from rgpu_fuzz.lang.checker import CheckedModule, check_source
-from rgpu_fuzz.lang.source import DiagnosticError
+from rgpu_fuzz.lang.checker import CheckedModule, check, check_source
+from rgpu_fuzz.lang.features import _module_of
+from rgpu_fuzz.lang.source import DiagnosticError, SourceFile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Rejected, RejectReason
 
 
 @lru_cache(maxsize=256)
 def _checked(kernel: str, name: str) -> CheckedModule | DiagnosticError:
+    # The syntax tree features and oracles already parsed (cached on the text; the checker
+    # builds a typed copy and leaves it as it is); a kernel that does not parse is parsed
+    # again here for its diagnostics under this file name.
+    module = _module_of(kernel)
     try:
-        return check_source(kernel, name)
+        if module is None:
+            return check_source(kernel, name)
+        return check(module, SourceFile(name, kernel))
     except DiagnosticError as e:
         return e
 

@@ -1,5 +1,7 @@
 """The GPU build stage: a case → amdgcn LLVM IR → optimised IR → assembly and a relocatable
-object for one AMDGPU processor (issue 9 §2). Every GPU pipeline calls `build_gpu` in its
+object for one AMDGPU processor (issue 9 §2), or → nvptx LLVM IR → PTX for one SM (issue 14:
+the NVPTX back end emits no objects; `GpuBuild.object` is then the PTX text, which the CUDA
+driver or `ptxas` assembles). Every GPU pipeline calls `build_gpu` in its
 worker (`amdgpu-sim`, `hip`, `inspect`); linking the object into a code object and running it
 are theirs (`rgpu_fuzz.codeobj`, `rgpu_fuzz.sim`).
 
@@ -18,8 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.lower import AmdgcnTarget
+from rgpu_fuzz.lower import AmdgcnTarget, TargetHooks
 from rgpu_fuzz.lower.amdgcn import AMDHSA_TRIPLE
+from rgpu_fuzz.lower.nvptx import NVPTX_TRIPLE, NvptxTarget
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import FlatArg, KernelParam, flatten
 from rgpu_fuzz.model.outcome import Outcome, Stats
@@ -45,6 +48,23 @@ def gpu_target(cpu: str, features: str = "") -> Target:
     return Target(AMDHSA_TRIPLE, cpu, features)
 
 
+def nvptx_target(sm: str) -> Target:
+    """The toolchain target for an NVIDIA SM (`sm_90`, ...) under the CUDA driver ABI."""
+    return Target(NVPTX_TRIPLE, sm, "")
+
+
+def lowering_for(target: Target) -> TargetHooks:
+    """The lowering's target hooks for a toolchain target (by triple)."""
+    if target.triple == NVPTX_TRIPLE:
+        return NvptxTarget(cpu=target.cpu)
+    return AmdgcnTarget(cpu=target.cpu)
+
+
+def emits_object(target: Target) -> bool:
+    """Whether LLVM writes an object file for `target` (NVPTX: PTX text only)."""
+    return target.triple != NVPTX_TRIPLE
+
+
 @dataclass(frozen=True)
 class GpuBuild:
     """One case compiled for one AMDGPU processor."""
@@ -59,7 +79,8 @@ class GpuBuild:
     ir_opt: str
     asm: str
     object: bytes
-    """The relocatable ELF object (`ET_REL`), to be linked with `ld.lld -shared`."""
+    """amdgcn: the relocatable ELF object (`ET_REL`), to be linked with `ld.lld -shared`;
+    nvptx: the PTX text (UTF-8), the same as `asm`."""
     locations: tuple[tuple[int, int], ...]
     """Source (line, col) of each trap site, indexed by the trap record's location id."""
     shared_bytes: int
@@ -78,16 +99,21 @@ def build_gpu(case: Case, target: Target, opt_level: int, *, llc: Llc | None = N
     Stages: check, lower, transform, optimise, (determinism), codegen. Returns the build or
     the Outcome that stopped it (`Rejected`, `Unsupported`, `CompileCrash`)."""
     clock = StageClock()
-    got = lower_and_optimise(case, AmdgcnTarget(cpu=target.cpu), target, opt_level,
+    got = lower_and_optimise(case, lowering_for(target), target, opt_level,
                              transform=transform, clock=clock, determinism=determinism,
                              llc=llc)
     if not isinstance(got, LlvmBuild):
         return got
     try:
-        obj = clock.run("codegen", lambda: toolchain.emit_object(got.ir_opt, target,
-                                                                  opt_level, llc))
-        asm = clock.run("codegen", lambda: toolchain.emit_assembly(
-            got.ir_opt, target, opt_level, llc)) if assembly else ""
+        if emits_object(target):
+            obj = clock.run("codegen", lambda: toolchain.emit_object(got.ir_opt, target,
+                                                                      opt_level, llc))
+            asm = clock.run("codegen", lambda: toolchain.emit_assembly(
+                got.ir_opt, target, opt_level, llc)) if assembly else ""
+        else:
+            asm = clock.run("codegen", lambda: toolchain.emit_assembly(
+                got.ir_opt, target, opt_level, llc))
+            obj = asm.encode()
     except LlvmError as e:
         return crash("codegen", e)
     clock.artefacts["object"] = toolchain.sha256(obj)
@@ -141,5 +167,5 @@ def build_in_worker(case: Case, target: Target, opt_level: int, *, llc: str | No
     return outcome_of(result, label, COMPILE_STAGES, is_plugin=is_plugin)
 
 
-__all__ = ["GPU_CPUS", "GpuBuild", "GpuJob", "build_gpu", "build_in_worker", "gpu_target",
-           "run_job"]
+__all__ = ["GPU_CPUS", "GpuBuild", "GpuJob", "build_gpu", "build_in_worker", "emits_object",
+           "gpu_target", "lowering_for", "nvptx_target", "run_job"]

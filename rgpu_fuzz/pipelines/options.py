@@ -144,6 +144,9 @@ class _Keyed(Option[T]):
     def claims(self, token: str) -> bool:
         return token.partition("=")[0] == self.name
 
+    def _show(self, value: T) -> str:
+        return self.render(value).partition("=")[2]
+
     def value_text(self, token: str) -> str:
         key, eq, value = token.partition("=")
         if not eq or not value:

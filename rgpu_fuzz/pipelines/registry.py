@@ -33,6 +33,7 @@ BUILTIN: dict[str, str] = {
     "rustc-amdgpu": "rgpu_fuzz.pipelines.rustc_amdgpu:RustcAmdgpuPipeline",
     "hip": "rgpu_fuzz.pipelines.hip:HipPipeline",
     "amdgpu-sim": "rgpu_fuzz.pipelines.amdgpu_sim:AmdgpuSimPipeline",
+    "nvptx-gpu": "rgpu_fuzz.pipelines.nvptx_gpu:NvptxGpuPipeline",
 }
 
 RESERVED_NAMES: frozenset[str] = frozenset({

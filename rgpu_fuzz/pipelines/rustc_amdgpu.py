@@ -60,7 +60,7 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.pipelines.options import Choice, OptLevel
+from rgpu_fuzz.pipelines.options import Choice, Int, OptLevel
 from rgpu_fuzz.pipelines.rustc_amdgpu_build import (
     RUSTC_ENV,
     TRAP_BUFFER,
@@ -88,6 +88,9 @@ __all__ = ["TARGETS", "RustcAmdgpuPipeline", "execute", "kernel_ir"]
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
 
+DEFAULT_STEPS = 20_000_000
+"""amdgpu-sim's default budget, so both simulate the same amount."""
+
 UNSUPPORTED = frozenset({"shared"})
 """See the module docstring."""
 
@@ -105,9 +108,15 @@ class RustcAmdgpuPipeline(Pipeline):
     description = "the printed kernel compiled by the real rustc for amdgcn (minicore), simulated"
     TARGET = Choice(name="target", choices=TARGETS, help="GPU (rustc -C target-cpu)")
     OPT = OptLevel(level=2, help="rustc -C opt-level")
-    options = (TARGET, OPT)
+    STEPS = Int(name="steps", value=DEFAULT_STEPS, min=1,
+                help="wave-instruction budget of one launch (past it: Timeout)")
+    options = (TARGET, OPT, STEPS)
     features = frozenset(FEATURES) - UNSUPPORTED
     compile_timeout: float = COMPILE_TIMEOUT
+    batch_cases: int = 8
+    """Cases per crate. rustc's fixed cost (~1 s) favours large crates; the simulator
+    decodes and binds the code object's whole `.text` for every kernel it launches, which
+    grows with the crate (rustc's O0 code is ~5,000 instructions per conformance kernel)."""
     watchdog_grace = 600.0
     """rustc runs under its own bounded-subprocess timeout."""
 
@@ -147,12 +156,14 @@ class RustcAmdgpuPipeline(Pipeline):
             else:
                 units.append(unit)
                 where.append(i)
-        with tempfile.TemporaryDirectory(prefix="rgpu-rustc-amdgpu-") as tmp:
-            built = compile_units(units, rustc=rustc, target=self.target,
-                                  opt_level=self.opt_level, root=Path(tmp),
-                                  timeout=self.compile_timeout)
-            for i, unit, b in zip(where, units, built, strict=True):
-                outcomes[i] = self._outcome(unit, b)
+        for start in range(0, len(units), self.batch_cases):
+            chunk = units[start:start + self.batch_cases]
+            with tempfile.TemporaryDirectory(prefix="rgpu-rustc-amdgpu-") as tmp:
+                built = compile_units(chunk, rustc=rustc, target=self.target,
+                                      opt_level=self.opt_level, root=Path(tmp),
+                                      timeout=self.compile_timeout)
+                for i, unit, b in zip(where[start:], chunk, built, strict=False):
+                    outcomes[i] = self._outcome(unit, b)
         return [o for o in outcomes if o is not None]
 
     def _outcome(self, unit: ProgramCase, built: BuiltCase) -> Outcome:
@@ -177,7 +188,8 @@ class RustcAmdgpuPipeline(Pipeline):
             return CompileCrash(stage="kernarg-mismatch", signature=f"kernarg-mismatch: "
                                 f"{plan}", stats=Stats(seconds=seconds, artefacts=artefacts))
         return execute(self.target, code_object, symbol, unit, plan, build.program,
-                       built.index, Stats(seconds=seconds, artefacts=artefacts))
+                       built.index, Stats(seconds=seconds, artefacts=artefacts),
+                       steps=self.option(self.STEPS))
 
     def report_section(self, case: Case, outcomes: Mapping[str, Outcome], verdict: Any,
                        pipelines: Sequence[Pipeline]) -> str | None:
@@ -280,7 +292,8 @@ def _simulator_missing() -> str | None:
 
 
 def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, plan: KernargPlan,
-            program: Program, index: int, stats: Stats) -> Outcome:
+            program: Program, index: int, stats: Stats, *,
+            steps: int = DEFAULT_STEPS) -> Outcome:
     """Run kernel `symbol` of `code_object` on the simulator with `unit`'s arguments and read
     back the outputs or the trap record."""
     from rgpu_fuzz.sim.code import decode_text
@@ -298,7 +311,7 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
     args = [Arg(buffer=v) if isinstance(v, str) else Arg(data=v) for v in plan.values(lengths)]
     launch = unit.case.launch
     result = simulate(code_object, symbol, launch.grid, launch.block, args, buffers,
-                      decode=decode_text, target=target)
+                      decode=decode_text, target=target, step_limit=steps)
     seconds = {**stats.seconds, **{f"sim-{k}": v for k, v in result.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=stats.artefacts)
     if result.status is Status.FAULT:

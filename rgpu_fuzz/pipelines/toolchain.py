@@ -186,8 +186,10 @@ def determinism(ir_text: str, opt_text: str, target: Target, level: int,
     again = optimise(ir_text, target, level)
     if again != opt_text:
         out["llvm-ir-opt-again"] = sha256(again)
-    first = sha256(emit_object(opt_text, target, level, llc))
-    second = sha256(emit_object(opt_text, target, level, llc))
+    # NVPTX writes no objects: its final artefact is the PTX text
+    kind = OutputKind.ASSEMBLY if target.triple.startswith("nvptx") else OutputKind.OBJECT
+    first = sha256(emit(opt_text, target, level, kind, llc))
+    second = sha256(emit(opt_text, target, level, kind, llc))
     out["object"] = first
     if second != first:
         out["object-again"] = second

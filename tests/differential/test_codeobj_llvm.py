@@ -1,8 +1,9 @@
 """Our code-object reading against LLVM's own tools (Debian llvm-22), on every test code
-object: the metadata note against `llvm-readelf --notes`, every kernel descriptor field
-against the `.amdhsa_*` directives `llvm-objdump --disassemble-symbols=<k>.kd` prints, the
-ELF header's target against `llvm-readelf -h`, dynamic symbols against `--dyn-syms`.
-The expected values are LLVM's: nothing here comes from the code under test.
+object (the hand-written kernels, and the corpus through our amdgcn lowering): the metadata
+note against `llvm-readelf --notes`, every kernel descriptor field against the `.amdhsa_*`
+directives `llvm-objdump --disassemble-symbols=<k>.kd` prints, the ELF header's target
+against `llvm-readelf -h`, dynamic symbols against `--dyn-syms`. The expected values are
+LLVM's: nothing here comes from the code under test.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import yaml
 from rgpu_fuzz.codeobj import FIELDS, FeatureSetting, read_code_object
 from rgpu_fuzz.codeobj.targets import _TABLE as TARGET_TABLE
 from rgpu_fuzz.process import run_bounded
-from tests.amdgcn_objects import Built, build_all
+from tests.amdgcn_objects import Built, build_all, build_cases
 from tests.toolchain import debian_llvm_tool
 
-BUILT = [b for b in build_all() if isinstance(b, Built)]
+CORPUS = tuple(sorted((Path(__file__).resolve().parents[2] / "corpus").glob("*.toml")))
+BUILT = [b for b in build_all() + build_cases(CORPUS) if isinstance(b, Built)]
+"""The hand-written kernels and the corpus through our lowering, each target, O0 and O3."""
 
 
 @pytest.fixture(scope="session")
@@ -171,6 +174,26 @@ def test_dynamic_symbols_equal_llvm_readelf(built: Built, llvm22: Path,
     co = read_code_object(built.hsaco)
     ours = {(s.name, s.value, s.size) for s in co.elf.dynamic_symbols if s.name}
     assert ours == theirs
+
+
+@pytest.mark.parametrize("built", [b for b in BUILT if b.cpu == "gfx942"],
+                         ids=lambda b: b.label)
+def test_relocations_equal_llvm_readelf(built: Built, llvm22: Path, tmp_path: Path) -> None:
+    """The relocatable object's relocations (the descriptor's R_AMDGPU_REL64 entry offset,
+    calls, LDS) against `llvm-readelf -r`."""
+    out = _tool(llvm22, "llvm-readelf", "-r", "-W", data=built.obj, tmp_path=tmp_path)
+    theirs = []
+    section = ""
+    for line in out.splitlines():
+        if m := re.match(r"Relocation section '([^']+)'", line):
+            section = m.group(1)
+        elif m := re.match(r"([0-9a-f]{16})\s+[0-9a-f]+\s+(R_AMDGPU_\w+)\s+[0-9a-f]+\s+"
+                           r"(\S+) ([+-]) ([0-9a-f]+)$", line.strip()):
+            addend = int(m.group(5), 16) * (1 if m.group(4) == "+" else -1)
+            theirs.append((section, int(m.group(1), 16), m.group(2), m.group(3), addend))
+    co = read_code_object(built.obj)
+    ours = [(r.section, r.offset, r.type_name, r.symbol, r.addend) for r in co.elf.relocations]
+    assert theirs and ours == theirs
 
 
 _FEATURE_TEXT = {FeatureSetting.ANY: "", FeatureSetting.OFF: "-", FeatureSetting.ON: "+"}

@@ -45,3 +45,17 @@ def test_mutated_code_objects_read_or_fail_with_one_line(data: bytes) -> None:
 @given(st.one_of(st.binary(max_size=256), mutated().map(lambda d: d[0x200:0x900])))
 def test_any_note_descriptor_parses_or_fails_with_one_line(desc: bytes) -> None:
     check_note(desc)
+
+
+def test_atheris_entry_point_on_seeded_inputs() -> None:
+    """fuzz/codeobj.py's `TestOneInput` (atheris itself is optional) on a real code object
+    and seeded random bytes spliced into it: none may raise."""
+    import random
+
+    from fuzz import codeobj as harness
+
+    harness.set_base(BASES[0])
+    rng = random.Random(7)
+    for _ in range(300):
+        harness.TestOneInput(rng.randbytes(rng.randrange(2, 64)))
+    harness.TestOneInput(BASES[1])

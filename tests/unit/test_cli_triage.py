@@ -144,12 +144,12 @@ def test_triage_list_show_status_promote(workdir: Path,
     assert main(["triage", "promote", bid, "--corpus", "promoted"]) == 2
     assert "--issue" in capsys.readouterr().err
     issue = "https://example.org/issues/7"
-    assert main(["triage", "promote", bid, "--corpus", "promoted", "--issue", issue]) == 0
-    promoted = casefile.load(workdir / "promoted" / f"{CASE.id}.toml")
-    assert promoted.expect is not None and promoted.expect.status == "known-divergence"
-    assert promoted.expect.pipelines == ("flipbits",) and promoted.expect.issue == issue
+    # flipbits comes from a --plugin file, which the corpus test cannot load: a promoted
+    # known divergence on it would pass there, reading as fixed (issue 8, section 4)
     assert main(["triage", "promote", bid, "--corpus", "promoted", "--issue", issue]) == 2
-    assert "exists" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "diverges on flipbits, from a --plugin file" in err and err.count("\n") == 1
+    assert not (workdir / "promoted").exists()
 
     assert main(["triage", "status", bid, "fixed", "--note", "fixed in r123"]) == 0
     assert "new -> fixed" in capsys.readouterr().out

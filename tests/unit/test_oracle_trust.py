@@ -129,3 +129,17 @@ def test_cli_reports_the_seeded_miscompile(tmp_path: Path, pipelines: str,
     out = capsys.readouterr().out
     assert code == 1, out
     assert "verdict: agree" not in out and "wrong-code" in out
+
+
+def test_a_pipeline_error_names_the_bug_not_the_case() -> None:
+    """Two cases, one plugin bug (a buffer one element short): one bucket."""
+    from rgpu_fuzz.model.outcome import PipelineFailure
+
+    sigs = {judge(CASE, {"ref": u32(1), "p": PipelineFailure(error=(
+        f"returned Ok with a buffer of the wrong type or length: {name} has {n} {ty}, "
+        f"the case gives {n + 1} {ty}"))}, STRICT).findings[0].signature
+        for name, n, ty in [("out0", 59, "i32"), ("out1", 3, "u8")]}
+    assert sigs == {"pipeline-error|p|returned Ok with a buffer of the wrong type or length"}
+    (f,) = judge(CASE, {"ref": u32(1), "p": PipelineFailure(
+        error="IndexError: index 17 is out of bounds")}, STRICT).findings
+    assert f.signature == "pipeline-error|p|IndexError: index N is out of bounds"

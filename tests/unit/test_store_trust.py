@@ -152,3 +152,49 @@ def test_reproduce_and_report_of_a_plugin_bucket_need_no_plugin_option(
     assert main(["reproduce", bucket.id]) == 2
     err = capsys.readouterr().err
     assert "has changed since it was recorded: pass --plugin" in err and err.count("\n") == 1
+
+
+def test_corpus_known_divergence_on_an_unregistered_pipeline_is_skipped_not_fixed(
+        tmp_path: Path) -> None:
+    """Such a case used to run without its pipeline, agree, and fail as XPASS(strict): a
+    fix. It is skipped with the reason instead."""
+    from dataclasses import replace
+
+    from rgpu_fuzz import casefile
+    from rgpu_fuzz.model.case import Expect, ExpectStatus
+    from tests.corpus.test_corpus import check_case
+    from tests.unit.test_cli_triage import CASE
+
+    path = casefile.save(replace(CASE, expect=Expect(
+        status=ExpectStatus.KNOWN_DIVERGENCE, pipelines=("flipbits",),
+        issue="https://example.org/1")), tmp_path / f"{CASE.id}.toml")
+    with pytest.raises(pytest.skip.Exception, match="divergence is on flipbits, not registered"):
+        check_case(path)
+
+
+def test_pytest_corpus_collects_one_test_per_case() -> None:
+    """`pytest corpus`, the command the README gives, collects the corpus (it used to collect
+    nothing and exit 5)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "corpus"],
+                         cwd=root, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    ids = {p.stem for p in (root / "corpus").glob("*.toml")}
+    collected = {line.rsplit("::", 1)[-1] for line in run.stdout.splitlines() if "::" in line}
+    assert ids and ids == collected
+
+
+def test_triage_list_shows_the_signature_ops_on_one_line_when_piped(
+        workdir: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Into a pipe (no terminal, no COLUMNS) rich used to cut lines at 80 columns and the
+    table hid the signature; now each bucket is one line with its `ops=`."""
+    monkeypatch.delenv("COLUMNS")
+    store = workdir / "f.sqlite"
+    bid = record_flipbits(store)
+    assert main(["triage", "list", "--store", str(store)]) == 0
+    (row,) = [ln for ln in capsys.readouterr().out.splitlines() if bid in ln]
+    assert "flipbits|ops=add" in row and "wrong-code" in row

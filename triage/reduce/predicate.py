@@ -18,6 +18,7 @@ that are left) is what the finding is bucketed under afterwards.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 
 from rgpu_fuzz.interp import Finished, run_kernel
@@ -29,7 +30,7 @@ from rgpu_fuzz.oracles import Policy, judge
 from rgpu_fuzz.oracles.signature import Signature, coarse_key
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
-from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET
+from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET, DEFAULT_TIME_BUDGET
 from rgpu_fuzz.pipelines.registry import Registry
 
 
@@ -63,13 +64,29 @@ def interpreter_steps(case: Case) -> int | None:
         return None
     result = run_kernel(prepared[0], case.entry, grid=case.launch.grid,
                         block=case.launch.block, args=argument_values(case.args),
-                        step_budget=DEFAULT_STEP_BUDGET)
+                        step_budget=DEFAULT_STEP_BUDGET, time_budget=DEFAULT_TIME_BUDGET)
     return result.steps if isinstance(result, Finished) else None
+
+
+TIMEOUT_FACTOR = 4.0
+TIMEOUT_MARGIN_S = 5.0
+
+
+def reduction_timeout(original_s: float, limit: float, *, factor: float = TIMEOUT_FACTOR,
+                      margin_s: float = TIMEOUT_MARGIN_S) -> float:
+    """The timeout a pipeline gets for reduction candidates: `factor` times what the
+    original case took in it plus `margin_s`, never more than its own `limit`. A candidate
+    is a smaller kernel than the original, so only a hang (a deleted loop counter) runs into
+    it, and costs seconds instead of the pipeline's whole timeout; a finding that is itself
+    a timeout took about `limit`, so it keeps `limit`."""
+    return min(limit, factor * original_s + margin_s)
 
 
 def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], policy: Policy,
                         *, registry: Registry | None = None,
-                        step_budget: int | None = None) -> Callable[[Case], bool]:
+                        step_budget: int | None = None,
+                        timeout_factor: float = TIMEOUT_FACTOR,
+                        timeout_margin_s: float = TIMEOUT_MARGIN_S) -> Callable[[Case], bool]:
     """The test `reduce_case` needs to keep the finding named `signature` (see module doc).
 
     `pipelines` are spec strings (created through `registry`, default: the built-ins and
@@ -80,7 +97,11 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
     budget, minutes each, before `Rejected(step-budget)`. So `ref` runs with `step_budget`
     steps; when None, the first case the test sees (the original: `reduce_case` always asks
     about it first) calibrates it to `STEP_FACTOR` times its own steps (at least
-    `MIN_STEP_BUDGET`)."""
+    `MIN_STEP_BUDGET`). Likewise a candidate that hangs in a compiler pipeline would cost
+    that pipeline's whole timeout (60 s by default): the first case all pipelines run on
+    sets each one's timeout for later candidates to `reduction_timeout` of its own time
+    there (`timeout_factor` × seconds + `timeout_margin_s`). The pipelines are copies, so
+    the caller's objects keep their timeouts."""
     reg = registry or Registry()
     arbiters: dict[int, Pipeline] = {}
     budget = step_budget
@@ -97,8 +118,9 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
             arbiters[budget] = reg.create(f"ref:steps={budget}")
         return arbiters[budget]
 
-    others = [p if isinstance(p, Pipeline) else reg.create(p) for p in pipelines]
+    others = [copy.copy(p) if isinstance(p, Pipeline) else reg.create(p) for p in pipelines]
     others = [p for p in others if p.spec.name != spec_name(policy.arbiter)]
+    calibrated = False
     want = reduction_key(signature)
     ref_trap = expected_ref_trap(signature)
 
@@ -108,6 +130,7 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
         return isinstance(outcome, Ok)
 
     def interesting(case: Case) -> bool:
+        nonlocal calibrated
         if not isinstance(prepare(case), tuple):
             return False
         features = case_features(case)
@@ -116,6 +139,12 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
             return False
         for p in others:
             outcomes[p.label] = p.run(case, features)
+        if not calibrated:
+            calibrated = True
+            for p in others:
+                took = outcomes[p.label].stats.seconds.get("total", p.timeout)
+                p.timeout = reduction_timeout(took, p.timeout, factor=timeout_factor,
+                                              margin_s=timeout_margin_s)
         module = case_module(case)
         if module is None:
             return False

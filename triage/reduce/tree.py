@@ -139,7 +139,7 @@ def contains(root: object, kinds: tuple[type, ...]) -> bool:
 def rebuild(node: Any, f: Any) -> Any:
     """Bottom-up rewrite: children first, then `f(node)` on the node with new children.
     Unchanged subtrees are returned as they were (identity preserved)."""
-    if not is_dataclass(node):
+    if not is_dataclass(node) or isinstance(node, type):
         return node
     changes: dict[str, Any] = {}
     for name in _structural_fields(node):

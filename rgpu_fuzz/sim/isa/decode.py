@@ -10,7 +10,9 @@ instruction of 4 bytes, so one bad word never hides the rest of the section.
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Iterator
+from dataclasses import fields, replace
 from types import MappingProxyType
 
 from rgpu_fuzz.codeobj import CodeObject
@@ -26,7 +28,7 @@ from rgpu_fuzz.sim.isa.operands import (
 )
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["K_CONSTANT", "decode", "decode_code_object"]
+__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
@@ -50,17 +52,62 @@ _SOPK_RMW = re.compile(r"^S_(?:ADDK|MULK|CMOVK)_")
 
 
 def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction, ...]:
-    """Decodes every instruction of `text` (a `.text` section) for `target`."""
+    """Decodes every instruction of `text` (a `.text` section) for `target`.
+
+    Decoded instructions are memoised per process by their words (compiled code repeats
+    instructions within and across code objects); a hit is the cached instruction moved to
+    its address. Instructions whose decoding depends on their address (branches) are not
+    memoised.
+    """
     t = tables(target)
     n = len(text) // 4
-    words = tuple(int.from_bytes(text[4 * i: 4 * i + 4], "little") for i in range(n))
+    words = struct.unpack_from(f"<{n}I", text) if n else ()
+    memo = _MEMO.setdefault(target, {})
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
     out: list[Instruction] = []
     i = 0
     while i < n:
-        inst = _decode_one(t, words, i, base_address + 4 * i)
+        address = base_address + 4 * i
+        inst = None
+        for candidate in memo.get(words[i], ()):
+            if words[i: i + len(candidate.words)] == candidate.words:
+                inst = _moved(candidate, address)
+                break
+        if inst is None:
+            inst = _decode_one(t, words, i, address)
+            if "target" not in inst.modifiers:
+                memo.setdefault(words[i], []).append(inst)
         out.append(inst)
         i += inst.size // 4
     return tuple(out)
+
+
+_MEMO: dict[str, dict[int, list[Instruction]]] = {}
+_MEMO_LIMIT = 200_000
+
+
+def clear_memo() -> None:
+    """Forgets every memoised instruction (benchmarks measure cold decoding with it)."""
+    _MEMO.clear()
+
+
+_SLOTS = tuple(f.name for f in fields(Instruction))
+_set = object.__setattr__
+
+
+def _moved(inst: Instruction, address: int) -> Instruction:
+    """A copy of a memoised instruction at another address (field by field: a frozen
+    dataclass's `replace` re-runs `__init__`, five times slower on this hot path)."""
+    if inst.address == address:
+        return inst
+    new = object.__new__(Instruction)
+    for name in _SLOTS:
+        _set(new, name, getattr(inst, name))
+    _set(new, "address", address)
+    if inst.halves:
+        _set(new, "halves", tuple(_moved(h, address) for h in inst.halves))
+    return new
 
 
 def decode_code_object(code_object: CodeObject) -> tuple[Instruction, ...]:
@@ -277,7 +324,7 @@ class _Decoder:
             operand = self._field_operand(fname, optype)
             operand = self._with_modifiers(fname, operand)
             is_def = fname in _DEF_FIELDS or (fname == "sdata" and not name.startswith(
-                _STORE_PREFIXES))
+                _STORE_PREFIXES)) or (fname == "vdata" and self._buffer_writes_vdata())
             if enc is Encoding.SOPK and fname == "sdst":
                 if _SOPK_READS.match(name):
                     is_def = False
@@ -293,6 +340,13 @@ class _Decoder:
             else:
                 uses.append(k)                     # v_fmaak_f32 vdst, src0, vsrc1, K
         return defs, uses
+
+    def _buffer_writes_vdata(self) -> bool:
+        """MUBUF/MTBUF: vdata is the destination of loads and of returning atomics."""
+        name = self.info.name
+        if "_LOAD_" in name:
+            return True
+        return "_ATOMIC_" in name and bool(self.values.get("sc0", self.values.get("glc", 0)))
 
     def _atomic_without_return(self) -> bool:
         """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
@@ -520,6 +574,4 @@ def _select(code: int) -> str:
 
 
 def _replace(op: Operand, **changes: object) -> Operand:
-    from dataclasses import replace
-
     return replace(op, **changes)

@@ -140,13 +140,18 @@ class Instruction:
     implicit state LLVM does not print (SCC written by SALU, EXEC read by VALU, M0 of DS
     on gfx9) is not. Per encoding:
 
-    * SOP1/SOP2/SOPK: defs (sdst,); uses (ssrc0[, ssrc1]) — SOPK: (imm,) and, for the
-      read-modify-write ops (`s_addk_i32`, `s_mulk_i32`, `s_cmovk_i32`), also (sdst, imm)
-      where sdst is read; SOPC: uses (ssrc0, ssrc1); SOPP: uses (imm,) or ().
-    * SMEM: loads defs (sdata,), uses (sbase, offset-or-soffset); stores uses (sdata, …).
+    * SOP1/SOP2: defs (sdst,); uses (ssrc0[, ssrc1]). SOPK: defs (sdst,), uses (imm,);
+      `s_cmpk_*` and `s_setreg_b32` only read sdst: uses (sdst, imm); the read-modify-write
+      ones (`s_addk_i32`, `s_mulk_i32`, `s_cmovk_i32`) read their def too (not repeated in
+      uses). SOPC: uses (ssrc0, ssrc1). SOPP: uses (imm,) or ().
+    * SMEM: loads defs (sdata,), uses (sbase[, soffset SGPR][, offset IMM]); stores and
+      `s_atc_probe` have sdata (an IMM for the probe) first in uses.
     * VOP1/VOP2/VOPC/VOP3/VOP3SD/VOP3P/SDWA/DPP: defs (vdst[, sdst]); uses (src0, src1, src2).
     * DS: defs (vdst,) when it returns data; uses (addr, data0, data1) as present.
-    * FLAT/GLOBAL/SCRATCH: defs (vdst,); uses (vaddr-or-off, vdata, saddr-or-off) as present.
+    * FLAT/GLOBAL/SCRATCH: defs (vdst,) for loads and returning atomics; uses (vaddr-or-off,
+      vdata, saddr-or-off) as present.
+    * MUBUF/MTBUF: defs (vdata,) for loads and returning atomics (whose vdata is also the
+      data read), else vdata first in uses; uses (vaddr-or-off, srsrc, soffset).
     * VOPD: defs (vdstx, vdsty); uses the X sources then the Y sources; `halves` holds
       the two operations as instructions of their own (opcode `V_DUAL_*`).
 

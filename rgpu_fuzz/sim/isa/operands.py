@@ -88,6 +88,8 @@ def scalar(code: int, optype: OperandType | None, spec: TargetSpec,
         value = literal
         if width == 64 and optype is not None and _is_float(optype):
             value = literal << 32     # an f64 literal gives the high dword (CDNA3 ISA §6.1.2)
+        elif width == 16:
+            value = literal & 0xFFFF  # a 16-bit operand reads the literal's low half
         return Operand(kind=OperandKind.LITERAL, value=value, width=width, count=count)
     raise Undecodable(f"scalar operand code {code}")
 

@@ -10,11 +10,14 @@ and friends, which are per family data (CDNA3 ISA §4.4 "S_WAITCNT", RDNA3 §4.5
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
+from rgpu_fuzz.sim.isa.decode import K_CONSTANT
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
 from rgpu_fuzz.sim.isa.tables import tables
 
@@ -76,10 +79,22 @@ def _register(prefix: str, op: Operand) -> str:
     return f"{prefix}[{op.index}:{op.index + op.count - 1}]"
 
 
-def render_operand(op: Operand, true16: bool = False) -> str:
+def _inlinable(op: Operand) -> bool:
+    """Whether the literal's value is one an inline constant reads as (ISA "Scalar
+    Operands": integers -16..64 at the operand's width, the float constants)."""
+    value = op.value
+    if value >> (op.width - 1) & 1:
+        value -= 1 << op.width
+    # 16-bit: only the integers (LLVM 22 prints `v_mov_b16_e32 v0.l, 0x4400` plainly)
+    return -16 <= value <= 64 or (op.width != 16 and (op.width, op.value) in _FLOAT_TEXT)
+
+
+def render_operand(op: Operand, true16: bool = False, *, mark_lit: bool = True) -> str:
     """One operand in LLVM syntax, with its source modifiers.
 
     `true16`: the target names the halves of 16-bit VGPR operands (`v1.l`, `v1.h`).
+    `mark_lit`: a literal an inline constant could encode prints as `lit(...)` (false for
+    the K constant of *MK/*AK opcodes, which is always a literal).
     """
     k = op.kind
     if k is OperandKind.VGPR:
@@ -107,6 +122,8 @@ def render_operand(op: Operand, true16: bool = False) -> str:
         value = op.value >> 32 if op.width == 64 and op.value & 0xFFFFFFFF == 0 and (
             op.value >> 32) else op.value
         text = f"0x{value:x}"
+        if mark_lit and _inlinable(op):
+            text = f"lit({text})"      # LLVM marks a literal an inline constant could encode
     else:
         text = str(op.value)
     if op.sext:
@@ -136,7 +153,8 @@ def _true16(inst: Instruction) -> bool:
 
 def _plain(inst: Instruction) -> str:
     t16 = _true16(inst)
-    ops = ", ".join(render_operand(o, t16) for o in (*inst.defs, *inst.uses))
+    mark = K_CONSTANT.match(inst.opcode) is None
+    ops = ", ".join(render_operand(o, t16, mark_lit=mark) for o in (*inst.defs, *inst.uses))
     return f"{inst.mnemonic} {ops}" if ops else inst.mnemonic
 
 
@@ -190,8 +208,19 @@ def _gpr_idx(mode: int) -> str:
 def _sop1(inst: Instruction) -> str:
     if inst.uses and inst.uses[0].kind is OperandKind.IMM:     # s_sendmsg_rtn_b32/_b64
         dst = render_operand(inst.defs[0])
-        return f"{inst.mnemonic} {dst}, {_sendmsg(inst.uses[0].value, _family(inst))}"
+        msg = inst.uses[0].value
+        name = _rtn_messages(_family(inst)).get(msg)
+        text = f"sendmsg({name})" if name else _sendmsg(msg, _family(inst))
+        return f"{inst.mnemonic} {dst}, {text}"
     return _plain(inst)
+
+
+@functools.cache
+def _rtn_messages(family: str) -> Mapping[int, str]:
+    """Returning messages by id, from the ISA tables' MSG enum (RDNA3 §4.9)."""
+    enum = importlib.import_module(f"tinygrad.runtime.autogen.amd.{family}.enum")
+    msg = getattr(enum, "MSG", None)
+    return MappingProxyType({m.value: m.name for m in msg} if msg is not None else {})
 
 
 def _sopc(inst: Instruction) -> str:
@@ -409,9 +438,11 @@ def _mubuf(inst: Instruction) -> str:
         mods += " offen"
     if m.get("offset"):
         mods += f" offset:{m['offset']}"
-    for name in _CACHE_BITS:
-        if m.get(name):
-            mods += f" {name}"
+    info = tables(inst.target).by_name[f"{inst.encoding.value}Op"].get(inst.opcode)
+    if info is None or info.prints_cache_policy:
+        for name in _CACHE_BITS:
+            if m.get(name):
+                mods += f" {name}"
     if m.get("lds"):
         mods += " lds"
     if not ops:
@@ -447,7 +478,8 @@ def _vector(inst: Instruction) -> str:
     if inst.encoding is Encoding.VOP3P and "_MIX" not in inst.opcode:
         # packed math: negation is per half, printed as neg_lo/neg_hi, not as a prefix
         operands = tuple(replace(o, neg=False) for o in operands)
-    ops = ", ".join(render_operand(o, t16) for o in operands)
+    mark = K_CONSTANT.match(inst.opcode) is None
+    ops = ", ".join(render_operand(o, t16, mark_lit=mark) for o in operands)
     m = inst.modifiers
     mods = ""
     enc = inst.encoding

@@ -104,6 +104,7 @@ class OpInfo:
     operands: Mapping[str, OperandType]
     suffix: str | None = None       # LLVM's encoding suffix when not the rule's ("" = none)
     prints_op_sel: bool = True      # LLVM prints VOP3 op_sel for this opcode
+    prints_cache_policy: bool = True  # LLVM prints the memory cache-policy bits
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +202,9 @@ def _apply(row: Mapping, ops: dict[str, dict[int, OpInfo]],
                                       mnemonic=row.get("mnemonic", info.mnemonic),
                                       operands=info.operands,
                                       suffix=row.get("suffix", info.suffix),
-                                      prints_op_sel=row.get("op_sel", info.prints_op_sel))
+                                      prints_op_sel=row.get("op_sel", info.prints_op_sel),
+                                      prints_cache_policy=row.get(
+                                          "cache_policy", info.prints_cache_policy))
     elif kind == "operand":
         for value, info in list(table.items()):
             if info.name in row["names"]:
@@ -215,6 +218,7 @@ def _apply(row: Mapping, ops: dict[str, dict[int, OpInfo]],
                 table[value] = OpInfo(name=info.name, table_name=info.table_name,
                                       mnemonic=info.mnemonic, suffix=info.suffix,
                                       prints_op_sel=info.prints_op_sel,
+                                      prints_cache_policy=info.prints_cache_policy,
                                       operands=MappingProxyType(fields))
     elif kind == "add":
         table[row["value"]] = _op_info(row["table"], row["name"], operands,

@@ -93,8 +93,8 @@ def shrink_literals(state: State) -> Iterator[Case]:
                     yield state.with_module(put(state.module, path, replace(n, value=v)))
             case ast.FloatLit(text=text, suffix=suffix):
                 ty = n.ty if isinstance(n.ty, Scalar) else (suffix or Scalar.F64)
-                for v in _float_steps(float_literal_value(text, ty)):
-                    lit = float_literal(v, ty)
+                for x in _float_steps(float_literal_value(text, ty)):
+                    lit = float_literal(x, ty)
                     if isinstance(lit, ast.FloatLit):
                         yield state.with_module(put(state.module, path,
                                                     replace(lit, suffix=suffix)))

@@ -1,0 +1,215 @@
+"""`rgpu-fuzz bench campaign`: campaign throughput, cases per second per core, of this tree
+and, side by side in the same run, of a recorded git revision (`--baseline REV`).
+
+Both trees run the campaign's own chunk job (`triage.campaign_jobs.run_chunk`: generate,
+run every pipeline, judge) in a driver process of their own, on the same seeds, in
+alternating rounds, so both see the same machine load. A round's cost is the CPU time of the
+driver and of its worker processes (read from /proc), so "per core" holds on a loaded
+machine too; wall-clock rates are reported beside it. Per pipeline, the median of each
+case's `total` seconds (wall clock, so inflated by load), and for `ref` also its CPU seconds
+per new case alone (caches cleared, the case's features computed first, as a campaign does);
+the ratio of this tree to the baseline is computed per round and the median taken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+DEFAULT_MIX = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
+FIRST_SEED = 5_550_000
+"""The seeds issue 12 measured from."""
+
+DRIVER = r'''
+import json, os, sys, time
+from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup, run_chunk
+
+def children_cpu():
+    """CPU seconds of this process's children (the worker processes), from /proc."""
+    me, total, tick = os.getpid(), 0.0, os.sysconf("SC_CLK_TCK")
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me:
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+def ref_cpu(seeds):
+    """CPU seconds of `ref` alone per new case, as a campaign runs it: every cache
+    cleared, the case's features computed first (untimed), then `ref`."""
+    import importlib
+    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from rgpu_fuzz.lang.features import case_features
+    from rgpu_fuzz.pipelines.registry import Registry
+    ref, profile, out = Registry().create("ref"), load_profile("default"), []
+    for seed in seeds:
+        case = generate(SeededChoices(seed), profile, seed=seed)
+        for mod, fn in (("rgpu_fuzz.interp.program", "clear_cache"),
+                        ("rgpu_fuzz.pipelines.frontend", "clear_cache"),
+                        ("rgpu_fuzz.lang.features", "_module_of")):
+            f = getattr(importlib.import_module(mod), fn, None)
+            f = getattr(f, "cache_clear", f)
+            if f is not None:
+                f()
+        feats = case_features(case)
+        t = time.process_time()
+        ref.run(case, feats)
+        out.append(time.process_time() - t)
+    return out
+
+setup = Setup(tuple(sys.argv[1].split(",")), "default", "default")
+run_chunk(ChunkJob(setup, 0, tuple(range(int(sys.argv[2]), int(sys.argv[2]) + 3))))
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    first, n = json.loads(line)
+    w0, c0, k0 = time.perf_counter(), time.process_time(), children_cpu()
+    r = run_chunk(ChunkJob(setup, 1, tuple(range(first, first + n))))
+    w1, c1, k1 = time.perf_counter(), time.process_time(), children_cpu()
+    print(json.dumps({"wall_s": w1 - w0, "cpu_s": (c1 - c0) + (k1 - k0), "cases": r.cases,
+                      "seconds": r.seconds, "ref_cpu_s": ref_cpu(range(first, first + n)),
+                      "statuses": {k: dict(v) for k, v in r.statuses.items()},
+                      "findings": sorted(str(f.verdict.findings[0].signature)
+                                         for f in r.found if f.verdict.findings),
+                      "errors": len(r.harness_errors)}), flush=True)
+'''
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the `campaign` benchmark (the rest of `bench` ignores them)."""
+    g = p.add_argument_group("campaign benchmark")
+    g.add_argument("--mix", default=DEFAULT_MIX, help=f"pipelines (default {DEFAULT_MIX})")
+    g.add_argument("--rounds", type=int, default=4, help="rounds per tree (default 4)")
+    g.add_argument("--round-seeds", type=int, default=25,
+                   help="seeds per round (default 25, from 5550000 on)")
+    g.add_argument("--baseline", metavar="REV",
+                   help="git revision measured side by side (e.g. the commit before a change)")
+
+
+class _Driver:
+    """One tree's driver process: answers one JSON line per round of seeds."""
+
+    def __init__(self, root: Path, mix: str) -> None:
+        env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED="0")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", DRIVER, mix, str(FIRST_SEED - 10)], cwd=root, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._read()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"benchmark driver exited with {self.proc.wait()}")
+        return json.loads(line)  # type: ignore[no-any-return]
+
+    def round(self, first: int, n: int) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps([first, n]) + "\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def _checkout(rev: str, into: Path) -> str:
+    """The tree of `rev` extracted into `into` (symlinks kept); returns the full hash."""
+    full = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                          capture_output=True, text=True, check=False)
+    if full.returncode != 0:
+        raise ValueError(f"--baseline {rev}: not a git revision here")
+    data = subprocess.run(["git", "archive", "--format=tar", full.stdout.strip()],
+                          capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(into, filter="fully_trusted")
+    return full.stdout.strip()
+
+
+def _summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    cases = sum(r["cases"] for r in rounds)
+    cpu = sum(r["cpu_s"] for r in rounds)
+    wall = sum(r["wall_s"] for r in rounds)
+    labels = rounds[0]["seconds"].keys()
+    per_pipeline = {
+        label: {"median_s_per_case": statistics.median(
+            s for r in rounds for s in r["seconds"][label]),
+            "statuses": _merge(r["statuses"][label] for r in rounds)}
+        for label in labels}
+    return {"cases": cases, "cpu_s": cpu, "wall_s": wall,
+            "cases_per_cpu_s": cases / cpu, "cases_per_wall_s": cases / wall,
+            "ref_alone_cpu_median_s_per_case": statistics.median(
+                s for r in rounds for s in r["ref_cpu_s"]),
+            "pipelines": per_pipeline,
+            "findings": sorted(f for r in rounds for f in r["findings"]),
+            "harness_errors": sum(r["errors"] for r in rounds)}
+
+
+def _merge(counts: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, v in c.items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
+    """Rounds of `--round-seeds` seeds, this tree and the baseline alternating."""
+    root = Path(__file__).resolve().parents[2]
+    load_before = os.getloadavg()
+    tmp = Path(tempfile.mkdtemp(prefix="rgpu-bench-"))
+    trees: dict[str, tuple[Path, str]] = {"current": (root, "working tree")}
+    try:
+        if args.baseline:
+            trees["baseline"] = (tmp, _checkout(args.baseline, tmp))
+        drivers = {name: _Driver(path, args.mix) for name, (path, _) in trees.items()}
+        rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+        for i in range(args.rounds):
+            first = FIRST_SEED + i * args.round_seeds
+            order = list(drivers) if i % 2 == 0 else list(reversed(drivers))
+            for name in order:
+                print(f"  round {i + 1}/{args.rounds}: {name}", file=sys.stderr)
+                rounds[name].append(drivers[name].round(first, args.round_seeds))
+        for d in drivers.values():
+            d.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    out: dict[str, Any] = {
+        "mix": args.mix.split(","), "first_seed": FIRST_SEED, "rounds": args.rounds,
+        "round_seeds": args.round_seeds, "cpus": os.cpu_count(),
+        "load_average_before": load_before, "load_average_after": os.getloadavg(),
+        "how": "cases per CPU second of the driver process and its workers (one core's "
+               "work: the driver waits for its worker), medians of per-case `total` seconds",
+        "trees": {name: {"revision": rev, **_summary(rounds[name])}
+                  for name, (_, rev) in trees.items()},
+    }
+    if "baseline" in rounds:
+        ratios = [c["cases"] / c["cpu_s"] / (b["cases"] / b["cpu_s"])
+                  for c, b in zip(rounds["current"], rounds["baseline"], strict=True)]
+        out["speed_up_per_core"] = {"median": statistics.median(ratios), "per_round": ratios}
+        cur, base = out["trees"]["current"], out["trees"]["baseline"]
+        out["speed_up_per_pipeline"] = {
+            label: base["pipelines"][label]["median_s_per_case"]
+            / cur["pipelines"][label]["median_s_per_case"]
+            for label in cur["pipelines"] if label in base["pipelines"]}
+        out["same_findings"] = cur["findings"] == base["findings"]
+    return out
+
+
+__all__ = ["DEFAULT_MIX", "add_arguments", "bench_campaign"]
