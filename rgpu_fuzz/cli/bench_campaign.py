@@ -98,6 +98,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seeds per round (default 25, from 5550000 on)")
     g.add_argument("--baseline", metavar="REV",
                    help="git revision measured side by side (e.g. the commit before a change)")
+    g.add_argument("--baseline-mix",
+                   help="the baseline's pipelines when they are written otherwise there "
+                        "(default: --mix)")
 
 
 class _Driver:
@@ -178,7 +181,8 @@ def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
     try:
         if args.baseline:
             trees["baseline"] = (tmp, _checkout(args.baseline, tmp))
-        drivers = {name: _Driver(path, args.mix) for name, (path, _) in trees.items()}
+        mixes = {"current": args.mix, "baseline": args.baseline_mix or args.mix}
+        drivers = {name: _Driver(path, mixes[name]) for name, (path, _) in trees.items()}
         rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
         for i in range(args.rounds):
             first = FIRST_SEED + i * args.round_seeds
@@ -191,7 +195,9 @@ def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     out: dict[str, Any] = {
-        "mix": args.mix.split(","), "first_seed": FIRST_SEED, "rounds": args.rounds,
+        "mix": args.mix.split(","),
+        "baseline_mix": (args.baseline_mix or args.mix).split(","),
+        "first_seed": FIRST_SEED, "rounds": args.rounds,
         "round_seeds": args.round_seeds, "cpus": os.cpu_count(),
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
         "how": "cases per CPU second of the driver process and its workers (one core's "

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 
@@ -47,5 +47,5 @@ def execute(args: argparse.Namespace) -> int:
         reason = cls(PipelineSpec(name)).unavailable_reason()
         available = "yes" if reason is None else f"unavailable ({escape(reason)})"
         table.add_row(name, available, cls.options_text(), cls.description)
-    Console().print(table)
+    make_console().print(table)
     return 0

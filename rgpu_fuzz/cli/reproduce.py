@@ -25,6 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
 from rgpu_fuzz.cli.run import outcome_json, print_verdict, verdict_json
 from rgpu_fuzz.lang.ast import Module
@@ -240,7 +241,7 @@ def execute(args: argparse.Namespace) -> int:
                                "verdict": verdict_json(verdict), "diverges": diverges}
         print(json.dumps(obj))
         return 1 if diverges else 0
-    console = Console()
+    console = make_console()
     print_outcomes(console, f"case {case.id} from {where}", outcomes)
     print_verdict(console, verdict, bits_widths(case))
     if args.show:

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_module
@@ -121,7 +122,7 @@ def execute(args: argparse.Namespace) -> int:
         policy = load_policy(args.policy)
     except PolicyError as e:
         raise UserError(str(e)) from None
-    console = Console()
+    console = make_console()
     status = 0
     for path, case in zip(args.cases, cases, strict=True):
         outcomes = run_case(case, pipelines)

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, replay_options, store_path
 from rgpu_fuzz.model.case import Expect, ExpectStatus
 from rgpu_fuzz.pipelines.base import PipelineSpec
@@ -108,7 +108,7 @@ def _list(args: argparse.Namespace) -> int:
     with _open(args, readonly=True) as store:
         buckets = store.buckets(order_by=args.sort, status=args.status)
     # a terminal's own width; piped into a file or `less -S`, lines are not cut at 80
-    console = Console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else Console(
+    console = make_console() if sys.stdout.isatty() or os.environ.get("COLUMNS") else make_console(
         width=PIPED_WIDTH)
     if not buckets:
         console.print(f"no buckets in {store.path}" + (f" with status {args.status}"
@@ -137,7 +137,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    console = Console()
+    console = make_console()
     with _open(args, readonly=True) as store:
         b = _bucket(store, args.id)
         examples = store.examples(b.signature)

@@ -27,11 +27,9 @@ the pipeline.
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import json
 import mmap
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,10 +66,10 @@ from rgpu_fuzz.model.outcome import (
     Trap,
 )
 from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.device_probe import ask_runtime
 from rgpu_fuzz.pipelines.options import Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.stages import outcome_of, report_stage
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
-from rgpu_fuzz.process import run_bounded
 
 __all__ = ["HipPipeline", "Job", "LaunchPlan", "arch_target", "execute", "probe"]
 
@@ -79,7 +77,6 @@ TRAP_RECORD_BYTES = 4 * TRAP_RECORD_WORDS
 COMPILE_STAGES = ("check", "lower", "transform", "optimise", "determinism", "codegen",
                   "link", "codeobj", "kernarg", "load")
 """A worker death in these is a `CompileCrash`; in `run` a `RunCrash`."""
-PROBE_TIMEOUT_S = 60.0
 
 
 # ---------------------------------------------------------------------- availability
@@ -116,19 +113,11 @@ class Probe:
 def probe() -> Probe:
     """Ask HIP (in a child process: a broken ROCm install may crash) for its devices; cached
     for the life of this process."""
-    if importlib.util.find_spec("hip") is None:
-        return Probe(reason="hip-python is not installed (pip install 'rgpu-fuzz[hip]' on a "
-                     "ROCm machine)")
-    proc = run_bounded([sys.executable, "-c", _PROBE], timeout=PROBE_TIMEOUT_S)
-    if proc.returncode != 0:
-        return Probe(reason=f"probing HIP ended by {proc.ended_by}: "
-                     f"{(proc.stderr.strip().splitlines() or [''])[-1][:160]}")
-    try:
-        got = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return Probe(reason=f"probing HIP printed no answer: {proc.stdout[-160:]!r}")
-    if got.get("reason"):
-        return Probe(reason=str(got["reason"])[:200])
+    got = ask_runtime(module="hip", runtime="HIP", script=_PROBE,
+                      missing="hip-python is not installed (pip install 'rgpu-fuzz[hip]' on a "
+                              "ROCm machine)")
+    if isinstance(got, str):
+        return Probe(reason=got)
     return Probe(archs=tuple(got["archs"]))
 
 

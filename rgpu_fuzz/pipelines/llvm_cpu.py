@@ -1,7 +1,8 @@
 """`llvm-cpu`: our lowering → LLVM IR → new-pass-manager optimisation → MCJIT on the host.
 
 Options: `O0`…`O3` (default `O2`), `timeout=SECONDS` (default 60; compile and run together),
-`det` (compile twice and compare), `llc=PATH` (code generation by an external `llc`, whose
+`det` (compile twice and compare; with `detsample=N` only one case in N, chosen by its
+id), `llc=PATH` (code generation by an external `llc`, whose
 object MCJIT then loads), e.g. `llvm-cpu:O3:timeout=30`, `llvm-cpu:O2:llc=/usr/bin/llc-19`.
 
 Everything that touches LLVM runs in a worker process (`execute`), since LLVM aborts on
@@ -37,7 +38,7 @@ from rgpu_fuzz.pipelines.llvm_stages import (
     crash,
     lower_and_optimise,
 )
-from rgpu_fuzz.pipelines.options import Flag, OptLevel, PathOption
+from rgpu_fuzz.pipelines.options import Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
@@ -88,7 +89,10 @@ class LlvmCpuPipeline(Pipeline):
                help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
     LLC = PathOption(name="llc", executable=True,
                      help="code generation by this external llc (MCJIT loads its object)")
-    options = (OPT, DET, LLC)
+    DET_SAMPLE = Int(name="detsample", value=1, min=1, execution=True,
+                     help="with det: compile twice 1 case in N, chosen by the case id, so a "
+                          "nondeterminism finding still shows on its own case")
+    options = (OPT, DET, DET_SAMPLE, LLC)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
     """The worker bounds the job itself (and reports the stage); `run`'s own limit is the
@@ -101,6 +105,12 @@ class LlvmCpuPipeline(Pipeline):
     @property
     def check_determinism(self) -> bool:
         return self.option(self.DET)
+
+    def checks_determinism_of(self, case: Case) -> bool:
+        """Whether `case` is compiled twice: with `det`, every case, or with `detsample=N`
+        the cases whose id (a hash of the case's content) is 0 modulo N."""
+        n = self.option(self.DET_SAMPLE)
+        return self.check_determinism and (n == 1 or int(case.id, 16) % n == 0)
 
     @property
     def llc(self) -> str | None:
@@ -119,7 +129,7 @@ class LlvmCpuPipeline(Pipeline):
     def job(self, case: Case) -> Job:
         """The worker's description of compiling and running `case` with this pipeline."""
         return Job(casefile.dumps(case), self.opt_level, ClassRef.of(type(self)),
-                   str(self.spec), self.check_determinism, self.llc)
+                   str(self.spec), self.checks_determinism_of(case), self.llc)
 
     def artefact_text(self, case: Case, kind: str) -> str | None:
         """`reproduce --show ir|asm`: the IR before and after optimisation, or the assembly."""

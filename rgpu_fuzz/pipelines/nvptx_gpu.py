@@ -70,6 +70,7 @@ from rgpu_fuzz.model.kernel_abi import (
 )
 from rgpu_fuzz.model.outcome import Buffer, CompileCrash, Ok, Outcome, RunCrash, Stats
 from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.device_probe import ask_runtime
 from rgpu_fuzz.pipelines.hip import LOCATIONS_FILE, TRAP_FILE, trap_after
 from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.stages import outcome_of, report_stage
@@ -85,7 +86,6 @@ ERROR_FILE = "cuda-error.txt"
 COMPILE_STAGES = ("check", "lower", "transform", "optimise", "determinism", "codegen",
                   "ptxas", "params", "load")
 """A worker death in these is a `CompileCrash`; in `run` a `RunCrash`."""
-PROBE_TIMEOUT_S = 60.0
 PTXAS_TIMEOUT_S = 120.0
 CUDA_HOST_REGISTER_MAPPED = 2
 """`cudaHostRegisterMapped` (CUDA Runtime API, `cudaHostRegister` flags)."""
@@ -212,19 +212,11 @@ class Probe:
 @cache
 def probe() -> Probe:
     """Ask CUDA through CuPy, in a child process (a broken driver may crash it); cached."""
-    if importlib.util.find_spec("cupy") is None:
-        return Probe(reason="CuPy is not installed (pip install 'rgpu-fuzz[cuda]' on a "
-                     "machine with an NVIDIA GPU and driver)")
-    proc = run_bounded([sys.executable, "-c", _PROBE], timeout=PROBE_TIMEOUT_S)
-    if proc.returncode != 0:
-        return Probe(reason=f"probing CUDA ended by {proc.ended_by}: "
-                     f"{(proc.stderr.strip().splitlines() or [''])[-1][:160]}")
-    try:
-        got = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return Probe(reason=f"probing CUDA printed no answer: {proc.stdout[-160:]!r}")
-    if got.get("reason"):
-        return Probe(reason=str(got["reason"])[:200])
+    got = ask_runtime(module="cupy", runtime="CUDA", script=_PROBE,
+                      missing="CuPy is not installed (pip install 'rgpu-fuzz[cuda]' on a "
+                              "machine with an NVIDIA GPU and driver)")
+    if isinstance(got, str):
+        return Probe(reason=got)
     return Probe(sms=tuple(int(x) for x in got["sms"]))
 
 
