@@ -24,7 +24,8 @@ from rgpu_fuzz.triage.store import DEFAULT_CAMPAIGN_DIR
 
 EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
            "--pipelines ref,llvm-cpu:O0,llvm-cpu:O3 --out runs/nightly")
-DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3:det:detsample=4"
+DEFAULT_PIPELINES = ("ref,llvm-cpu:O0,llvm-cpu:O3:det:detsample=4,"
+                     "amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3")
 """`det` on one case in four (by case id): the second compilation was half of all the
 time, and a nondeterministic pass shows on many kernels (issue 12)."""
 

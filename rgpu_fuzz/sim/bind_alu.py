@@ -5,6 +5,7 @@ through); control flow is `bind_flow`'s."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -166,8 +167,7 @@ def _fmac(inst: Inst, spec: VOp, env: Env) -> Step:
     ops = inst.operands
     if len(ops) == 3:
         ops = (*ops, ops[0])
-    return _plain(Inst(inst.address, inst.size, inst.opcode, inst.encoding, inst.mnemonic,
-                       ops, inst.mods, inst.text), spec, env)
+    return _plain(replace(inst, operands=ops), spec, env)
 
 
 def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], None]:
@@ -367,7 +367,31 @@ def _mbcnt(inst: Inst, spec: VOp, env: Env) -> Step:
     return step
 
 
+def _pk_mov(inst: Inst, spec: VOp, env: Env) -> Step:
+    """V_PK_MOV_B32 (gfx90a/gfx942): D.lo = op_sel[0] ? S0.hi : S0.lo, D.hi = op_sel[1] ?
+    S1.hi : S1.lo (the decoder gives op_sel as each source's `hi`)."""
+    ops = inst.operands
+    put = vector_dest(ops[0], "b64", inst, env)
+    halves = []
+    for o in ops[1:3]:
+        g, _ = vector_source(o, "b64", env)
+        hi = bool(getattr(o, "hi", False))
+        col = vcol(o) + int(hi) if o.kind in (OpKind.VGPR, OpKind.AGPR) else -1
+        halves.append((g, hi, col))
+
+    def step(w: Wave) -> None:
+        parts, defs = [], []
+        for g, hi, col in halves:
+            v = np.asarray(g(w), np.uint64)
+            parts.append((v >> np.uint64(32)) if hi else (v & np.uint64(0xFFFF_FFFF)))
+            defs.append(w.vdef[:, col] if col >= 0 else True)
+        lo, hi_part = np.broadcast_arrays(parts[0], parts[1])
+        put(w, lo | (hi_part << np.uint64(32)), (defs[0], defs[1]))
+    return step
+
+
 _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
+    "pk_mov": _pk_mov,
     "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
     "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,
     "div_scale": _div_scale, "div_fmas": _div_fmas, "readlane": _readlane,
@@ -452,15 +476,8 @@ def bind_salu(inst: Inst, env: Env) -> Step:
             else:
                 put(w, g1(w), d1(w))  # type: ignore[misc]
         return cselect
-    if shape == "addc":
-        (g0, d0), (g1, d1) = srcs
-
-        def addc(w: Wave) -> None:
-            r, c = fn(g0(w), g1(w), w.scc)
-            d = d0(w) and d1(w) and w.scc_def
-            put(w, r, d)  # type: ignore[misc]
-            w.scc, w.scc_def = c, d
-        return addc
+    if shape == "addc" or inst.opcode in ("S_ADD_U32", "S_SUB_U32"):
+        return _carry_chain(inst, spec, env, put)
     if shape == "cmov":
         (g0, d0), = srcs
 
@@ -501,6 +518,42 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         if c is not None:
             w.scc, w.scc_def = c, d
     return two
+
+
+def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
+    """S_ADD_U32/S_SUB_U32/S_ADDC_U32/S_SUBB_U32 with memcheck's treatment of additions:
+    result bits from the lowest undefined source bit up are undefined, and the carry (SCC)
+    is defined when it is the same for the smallest and the largest values the undefined
+    bits allow (a 64-bit add whose low halves are 0 + undefined still carries 0)."""
+    (g0, d0), (g1, d1) = (scalar_bits_source(o, 32, env) for o in inst.operands[1:3])
+    fn = spec.fn
+    sub = inst.opcode in ("S_SUB_U32", "S_SUBB_U32")
+    with_carry = spec.shape == "addc"
+    m = 0xFFFF_FFFF
+
+    def step(w: Wave) -> None:
+        a, b = g0(w), g1(w)
+        da, db = d0(w), d1(w)
+        cin = w.scc if with_carry else None
+        r, c = fn(a, b, cin) if with_carry else fn(a, b)
+        undef = (~da | ~db) & m
+        cdef = not with_carry or w.scc_def
+        if undef:
+            a_lo, a_hi = a & da, a | (~da & m)
+            b_lo, b_hi = b & db, b | (~db & m)
+            lo, hi = ((a_lo, b_hi), (a_hi, b_lo)) if sub else ((a_lo, b_lo), (a_hi, b_hi))
+            c_lo = (fn(*lo, cin) if with_carry else fn(*lo))[1]
+            c_hi = (fn(*hi, cin) if with_carry else fn(*hi))[1]
+            cdef = cdef and c_lo == c_hi
+            low = undef & -undef
+            d = (low - 1) & m
+        else:
+            d = m
+        if with_carry and not w.scc_def:
+            d = 0
+        put(w, r, d)
+        w.scc, w.scc_def = c, cdef
+    return step
 
 
 def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:

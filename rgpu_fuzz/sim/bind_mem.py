@@ -390,9 +390,9 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if not (rdef(w) and sdef(w)):
             raise uninit(w, f"{inst.mnemonic}: resource or offset undefined")
         base = rget(w) & 0xFFFF_FFFF_FFFF
-        if base != w.mem.scratch_base:
+        if not 0 <= base - w.mem.scratch_base < w.mem.scratch_span:
             raise SimStop(Fault(FaultKind.OOB_ACCESS, f"{inst.mnemonic}: buffer resource base "
-                                f"{base:#x} is not the private segment buffer", w.pc))
+                                f"{base:#x} is outside the private segment", w.pc))
         if offen:
             a, d = _vaddr32(w, vaddr)
             _check_addr(w, d, inst)
@@ -401,7 +401,7 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             voff = np.zeros(w.lanes, np.int64)
         lanes = lane_ids if w.exec_full else lane_ids[e]
         total = (voff if w.exec_full else voff[e]) + ioff
-        rel = sget(w) - w.mem.wave_scratch_offset(w)
+        rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
         # swizzle: element (4 bytes) index stride = lanes; soffset is added unswizzled
         addr = rel + (total // 4) * 4 * w.lanes + lanes * 4 + total % 4
         elem = addr // 4

@@ -15,10 +15,9 @@ _CACHE_SIZE = 64
 
 
 def decode_text(co: Any, kernel: Any = None) -> list[Inst]:
-    """Every instruction of `co.text` (a `rgpu_fuzz.codeobj.reader.CodeObject`), with its
-    LLVM-syntax rendering for traces and fault messages."""
+    """Every instruction of `co.text` (a `rgpu_fuzz.codeobj.reader.CodeObject`); its
+    LLVM-syntax text is rendered when asked for (`Inst.text`)."""
     from rgpu_fuzz.sim.isa.decode import decode
-    from rgpu_fuzz.sim.isa.render import render
 
     data = co.text_bytes
     key = hashlib.sha256(data + co.target.name.encode()).hexdigest()
@@ -28,7 +27,7 @@ def decode_text(co: Any, kernel: Any = None) -> list[Inst]:
         return got
     section = co.text
     decoded = decode(data, co.target.name, section.addr if section is not None else 0)
-    got = [from_decoded(d, render(d)) for d in decoded]
+    got = [from_decoded(d) for d in decoded]
     _CACHE[key] = got
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

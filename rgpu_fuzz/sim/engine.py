@@ -34,6 +34,7 @@ SCRATCH_BASE = 0x7E00_0000_0000
 CODE_BASE = 0
 DEFAULT_STEP_LIMIT = 50_000_000
 _SRC_SHARED_BASE, _SRC_SHARED_LIMIT, _SRC_PRIVATE_BASE, _SRC_PRIVATE_LIMIT = 235, 236, 237, 238
+_NULL = 125  # gfx11 `null`: reads 0 (the executor's storage index, see rgpu_fuzz.sim.inst)
 
 
 class Status(StrEnum):
@@ -81,6 +82,8 @@ class LaunchMemory:
         self.lanes = lanes
         self.private_size = private_size
         self.wave_bytes = (private_size * lanes + 1023) // 1024 * 1024
+        self.scratch_span = 1 << 40
+        """Bytes of the scratch backing a buffer resource may point into."""
         self._lds: Lds | None = None
 
     def lds(self, w: Wave) -> Lds:
@@ -92,6 +95,8 @@ class LaunchMemory:
 
 
 _PROGRAMS: dict[tuple[str, str, Env], Program] = {}
+_CODE_OBJECTS: dict[str, Any] = {}
+"""Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
 
 
 def _env(cfg: TargetConfig, kernel: Any) -> Env:
@@ -100,13 +105,14 @@ def _env(cfg: TargetConfig, kernel: Any) -> Env:
     # 2 flush source, 3 flush none (AMDGPUUsage "Floating Point Denorm Mode Enumeration")
     d32 = kd.field("FLOAT_DENORM_MODE_32")
     d64 = kd.field("FLOAT_DENORM_MODE_16_64")
-    constants = ((_SRC_SHARED_BASE, SHARED_APERTURE_HI << 32),
+    constants = ((_NULL, 0),
+                 (_SRC_SHARED_BASE, SHARED_APERTURE_HI << 32),
                  (_SRC_SHARED_LIMIT, (SHARED_APERTURE_HI << 32) | 0xFFFF_FFFF),
                  (_SRC_PRIVATE_BASE, PRIVATE_APERTURE_HI << 32),
                  (_SRC_PRIVATE_LIMIT, (PRIVATE_APERTURE_HI << 32) | 0xFFFF_FFFF))
     return Env(lanes=cfg.wave_size, ieee=bool(kd.field("ENABLE_IEEE_MODE")),
                flush32=d32 != 3, flush64=d64 != 3, constants=constants,
-               waitcnt=cfg.waitcnt)
+               waitcnt=cfg.waitcnt, true16=cfg.true16)
 
 
 def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
@@ -131,14 +137,20 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     from rgpu_fuzz.codeobj.reader import read_code_object
 
     t0 = time.perf_counter()
-    co = read_code_object(code_object)
+    code_hash = hashlib.sha256(code_object).hexdigest()
+    co = _CODE_OBJECTS.get(code_hash)
+    if co is None:
+        co = read_code_object(code_object)
+        if len(_CODE_OBJECTS) > 64:
+            _CODE_OBJECTS.clear()
+        _CODE_OBJECTS[code_hash] = co
     kernel = co.kernel(kernel_name)
     cfg = target_config(target or co.target.name)
     lanes = cfg.wave_size
     insts = decode(co, kernel)
     t1 = time.perf_counter()
     env = _env(cfg, kernel)
-    prog = program_for(hashlib.sha256(code_object).hexdigest(), kernel_name, insts, env)
+    prog = program_for(code_hash, kernel_name, insts, env)
     t2 = time.perf_counter()
 
     kd = kernel.descriptor

@@ -50,8 +50,21 @@ class Inst:
     """LLVM's spelling, for traces and `unsupported-instruction:<mnemonic>`."""
     operands: tuple[Opnd, ...]
     mods: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
-    """The instruction in LLVM syntax, for traces."""
+    rendered: str = ""
+    """The instruction in LLVM syntax when known at construction."""
+    halves: tuple[Inst, ...] = ()
+    """VOPD (gfx11 dual issue): the X and Y operations."""
+    source: Any = None
+    """The decoder's instruction, rendered only when a trace or a message needs the text."""
+
+    @property
+    def text(self) -> str:
+        """The instruction in LLVM syntax (traces, fault messages, `--show asm`)."""
+        if self.rendered or self.source is None:
+            return self.rendered or self.mnemonic
+        from rgpu_fuzz.sim.isa.render import render
+
+        return render(self.source)
 
 
 # The scalar register file is indexed by the GFX9 operand encoding whatever the target
@@ -109,5 +122,7 @@ class OperandX:
 def from_decoded(decoded: Any, text: str = "") -> Inst:
     """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
     ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
+    halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
     return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
-                decoded.mnemonic, ops, dict(decoded.modifiers), text)  # type: ignore[arg-type]
+                decoded.mnemonic, ops, dict(decoded.modifiers), text,  # type: ignore[arg-type]
+                halves, decoded)

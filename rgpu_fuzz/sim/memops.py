@@ -31,21 +31,25 @@ class MemOp:
     stride64: bool = False
 
 
-_NAME = re.compile(r"^(S|GLOBAL|FLAT|SCRATCH|DS|BUFFER)_(LOAD|STORE|READ|WRITE)(2ST64|2)?"
-                   r"(?:_(DWORDX16|DWORDX8|DWORDX4|DWORDX3|DWORDX2|DWORD|UBYTE|SBYTE|"
+_NAME = re.compile(r"^(S|GLOBAL|FLAT|SCRATCH|DS|BUFFER)_(LOAD|STORE|READ|WRITE)"
+                   r"(2ST64|2|_2ADDR_STRIDE64|_2ADDR)?_(D16_HI_|D16_)?"
+                   r"(DWORDX16|DWORDX8|DWORDX4|DWORDX3|DWORDX2|DWORD|UBYTE|SBYTE|"
                    r"USHORT|SSHORT|SHORT|BYTE|B512|B256|B128|B96|B64|B32|B16|B8|U8|I8|U16|"
-                   r"I16))(_D16(?:_HI)?)?$")
+                   r"I16)(_D16(?:_HI)?)?$")
+"""CDNA (`DS_READ2ST64_B32`, `GLOBAL_LOAD_SHORT_D16_HI`) and RDNA3 (`DS_LOAD_2ADDR_B64`,
+`SCRATCH_LOAD_D16_HI_U8`) spellings of the same operations."""
 
 
 def memop(opcode: str) -> MemOp | None:
     m = _NAME.match(opcode)
     if not m:
         return None
-    seg, kind, two, width, d16 = m.groups()
+    seg, kind, two, d16_pre, width, d16_post = m.groups()
     store = kind in ("STORE", "WRITE")
+    d16 = d16_pre or (d16_post[1:] + "_" if d16_post else "")
     return MemOp(SEGMENTS[seg], store, _WIDTH[width], width in _SIGNED,
-                 ("hi" if d16 == "_D16_HI" else "lo") if d16 else "", bool(two),
-                 two == "2ST64")
+                 ("hi" if "HI" in d16 else "lo") if d16 else "", bool(two),
+                 bool(two) and "64" in two)
 
 
 def _signed(v: int, bits: int) -> int:

@@ -47,6 +47,18 @@ class Env:
     """Scalar source codes that read launch constants (src_shared_base ...)."""
     waitcnt: Callable[[int], tuple[int, int]]
     """simm16 of s_waitcnt → (vmcnt, lgkmcnt) on this target."""
+    true16: bool = False
+    """16-bit results write one half of the VGPR and keep the other (GFX11)."""
+
+
+_CONSTS: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
+
+
+def _consts(env: Env) -> dict[int, int]:
+    got = _CONSTS.get(env.constants)
+    if got is None:
+        got = _CONSTS[env.constants] = dict(env.constants)
+    return got
 
 
 def hazard(w: Wave, what: str) -> SimStop:
@@ -164,7 +176,7 @@ def low_half_defined(op: Opnd, ty: str, env: Env) -> Getter:
         return lambda w: w.vdef[:, col]
     if op.kind is OpKind.SGPR and bits == 64:
         i = op.index
-        consts = dict(env.constants)
+        consts = _consts(env)
         if i not in consts and i < 250:
             return lambda w: w.sdef[i] == 0xFFFF_FFFF
     return vector_source(op, ty, env)[1]
@@ -176,7 +188,7 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
     full = (1 << bits) - 1
     if op.kind is OpKind.SGPR:
         i = op.index
-        consts = dict(env.constants)
+        consts = _consts(env)
         if i in consts:
             v = consts[i]
             return (lambda w: v), (lambda w: full)
@@ -291,6 +303,24 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
                 np.copyto(w.vdef[:, col + 1], dhi, where=e)
         return put64
     conv: Callable[[Any], Any]
+    if bits == 16 and env.true16:
+        hi = bool(getattr(op, "hi", False))
+
+        def put16(w: Wave, r: Any, d: Any) -> None:
+            if w.pend_v and col in w.pend_v:
+                raise hazard(w, f"v{col} written before its load completed")
+            v = np.asarray(r).view(np.uint16).astype(np.uint32)
+            old = w.V[:, col]
+            raw = ((old & np.uint32(0xFFFF)) | (v << np.uint32(16))) if hi else \
+                ((old & np.uint32(0xFFFF0000)) | v)
+            d = d & w.vdef[:, col]  # half-register definedness is not tracked: both halves
+            if w.exec_full:
+                w.V[:, col] = raw
+                w.vdef[:, col] = d
+            else:
+                np.copyto(w.V[:, col], raw, where=w.exec)
+                np.copyto(w.vdef[:, col], d, where=w.exec)
+        return put16
     if bits == 16:
         conv = lambda r: np.asarray(r).view(np.uint16).astype(np.uint32)  # noqa: E731
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -42,7 +42,10 @@ NOPS = frozenset({"S_NOP", "S_SETPRIO", "S_SLEEP", "S_ICACHE_INV", "S_DCACHE_WB"
                   "BUFFER_GL1_INV", "S_WAITCNT_VSCNT", "S_WAITCNT_VMCNT", "S_WAITCNT_LGKMCNT",
                   "S_WAITCNT_EXPCNT", "S_DELAY_ALU", "S_CLAUSE", "S_INST_PREFETCH",
                   "S_SET_INST_PREFETCH_DISTANCE", "S_TTRACEDATA", "S_CODE_END", "V_NOP",
-                  "S_SETHALT_0"})
+                  "S_WAITCNT_DEPCTR"})
+"""Scheduling hints and cache maintenance with no effect on a sequentially consistent,
+cache-less simulation (an s_waitcnt_depctr orders VALU writes the simulator completes at
+once)."""
 
 
 @dataclass(slots=True)
@@ -172,8 +175,56 @@ def _waitcnt_counts(inst: Inst, env: Env) -> tuple[int, int]:
     return 0, 0
 
 
+ALIASES: dict[str, str] = {
+    # RDNA3 (gfx1100) names of operations the tables implement under their CDNA names
+    # (RDNA3 ISA guide, "Instruction renames"): same semantics, different spelling
+    "V_ADD_NC_U32": "V_ADD_U32", "V_SUB_NC_U32": "V_SUB_U32",
+    "V_SUBREV_NC_U32": "V_SUBREV_U32", "V_ADD_CO_CI_U32": "V_ADDC_CO_U32",
+    "V_SUB_CO_CI_U32": "V_SUBB_CO_U32", "V_SUBREV_CO_CI_U32": "V_SUBBREV_CO_U32",
+    "V_ADD_NC_I32": "V_ADD_I32", "V_SUB_NC_I32": "V_SUB_I32",
+    "V_ADD_NC_U16": "V_ADD_U16", "V_SUB_NC_U16": "V_SUB_U16",
+    "V_MUL_LO_U32": "V_MUL_LO_U32", "V_LSHLREV_B16": "V_LSHLREV_B16",
+    "S_AND_NOT1_B32": "S_ANDN2_B32", "S_AND_NOT1_B64": "S_ANDN2_B64",
+    "S_OR_NOT1_B32": "S_ORN2_B32", "S_OR_NOT1_B64": "S_ORN2_B64",
+    "S_AND_NOT1_SAVEEXEC_B32": "S_ANDN2_SAVEEXEC_B32",
+    "S_AND_NOT1_SAVEEXEC_B64": "S_ANDN2_SAVEEXEC_B64",
+    "S_OR_NOT1_SAVEEXEC_B32": "S_ORN2_SAVEEXEC_B32",
+    "S_OR_NOT1_SAVEEXEC_B64": "S_ORN2_SAVEEXEC_B64",
+    "S_AND_NOT0_SAVEEXEC_B32": "S_ANDN1_SAVEEXEC_B32",
+    "S_AND_NOT0_SAVEEXEC_B64": "S_ANDN1_SAVEEXEC_B64",
+    "S_OR_NOT0_SAVEEXEC_B32": "S_ORN1_SAVEEXEC_B32",
+    "S_OR_NOT0_SAVEEXEC_B64": "S_ORN1_SAVEEXEC_B64",
+    "S_BCNT1_I32_B32": "S_BCNT1_I32_B32", "S_CTZ_I32_B32": "S_FF1_I32_B32",
+    "S_CLZ_I32_U32": "S_FLBIT_I32_B32", "S_CLS_I32": "S_FLBIT_I32",
+    "V_CLZ_I32_U32": "V_FFBH_U32", "V_CTZ_I32_B32": "V_FFBL_B32", "V_CLS_I32": "V_FFBH_I32",
+    "V_LDEXP_F32": "V_LDEXP_F32", "V_FMAC_F32": "V_FMAC_F32",
+    "V_DUAL_MOV_B32": "V_MOV_B32", "V_DUAL_ADD_NC_U32": "V_ADD_U32",
+    "V_DUAL_AND_B32": "V_AND_B32", "V_DUAL_LSHLREV_B32": "V_LSHLREV_B32",
+    "V_DUAL_ADD_F32": "V_ADD_F32", "V_DUAL_SUB_F32": "V_SUB_F32",
+    "V_DUAL_SUBREV_F32": "V_SUBREV_F32", "V_DUAL_MUL_F32": "V_MUL_F32",
+    "V_DUAL_FMAC_F32": "V_FMAC_F32", "V_DUAL_FMAAK_F32": "V_FMAAK_F32",
+    "V_DUAL_FMAMK_F32": "V_FMAMK_F32", "V_DUAL_MAX_F32": "V_MAX_F32",
+    "V_DUAL_MIN_F32": "V_MIN_F32", "V_DUAL_CNDMASK_B32": "V_CNDMASK_B32",
+}
+"""Other targets' names for operations implemented once (the semantic tables are keyed by
+the CDNA name)."""
+
+
 def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> Step:
-    name = inst.opcode
+    name = ALIASES.get(inst.opcode, inst.opcode)
+    if name != inst.opcode:
+        inst = replace(inst, opcode=name)
+    if inst.halves:
+        first, second = (bind_one(h, env, mem, index_of) for h in inst.halves)
+
+        def dual(w: Wave) -> None:
+            # VOPD: LLVM pairs only independent operations, so X then Y is the same as both
+            # at once (RDNA3 ISA §7.6 "Dual issue")
+            first(w)
+            second(w)
+        return dual
+    if name == "S_SENDMSG" and "DEALLOC" in inst.text.upper():
+        return lambda w: None
     try:
         if name in NOPS:
             return lambda w: None

@@ -175,8 +175,7 @@ _CLASS_BITS = ("snan", "qnan", "-inf", "-norm", "-denorm", "-zero", "+zero", "+d
 def _cmp_class(x, mask):
     """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (sNaN, qNaN, -inf, -normal,
     -denormal, -0, +0, +denormal, +normal, +inf)."""
-    x = np.atleast_1d(x)
-    mask = np.asarray(mask, U32)
+    x, mask = np.broadcast_arrays(np.atleast_1d(x), np.asarray(mask, U32))
     tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
     neg = np.signbit(x)
     nan = np.isnan(x)
@@ -366,6 +365,7 @@ def _table() -> dict[str, VOp]:
     # moves and lane ops
     op("V_MOV_B32", "b32", "b32")(lambda a: a)
     op("V_MOV_B64", "b64", "b64")(lambda a: a)
+    op("V_MOV_B16", "b16", "b16")(lambda a: a)
     op("V_ACCVGPR_WRITE", "b32", "b32")(lambda a: a)
     op("V_ACCVGPR_READ", "b32", "b32")(lambda a: a)
     op("V_ACCVGPR_MOV_B32", "b32", "b32")(lambda a: a)
@@ -373,6 +373,7 @@ def _table() -> dict[str, VOp]:
     t["V_READFIRSTLANE_B32"] = VOp("readfirstlane", "b32", ("b32",), lambda a: a)
     t["V_WRITELANE_B32"] = VOp("writelane", "b32", ("b32", "u32"), lambda a: a)
     t["V_CNDMASK_B32"] = VOp("cndmask", "b32", ("b32", "b32"), lambda a: a)
+    t["V_PK_MOV_B32"] = VOp("pk_mov", "b64", ("b64", "b64"), lambda a: a)
     op("V_NOP", "", )(lambda: None)
 
     # 32-bit integer
@@ -493,6 +494,14 @@ def _table() -> dict[str, VOp]:
     op("V_MIN_U16", "u16", "u16", "u16")(np.minimum)
     op("V_MAX_I16", "i16", "i16", "i16")(np.maximum)
     op("V_MIN_I16", "i16", "i16", "i16")(np.minimum)
+    op("V_MAD_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
+    op("V_MAD_LEGACY_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
+    op("V_MAD_LEGACY_I16", "i16", "i16", "i16", "i16")(lambda a, b, c: a * b + c)
+    op("V_AND_B16", "b16", "b16", "b16")(lambda a, b: a & b)
+    op("V_OR_B16", "b16", "b16", "b16")(lambda a, b: a | b)
+    op("V_XOR_B16", "b16", "b16", "b16")(lambda a, b: a ^ b)
+    op("V_NOT_B16", "b16", "b16")(lambda a: ~a)
+    op("V_MUL_LO_U16", "u16", "u16", "u16")(lambda a, b: a * b)
     op("V_MAD_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
     op("V_MAD_I16", "i16", "i16", "i16", "i16")(lambda a, b, c: a * b + c)
 
