@@ -20,13 +20,18 @@ def decode_text(co: Any, kernel: Any = None) -> list[Inst]:
     from rgpu_fuzz.sim.isa.decode import decode
 
     data = co.text_bytes
-    key = hashlib.sha256(data + co.target.name.encode()).hexdigest()
+    section = co.text
+    address = section.addr if section is not None else 0
+    # The load address is part of the key: decoded instructions carry their addresses, and
+    # two code objects can hold the same `.text` bytes at different addresses (an empty
+    # kernel at O0 and at O3): without it, the second launch ran the first one's addresses
+    # and faulted (`sim-oob-access`, found by `make fuzz`).
+    key = hashlib.sha256(data + co.target.name.encode() + b"@%d" % address).hexdigest()
     got = _CACHE.get(key)
     if got is not None:
         _CACHE.move_to_end(key)
         return got
-    section = co.text
-    decoded = decode(data, co.target.name, section.addr if section is not None else 0)
+    decoded = decode(data, co.target.name, address)
     got = [from_decoded(d) for d in decoded]
     _CACHE[key] = got
     if len(_CACHE) > _CACHE_SIZE:
