@@ -166,7 +166,7 @@ def seed_texts() -> list[str]:
     """Valid kernels to start fuzzing from: the corpus, the design example, the skeleton."""
     root = Path(__file__).resolve().parent.parent
     texts = [SKELETON.format(**HOLE_DEFAULTS)]
-    example = root / "tests" / "unit" / "design_example.rs"
+    example = root / "examples" / "kernel.rs"
     if example.is_file():
         texts.append(example.read_text(encoding="utf-8"))
     from rgpu_fuzz import casefile

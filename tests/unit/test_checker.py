@@ -20,7 +20,7 @@ from rgpu_fuzz.model.scalars import Scalar
 HEADER = "use rgpu::*;\n#[kernel]\npub fn k(out: &mut [u32], inp: &[u32], n: u32) {\n"
 """Kernel bodies given to `kernel()` start on line 4."""
 
-DESIGN_EXAMPLE = (Path(__file__).parent / "design_example.rs").read_text()
+DESIGN_EXAMPLE = (Path(__file__).parents[2] / "examples" / "kernel.rs").read_text()
 """The DESIGN.md §3 example kernel, verbatim."""
 
 

@@ -606,7 +606,7 @@ pub fn k(out: &mut [u32]) {
 # ---------------------------------------------------------------- speed
 
 
-DESIGN_KERNEL = (Path(__file__).parent / "design_example.rs").read_text()
+DESIGN_KERNEL = (Path(__file__).parents[2] / "examples" / "kernel.rs").read_text()
 """DESIGN.md §3's example (one line broken after `}` to fit the line length)."""
 
 

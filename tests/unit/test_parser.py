@@ -13,7 +13,7 @@ from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.scalars import Scalar
 
-DESIGN_EXAMPLE = (Path(__file__).parent / "design_example.rs").read_text()
+DESIGN_EXAMPLE = (Path(__file__).parents[2] / "examples" / "kernel.rs").read_text()
 
 
 def body(src: str) -> ast.Block:
