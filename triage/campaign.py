@@ -46,6 +46,7 @@ from rgpu_fuzz.triage.campaign_jobs import (
     reduce_finding,
     run_chunk,
 )
+from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
 from rgpu_fuzz.triage.classify import coarse_key, place
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
 
@@ -315,6 +316,7 @@ class Campaign:
             self._classify(found, pool, inflight)
         self.checkpoint.mark(result.index, result.cases, sum(len(f.verdict.findings)
                                                               for f in result.found))
+        append_chunk_stats(self.out, result, self.started)  # OUT/stats.jsonl for the report
 
     def _known(self) -> list[str]:
         return [b.signature for b in self.store.buckets()]
