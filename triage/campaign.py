@@ -42,9 +42,11 @@ from rgpu_fuzz.triage.campaign_jobs import (
     Setup,
     _parse,
 )
+from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
 from rgpu_fuzz.triage.classify import coarse_key, place
 from rgpu_fuzz.triage.executors import Done, Executor, LocalExecutor
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
+from rgpu_fuzz.triage.toolchains import begin_run
 
 Job = ChunkJob | ReduceJob
 
@@ -190,6 +192,8 @@ class Campaign:
         except StoreError as e:
             raise CampaignError(str(e)) from None
         self.store.record_plugins(_plugin_names(config.setup.plugins))
+        begin_run(self.store, "campaign", config.setup.pipelines, config.setup.plugins,
+                  {**config.identity(), "time_s": config.time_s, "max_cases": config.max_cases})
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -325,6 +329,7 @@ class Campaign:
             self._classify(found)
         self.checkpoint.mark(result.index, result.cases, sum(len(f.verdict.findings)
                                                               for f in result.found))
+        append_chunk_stats(self.out, result, self.started)  # OUT/stats.jsonl for the report
 
     def _known(self) -> list[str]:
         return [b.signature for b in self.store.buckets()]
@@ -547,6 +552,7 @@ class Campaign:
         return Summary(data)
 
     def close(self) -> None:
+        self.store.end_run()
         self.store.close()
 
 
