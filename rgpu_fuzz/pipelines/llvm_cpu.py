@@ -40,6 +40,7 @@ from rgpu_fuzz.pipelines.llvm_stages import (
     COMPILE_STAGES,
     LlvmBuild,
     StageClock,
+    case_of,
     crash,
     lower_and_optimise,
 )
@@ -328,7 +329,7 @@ def _launch(case: Case, lowered: LoweredKernel, address: int, clock: StageClock)
 def execute(job: Job) -> Outcome:
     """Compile and run one case in this process (the worker's job function)."""
     clock = StageClock()
-    case = casefile.loads(job.case_toml)
+    case = case_of(job.case_toml)
     got = _build(job, case, clock, "llvm-ir-opt")
     if not isinstance(got, LlvmBuild):
         return got
@@ -468,7 +469,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
     custom = type(pipeline).transform_ir is not LlvmCpuPipeline.transform_ir
     llc = None if job.llc is None else Llc(job.llc)
-    cases = [casefile.loads(t) for t in job.cases]
+    cases = [case_of(t) for t in job.cases]
     clocks = [StageClock(tag=f"{i}:") for i in range(len(cases))]
     out: list[Outcome | None] = [None] * len(cases)
     builds: dict[int, LlvmBuild] = {}
