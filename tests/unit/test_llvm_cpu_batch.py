@@ -208,3 +208,18 @@ def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
     assert _implicates(verdict("ref"), batching, policy)
     assert _implicates(verdict(), batching, policy)
     assert not _implicates(verdict("llvm-cpu:O3"), [], policy)
+
+
+def test_a_subclass_with_its_own_run_is_not_batched() -> None:
+    """A batch would bypass an overridden `_run`: such a subclass runs case by case."""
+    from rgpu_fuzz.model.outcome import Unsupported
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+
+    class OwnRun(llvm_cpu.LlvmCpuPipeline):
+        name = "llvm-cpu-own-run"
+
+        def _run(self, case: Case) -> Outcome:
+            return Unsupported(features=("own-run",))
+
+    got = OwnRun(PipelineSpec.parse("llvm-cpu-own-run")).run_many([CASES[0][0], CASES[2][0]])
+    assert [o.features for o in got if isinstance(o, Unsupported)] == [("own-run",)] * 2
