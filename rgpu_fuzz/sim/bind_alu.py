@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
     DTYPES,
@@ -121,6 +122,8 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         f0 = fn
         fn = lambda *a: post(f0(*a))  # noqa: E731
     dt = DTYPES[spec.dst][1]
+    if inst.opcode in SHIFT64_OPS and post is None:
+        return shift64_step(inst, srcs[0], srcs[1], fn, dt, put)
     if inst.opcode in LOW_HALF_OPS and post is None:
         return _low_half(inst, spec, env, put, srcs, fn, dt)
     if len(srcs) == 1:
@@ -133,7 +136,7 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), d0(w) & d1(w) & d2(w))
 
 
-LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_LSHLREV_B64", "V_ADD_U64"})
+LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_ADD_U64"})
 """64-bit operations whose low result half depends only on the low halves of their 64-bit
 sources (and their 32-bit sources): definedness is tracked per half for them, as memcheck
 does for additions, so a pair whose unused high half was never written stays usable."""

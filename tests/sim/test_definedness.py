@@ -4,17 +4,25 @@ interpreter, independent of the simulator)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import numpy as np
 import pytest
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
-from rgpu_fuzz.model.outcome import Ok
+from rgpu_fuzz.model.outcome import Ok, Trap
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
+from rgpu_fuzz.sim.defined64 import shift64_step
+from rgpu_fuzz.sim.inst import OpKind, Opnd
 from rgpu_fuzz.sim.salu import SALU
+from rgpu_fuzz.sim.wave import Wave
+from tests.toolchain import debian_llvm_tool
 
 CASES = Path(__file__).parent / "data" / "cases"
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
@@ -63,3 +71,72 @@ def test_o0_64bit_division_reads_an_implicit_def_that_is_shifted_out() -> None:
     assert isinstance(outcomes["amdgpu-sim:gfx942:O0"], Ok), outcomes["amdgpu-sim:gfx942:O0"]
     verdict = judge(case, outcomes, load_policy("default"), case_module(case))
     assert not verdict.findings, verdict.findings
+
+
+AMOUNTS = np.array([0, 5, 32, 40], np.uint32)
+AMOUNT_DEFINED = np.array([True, True, True, False])
+
+
+def _halves(opcode: str, lo_defined: bool, hi_defined: bool) -> tuple[list[bool], list[bool]]:
+    """(low, high) defined lanes of `opcode` v[0:1], AMOUNTS, v[4:5] on a 4-lane wave whose
+    v4 / v5 are defined as given; lane 3's amount is undefined."""
+    w = Wave(4, 0, 0)
+    w.vdef[:, 4], w.vdef[:, 5] = lo_defined, hi_defined
+    got: list[Any] = []
+    inst = SimpleNamespace(opcode=opcode, operands=(None, None, Opnd(OpKind.VGPR, 4, 2)))
+    step = shift64_step(inst, (lambda w: AMOUNTS, lambda w: AMOUNT_DEFINED),  # type: ignore[arg-type]
+                        (lambda w: np.zeros(4, np.uint64), lambda w: np.zeros(4, bool)),
+                        lambda a, s: s, np.uint64, lambda w, r, d: got.append(d))
+    step(w)
+    lo, hi = got[0]
+    return np.asarray(lo).tolist(), np.asarray(hi).tolist()
+
+
+def test_vector_64bit_shift_halves() -> None:
+    """By hand, lanes shifted by 0, 5, 32 and an undefined amount: `<< 32` makes the high
+    half the old low half and the low half zeros; `>> 32` the mirror; `ashr` fills the high
+    half with its own sign bit."""
+    assert _halves("V_LSHLREV_B64", True, False) == ([True, True, True, False],
+                                                     [False, False, True, False])
+    assert _halves("V_LSHRREV_B64", False, True) == ([False, False, True, False],
+                                                     [True, True, True, False])
+    assert _halves("V_ASHRREV_I64", True, False) == ([True, False, False, False],
+                                                     [False, False, False, False])
+
+
+def _llc_with(tmp: Path, flag: str) -> str:
+    """An `llc=` wrapper: Debian's llc-22 with one extra option."""
+    llc = debian_llvm_tool("llc", 22)
+    path = tmp / f"llc{flag.replace('-', '_').replace('=', '_')}"
+    path.write_text(f'#!/bin/sh\nexec {llc} {flag} "$@"\n')
+    os.chmod(path, 0o755)
+    return str(path)
+
+
+def test_o0_divergent_break_lane_vgpr_killed_in_loop_header(tmp_path: Path) -> None:
+    """Campaign bucket 8081e0ac57 (reduced): an LLVM 22 O0 bug, not the simulator's. At -O0,
+    SILowerSGPRSpills places `%lanevgpr = IMPLICIT_DEF` in the loop header, before the header
+    restores the lane masks the loop's back edge spilled into that VGPR; the WWM register
+    allocator then keeps nothing across the back edge and the header reads stale lanes:
+    lane 1, which broke out, runs the `in1[..]` bounds-check trap path.
+
+    Independent expected value: `ref`. The same IR compiled with the lane VGPRs
+    pre-allocated (`-amdgpu-prealloc-sgpr-spill-vgprs`) or by the greedy allocator
+    (`-optimize-regalloc`; this one needs per-half definedness through `v_lshlrev_b64`)
+    agrees with `ref` on the simulator; the default build traps."""
+    case = casefile.load_checked(CASES / "o0_divergent_break_lane_vgpr.toml")
+    flag = "-amdgpu-prealloc-sgpr-spill-vgprs"
+    prealloc = f"amdgpu-sim:gfx942:O0:llc={_llc_with(tmp_path, flag)}"
+    greedy = f"amdgpu-sim:gfx942:O0:llc={_llc_with(tmp_path, '-optimize-regalloc')}"
+    specs = ["ref", "amdgpu-sim:gfx942:O0", prealloc, greedy]
+    outcomes = run_case(case, Registry().create_all(specs))
+    ref = outcomes["ref"]
+    assert isinstance(ref, Ok), ref
+    for spec in (prealloc, greedy):
+        got = outcomes[spec]
+        assert isinstance(got, Ok), (spec, got)
+        assert {k: v.values.tolist() for k, v in got.outputs.items()} == \
+            {k: v.values.tolist() for k, v in ref.outputs.items()}
+    bug = outcomes["amdgpu-sim:gfx942:O0"]
+    assert isinstance(bug, Trap) and bug.kind.value == "out-of-bounds", (
+        f"LLVM 22's O0 lane-VGPR bug no longer reproduces (fixed upstream?): {bug}")
