@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
+from rgpu_fuzz.sim.bitdef32 import bitdef_step
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
@@ -26,6 +28,7 @@ from rgpu_fuzz.sim.operands import (
     vector_dest,
     vector_source,
 )
+from rgpu_fuzz.sim.partial import narrowed
 from rgpu_fuzz.sim.salu import SALU, SOp
 from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
@@ -108,7 +111,8 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     if len(ops) != 1 + len(spec.src):
         raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src)}")
     put = vector_dest(ops[0], spec.dst, inst, env)
-    srcs = [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src, strict=True)]
+    srcs = narrowed(inst, [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src,
+                                                                     strict=True)])
     fn = spec.fn
     if spec.mode:
         ieee = env.ieee
@@ -122,6 +126,10 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         f0 = fn
         fn = lambda *a: post(f0(*a))  # noqa: E731
     dt = DTYPES[spec.dst][1]
+    if inst.opcode in BITDEF_RULES and post is None and len(srcs) == 2 and \
+            ops[0].kind is OpKind.VGPR and not inst.mods.get("dst_sel") and \
+            not any(getattr(o, "sel", "") for o in ops[1:]):
+        return bitdef_step(inst, srcs, fn, env.lanes, put)
     if inst.opcode in SHIFT64_OPS and post is None:
         return shift64_step(inst, srcs[0], srcs[1], fn, dt, put)
     if inst.opcode in LOW_HALF_OPS and post is None:
@@ -183,18 +191,21 @@ def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], Non
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
-    ops = _with_vcc(inst.operands, 3, (0,))
+    writes_exec = spec.shape == "cmpx"
+    # GFX10+ V_CMPX writes EXEC only (RDNA3 ISA "VOPC": no SGPR or VCC result); the decoder
+    # then gives no destination, where GFX9 has `vcc` (e32) or an SGPR pair (e64).
+    exec_only = writes_exec and len(inst.operands) == 2
+    ops = [VCC_OP, *inst.operands] if exec_only else _with_vcc(inst.operands, 3, (0,))
     dst = _lane_mask_dest(ops[0], env)
     (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
                           zip(ops[1:], spec.src, strict=True))
     fn = spec.fn
-    writes_exec = spec.shape == "cmpx"
     full = np.ones(env.lanes, bool)
 
     def step(w: Wave) -> None:
         res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
         d = d0(w) & d1(w)
-        if ops[0].index != EXEC or not writes_exec:
+        if not exec_only and (ops[0].index != EXEC or not writes_exec):
             dst(w, res, d)
         if writes_exec:
             if not bool(np.all(d | ~w.exec)):
