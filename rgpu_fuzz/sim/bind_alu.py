@@ -216,8 +216,9 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
 
 def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
     ops = _with_vcc(inst.operands, 4, (3,))
-    put = vector_dest(ops[0], "b32", inst, env)
-    (g0, d0), (g1, d1) = (vector_source(o, "b32", env) for o in ops[1:3])
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in zip(ops[1:3], spec.src,
+                                                                   strict=True))
     gm, dm = lane_mask_source(ops[3], env)
 
     def step(w: Wave) -> None:

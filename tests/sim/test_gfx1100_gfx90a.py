@@ -11,6 +11,7 @@ from rgpu_fuzz.casefile import load
 from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.sim.halves import HIGH, LOW, bits_defined, defined_bits, write_bits
+from rgpu_fuzz.sim.valu import VALU
 from rgpu_fuzz.sim.valu_mad import mad_f32, mad_legacy_f32
 from rgpu_fuzz.sim.wave import Wave
 from tests.semantics.expected_values import CASES, load_expected, output_mismatches
@@ -25,6 +26,8 @@ F32 = np.float32
     ("int_methods_u8", "amdgpu-sim:gfx1100:O0"),
     # true16 halves through v_cvt_f32_ubyte0 / v_sub_nc_u32 / v_and_b16
     ("int_methods_u8", "amdgpu-sim:gfx1100:O3"),
+    # v_cndmask_b16 into true16 halves
+    ("cast_from_f32", "amdgpu-sim:gfx1100:O3"),
     # v_mad_f32 / v_madmk_f32 (unfused, flushing) in LLVM's 16-bit division expansion
     ("int_ops_i16", "amdgpu-sim:gfx90a:O3"),
 ])
@@ -66,3 +69,11 @@ def test_half_writes_keep_the_other_half() -> None:
     assert w.vdef[:, 0].tolist() == [True, False, True, False]
     assert w.V[:, 0].tolist() == [0xABCD1234, 0x1234, 0xABCD1234, 0x1234]
     assert defined_bits(w, 0).tolist() == [0xFFFF_FFFF, 0xFFFF, 0xFFFF_FFFF, 0xFFFF]
+
+
+def test_rdna3_minmax_order() -> None:
+    """RDNA3 pseudocode: V_MINMAX = max(min(S0, S1), S2), V_MAXMIN = min(max(S0, S1), S2);
+    by hand for (1, 3, 10): 10 and 3."""
+    args = [np.array([1], np.int32), np.array([3], np.int32), np.array([10], np.int32)]
+    assert VALU["V_MINMAX_I32"].fn(*args).tolist() == [10]
+    assert VALU["V_MAXMIN_I32"].fn(*args).tolist() == [3]
