@@ -5,7 +5,8 @@ those bits are (`halves.bits_defined`), not the whole register.
 
 Why: with true16 (GFX11) LLVM leaves the other half of a VGPR undefined after 16-bit
 operations and then uses such 32-bit instructions on it (CDNA3/RDNA3 ISA pseudocode:
-V_CVT_F32_UBYTE1 D = S0[15:8]; V_BFE_U32 D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1))."""
+V_CVT_F32_UBYTE1 D = S0[15:8]; V_BFE_U32 D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1);
+V_BFE_I32 the same bits, sign-extended)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ READS: dict[str, Callable[[Sequence[Any]], list[int | None]]] = {
     "V_LSHLREV_B32": _shl,
     "V_LSHRREV_B32": _shr,
     "V_BFE_U32": _bfe,
+    "V_BFE_I32": _bfe,
 }
 """Opcode → per-source mask of the bits read (None: all, or not known statically)."""
 

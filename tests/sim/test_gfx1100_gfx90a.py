@@ -26,6 +26,8 @@ F32 = np.float32
     ("int_methods_u8", "amdgpu-sim:gfx1100:O0"),
     # true16 halves through v_cvt_f32_ubyte0 / v_sub_nc_u32 / v_and_b16
     ("int_methods_u8", "amdgpu-sim:gfx1100:O3"),
+    # v_bfe_i32 v4, v4, 0, 16 sign-extends a register whose high half is undefined
+    ("int_ops_i16", "amdgpu-sim:gfx1100:O3"),
     # v_cndmask_b16 into true16 halves
     ("cast_from_f32", "amdgpu-sim:gfx1100:O3"),
     # v_mad_f32 / v_madmk_f32 (unfused, flushing) in LLVM's 16-bit division expansion
