@@ -129,10 +129,13 @@ def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: En
 def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
              block: tuple[int, int, int], args: Sequence[Arg], buffers: Mapping[str, bytes],
              *, decode: Callable[[Any, Any], list[Inst]], target: str | None = None,
-             step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None) -> SimResult:
+             step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None,
+             dynamic_lds: int = 0) -> SimResult:
     """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
     global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
-    instructions (decoding is cached by the caller's decoder)."""
+    instructions (decoding is cached by the caller's decoder). `dynamic_lds` bytes of group
+    segment are allocated after the kernel's fixed size, as `hipModuleLaunchKernel`'s
+    sharedMemBytes: the dispatch packet's group_segment_size is their sum."""
     from rgpu_fuzz.codeobj.kernarg import ArgValue, Dispatch, KernargMismatch, pack_kernargs
     from rgpu_fuzz.codeobj.reader import read_code_object
 
@@ -167,8 +170,9 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     karg = mem.glob.map("kernarg segment", seg.data, align=max(seg.alignment, 64))
     queue = mem.glob.map("queue", bytes(256))
     packet_addr_probe = mem.glob.map("dispatch packet", bytes(DISPATCH_PACKET_SIZE))
+    group_size = kd.group_segment_fixed_size + dynamic_lds
     packet = dispatch_packet(grid, block, dispatch.grid_dims, private_size,
-                             kd.group_segment_fixed_size, kernel.descriptor_symbol.value,
+                             group_size, kernel.descriptor_symbol.value,
                              karg.base)
     packet_addr_probe.data[:] = np.frombuffer(packet, np.uint8)
     preload_off = kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4 if kd.has_field(
@@ -193,7 +197,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         for gz in range(grid[2]):
             for gy in range(grid[1]):
                 for gx in range(grid[0]):
-                    mem._lds = Lds(kd.group_segment_fixed_size)
+                    mem._lds = Lds(group_size)
                     waves = []
                     for k in range(n_waves):
                         w = Wave(lanes, 0, wave_counter)

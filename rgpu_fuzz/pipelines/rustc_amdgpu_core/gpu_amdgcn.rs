@@ -41,6 +41,28 @@ pub mod gpu {
         #[link_name = "llvm.amdgcn.workgroup.id.y"] fn workgroup_id_y() -> u32;
         #[link_name = "llvm.amdgcn.workgroup.id.z"] fn workgroup_id_z() -> u32;
         #[link_name = "llvm.amdgcn.s.barrier"] fn s_barrier();
+        #[link_name = "llvm.amdgcn.s.getreg"] fn s_getreg(hwreg: u32) -> u32;
+        #[link_name = "llvm.amdgcn.groupstaticsize"] fn groupstaticsize() -> u32;
+    }
+    /// `hwreg(HW_REG_SH_MEM_BASES, 16, 16)`: id 15 | offset 16 << 6 | (size 16 - 1) << 11,
+    /// the SHARED_BASE field, the high 16 bits of the shared (LDS) aperture.
+    const HWREG_SH_MEM_BASES_SHARED: u32 = 31759;
+    /// The flat address of the work-group's dynamically allocated group segment: the shared
+    /// aperture (`SH_MEM_BASES.SHARED_BASE << 48`, as LLVM read it on GFX9 before it used
+    /// `src_shared_base`) plus the kernel's static group segment size rounded up to 16 (where
+    /// HIP's dynamic `extern __shared__` memory starts). The launch gives the dynamic size
+    /// (the dispatch packet's group_segment_size = the code object's fixed size + it, as
+    /// `hipModuleLaunchKernel`'s sharedMemBytes). rustc 1.95 has no other route to LDS: no
+    /// static in address space 3, no `asm!` on amdgcn (E0472), and an intrinsic returning an
+    /// `addrspace(3)`/`(4)` pointer declared with Rust's flat pointer fails instruction
+    /// selection ("Cannot select: intrinsic").
+    #[inline(always)]
+    pub fn dynamic_group_segment() -> *mut u8 {
+        unsafe {
+            let aperture = (s_getreg(HWREG_SH_MEM_BASES_SHARED) as u64) << 48u64;
+            let start = (groupstaticsize() + 15u32) & !15u32;
+            (aperture | start as u64) as *mut u8
+        }
     }
     #[inline(always)]
     fn packet_u16(offset: usize) -> u32 {
