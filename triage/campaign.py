@@ -48,6 +48,7 @@ from rgpu_fuzz.triage.campaign_jobs import (
 )
 from rgpu_fuzz.triage.classify import coarse_key, place
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
+from rgpu_fuzz.triage.toolchains import begin_run
 
 
 class CampaignError(RgpuError):
@@ -167,6 +168,8 @@ class Campaign:
         except StoreError as e:
             raise CampaignError(str(e)) from None
         self.store.record_plugins(_plugin_names(config.setup.plugins))
+        begin_run(self.store, "campaign", config.setup.pipelines, config.setup.plugins,
+                  {**config.identity(), "time_s": config.time_s, "max_cases": config.max_cases})
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -526,6 +529,7 @@ class Campaign:
         return Summary(data)
 
     def close(self) -> None:
+        self.store.end_run()
         self.store.close()
 
 
