@@ -9,20 +9,29 @@ pub mod trap {
 
     /// Records the trap and stops the wave. The record's address is the kernel's first
     /// argument, read back through the dispatch packet's `kernarg_address` (HSA
-    /// `hsa_kernel_dispatch_packet_t`, offset 40), so a panic anywhere finds it.
+    /// `hsa_kernel_dispatch_packet_t`, offset 40), so a panic anywhere finds it. The words
+    /// are stored one by one, without indexing: an indexed store has a bounds check whose
+    /// panic calls this function, a cycle LLVM reports as recursion (`uses_dynamic_stack`)
+    /// and sizes the private segment without this function's frame (at O0 the trap path
+    /// then overran the kernel's fixed private segment).
+    #[inline(always)]
+    unsafe fn put(record: *mut u32, i: usize, v: u32) {
+        crate::intrinsics::volatile_store(crate::intrinsics::offset(record, i), v)
+    }
     #[inline(never)] #[cold]
     pub fn raise(kind: u32, line: u32) -> ! {
         unsafe {
             let packet = crate::intrinsics::amdgpu_dispatch_ptr() as *const u8;
             let kernargs = *(crate::intrinsics::offset(packet, 40usize) as *const *const *mut u32);
             let record = *kernargs;
-            let words = [kind, line, gpu::block_idx_x(), gpu::block_idx_y(), gpu::block_idx_z(),
-                         gpu::thread_idx_x(), gpu::thread_idx_y(), gpu::thread_idx_z()];
-            let mut i = 0usize;
-            while i < 8 {
-                crate::intrinsics::volatile_store(crate::intrinsics::offset(record, i), words[i]);
-                i = i + 1;
-            }
+            put(record, 0usize, kind);
+            put(record, 1usize, line);
+            put(record, 2usize, gpu::block_idx_x());
+            put(record, 3usize, gpu::block_idx_y());
+            put(record, 4usize, gpu::block_idx_z());
+            put(record, 5usize, gpu::thread_idx_x());
+            put(record, 6usize, gpu::thread_idx_y());
+            put(record, 7usize, gpu::thread_idx_z());
             crate::intrinsics::abort()
         }
     }
