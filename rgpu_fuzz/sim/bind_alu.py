@@ -186,12 +186,16 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
                           zip(ops[1:], spec.src, strict=True))
     fn = spec.fn
     writes_exec = spec.shape == "cmpx"
+    # GFX10+ V_CMPX writes EXEC only, and LLVM's syntax then names no destination (GFX9:
+    # `v_cmpx_eq_u32_e32 vcc, ...` writes VCC and EXEC; GFX11: `v_cmpx_eq_u32_e32 v0, v1`,
+    # RDNA3 ISA §16.8 "VOPC": "V_CMPX ... writes only EXEC")
+    writes_dst = not (writes_exec and len(inst.operands) < 3)
     full = np.ones(env.lanes, bool)
 
     def step(w: Wave) -> None:
         res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
         d = d0(w) & d1(w)
-        if ops[0].index != EXEC or not writes_exec:
+        if writes_dst and (ops[0].index != EXEC or not writes_exec):
             dst(w, res, d)
         if writes_exec:
             if not bool(np.all(d | ~w.exec)):
