@@ -93,7 +93,7 @@ class LaunchMemory:
         return w.index * self.wave_bytes
 
 
-_PROGRAMS: dict[tuple[str, str, Env], Program] = {}
+_PROGRAMS: dict[tuple[str, Env], Program] = {}
 _CODE_OBJECTS: dict[str, Any] = {}
 """Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
 
@@ -115,7 +115,11 @@ def _env(cfg: TargetConfig, kernel: Any) -> Env:
 
 
 def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
-    key = (code_hash, kernel_name, env)
+    # The bound program is the whole `.text` and depends on the float modes (env), not on
+    # the kernel: every kernel of a code object with the same modes shares it (keyed by
+    # kernel as well, a code object of N kernels was bound N times: rustc-amdgpu's batches).
+    del kernel_name
+    key = (code_hash, env)
     prog = _PROGRAMS.get(key)
     if prog is None:
         prog = bind_program(insts, env, None)
