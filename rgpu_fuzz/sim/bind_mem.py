@@ -242,8 +242,9 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False, done=True))
             return
         col = vcol(dst)  # type: ignore[arg-type]
-        raw, bdef = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
-        rdef = _dword_definedness(w, col, lanes, bdef) if op.width >= 4 else bdef.all(axis=1)
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
         old = None
         if op.d16:
             old = w.V[:, col] if w.exec_full else w.V[e, col]
@@ -257,27 +258,26 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
 
 
 def _byte_definedness(w: Wave, col: int, n: int) -> np.ndarray:
-    """Per-byte definedness (lanes, 4n) of the dwords `col ...` for a store to scratch:
-    lanes that `Wave.vpart` holds as partly defined keep their defined bytes (an SGPR lane
-    mask spilled by v_writelane, then the VGPR spilled to scratch at O0, must come back as
-    it went)."""
-    out = np.repeat(w.vdef[:, col:col + n], 4, axis=1)
+    """The defined bits of each byte (uint8 masks, lanes × 4n) of the dwords `col ...`, for
+    a store to private memory: lanes that `Wave.vpart` holds as partly defined keep their
+    defined bits (an O0 SGPR lane mask spilled by v_writelane, then the VGPR spilled to
+    scratch, must come back as it went)."""
+    out = np.where(np.repeat(w.vdef[:, col:col + n], 4, axis=1), np.uint8(0xFF), np.uint8(0))
     for j in range(n):
         for lane, bits in w.vpart.get(col + j, {}).items():
             for k in range(4):
-                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF == 0xFF
+                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF
     return out
 
 
-def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bdef: np.ndarray) -> np.ndarray:
-    """Per-dword definedness (lanes, n) of a dword load from per-byte definedness; lanes
-    whose dwords come back partly defined get `Wave.vpart` entries (see
-    `_byte_definedness`; only private memory has a per-byte shadow, so only spills and
-    copies through the stack produce them)."""
-    n = bdef.shape[1] // 4
-    per = bdef.reshape(len(lanes), n, 4)
-    full = per.all(axis=2)
-    some = per.any(axis=2) & ~full
+def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per-dword definedness (lanes, n) of a dword load from each byte's defined bits;
+    lanes whose dwords come back partly defined get `Wave.vpart` entries (only private
+    memory has a per-bit shadow, so only spills and copies through the stack make them)."""
+    n = bits.shape[1] // 4
+    per = bits.reshape(len(lanes), n, 4)
+    full = (per == 0xFF).all(axis=2)
+    some = (per != 0).any(axis=2) & ~full
     if w.vpart or some.any():
         for j in range(n):
             part = w.vpart.get(col + j)
@@ -285,20 +285,21 @@ def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bdef: np.ndarray) -
                 for lane in lanes.tolist():
                     part.pop(lane, None)
             for i in np.nonzero(some[:, j])[0].tolist():
-                bits = sum(0xFF << (8 * k) for k in range(4) if per[i, j, k])
-                w.vpart.setdefault(col + j, {})[int(lanes[i])] = bits
+                mask = sum(int(per[i, j, k]) << (8 * k) for k in range(4))
+                w.vpart.setdefault(col + j, {})[int(lanes[i])] = mask
     return full
 
 
 def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                 width: int, inst: Inst) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, each byte's defined bits as uint8 masks)."""
     if seg == "scratch":
-        return w.private.read(lanes, addrs.astype(np.int64), width, inst.mnemonic)
+        return w.private.read_bits(lanes, addrs.astype(np.int64), width, inst.mnemonic)
     if seg == "flat":
         shared, private = _aperture_split(mem, addrs)
         if shared.any() or private.any():
             out = np.zeros((len(lanes), width), np.uint8)
-            dd = np.ones((len(lanes), width), bool)
+            dd = np.full((len(lanes), width), 0xFF, np.uint8)
             g = ~(shared | private)
             if g.any():
                 out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
@@ -306,15 +307,16 @@ def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nda
                 data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
                                            inst.mnemonic)
                 out[shared] = data
-                dd[shared] = ok[:, None]
+                dd[shared] = np.where(ok, np.uint8(0xFF), np.uint8(0))[:, None]
             if private.any():
-                data, d = w.private.read(lanes[private],
+                data, d = w.private.read_bits(lanes[private],
                                          (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
                                              np.int64), width, inst.mnemonic)
                 out[private] = data
                 dd[private] = d
             return out, dd
-    return mem.glob.read(addrs, width, inst.mnemonic), np.ones((len(lanes), width), bool)
+    return mem.glob.read(addrs, width, inst.mnemonic), np.full((len(lanes), width), 0xFF,
+                                                              np.uint8)
 
 
 def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
@@ -333,7 +335,8 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
                             np.repeat(defined[private, None], raw.shape[1], axis=1),
                             inst.mnemonic)
         rest = ~private
-        if not bool(np.all(defined[rest])):
+        if not bool(np.all(defined[rest] == 0xFF if defined.dtype == np.uint8
+                           else defined[rest])):
             raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
                             "register")
         if shared.any():
@@ -343,7 +346,7 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
         if g.any():
             mem.glob.write(addrs[g], raw[g], inst.mnemonic)
         return
-    if not bool(np.all(defined)):
+    if not bool(np.all(defined == 0xFF if defined.dtype == np.uint8 else defined)):
         raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
     mem.glob.write(addrs, raw, inst.mnemonic)
 
