@@ -271,7 +271,7 @@ def kernel_ir(module_ir: str) -> str:
     """The function definitions of rustc's IR that belong to the kernel of case 0 of a
     one-case crate (its entry point and the functions of its module), the attributes they
     use left out: the minicore's own functions would bury the kernel."""
-    blocks = re.findall(r"^(?:; .*\n)*define [^\n]*\{\n.*?^\}$", module_ir,
+    blocks = re.findall(r"^(?:; [^\n]*\n)*define [^\n]*\{\n.*?^\}$", module_ir,
                         re.MULTILINE | re.DOTALL)
     mine = [b for b in blocks if "@rgpu_case_0" in b.split("{", 1)[0] or "case_0_" in
             b.split("{", 1)[0]]
