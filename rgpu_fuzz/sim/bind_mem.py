@@ -18,7 +18,7 @@ import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.halves import byte_bits, half_mask, stored_bytes_defined, write_bits
+from rgpu_fuzz.sim.halves import byte_bits, half_mask, write_bits
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
@@ -141,7 +141,8 @@ def _store_bytes(w: Wave, col: int, op: MemOp) -> tuple[np.ndarray, np.ndarray]:
     start = 2 if op.d16 == "hi" else 0
     if op.width < 4:
         raw = raw[:, start:start + op.width]
-    return raw, stored_bytes_defined(w, col, n, start, op.width)
+    masks = _byte_definedness(w, col, n)
+    return raw, masks[:, start:start + op.width] if op.width < 4 else masks
 
 
 def _vaddr64(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
@@ -245,13 +246,17 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         act = addrs if w.exec_full else addrs[e]
         if op.store:
             raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
             _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
             w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False, done=True))
             return
-        raw, rdef = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
         col = vcol(dst)  # type: ignore[arg-type]
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
         words = _to_words(raw, op)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
         fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
@@ -262,18 +267,49 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     return step
 
 
+def _byte_definedness(w: Wave, col: int, n: int) -> np.ndarray:
+    """The defined bits of each byte (uint8 masks, lanes × 4n) of the dwords `col ...`, for
+    a store to private memory: lanes that `Wave.vpart` holds as partly defined keep their
+    defined bits (an O0 SGPR lane mask spilled by v_writelane, then the VGPR spilled to
+    scratch, must come back as it went)."""
+    out = np.where(np.repeat(w.vdef[:, col:col + n], 4, axis=1), np.uint8(0xFF), np.uint8(0))
+    for j in range(n):
+        for lane, bits in w.vpart.get(col + j, {}).items():
+            for k in range(4):
+                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF
+    return out
+
+
+def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per-dword definedness (lanes, n) of a dword load from each byte's defined bits;
+    lanes whose dwords come back partly defined get `Wave.vpart` entries (only private
+    memory has a per-bit shadow, so only spills and copies through the stack make them)."""
+    n = bits.shape[1] // 4
+    per = bits.reshape(len(lanes), n, 4)
+    full = (per == 0xFF).all(axis=2)
+    some = (per != 0).any(axis=2) & ~full
+    if w.vpart or some.any():
+        for j in range(n):
+            part = w.vpart.get(col + j)
+            if part:
+                for lane in lanes.tolist():
+                    part.pop(lane, None)
+            for i in np.nonzero(some[:, j])[0].tolist():
+                mask = sum(int(per[i, j, k]) << (8 * k) for k in range(4))
+                w.vpart.setdefault(col + j, {})[int(lanes[i])] = mask
+    return full
+
+
 def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                 width: int, inst: Inst) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, each byte's defined bits as uint8 masks)."""
     if seg == "scratch":
-        data, d = w.private.read(lanes, addrs.astype(np.int64), width, inst.mnemonic)
-        if width >= 4:
-            return data, byte_bits(d)  # defined bits per dword
-        return data, d.all(axis=1)
+        return w.private.read_bits(lanes, addrs.astype(np.int64), width, inst.mnemonic)
     if seg == "flat":
         shared, private = _aperture_split(mem, addrs)
         if shared.any() or private.any():
             out = np.zeros((len(lanes), width), np.uint8)
-            dd = np.ones(len(lanes), bool)
+            dd = np.full((len(lanes), width), 0xFF, np.uint8)
             g = ~(shared | private)
             if g.any():
                 out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
@@ -281,34 +317,36 @@ def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nda
                 data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
                                            inst.mnemonic)
                 out[shared] = data
-                dd[shared] = ok
+                dd[shared] = np.where(ok, np.uint8(0xFF), np.uint8(0))[:, None]
             if private.any():
-                data, d = w.private.read(lanes[private],
+                data, d = w.private.read_bits(lanes[private],
                                          (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
                                              np.int64), width, inst.mnemonic)
                 out[private] = data
-                dd[private] = d.all(axis=1)
+                dd[private] = d
             return out, dd
-    return mem.glob.read(addrs, width, inst.mnemonic), np.ones(len(lanes), bool)
+    return mem.glob.read(addrs, width, inst.mnemonic), np.full((len(lanes), width), 0xFF,
+                                                              np.uint8)
 
 
 def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                  raw: np.ndarray, defined: np.ndarray, inst: Inst) -> None:
-    """`defined`: per lane, or per stored byte (lanes, width)."""
-    per_byte = defined if defined.ndim == 2 else \
-        np.repeat(defined[:, None], raw.shape[1], axis=1)
-    defined = per_byte.all(axis=1)
     if seg == "scratch":
-        w.private.write(lanes, addrs.astype(np.int64), raw, per_byte, inst.mnemonic)
+        w.private.write(lanes, addrs.astype(np.int64), raw,
+                        defined if defined.ndim == 2 else
+                        np.repeat(defined[:, None], raw.shape[1], axis=1), inst.mnemonic)
         return
     if seg == "flat":
         shared, private = _aperture_split(mem, addrs)
         if private.any():
             w.private.write(lanes[private],
                             (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(np.int64),
-                            raw[private], per_byte[private], inst.mnemonic)
+                            raw[private], defined[private] if defined.ndim == 2 else
+                            np.repeat(defined[private, None], raw.shape[1], axis=1),
+                            inst.mnemonic)
         rest = ~private
-        if not bool(np.all(defined[rest])):
+        if not bool(np.all(defined[rest] == 0xFF if defined.dtype == np.uint8
+                           else defined[rest])):
             raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
                             "register")
         if shared.any():
@@ -318,7 +356,7 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
         if g.any():
             mem.glob.write(addrs[g], raw[g], inst.mnemonic)
         return
-    if not bool(np.all(defined)):
+    if not bool(np.all(defined == 0xFF if defined.dtype == np.uint8 else defined)):
         raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
     mem.glob.write(addrs, raw, inst.mnemonic)
 
@@ -355,7 +393,7 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 raw, defined = _store_bytes(w, vcol(datas[k]), op)
                 if not w.exec_full:
                     raw, defined = raw[e], defined[e]
-                if not bool(np.all(defined)):
+                if not bool(np.all(defined == 0xFF)):
                     raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
                                     "undefined register")
                 lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
