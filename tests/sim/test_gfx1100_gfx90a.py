@@ -79,3 +79,21 @@ def test_rdna3_minmax_order() -> None:
     args = [np.array([1], np.int32), np.array([3], np.int32), np.array([10], np.int32)]
     assert VALU["V_MINMAX_I32"].fn(*args).tolist() == [10]
     assert VALU["V_MAXMIN_I32"].fn(*args).tolist() == [3]
+
+
+def test_vopd_y_reads_the_old_value_of_x_destination() -> None:
+    """corpus/254dd5a67c19 at gfx1100 O3 has `v_dual_mov_b32 v0, v3 :: v_dual_add_nc_u32 v5,
+    v0, v5`: both halves read before either writes (RDNA3 ISA "Dual issue"). Expected: the
+    reference interpreter's outputs."""
+    from pathlib import Path
+
+    from rgpu_fuzz import casefile
+    from rgpu_fuzz.pipelines.runner import run_case
+
+    case = casefile.load_checked(Path(__file__).parent.parent.parent / "corpus" /
+                                 "254dd5a67c19.toml")
+    outs = run_case(case, Registry().create_all(["ref", "amdgpu-sim:gfx1100:O3"]))
+    ref, got = outs["ref"], outs["amdgpu-sim:gfx1100:O3"]
+    assert isinstance(ref, Ok) and isinstance(got, Ok), (ref, got)
+    assert {k: v.bits() for k, v in got.outputs.items()} == \
+        {k: v.bits() for k, v in ref.outputs.items()}
