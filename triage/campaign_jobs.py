@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.ast import Module
-from rgpu_fuzz.lang.features import case_module
+from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome, Rejected
 from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case, run_cases
+from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
 from rgpu_fuzz.triage.classify import coarse_key
 
 
@@ -63,6 +64,10 @@ class ChunkResult:
     harness_errors: list[tuple[int, str]] = field(default_factory=list)
     """(seed, traceback) for seeds on which rgpu-fuzz itself raised: bugs to fix, kept so
     the campaign goes on and nothing is lost."""
+    features: Counter[str] = field(default_factory=Counter)
+    """Cases of the chunk using each language feature (`lang/features.py`; campaign_stats)."""
+    opcodes: dict[str, Counter[str]] | None = None
+    """Simulator opcodes executed in the chunk, per pipeline spec (campaign_stats)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +125,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     seconds: dict[str, list[float]] = {p.label: [] for p in pipelines}
     statuses: dict[str, Counter[str]] = {p.label: Counter() for p in pipelines}
     invalid: Counter[str] = Counter()
+    features: Counter[str] = Counter()
     found: list[Found] = []
     errors: list[tuple[int, str]] = []
     gen = 0.0
@@ -131,6 +137,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         except Exception:  # a harness bug on this seed: report it, keep going
             errors.append((seed, traceback.format_exc()))
         gen += time.perf_counter() - t0
+    capture = SimOpcodeCapture.start()
     try:
         all_outcomes = run_cases(cases, pipelines)  # batching pipelines share work
     except Exception:
@@ -150,13 +157,14 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         arbiter = outcomes.get(policy.arbiter)
         if isinstance(arbiter, Rejected):
             invalid[str(arbiter.reason)] += 1
+        features.update(case_features(case))
         module = _parse(case)
         verdict = judge(case, outcomes, policy, module)
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
-                       errors)
+                       errors, features, capture.collect())
 
 
 def reduce_finding(job: ReduceJob) -> ReduceResult:
