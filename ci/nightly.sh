@@ -3,8 +3,8 @@
 #
 #   ci/nightly.sh                 all shards one after another on this machine, then finish
 #   ci/nightly.sh shard I/N       one shard's campaign (a CI matrix job)
-#   ci/nightly.sh finish          merge the shard stores (and the history store), recheck
-#                                 open and fixed buckets, write the reports
+#   ci/nightly.sh finish          merge the shard stores (and the history store) into
+#                                 OUT/merged/, recheck open and fixed buckets, write the reports
 #
 # Settings (environment; all optional):
 #   NIGHTLY_OUT            output folder (default runs/nightly)
@@ -19,7 +19,8 @@
 #   NIGHTLY_REDUCE_BUDGET  time per reduction (default 60s; 0 = store findings unreduced)
 #   NIGHTLY_HISTORY        store that carries bucket statuses from night to night: merged in
 #                          first, replaced by tonight's merged store at the end (default: none)
-#   NIGHTLY_REPORTS        Markdown reports written for at most this many buckets (default 20)
+#   NIGHTLY_REPORTS        buckets given a `rgpu-fuzz report` (rerun today) in OUT/buckets/ and
+#                          shown in full in the campaign report OUT/report/ (default 20)
 #   RGPU_FUZZ              the rgpu-fuzz command (default: .venv/bin/rgpu-fuzz, else PATH)
 #
 # Exit status: 0; 1 when the recheck found a regression (a fixed bucket came back); 2 for a
@@ -67,6 +68,7 @@ run_shard() {  # I/N
   log "shard $i/$n: ${fuzz[*]} ${args[*]}"
   "${fuzz[@]}" "${args[@]}" > "$dir/summary.json.tmp"
   mv "$dir/summary.json.tmp" "$dir/summary.json"
+  single_file "$dir/findings.sqlite"
   log "shard $i/$n: done ($dir)"
 }
 
@@ -79,12 +81,13 @@ c.close()' "$1"
 }
 
 finish() {
-  local stores=() merged="$out/merged.sqlite" rc=0
+  local stores=() merged="$out/merged/findings.sqlite" rc=0
   shopt -s nullglob
   stores=("$out"/shard-*/findings.sqlite)
   shopt -u nullglob
   [ ${#stores[@]} -gt 0 ] || die "finish: no shard stores under $out (run the shards first)"
-  rm -f "$merged" "$merged-wal" "$merged-shm"
+  rm -rf "$out/merged"
+  mkdir -p "$out/merged"
   if [ -n "${NIGHTLY_HISTORY:-}" ] && [ -f "$NIGHTLY_HISTORY" ]; then
     log "finish: history $NIGHTLY_HISTORY"
     "${fuzz[@]}" triage merge --store "$merged" "$NIGHTLY_HISTORY" >&2
@@ -100,15 +103,17 @@ finish() {
   "${fuzz[@]}" triage list --store "$merged" --sort count > "$out/buckets.txt"
 
   log "finish: reports"
-  rm -rf "$out/buckets"
+  rm -rf "$out/buckets" "$out/report"
   mkdir -p "$out/buckets"
-  "$py" "$here/nightly_report.py" "$out" --reports "$reports" "${plugins[@]}"
+  # OUT/merged as one campaign directory: the shards' statistics and checkpoints joined
+  "$py" "$here/nightly_report.py" "$out" --join-shards
   if "${fuzz[@]}" report campaign --help 2> /dev/null | grep -q -- --html; then
-    # the campaign report (HTML and Markdown) once `rgpu-fuzz report campaign` exists
-    "${fuzz[@]}" report campaign "$out" --store "$merged" --html "$out/report.html" \
-      --md "$out/report.md" >&2 \
+    # the campaign report: self-contained HTML, Markdown, plots, the top buckets
+    "${fuzz[@]}" report campaign "$out/merged" --html "$out/report/index.html" \
+      --md "$out/report/report.md" --top "$reports" >&2 \
       || log "finish: report campaign failed; $out/nightly.md has the summary"
   fi
+  "$py" "$here/nightly_report.py" "$out" --reports "$reports" "${plugins[@]}"
 
   single_file "$merged"
   if [ -n "${NIGHTLY_HISTORY:-}" ]; then

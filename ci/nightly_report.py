@@ -1,9 +1,15 @@
 """The nightly run's Markdown summary (`ci/nightly.sh finish` calls it): OUT/nightly.md from
 the shard summaries (OUT/shard-*/summary.json), the recheck (OUT/recheck.json) and the merged
-store (OUT/merged.sqlite), plus one `rgpu-fuzz report` per bucket worth a look
+store (OUT/merged/findings.sqlite), plus one `rgpu-fuzz report` per bucket worth a look
 (OUT/buckets/<id>.md): regressions first, then buckets new tonight, then by count.
 
     python ci/nightly_report.py OUT [--reports N] [--plugin FILE ...]
+    python ci/nightly_report.py OUT --join-shards
+
+`--join-shards` makes OUT/merged a campaign directory `rgpu-fuzz report campaign` reads: the
+shards' per-chunk statistics in one `stats.jsonl` (shards run disjoint chunks, so no chunk
+appears twice) and one `checkpoint.json` (shard 0's settings with the shard set to all of
+them, the finished chunks and totals of every shard).
 """
 
 from __future__ import annotations
@@ -19,6 +25,34 @@ from typing import Any
 
 from rgpu_fuzz.cli import main as rgpu_fuzz
 from rgpu_fuzz.triage.store import Bucket, FindingStore
+
+MERGED = Path("merged") / "findings.sqlite"
+
+
+def join_shards(out: Path) -> None:
+    shards = sorted(out.glob("shard-*-of-*"))
+    with open(out / "merged" / "stats.jsonl", "w", encoding="utf-8") as joined:
+        for d in shards:
+            if (d / "stats.jsonl").is_file():
+                joined.write((d / "stats.jsonl").read_text(encoding="utf-8", errors="replace"))
+    docs = []
+    for d in shards:
+        try:
+            docs.append(json.loads((d / "checkpoint.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    if not docs:
+        return
+    identity = dict(docs[0].get("identity") or {})
+    total = (identity.get("shard") or [0, len(shards)])[-1]
+    identity["shard"] = [f"0..{int(total) - 1}", total]
+    totals: dict[str, int] = {}
+    for doc in docs:
+        for k, v in (doc.get("totals") or {}).items():
+            totals[k] = totals.get(k, 0) + int(v)
+    done = sorted({c for doc in docs for c in doc.get("done", [])})
+    (out / "merged" / "checkpoint.json").write_text(json.dumps(
+        {"identity": identity, "done": done, "totals": totals}), encoding="utf-8")
 
 
 def _cell(text: object) -> str:
@@ -58,7 +92,7 @@ def write_bucket_reports(out: Path, store_path: Path, buckets: list[Bucket], lim
 
 
 def render(out: Path, reports: int, plugins: list[str]) -> str:
-    store_path = out / "merged.sqlite"
+    store_path = out / MERGED
     recheck = json.loads((out / "recheck.json").read_text(encoding="utf-8")) if (
         out / "recheck.json").exists() else {}
     shards = shard_rows(out)
@@ -116,6 +150,9 @@ def render(out: Path, reports: int, plugins: list[str]) -> str:
         lines += ["", f"## Versions (campaign run {latest.id}, {latest.host})", "",
                   "| tool | version |", "|---|---|"]
         lines += [f"| {k} | {_cell(v)} |" for k, v in sorted(latest.versions.items())]
+    if (out / "report" / "index.html").is_file():
+        lines += ["", "The campaign report (plots, coverage, top buckets): "
+                  "[report/index.html](report/index.html), [report/report.md](report/report.md)."]
     lines += ["", "## Next steps", "",
               f"- a bucket: `rgpu-fuzz triage show ID --store {store_path}`",
               f"- rerun it: `rgpu-fuzz reproduce ID --store {store_path}`",
@@ -131,10 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--reports", type=int, default=20)
     ap.add_argument("--plugin", action="append", default=[])
+    ap.add_argument("--join-shards", action="store_true")
     args = ap.parse_args(argv)
-    if not (args.out / "merged.sqlite").is_file():
-        print(f"nightly_report: {args.out}/merged.sqlite: no merged store", file=sys.stderr)
+    if not (args.out / MERGED).is_file():
+        print(f"nightly_report: {args.out / MERGED}: no merged store", file=sys.stderr)
         return 2
+    if args.join_shards:
+        join_shards(args.out)
+        return 0
     (args.out / "buckets").mkdir(exist_ok=True)
     text = render(args.out, args.reports, args.plugin)
     (args.out / "nightly.md").write_text(text, encoding="utf-8")

@@ -48,8 +48,8 @@ def test_nightly_runs_end_to_end_and_follows_fixes(tmp_path: Path) -> None:
     assert shards["shard-0-of-2"]["findings"] == 2          # seeds 59 and 62
     assert shards["shard-1-of-2"]["findings"] == 0          # seeds 64..71
 
-    merged = out / "merged.sqlite"
-    assert not (out / "merged.sqlite-wal").exists()          # one file, fit for an artefact
+    merged = out / "merged" / "findings.sqlite"
+    assert not (out / "merged" / "findings.sqlite-wal").exists()  # one file, for an artefact
     with FindingStore(merged, readonly=True) as store:
         buckets = store.buckets()
         runs = store.runs()
@@ -67,6 +67,12 @@ def test_nightly_runs_end_to_end_and_follows_fixes(tmp_path: Path) -> None:
         assert f"[{b.id}](buckets/{b.id}.md)" in report
         assert "## Kernel" in (out / "buckets" / f"{b.id}.md").read_text()
     assert {b.id for b in buckets} <= set((out / "buckets.txt").read_text().split())
+    # the campaign report of the joined shards: both shards' 16 cases, both buckets
+    joined = json.loads((out / "merged" / "checkpoint.json").read_text())
+    assert joined["totals"]["cases"] == 16 and joined["done"] == [0, 1]
+    html = (out / "report" / "index.html").read_text()
+    assert all(b.id in html for b in buckets) and "<svg" in html
+    assert "[report/index.html](report/index.html)" in report
 
     # the next night: the bug is out of the plugin; the history remembers the fix
     plugin.write_text(FIXED)
