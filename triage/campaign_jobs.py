@@ -122,6 +122,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     from rgpu_fuzz.generators import SeededChoices, generate
 
     _, pipelines, policy, profile = _prepared(job.setup)
+    batching = [p for p in pipelines if p.batches]
     seconds: dict[str, list[float]] = {p.label: [] for p in pipelines}
     statuses: dict[str, Counter[str]] = {p.label: Counter() for p in pipelines}
     invalid: Counter[str] = Counter()
@@ -160,11 +161,38 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         features.update(case_features(case))
         module = _parse(case)
         verdict = judge(case, outcomes, policy, module)
+        if not verdict.agree and batching:
+            outcomes, verdict, note = _alone(case, outcomes, verdict, batching, policy, module,
+                                             len(cases))
+            if note:
+                errors.append((case.provenance.seed or -1, note))
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
                        errors, features, capture.collect())
+
+
+def _alone(case: Case, outcomes: dict[str, Outcome], verdict: Verdict,
+           batching: list[Pipeline], policy: Policy, module: Module | None, batch: int,
+           ) -> tuple[dict[str, Outcome], Verdict, str]:
+    """A case with findings, run again alone on every pipeline that ran it in a batch: what
+    is recorded (and reduced, and reproduced) is what the case does by itself. A finding
+    that shows only one way — in the batch and not alone, or the other way round — is a
+    divergence of its own, returned as a note for the campaign's harness errors (with the
+    case), not dropped."""
+    feats = case_features(case)
+    single = {**outcomes, **{p.label: p.run(case, feats) for p in batching}}
+    again = judge(case, single, policy, module)
+    before = {f.signature for f in verdict.findings}
+    after = {f.signature for f in again.findings}
+    if before == after:
+        return single, again, ""
+    lines = [f"batch-only finding: {s}" for s in sorted(before - after)]
+    lines += [f"alone-only finding: {s}" for s in sorted(after - before)]
+    return single, again, (
+        "\n".join(lines) + f"\n(in a batch of {batch} cases on "
+        f"{', '.join(p.label for p in batching)}, and alone; the case:)\n{casefile.dumps(case)}")
 
 
 def reduce_finding(job: ReduceJob) -> ReduceResult:
