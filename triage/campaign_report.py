@@ -156,19 +156,24 @@ class CampaignData:
     def wall_seconds(self) -> float:
         return (self.end - self.start) if self.start is not None and self.end is not None else 0.0
 
-    @property
-    def run_seconds(self) -> float:
-        """Seconds some session was running (from its start to its last chunk): shards run
-        side by side count once."""
+    def active(self) -> list[tuple[float, float]]:
+        """Wall-time intervals in which some session ran (from its start to its last
+        chunk), overlapping ones joined: shards side by side count once, and the time
+        between a campaign and its resumption is not counted."""
         last: dict[float, float] = {}
         for c in self.chunks:
             last[c.session_start] = max(last.get(c.session_start, c.time), c.time)
-        total, reach = 0.0, float("-inf")
+        joined: list[tuple[float, float]] = []
         for s, t in sorted(last.items()):
-            if t > reach:
-                total += t - max(s, reach)
-                reach = t
-        return total
+            if joined and s <= joined[-1][1]:
+                joined[-1] = (joined[-1][0], max(joined[-1][1], t))
+            else:
+                joined.append((s, t))
+        return joined
+
+    @property
+    def run_seconds(self) -> float:
+        return sum(t - s for s, t in self.active())
 
     def bucket_status_counts(self) -> dict[str, int]:
         return dict(Counter(str(b.status) for b in self.buckets))
@@ -179,10 +184,17 @@ class CampaignData:
         return (t - (self.start or t)) / 60.0
 
     def cumulative(self, field: str) -> tuple[tuple[float, int], ...]:
-        """(minutes, running total of `field` of the chunks) after each chunk."""
+        """(minutes, running total of `field` of the chunks) from 0 at the first session's
+        start, after each chunk; a later session (a resumption) starts with a point at its
+        own start, so the total stays flat while nothing ran."""
         total = 0
-        points = []
+        points: list[tuple[float, int]] = []
+        session = None
         for c in self.chunks:
+            if c.session_start != session:
+                session = c.session_start
+                if not points or self.minutes(session) > points[-1][0]:
+                    points.append((self.minutes(session), total))
             total += int(getattr(c, field))
             points.append((self.minutes(c.time), total))
         return tuple(points)
@@ -194,18 +206,23 @@ class CampaignData:
         return tuple((max(0.0, self.minutes(t)), i + 1) for i, t in enumerate(firsts))
 
     def throughput(self, bins: int = THROUGHPUT_BINS) -> tuple[tuple[float, float], ...]:
-        """(bin centre in minutes, cases per second finished in that bin), over the time from
-        the first session's start to the last chunk."""
+        """(bin centre in minutes, cases per second of running time finished in that bin)
+        from the first session's start to the last chunk; NaN where no session ran."""
         if not self.chunks or self.start is None or self.end is None or self.end <= self.start:
             return ()
         n = max(1, min(bins, len(self.chunks)))
         width = (self.end - self.start) / n
         counts = [0] * n
         for c in self.chunks:
-            i = min(n - 1, int((c.time - self.start) / width))
-            counts[i] += c.cases
-        return tuple((self.minutes(self.start + (i + 0.5) * width), counts[i] / width)
-                     for i in range(n))
+            counts[min(n - 1, int((c.time - self.start) / width))] += c.cases
+        active = self.active()
+        points = []
+        for i in range(n):
+            a = self.start + i * width
+            ran = sum(max(0.0, min(a + width, t) - max(a, s)) for s, t in active)
+            points.append((self.minutes(a + width / 2),
+                           counts[i] / ran if ran > 0 else float("nan")))
+        return tuple(points)
 
 
 def _op_class(name: str) -> str:

@@ -134,9 +134,9 @@ def test_plots_are_inline_svg_with_the_data_points(report: tuple[Path, str]) -> 
     assert len(svgs) >= 6
     chunks = CASES // CHUNK
     cases = _vertices(_by_id(svgs, "series-cases"))
-    assert len(cases) == chunks
+    assert len(cases) == chunks + 1  # 0 at the start, then one point per chunk
     assert cases[-1][1] < cases[0][1]  # SVG y grows downward: the running total rises
-    assert len(_vertices(_by_id(svgs, "series-findings"))) == chunks
+    assert len(_vertices(_by_id(svgs, "series-findings"))) == chunks + 1
     for i in range(len(FEATURES)):
         _by_id(svgs, f"bar-features-{i}")
     _by_id(svgs, "series-opcodes-gfx942")
