@@ -29,7 +29,7 @@ is `probe=copy:<class>` alone.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rgpu_fuzz.lang import ast
@@ -39,6 +39,7 @@ from rgpu_fuzz.model.inputs import random_bits
 from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.oracles import FindingKind, Policy, judge
+from rgpu_fuzz.oracles.compare import compare_outputs
 from rgpu_fuzz.oracles.signature import PROBE_PREFIX, Signature
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
@@ -86,8 +87,9 @@ class TypedOp:
     operands: tuple[Scalar, ...]
     result: Scalar
 
-    def expression(self) -> str:
-        return self.template.format(*(f"{n}[i]" for n in _NAMES[:len(self.operands)]))
+    def expression(self, names: Sequence[str] = _NAMES) -> str:
+        """The operation on the i-th elements of the buffers `names` (one per operand)."""
+        return self.template.format(*(f"{n}[i]" for n in names[:len(self.operands)]))
 
 
 def _scalar(node: object) -> Scalar | None:
@@ -171,15 +173,36 @@ def _operand_bits(op: TypedOp, k: int, n: int) -> tuple[int, ...]:
 
 
 def probe_case(op: TypedOp, threads: int = PROBE_THREADS) -> Case:
-    """The kernel that applies `op` once per thread to its operands' i-th elements."""
-    params = ", ".join(f"{n}: &[{t}]" for n, t in zip(_NAMES, op.operands, strict=False))
+    """The kernel that applies `op` once per thread to its operands' i-th elements
+    (parameters `a`, `b`, `c`, result in `out`)."""
+    return _kernel((op,), threads, lambda _k, name: name)
+
+
+def batch_case(ops: Sequence[TypedOp], threads: int = PROBE_THREADS) -> Case:
+    """One kernel applying every op of `ops` as `probe_case` does, op `k` reading `a<k>`...
+    and writing `out<k>`: a group test, one compilation for many operations."""
+    return _kernel(tuple(ops), threads, lambda k, name: f"{name}{k}")
+
+
+def _kernel(ops: tuple[TypedOp, ...], threads: int,
+            named: Callable[[int, str], str]) -> Case:
+    params: list[str] = []
+    body: list[str] = []
+    args: list[BufferArg] = []
+    for k, op in enumerate(ops):
+        names = [named(k, n) for n in _NAMES[:len(op.operands)]]
+        out = named(k, "out")
+        params += [f"{n}: &[{t}]" for n, t in zip(names, op.operands, strict=True)]
+        params.append(f"{out}: &mut [{op.result}]")
+        body.append(f"    {out}[i] = {op.expression(names)};\n")
+        args += [BufferArg(name=n, elem=t, len=threads, init=Values(_operand_bits(op, j, threads)))
+                 for j, (n, t) in enumerate(zip(names, op.operands, strict=True))]
+        args.append(BufferArg(name=out, elem=op.result, len=threads,
+                              init=Values((0,) * threads)))
+    # kernel parameters in declaration order: each op's operands, then its output
     kernel = ("use rgpu::*;\n\n#[kernel]\n"
-              f"pub fn k({params}, out: &mut [{op.result}]) {{\n"
-              "    let i: usize = thread_idx_x() as usize;\n"
-              f"    out[i] = {op.expression()};\n}}\n")
-    args = [BufferArg(name=n, elem=t, len=threads, init=Values(_operand_bits(op, k, threads)))
-            for k, (n, t) in enumerate(zip(_NAMES, op.operands, strict=False))]
-    args.append(BufferArg(name="out", elem=op.result, len=threads, init=Values((0,) * threads)))
+              f"pub fn k({', '.join(params)}) {{\n"
+              "    let i: usize = thread_idx_x() as usize;\n" + "".join(body) + "}\n")
     return Case(entry="k", kernel=kernel, launch=Launch(block=(threads, 1, 1)),
                 args=tuple(args))
 
@@ -195,8 +218,14 @@ class ProbeStats:
 class BugKeys:
     """The bug keys of wrong-code findings on `pipelines` (the campaign's own objects).
 
-    Invariant: a probe's answer is cached per (pipeline label, typed operation) for the life
-    of this object, so each operation is probed at most once per pipeline."""
+    Invariants: a probe's answer is cached per (pipeline label, typed operation) for the life
+    of this object, so each operation is probed at most once per pipeline; "broken" is only
+    ever the answer of an operation's own probe kernel. Operations not yet known are first
+    group-tested, up to `BATCH` to a kernel (`batch_case`): those whose outputs all agree
+    with the arbiter's are not broken, the others get their own probe. A batch that does
+    not finish `Ok` on both sides decides nothing (each op is then probed alone)."""
+
+    BATCH = 16
 
     def __init__(self, pipelines: Sequence[Pipeline], policy: Policy) -> None:
         self.policy = policy
@@ -235,6 +264,31 @@ class BugKeys:
         self._seconds += time.perf_counter() - started
         return broken
 
+    def _group_test(self, pipeline: Pipeline, ops: Sequence[TypedOp]) -> None:
+        """Mark the ops of `ops` whose batch outputs agree with the arbiter's not broken."""
+        assert self.arbiter is not None
+        for at in range(0, len(ops), self.BATCH):
+            group = ops[at:at + self.BATCH]
+            if len(group) < 2:
+                continue
+            started = time.perf_counter()
+            case = batch_case(group)
+            features = case_features(case)
+            ref = self.arbiter.run(case, features)
+            got = pipeline.run(case, features) if isinstance(ref, Ok) else None
+            self._probes += 1
+            self._seconds += time.perf_counter() - started
+            if not (isinstance(ref, Ok) and isinstance(got, Ok)):
+                continue
+            for k, op in enumerate(group):
+                name = f"out{k}"
+                if name not in ref.outputs or name not in got.outputs:
+                    continue
+                _, differ = compare_outputs({name: ref.outputs[name]}, {name: got.outputs[name]},
+                                            loose_zero=False, max_diffs=0)
+                if not differ:
+                    self._broken[(pipeline.label, op)] = False
+
     def families(self, label: str, case: Case) -> frozenset[str] | None:
         """The families of the kernel's operations that `label` computes wrong on their own;
         None when the key cannot be computed (no arbiter, unknown pipeline, bad kernel)."""
@@ -246,6 +300,8 @@ class BugKeys:
         checked, _ = prepared
         ops = typed_ops(tuple(checked.fns.values()))
         copies = {copy_op(a.elem) for a in case.args if isinstance(a, BufferArg)}
+        self._group_test(self.by_label[label], [op for op in sorted(ops | copies)
+                                                if (label, op) not in self._broken])
         broken_copies = {c.family for c in sorted(copies) if self.broken(label, c)}
         if broken_copies:
             return frozenset(broken_copies)
@@ -269,5 +325,5 @@ def probe_families(signature: str) -> frozenset[str] | None:
     return Signature.parse(signature).probe
 
 
-__all__ = ["BugKeys", "ProbeStats", "TypedOp", "copy_op", "probe_case", "probe_families",
-           "type_class", "typed_ops"]
+__all__ = ["BugKeys", "ProbeStats", "TypedOp", "batch_case", "copy_op", "probe_case",
+           "probe_families", "type_class", "typed_ops"]

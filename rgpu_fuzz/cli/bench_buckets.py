@@ -1,12 +1,14 @@
 """`rgpu-fuzz bench buckets`: one bug → one bucket, measured on seeded bugs.
 
-For each scenario (seeded-bug plugins from tests/plugins/ and the pipelines they define), two
-campaigns run on the same seeds and time budget, side by side in this process's code: one
-bucketing wrong code by the `ops=` signature alone (`bug_keys=False`, the behaviour before
-bug keys) and one by bug key (`triage/bugkey.py`). Every finding is recorded with the bucket
-it was counted in; afterwards each finding's case is run again on `ref` and on each
-single-bug pipeline of the scenario (and on the plain `llvm-cpu:O0`, the "baseline" bug):
-the bugs whose pipeline alone reproduces a finding are its ground truth.
+For each scenario (seeded-bug plugins from tests/plugins/ and the pipelines they define),
+two campaigns run side by side in this process's code: one bucketing wrong code by the
+`ops=` signature alone (`bug_keys=False`, the behaviour before bug keys) for `--bucket-time`
+seconds, then one by bug key (`triage/bugkey.py`) on exactly the seeds the first one ran
+(its case count, with three times the time as a cap), so both judge the same findings. Every
+finding is recorded with the bucket it was counted in; afterwards each finding's case is run
+again on `ref` and on each single-bug pipeline of the scenario (and on the plain
+`llvm-cpu:O0`, the "baseline" bug): the bugs whose pipeline alone reproduces a finding are its
+ground truth.
 
 Per scenario and mode: cases, findings, buckets, and
 * purity — the fraction of findings whose bucket holds findings of one bug only (merging);
@@ -113,12 +115,13 @@ def _bugs_of(case: Case, label: str, scenario: Scenario, reg: Registry,
 
 
 def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
-             root: Path) -> tuple[dict[str, Any], _Recording]:
+             root: Path, cases: int | None) -> tuple[dict[str, Any], _Recording]:
     plugins = tuple(str(PLUGINS / p) for p in scenario.plugins)
     config = CampaignConfig(out=root / f"{scenario.name}-{'key' if bug_keys else 'ops'}",
                             setup=Setup(("ref", *scenario.pipelines), "default", "default",
                                         plugins),
-                            time_s=seconds, jobs=jobs, bug_keys=bug_keys)
+                            time_s=seconds if cases is None else 3 * seconds,
+                            max_cases=cases, jobs=jobs, bug_keys=bug_keys)
     campaign = _Recording(config)
     try:
         summary = campaign.run().data
@@ -176,9 +179,12 @@ def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
                 reg.load_plugin(PLUGINS / p)
             cache: dict[tuple[str, str], bool] = {}
             result: dict[str, Any] = {"pipelines": ["ref", *scenario.pipelines]}
+            cases: int | None = None
             for mode, keyed in (("ops", False), ("bug-key", True)):
                 started = time.monotonic()
-                figures, campaign = _measure(scenario, keyed, args.bucket_time, jobs, Path(tmp))
+                figures, campaign = _measure(scenario, keyed, args.bucket_time, jobs, Path(tmp),
+                                             cases)
+                cases = figures["cases"]
                 figures.update(_score(campaign, scenario, reg, cache))
                 figures["wall_s"] = round(time.monotonic() - started, 1)
                 result[mode] = figures
