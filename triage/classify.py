@@ -5,9 +5,10 @@ kind). A wrong-code finding is placed, in this order:
 1. by its *bug key* when it has one (`triage/bugkey.py`: the operations of its kernel that
    the pipeline computes wrong on their own, `wrong-code|P|probe=...`), when the key names
    exactly one operation family: that is its bucket, reduced or not;
-2. a key with several families in an unreduced kernel (which reduction may narrow) joins the
-   most specific existing bucket of the same pipeline whose families are all among them,
-   or else it needs a reduction of its own;
+2. a key with several families in an unreduced kernel needs a reduction of its own, whose
+   kernel's key is its bucket: a kernel may hold an operation of a second bug that did not
+   cause this finding (joining a bucket of one of the families merged two bugs of one
+   pipeline: 2 of 3 shl findings in the cast bug's bucket, measured by `bench buckets`);
 3. without a key, by its coarse key (`wrong-code|pipeline`): it joins an existing `ops=`
    bucket whose operations all occur in its kernel (the most specific such bucket), or
    else it needs a reduction of its own to learn its bucket.
@@ -53,9 +54,7 @@ def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
     key = coarse_key(finding.signature)
     if bug_key is not None:
         families = Signature.parse(bug_key).probe or frozenset()
-        if reduced or len(families) == 1:
-            return bug_key
-        return _most_specific(key, families, known, lambda s: Signature.parse(s).probe)
+        return bug_key if reduced or len(families) == 1 else None
     return _most_specific(key, frozenset(case_ops), known, signature_ops)
 
 

@@ -11,7 +11,9 @@ again on `ref` and on each single-bug pipeline of the scenario (and on the plain
 ground truth.
 
 Per scenario and mode: cases, findings, buckets, and
-* purity — the fraction of findings whose bucket holds findings of one bug only (merging);
+* purity — the fraction of findings whose bucket holds findings of one bug only (merging): a
+  bucket is pure when one bug reproduces every finding in it (a finding both bugs reproduce
+  fits a bucket of either);
 * per bug: its findings, the buckets they fall in, and the share of them in its largest
   bucket (splitting; with one bug per campaign that is about 1/buckets).
 """
@@ -73,6 +75,9 @@ SCENARIOS: tuple[Scenario, ...] = (
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bucket-time", type=float, default=60.0,
                    help="`buckets`: seconds per campaign (two per scenario)")
+    p.add_argument("--bucket-cases", type=int, default=None,
+                   help="`buckets`: cases per campaign instead of --bucket-time (which then "
+                        "only caps each campaign at ten times its value)")
     p.add_argument("--bucket-scenarios", default=",".join(s.name for s in SCENARIOS),
                    help="`buckets`: comma-separated scenario names")
 
@@ -120,7 +125,7 @@ def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
     config = CampaignConfig(out=root / f"{scenario.name}-{'key' if bug_keys else 'ops'}",
                             setup=Setup(("ref", *scenario.pipelines), "default", "default",
                                         plugins),
-                            time_s=seconds if cases is None else 3 * seconds,
+                            time_s=seconds if cases is None else 10 * seconds,
                             max_cases=cases, jobs=jobs, bug_keys=bug_keys)
     campaign = _Recording(config)
     try:
@@ -140,14 +145,17 @@ def _score(campaign: _Recording, scenario: Scenario, reg: Registry,
     from rgpu_fuzz.oracles.signature import Signature
 
     truth: dict[tuple[str, str], str] = {}
+    sets: dict[tuple[str, str], frozenset[str]] = {}
     for (case_id, sig), _bucket in campaign.assigned.items():
         label = Signature.parse(sig).pipeline
         bugs = _bugs_of(campaign.cases[case_id], label, scenario, reg, cache)
+        sets[(case_id, sig)] = bugs or frozenset({"unexplained"})
         truth[(case_id, sig)] = "+".join(sorted(bugs)) or "unexplained"
-    bucket_bugs: dict[str, set[str]] = defaultdict(set)
+    common: dict[str, frozenset[str] | None] = {}
     for k, bucket in campaign.assigned.items():
-        bucket_bugs[bucket].add(truth[k])
-    pure = sum(1 for b in campaign.assigned.values() if len(bucket_bugs[b]) == 1)
+        have = common.get(bucket)
+        common[bucket] = sets[k] if have is None else have & sets[k]
+    pure = sum(1 for b in campaign.assigned.values() if common[b])
     per_bug: dict[str, Counter[str]] = defaultdict(Counter)
     for k, bucket in campaign.assigned.items():
         per_bug[truth[k]][bucket] += 1
@@ -168,7 +176,7 @@ def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
     if unknown:
         raise SystemExit(f"bench buckets: unknown scenario(s) {', '.join(sorted(unknown))}")
     jobs = getattr(args, "jobs", None) or 1
-    out: dict[str, Any] = {"time_s": args.bucket_time, "jobs": jobs,
+    out: dict[str, Any] = {"time_s": args.bucket_time, "cases": args.bucket_cases, "jobs": jobs,
                            "load_before": os.getloadavg(), "scenarios": {}}
     with tempfile.TemporaryDirectory(prefix="rgpu-bench-buckets-") as tmp:
         for scenario in SCENARIOS:
@@ -179,7 +187,7 @@ def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
                 reg.load_plugin(PLUGINS / p)
             cache: dict[tuple[str, str], bool] = {}
             result: dict[str, Any] = {"pipelines": ["ref", *scenario.pipelines]}
-            cases: int | None = None
+            cases: int | None = args.bucket_cases
             for mode, keyed in (("ops", False), ("bug-key", True)):
                 started = time.monotonic()
                 figures, campaign = _measure(scenario, keyed, args.bucket_time, jobs, Path(tmp),
