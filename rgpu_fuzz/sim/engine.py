@@ -128,7 +128,7 @@ def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: En
 
 def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
              block: tuple[int, int, int], args: Sequence[Arg], buffers: Mapping[str, bytes],
-             *, decode: Callable[[Any, Any], list[Inst]], target: str | None = None,
+             *, decode: Callable[[Any, Any], Sequence[Inst]], target: str | None = None,
              step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None) -> SimResult:
     """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
     global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
@@ -227,7 +227,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     opcodes: dict[str, int] = {}
     for i, c in enumerate(counts):
         if c:
-            op = prog.insts[i].opcode
+            op = prog.templates[i].opcode
             opcodes[op] = opcodes.get(op, 0) + c
     out = {name: m.data.tobytes() for name, m in mapped.items()}
     return SimResult(status, out, result_fault, total, opcodes,

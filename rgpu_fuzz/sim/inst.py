@@ -9,6 +9,7 @@ change there touches one function.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -56,15 +57,53 @@ class Inst:
     """VOPD (gfx11 dual issue): the X and Y operations."""
     source: Any = None
     """The decoder's instruction, rendered only when a trace or a message needs the text."""
+    share_key: tuple[Any, ...] = ()
+    """(target, dwords) when what the instruction does is independent of its address, so
+    that one decoding and one bound step serve every copy of it in every code object
+    (`rgpu_fuzz.sim.code`, `rgpu_fuzz.sim.program`); empty for branches, calls and
+    `s_getpc`."""
 
     @property
     def text(self) -> str:
         """The instruction in LLVM syntax (traces, fault messages, `--show asm`)."""
         if self.rendered or self.source is None:
             return self.rendered or self.mnemonic
+        from rgpu_fuzz.sim.isa.decode import _moved
         from rgpu_fuzz.sim.isa.render import render
 
-        return render(self.source)
+        return render(_moved(self.source, self.address))
+
+    def at(self, address: int) -> Inst:
+        """This instruction moved to `address` (a memoised decoding reused elsewhere);
+        field by field, as `replace` re-runs `__init__` and this is the decoder's hot
+        path."""
+        if address == self.address:
+            return self
+        new = _copy(self)
+        _set(new, "address", address)
+        if self.halves:
+            _set(new, "halves", tuple(h.at(address) for h in self.halves))
+        return new
+
+
+_set = object.__setattr__
+
+
+def _copier() -> Any:
+    """A field-by-field copy of an `Inst`, unrolled (a loop over the field names costs
+    twice as much on the scan's hot path)."""
+    names = [f.name for f in dataclasses.fields(Inst)]
+    body = "".join(f"    s(n, {name!r}, i.{name})\n" for name in names)
+    scope: dict[str, Any] = {}
+    exec(f"def copy(i, s=s, new=new, cls=cls):\n    n = new(cls)\n{body}    return n\n",
+         {"s": _set, "new": object.__new__, "cls": Inst}, scope)
+    return scope["copy"]
+
+
+_copy = _copier()
+
+ADDRESS_BOUND = ("S_BRANCH", "S_CBRANCH", "S_SETPC", "S_SWAPPC", "S_GETPC", "S_CALL")
+"""Opcode prefixes of instructions whose effect depends on their own address."""
 
 
 # The scalar register file is indexed by the GFX9 operand encoding whatever the target
@@ -123,6 +162,9 @@ def from_decoded(decoded: Any, text: str = "") -> Inst:
     """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
     ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
     halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
+    mods = dict(decoded.modifiers)
+    key = () if "target" in mods or decoded.opcode.startswith(ADDRESS_BOUND) else (
+        decoded.target, decoded.words)
     return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
-                decoded.mnemonic, ops, dict(decoded.modifiers), text,  # type: ignore[arg-type]
-                halves, decoded)
+                decoded.mnemonic, ops, mods, text,  # type: ignore[arg-type]
+                halves, decoded, key)

@@ -28,7 +28,7 @@ from rgpu_fuzz.sim.isa.operands import (
 )
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_code_object"]
+__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
@@ -81,6 +81,12 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
         out.append(inst)
         i += inst.size // 4
     return tuple(out)
+
+
+def decode_at(words: tuple[int, ...], i: int, target: str, address: int) -> Instruction:
+    """Decodes the one instruction that starts at `words[i]` (no memo: callers that scan a
+    section keep their own, see `rgpu_fuzz.sim.code`)."""
+    return _decode_one(tables(target), words, i, address)
 
 
 _MEMO: dict[str, dict[int, list[Instruction]]] = {}
