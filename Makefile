@@ -17,7 +17,7 @@ venv: $(STAMP)
 
 # The test command CI runs (.ci/run). Exit 5 (no tests collected) is a failure like any other.
 test: $(STAMP)
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n auto -m 'not slow' -q
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -n auto --dist loadgroup -m 'not slow' -q
 	$(BIN)/ruff check rgpu_fuzz generators oracles triage tests fuzz
 	$(BIN)/lint-imports
 	$(BIN)/mypy

@@ -78,3 +78,16 @@ def pypi_ptxas() -> str:
         if found is None:
             pytest.skip(f"ptxas unavailable: {why or 'not in nvidia-cuda-nvcc'}")
     return found
+
+
+def debian_binary(binary: str, package: str) -> str:
+    """The path of `binary` on PATH, running `apt-get install -y <package>` once when it is
+    missing (e.g. `debian_binary("chromium", "chromium")`); skips with the reason when apt
+    cannot provide it."""
+    found = shutil.which(binary)
+    if found is None:
+        why = _apt_install(package)
+        found = shutil.which(binary)
+        if found is None:
+            pytest.skip(f"{binary} unavailable: {why or f'not in Debian package {package}'}")
+    return found

@@ -12,6 +12,9 @@ Rules it keeps:
   case a second time is skipped.
 * **The store is written by this process only** (workers return values), so one campaign
   never contends with itself; stores of several machines are combined with `triage merge`.
+* **Where jobs run is the executor's business** (`triage/executors/`: a local process pool,
+  or Ray actors on a cluster). A job whose worker died comes back `lost` and is queued again
+  (at most twice); since nothing of it was recorded, nothing is counted twice.
 """
 
 from __future__ import annotations
@@ -20,21 +23,16 @@ import json
 import os
 import statistics
 import time
-import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.errors import RgpuError
+from rgpu_fuzz.model.errors import HarnessBug, RgpuError
 from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
-from rgpu_fuzz.pipelines.workers import die_with_parent
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
     ChunkResult,
@@ -43,11 +41,17 @@ from rgpu_fuzz.triage.campaign_jobs import (
     ReduceResult,
     Setup,
     _parse,
-    reduce_finding,
-    run_chunk,
 )
+from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
 from rgpu_fuzz.triage.classify import coarse_key, place
+from rgpu_fuzz.triage.executors import Done, Executor, LocalExecutor
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
+from rgpu_fuzz.triage.toolchains import begin_run
+
+Job = ChunkJob | ReduceJob
+
+MAX_TRIES = 3
+"""A job whose worker died is run again, at most this many times in all."""
 
 
 class CampaignError(RgpuError):
@@ -90,6 +94,23 @@ class Tally:
     chunks: int = 0
     harness_errors: int = 0
     abandoned_jobs: int = 0
+    lost_jobs: int = 0
+    """Jobs whose worker died before they finished (each queued again)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What the live progress line shows (cases so far in this run, findings, buckets)."""
+
+    elapsed_s: float
+    cases: int
+    cases_per_s: float
+    findings: int
+    buckets: int
+    reductions_running: int
+    left_s: float | None
+    """Seconds until the time budget (or, with `--cases` only, the case budget at the current
+    rate) is spent; None when unknown."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +169,12 @@ class Campaign:
     """One campaign run into `config.out` (store, checkpoint, cases, reduced cases)."""
 
     def __init__(self, config: CampaignConfig,
-                 on_progress: Callable[[Campaign], None] | None = None) -> None:
+                 on_progress: Callable[[Campaign], None] | None = None,
+                 executor: Executor | None = None) -> None:
         self.config = config
+        self.executor = executor or LocalExecutor(config.jobs)
+        self.inflight: dict[int, Job] = {}   # executor ticket -> the job
+        self.tries: Counter[Job] = Counter()
         self.out = config.out
         try:
             for sub in ("cases", "pending", "reduced", "reducing"):
@@ -167,6 +192,8 @@ class Campaign:
         except StoreError as e:
             raise CampaignError(str(e)) from None
         self.store.record_plugins(_plugin_names(config.setup.plugins))
+        begin_run(self.store, "campaign", config.setup.pipelines, config.setup.plugins,
+                  {**config.identity(), "time_s": config.time_s, "max_cases": config.max_cases})
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -201,60 +228,66 @@ class Campaign:
 
     def run(self) -> Summary:
         """Run until the time or case budget is spent. Chunks still running when the time
-        budget is spent get `overrun_grace_s()` to finish; then their processes are killed
+        budget is spent get `overrun_grace_s()` to finish; then their workers are killed
         (their seeds were not checkpointed, so a resumed campaign runs them again), so a
         pipeline that hangs can never hold a campaign past its `--time`."""
-        cfg = self.config
-        ctx = get_context("spawn")
-        pool = self._pool(ctx)
+        ex = self.executor
+        ex.start()
         chunks = self.chunk_indices()
-        inflight: dict[Future[Any], tuple[str, Any]] = {}
-        retries: Counter[Any] = Counter()
         try:
-            self._resume_pending(pool, inflight)
+            self._resume_pending()
             while True:
                 while (not self.out_of_budget()
-                       and sum(1 for k, _ in inflight.values() if k == "chunk") < 2 * cfg.jobs):
+                       and self._chunks_in_flight() < 2 * ex.workers):
                     c = next(chunks)
-                    job = ChunkJob(cfg.setup, c, self.seeds(c))
+                    job = ChunkJob(self.config.setup, c, self.seeds(c))
                     self.submitted_cases += len(job.seeds)
-                    inflight[pool.submit(run_chunk, job)] = ("chunk", job)
-                if not inflight:
+                    self._submit(job)
+                if not self.inflight:
                     break
                 if self.overrun():
-                    self._log(f"time budget spent: abandoned {len(inflight)} running jobs "
-                              "(their chunks run again on resume)")
-                    self.tally.abandoned_jobs += len(inflight)
+                    self._log(f"time budget spent: abandoned {len(self.inflight)} running "
+                              "jobs (their chunks run again on resume)")
+                    self.tally.abandoned_jobs += len(self.inflight)
                     break
-                done, _ = wait(inflight, timeout=1.0, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    kind, job = inflight.pop(fut)
-                    try:
-                        result = fut.result()
-                    except BrokenProcessPool:
-                        pool, inflight = self._restart(pool, ctx, inflight, kind, job, retries)
-                        break
-                    except Exception:  # a harness bug in a reduction: keep the finding
-                        if kind != "reduce":
-                            raise
-                        self._reduction_failed(job, traceback.format_exc(), pool, inflight)
-                        continue
-                    if kind == "chunk":
-                        self._chunk_done(result, pool, inflight)
-                    else:
-                        self._reduction_done(result, pool, inflight)
+                for done in ex.wait(timeout=1.0):
+                    self._job_done(done)
                 if self.on_progress:
                     self.on_progress(self)
         finally:
-            _stop(pool, kill=bool(inflight))
+            ex.stop(kill=bool(self.inflight))
         self._flush_waiting()
         return self.summary()
 
-    def _pool(self, ctx: Any) -> ProcessPoolExecutor:
-        """Job processes that die with this one (PR_SET_PDEATHSIG): a SIGKILLed campaign
-        leaves no process behind."""
-        return ProcessPoolExecutor(max_workers=self.config.jobs, mp_context=ctx,
-                                   initializer=die_with_parent, initargs=(os.getpid(),))
+    def _submit(self, job: Job) -> None:
+        self.inflight[self.executor.submit(job)] = job
+
+    def _chunks_in_flight(self) -> int:
+        return sum(1 for j in self.inflight.values() if isinstance(j, ChunkJob))
+
+    def _job_done(self, done: Done) -> None:
+        job = self.inflight.pop(done.ticket)
+        if done.lost:
+            # the worker died: nothing of this job was recorded, so running it again
+            # counts nothing twice
+            self.tally.lost_jobs += 1
+            self.tries[job] += 1
+            if self.tries[job] < MAX_TRIES:
+                self._log(f"worker died: running {_describe(job)} again")
+                self._submit(job)
+            else:
+                self._log(f"giving up on {_describe(job)} after {MAX_TRIES} worker deaths")
+            return
+        if done.error is not None:
+            if isinstance(job, ReduceJob):  # a harness bug in a reduction: keep the finding
+                self._reduction_failed(job, done.error)
+                return
+            raise HarnessBug(f"a worker raised running {_describe(job)}:\n{done.error}")
+        if isinstance(done.result, ChunkResult):
+            self._chunk_done(done.result)
+        else:
+            assert isinstance(done.result, ReduceResult)
+            self._reduction_done(done.result)
 
     def overrun_grace_s(self) -> float:
         """How long running jobs may go on once the time budget is spent."""
@@ -265,32 +298,13 @@ class Campaign:
         t = self.config.time_s
         return t is not None and time.monotonic() - self.started >= t + self.overrun_grace_s()
 
-    def _restart(self, pool: ProcessPoolExecutor, ctx: Any,
-                 inflight: dict[Future[Any], tuple[str, Any]], kind: str, job: Any,
-                 retries: Counter[Any]) -> tuple[ProcessPoolExecutor,
-                                                 dict[Future[Any], tuple[str, Any]]]:
-        """A worker process died (not a pipeline: those are sandboxed): start a new pool and
-        resubmit what was running, each job at most twice."""
-        _stop(pool, kill=True)
-        pool = self._pool(ctx)
-        jobs = [(kind, job), *inflight.values()]
-        fresh: dict[Future[Any], tuple[str, Any]] = {}
-        for k, j in jobs:
-            retries[id(j)] += 1
-            if retries[id(j)] > 2:
-                self._log(f"giving up on a {k} job after two worker deaths: {j}")
-                continue
-            fresh[pool.submit(run_chunk if k == "chunk" else reduce_finding, j)] = (k, j)
-        return pool, fresh
-
     def _log(self, line: str) -> None:
         with open(self.out / "campaign.log", "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
 
     # ------------------------------------------------------------ results
 
-    def _chunk_done(self, result: ChunkResult, pool: ProcessPoolExecutor,
-                    inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _chunk_done(self, result: ChunkResult) -> None:
         t = self.tally
         t.cases += result.cases
         t.chunks += 1
@@ -312,15 +326,15 @@ class Campaign:
         for found in result.found:
             t.cases_with_findings += 1
             t.findings += len(found.verdict.findings)
-            self._classify(found, pool, inflight)
+            self._classify(found)
         self.checkpoint.mark(result.index, result.cases, sum(len(f.verdict.findings)
                                                               for f in result.found))
+        append_chunk_stats(self.out, result, self.started)  # OUT/stats.jsonl for the report
 
     def _known(self) -> list[str]:
         return [b.signature for b in self.store.buckets()]
 
-    def _classify(self, found: Found, pool: ProcessPoolExecutor,
-                  inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _classify(self, found: Found) -> None:
         case = casefile.loads(found.case_toml)
         known = self._known()
         for finding in found.verdict.findings:
@@ -328,7 +342,7 @@ class Campaign:
             if sig is not None:
                 new = self._record(case, found, finding, sig)
                 if new and self.config.reduce and finding.kind is not FindingKind.INVALID_CASE:
-                    self._submit_reduction(found, finding.signature, pool, inflight)
+                    self._submit_reduction(found, finding.signature)
                 continue
             key = coarse_key(finding.signature)
             (self.out / "pending" / f"{case.id}.toml").write_text(found.case_toml,
@@ -336,7 +350,7 @@ class Campaign:
             if key in self.pending_reductions:
                 self.waiting[key].append(found)
             else:
-                self._submit_reduction(found, finding.signature, pool, inflight)
+                self._submit_reduction(found, finding.signature)
 
     def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
         """Count the finding in bucket `signature`; True when that bucket is new."""
@@ -359,19 +373,16 @@ class Campaign:
             pending.unlink()
         return new
 
-    def _submit_reduction(self, found: Found, signature: str, pool: ProcessPoolExecutor,
-                          inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _submit_reduction(self, found: Found, signature: str) -> None:
         key = coarse_key(signature)
         self.pending_reductions[key] = found
         # listed until it finishes, so a killed campaign redoes it when resumed
         (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
             {"signature": signature, "case_toml": found.case_toml}), encoding="utf-8")
-        job = ReduceJob(self.config.setup, found.case_toml, signature,
-                        self.config.reduce_budget_s)
-        inflight[pool.submit(reduce_finding, job)] = ("reduce", job)
+        self._submit(ReduceJob(self.config.setup, found.case_toml, signature,
+                               self.config.reduce_budget_s))
 
-    def _reduction_done(self, result: ReduceResult, pool: ProcessPoolExecutor,
-                        inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _reduction_done(self, result: ReduceResult) -> None:
         key = coarse_key(result.signature)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
@@ -400,10 +411,9 @@ class Campaign:
         else:
             self.store.set_status(bucket_id(sig), "flaky",
                                   note="did not reproduce when reduction started")
-        self._release_waiting(key, pool, inflight)
+        self._release_waiting(key)
 
-    def _reduction_failed(self, job: ReduceJob, tb: str, pool: ProcessPoolExecutor,
-                          inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _reduction_failed(self, job: ReduceJob, tb: str) -> None:
         """rgpu-fuzz raised while reducing: keep the traceback, record the finding under its
         unreduced signature (nothing found is lost), and let the findings that waited go on."""
         key = coarse_key(job.signature)
@@ -417,10 +427,9 @@ class Campaign:
         for f in found.verdict.findings:
             if coarse_key(f.signature) == key:
                 self._record(case, found, f, f.signature)
-        self._release_waiting(key, pool, inflight)
+        self._release_waiting(key)
 
-    def _release_waiting(self, key: str, pool: ProcessPoolExecutor,
-                         inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _release_waiting(self, key: str) -> None:
         """Findings that waited for bucket `key`: place them now, or reduce the next one."""
         waiting = self.waiting.pop(key, [])
         known = self._known()
@@ -433,7 +442,7 @@ class Campaign:
             elif key in self.pending_reductions:
                 self.waiting[key].append(other)
             else:
-                self._submit_reduction(other, f.signature, pool, inflight)
+                self._submit_reduction(other, f.signature)
 
     def _flush_waiting(self) -> None:
         """At the end, findings still waiting for a reduction are recorded under their own
@@ -448,8 +457,7 @@ class Campaign:
         self.waiting.clear()
         self.pending_reductions.clear()
 
-    def _resume_pending(self, pool: ProcessPoolExecutor,
-                        inflight: dict[Future[Any], tuple[str, Any]]) -> None:
+    def _resume_pending(self) -> None:
         """Finish what a killed campaign left: the reductions listed in `reducing/` are
         started again, and the findings in `pending/` (never placed in a bucket) are judged
         again and classified, which places them or starts their reduction."""
@@ -480,7 +488,7 @@ class Campaign:
             if key in self.pending_reductions:
                 self.waiting[key].append(found)
             else:
-                self._submit_reduction(found, job["signature"], pool, inflight)
+                self._submit_reduction(found, job["signature"])
         reducing = {casefile.loads(f.case_toml).id for f in self.pending_reductions.values()}
         for path in files:
             case = casefile.load(path)
@@ -490,13 +498,30 @@ class Campaign:
             if found.verdict.agree:
                 path.unlink(missing_ok=True)
                 continue
-            self._classify(found, pool, inflight)
+            self._classify(found)
 
     # ------------------------------------------------------------ summary
+
+    def progress(self) -> Progress:
+        """The live line's figures; cheap enough to call after every finished job."""
+        t = self.tally
+        elapsed = time.monotonic() - self.started
+        rate = t.cases / elapsed if elapsed > 0 else 0.0
+        left: float | None = None
+        if self.config.time_s is not None:
+            left = max(0.0, self.config.time_s - elapsed)
+        if self.config.max_cases is not None and rate > 0:
+            done = int(self.checkpoint.totals.get("cases", 0))
+            by_cases = max(0, self.config.max_cases - done) / rate
+            left = by_cases if left is None else min(left, by_cases)
+        return Progress(elapsed_s=elapsed, cases=t.cases, cases_per_s=rate,
+                        findings=t.findings, buckets=len(self.store.buckets()),
+                        reductions_running=len(self.pending_reductions), left_s=left)
 
     def summary(self) -> Summary:
         t = self.tally
         elapsed = time.monotonic() - self.started
+        workers = self.executor.workers or self.config.jobs
         pipes = {}
         for label, secs in t.seconds.items():
             pipes[label] = {"median_s": statistics.median(secs) if secs else None,
@@ -506,10 +531,11 @@ class Campaign:
                     "status": str(b.status), "best_size": b.best_size}
                    for b in self.store.buckets(order_by="count")]
         data = {
-            "out": str(self.out), "config": self.config.identity(), "jobs": self.config.jobs,
+            "out": str(self.out), "config": self.config.identity(), "jobs": workers,
+            "executor": self.executor.name,
             "seconds": round(elapsed, 3), "cases": t.cases, "chunks": t.chunks,
             "cases_per_s": round(t.cases / elapsed, 3) if elapsed else 0.0,
-            "cases_per_s_per_core": round(t.cases / elapsed / self.config.jobs, 3)
+            "cases_per_s_per_core": round(t.cases / elapsed / workers, 3)
             if elapsed else 0.0,
             "generation_s_per_case": round(t.gen_seconds / t.cases, 5) if t.cases else None,
             "pipelines": pipes, "invalid_cases": dict(t.invalid),
@@ -520,27 +546,21 @@ class Campaign:
                                 if c["pipeline-error"]},
             "timeouts": {label: c["timeout"] for label, c in t.statuses.items()
                          if c["timeout"]},
-            "abandoned_jobs": t.abandoned_jobs,
+            "abandoned_jobs": t.abandoned_jobs, "lost_jobs": t.lost_jobs,
             "resumed_totals": self.checkpoint.totals,
         }
         return Summary(data)
 
     def close(self) -> None:
+        self.store.end_run()
         self.store.close()
 
 
-def _stop(pool: ProcessPoolExecutor, *, kill: bool) -> None:
-    """Shut the pool down; with `kill`, kill its processes too, since a job stuck in a
-    pipeline would otherwise keep the interpreter from exiting (concurrent.futures joins
-    its workers at exit). `_processes` is CPython's table of the pool's processes."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    if kill:
-        for proc in processes:
-            if proc.is_alive():
-                proc.kill()
-        for proc in processes:
-            proc.join(timeout=5)
+def _describe(job: Job) -> str:
+    if isinstance(job, ChunkJob):
+        return f"chunk {job.index} (seeds {job.seeds[0]}..{job.seeds[-1]})" if job.seeds \
+            else f"chunk {job.index}"
+    return f"the reduction for {job.signature[:80]}"
 
 
 def _plugin_names(files: tuple[str, ...]) -> dict[str, str]:

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.ast import Module
-from rgpu_fuzz.lang.features import case_module
+from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome, Rejected
 from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case, run_cases
+from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
 from rgpu_fuzz.triage.classify import coarse_key
 
 
@@ -63,6 +64,10 @@ class ChunkResult:
     harness_errors: list[tuple[int, str]] = field(default_factory=list)
     """(seed, traceback) for seeds on which rgpu-fuzz itself raised: bugs to fix, kept so
     the campaign goes on and nothing is lost."""
+    features: Counter[str] = field(default_factory=Counter)
+    """Cases of the chunk using each language feature (`lang/features.py`; campaign_stats)."""
+    opcodes: dict[str, Counter[str]] | None = None
+    """Simulator opcodes executed in the chunk, per pipeline spec (campaign_stats)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +122,11 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     from rgpu_fuzz.generators import SeededChoices, generate
 
     _, pipelines, policy, profile = _prepared(job.setup)
+    batching = [p for p in pipelines if p.batches]
     seconds: dict[str, list[float]] = {p.label: [] for p in pipelines}
     statuses: dict[str, Counter[str]] = {p.label: Counter() for p in pipelines}
     invalid: Counter[str] = Counter()
+    features: Counter[str] = Counter()
     found: list[Found] = []
     errors: list[tuple[int, str]] = []
     gen = 0.0
@@ -131,6 +138,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         except Exception:  # a harness bug on this seed: report it, keep going
             errors.append((seed, traceback.format_exc()))
         gen += time.perf_counter() - t0
+    capture = SimOpcodeCapture.start()
     try:
         all_outcomes = run_cases(cases, pipelines)  # batching pipelines share work
     except Exception:
@@ -150,13 +158,41 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         arbiter = outcomes.get(policy.arbiter)
         if isinstance(arbiter, Rejected):
             invalid[str(arbiter.reason)] += 1
+        features.update(case_features(case))
         module = _parse(case)
         verdict = judge(case, outcomes, policy, module)
+        if not verdict.agree and batching:
+            outcomes, verdict, note = _alone(case, outcomes, verdict, batching, policy, module,
+                                             len(cases))
+            if note:
+                errors.append((case.provenance.seed or -1, note))
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
-                       errors)
+                       errors, features, capture.collect())
+
+
+def _alone(case: Case, outcomes: dict[str, Outcome], verdict: Verdict,
+           batching: list[Pipeline], policy: Policy, module: Module | None, batch: int,
+           ) -> tuple[dict[str, Outcome], Verdict, str]:
+    """A case with findings, run again alone on every pipeline that ran it in a batch: what
+    is recorded (and reduced, and reproduced) is what the case does by itself. A finding
+    that shows only one way — in the batch and not alone, or the other way round — is a
+    divergence of its own, returned as a note for the campaign's harness errors (with the
+    case), not dropped."""
+    feats = case_features(case)
+    single = {**outcomes, **{p.label: p.run(case, feats) for p in batching}}
+    again = judge(case, single, policy, module)
+    before = {f.signature for f in verdict.findings}
+    after = {f.signature for f in again.findings}
+    if before == after:
+        return single, again, ""
+    lines = [f"batch-only finding: {s}" for s in sorted(before - after)]
+    lines += [f"alone-only finding: {s}" for s in sorted(after - before)]
+    return single, again, (
+        "\n".join(lines) + f"\n(in a batch of {batch} cases on "
+        f"{', '.join(p.label for p in batching)}, and alone; the case:)\n{casefile.dumps(case)}")
 
 
 def reduce_finding(job: ReduceJob) -> ReduceResult:

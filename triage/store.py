@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator, Mapping
@@ -108,6 +109,34 @@ MIGRATIONS: tuple[str, ...] = (
         sha256   TEXT NOT NULL
     );
     """,
+    # v4 (issue 13): runs with the versions of every pipeline's tools, which run filed,
+    # last saw and fixed each bucket, how often a fixed bucket came back, and each
+    # bucket's recheck history
+    """
+    CREATE TABLE runs (
+        id        TEXT PRIMARY KEY,
+        kind      TEXT NOT NULL,
+        started   REAL NOT NULL,
+        ended     REAL,
+        pipelines TEXT NOT NULL DEFAULT '',
+        versions  TEXT NOT NULL DEFAULT '{}',
+        host      TEXT NOT NULL DEFAULT '',
+        settings  TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE history (
+        bucket TEXT NOT NULL REFERENCES buckets(signature),
+        run    TEXT NOT NULL REFERENCES runs(id),
+        at     REAL NOT NULL,
+        event  TEXT NOT NULL,
+        detail TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (bucket, run, event)
+    );
+    ALTER TABLE buckets ADD COLUMN first_run TEXT;
+    ALTER TABLE buckets ADD COLUMN last_run TEXT;
+    ALTER TABLE buckets ADD COLUMN fixed_run TEXT;
+    ALTER TABLE buckets ADD COLUMN fixed_at REAL;
+    ALTER TABLE buckets ADD COLUMN regressions INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -123,6 +152,21 @@ class BucketStatus(StrEnum):
     FIXED = "fixed"
     FLAKY = "flaky"
     WONTFIX = "wontfix"
+
+
+class Event(StrEnum):
+    """What a run saw of a bucket (its `history`)."""
+
+    REPRODUCES = "reproduces"
+    """the best reproducer still gives the bucket's signature"""
+    FIXED = "fixed"
+    """all the bucket's pipelines agree on its best reproducer now"""
+    REGRESSED = "regressed"
+    """a fixed bucket reproduced again (or a campaign found it again): reopened"""
+    CHANGED = "changed"
+    """the reproducer diverges, but with other signatures: left as it was"""
+    SKIPPED = "skipped"
+    """not rechecked (a pipeline unavailable, no stored case)"""
 
 
 class IdLookupError(LookupError):
@@ -173,6 +217,19 @@ class Bucket:
     tries: int = 0
     reproduced: int = 0
     note: str = ""
+    first_run: str | None = None
+    """The run that filed it (None for buckets filed before runs were recorded)."""
+    last_run: str | None = None
+    fixed_run: str | None = None
+    """The recheck run that last found it fixed (its versions are what fixed it)."""
+    fixed_at: float | None = None
+    regressions: int = 0
+    """How often it came back after being fixed."""
+
+    @property
+    def regression(self) -> bool:
+        """Open again after it had been fixed: what reports flag."""
+        return self.regressions > 0 and self.status is not BucketStatus.FIXED
 
     @property
     def reproduction_rate(self) -> float | None:
@@ -200,6 +257,30 @@ class Example:
     seen: float
     detail: str
     diffs: tuple[ElementDiff, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """One campaign or recheck: when, on which pipelines, with which tool versions, where."""
+
+    id: str
+    kind: str
+    started: float
+    ended: float | None
+    pipelines: tuple[str, ...]
+    versions: dict[str, str]
+    host: str
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryEntry:
+    """One event of a bucket's history, with the run it happened in."""
+
+    run: str
+    at: float
+    event: Event
+    detail: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -241,7 +322,21 @@ def _bucket(row: sqlite3.Row) -> Bucket:
                   first_seen=row["first_seen"], last_seen=row["last_seen"], count=row["count"],
                   status=BucketStatus(row["status"]), best_case_id=row["best_case_id"],
                   best_size=best, tries=row["tries"], reproduced=row["reproduced"],
-                  note=row["note"])
+                  note=row["note"], first_run=row["first_run"], last_run=row["last_run"],
+                  fixed_run=row["fixed_run"], fixed_at=row["fixed_at"],
+                  regressions=row["regressions"])
+
+
+def _run(row: sqlite3.Row) -> Run:
+    return Run(id=row["id"], kind=row["kind"], started=row["started"], ended=row["ended"],
+               pipelines=tuple(p for p in row["pipelines"].split(",") if p),
+               versions=json.loads(row["versions"]), host=row["host"],
+               settings=json.loads(row["settings"]))
+
+
+def new_run_id(kind: str) -> str:
+    """`campaign-20261130T210501Z-3fa2c1`: sortable by start, unique across machines."""
+    return f"{kind}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{secrets.token_hex(3)}"
 
 
 def _connect(path: str, **kwargs: Any) -> sqlite3.Connection:
@@ -285,6 +380,8 @@ class FindingStore:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self.run_id: str | None = None
+        """The run (`begin_run`) that findings recorded now belong to."""
         if readonly:
             self._conn = _open_for_reading(self.path)
             return
@@ -364,11 +461,14 @@ class FindingStore:
         new = row is None
         if new:
             db.execute("INSERT INTO buckets (signature, id, kind, pipelines, first_seen, "
-                       "last_seen, count) VALUES (?, ?, ?, ?, ?, ?, 0)",
+                       "last_seen, count, first_run) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
                        (sig, bucket_id(sig), str(finding.kind), ",".join(finding.pipelines),
-                        now, now))
+                        now, now, self.run_id))
+        elif row["status"] == BucketStatus.FIXED:
+            self._reopen(db, sig, self.run_id, now, f"found again: case {case_id}")
         db.execute("UPDATE buckets SET count = count + 1, last_seen = max(last_seen, ?), "
-                   "first_seen = min(first_seen, ?) WHERE signature = ?", (now, now, sig))
+                   "first_seen = min(first_seen, ?), last_run = coalesce(?, last_run) "
+                   "WHERE signature = ?", (now, now, self.run_id, sig))
         db.execute("INSERT OR IGNORE INTO examples VALUES (?, ?, ?, ?, ?, ?, ?)",
                    (sig, case_id, *size, now, finding.detail, _diffs_json(finding.diffs)))
         replaced = self._offer_best(db, sig, case_id, size)
@@ -439,7 +539,83 @@ class FindingStore:
         with self._write() as db:
             db.execute("UPDATE buckets SET status = ?, note = coalesce(?, note) "
                        "WHERE signature = ?", (str(status), note, b.signature))
+            if status is BucketStatus.FIXED and b.status is not BucketStatus.FIXED:
+                # fixed by hand: a later sighting is a regression from now on
+                db.execute("UPDATE buckets SET fixed_at = ? WHERE signature = ?",
+                           (time.time(), b.signature))
         return self.bucket(b.id)
+
+    # ---------------------------------------------------------------- runs and rechecks
+
+    def begin_run(self, kind: str, pipelines: tuple[str, ...] | list[str],
+                  versions: Mapping[str, str], host: str,
+                  settings: Mapping[str, Any] | None = None) -> Run:
+        """Record the start of a campaign or recheck; findings recorded from now on name it
+        (`Bucket.first_run`, `last_run`)."""
+        run_id = new_run_id(kind)
+        with self._write() as db:
+            db.execute("INSERT INTO runs VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
+                       (run_id, kind, time.time(), ",".join(pipelines),
+                        json.dumps(dict(versions), sort_keys=True), host,
+                        json.dumps(dict(settings or {}), sort_keys=True, default=str)))
+        self.run_id = run_id
+        return self.run(run_id)
+
+    def end_run(self) -> None:
+        """Record the end of the current run (a run without an end was interrupted)."""
+        if self.run_id is None:
+            return
+        with self._write() as db:
+            db.execute("UPDATE runs SET ended = ? WHERE id = ?", (time.time(), self.run_id))
+
+    def run(self, run_id: str) -> Run:
+        row = self._conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise IdLookupError(f"no run {run_id!r}")
+        return _run(row)
+
+    def runs(self, kind: str | None = None) -> list[Run]:
+        """Every recorded run, oldest first."""
+        where, params = ("WHERE kind = ?", (kind,)) if kind else ("", ())
+        return [_run(r) for r in self._conn.execute(
+            f"SELECT * FROM runs {where} ORDER BY started, id", params)]
+
+    def history(self, signature: str) -> list[HistoryEntry]:
+        """What runs saw of a bucket, oldest first."""
+        rows = self._conn.execute("SELECT * FROM history WHERE bucket = ? ORDER BY at, rowid",
+                                  (signature,))
+        return [HistoryEntry(run=r["run"], at=r["at"], event=Event(r["event"]),
+                             detail=r["detail"]) for r in rows]
+
+    def note_recheck(self, signature: str, event: Event, detail: str = "") -> Bucket:
+        """Record what the current run's recheck saw of a bucket and move its status:
+        `fixed` marks it fixed by this run; `regressed` reopens it (status `new`, one more
+        regression); the others change nothing but the history."""
+        if self.run_id is None:
+            raise ValueError("note_recheck needs a run (begin_run)")
+        now = time.time()
+        with self._write() as db:
+            if event is Event.REGRESSED:
+                self._reopen(db, signature, self.run_id, now, detail)
+            else:
+                if event is Event.FIXED:
+                    # still fixed: the run that fixed it first keeps the credit
+                    db.execute("UPDATE buckets SET fixed_run = CASE WHEN status = 'fixed' "
+                               "THEN coalesce(fixed_run, ?) ELSE ? END, fixed_at = CASE WHEN "
+                               "status = 'fixed' THEN coalesce(fixed_at, ?) ELSE ? END, "
+                               "status = 'fixed' WHERE signature = ?",
+                               (self.run_id, self.run_id, now, now, signature))
+                db.execute("INSERT OR REPLACE INTO history VALUES (?, ?, ?, ?, ?)",
+                           (signature, self.run_id, now, str(event), detail))
+        return self.bucket(signature)
+
+    @staticmethod
+    def _reopen(db: sqlite3.Connection, signature: str, run_id: str | None, now: float,
+                detail: str) -> None:
+        db.execute("UPDATE buckets SET status = 'new', regressions = regressions + 1 "
+                   "WHERE signature = ?", (signature,))
+        db.execute("INSERT OR REPLACE INTO history VALUES (?, ?, ?, ?, ?)",
+                   (signature, run_id or "", now, str(Event.REGRESSED), detail))
 
     def record_reproduction(self, signature: str, reproduced: bool) -> None:
         """Count one `reproduce` attempt (the reproduction rate flags flaky buckets)."""
@@ -479,27 +655,27 @@ class FindingStore:
                 db.execute("INSERT OR IGNORE INTO outcomes VALUES (?, ?, ?)", tuple(row))
             for row in src.execute("SELECT * FROM plugins"):
                 db.execute("INSERT OR IGNORE INTO plugins VALUES (?, ?, ?)", tuple(row))
+            for row in src.execute("SELECT * FROM runs"):
+                db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           tuple(row))
+            for row in src.execute("SELECT * FROM history"):
+                db.execute("INSERT OR IGNORE INTO history VALUES (?, ?, ?, ?, ?)", tuple(row))
             for b in (_bucket(r) for r in src.execute("SELECT * FROM buckets")):
                 buckets += 1
-                mine = db.execute("SELECT status FROM buckets WHERE signature = ?",
-                                  (b.signature,)).fetchone()
-                if mine is None:
+                mine_row = db.execute("SELECT * FROM buckets WHERE signature = ?",
+                                      (b.signature,)).fetchone()
+                if mine_row is None:
                     new += 1
                     db.execute("INSERT INTO buckets (signature, id, kind, pipelines, "
                                "first_seen, last_seen, count, status, tries, reproduced, "
-                               "note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               "note, first_run, last_run, fixed_run, fixed_at, regressions) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (b.signature, b.id, b.kind, ",".join(b.pipelines),
                                 b.first_seen, b.last_seen, b.count, str(b.status), b.tries,
-                                b.reproduced, b.note))
+                                b.reproduced, b.note, b.first_run, b.last_run, b.fixed_run,
+                                b.fixed_at, b.regressions))
                 else:
-                    status = str(b.status) if mine["status"] == "new" else mine["status"]
-                    db.execute("UPDATE buckets SET count = count + ?, "
-                               "first_seen = min(first_seen, ?), last_seen = max(last_seen, ?),"
-                               " tries = tries + ?, reproduced = reproduced + ?, status = ?, "
-                               "note = CASE WHEN note = '' THEN ? ELSE note END "
-                               "WHERE signature = ?",
-                               (b.count, b.first_seen, b.last_seen, b.tries, b.reproduced,
-                                status, b.note, b.signature))
+                    self._merge_bucket(db, _bucket(mine_row), b)
                 if b.best_case_id and b.best_size:
                     self._offer_best(db, b.signature, b.best_case_id, b.best_size)
                 for ex in src.execute("SELECT * FROM examples WHERE bucket = ?",
@@ -510,6 +686,34 @@ class FindingStore:
             self._drop_orphans(db)
             cases = src.execute("SELECT count(*) FROM cases").fetchone()[0]
         return MergeSummary(buckets=buckets, new_buckets=new, cases=cases)
+
+    def _merge_bucket(self, db: sqlite3.Connection, mine: Bucket, theirs: Bucket) -> None:
+        """One bucket both stores hold. Triage status: this store's unless it is `new`.
+        A bucket fixed on one side and seen after that fix on the other is a regression:
+        reopened, like a campaign that finds a fixed bucket again."""
+        status = theirs.status if mine.status is BucketStatus.NEW else mine.status
+        fixed_side = mine if mine.status is BucketStatus.FIXED else theirs
+        first = mine if mine.first_seen <= theirs.first_seen else theirs
+        last = mine if mine.last_seen >= theirs.last_seen else theirs
+        regressions = max(mine.regressions, theirs.regressions)
+        fixed_at = fixed_side.fixed_at
+        seen_after_fix = (status is BucketStatus.FIXED and fixed_at is not None
+                          and last.last_seen > fixed_at)
+        db.execute("UPDATE buckets SET count = count + ?, first_seen = ?, last_seen = ?, "
+                   "tries = tries + ?, reproduced = reproduced + ?, status = ?, "
+                   "note = CASE WHEN note = '' THEN ? ELSE note END, first_run = ?, "
+                   "last_run = ?, fixed_run = ?, fixed_at = ?, regressions = ? "
+                   "WHERE signature = ?",
+                   (theirs.count, first.first_seen, last.last_seen, theirs.tries,
+                    theirs.reproduced, str(status), theirs.note,
+                    first.first_run or mine.first_run or theirs.first_run,
+                    last.last_run or mine.last_run or theirs.last_run,
+                    fixed_side.fixed_run or mine.fixed_run or theirs.fixed_run, fixed_at,
+                    regressions, mine.signature))
+        if seen_after_fix:
+            self._reopen(db, mine.signature, last.last_run, time.time(),
+                         f"seen {time.strftime('%Y-%m-%d %H:%M', time.gmtime(last.last_seen))}"
+                         " UTC, after it was fixed")
 
     # ---------------------------------------------------------------- reading
 
@@ -639,6 +843,7 @@ def _open_for_reading(path: Path) -> sqlite3.Connection:
 
 __all__ = [
     "DEFAULT_CAMPAIGN_DIR", "DEFAULT_STORE", "MIGRATIONS", "SCHEMA_VERSION", "STORE_ENV", "Bucket",
-    "BucketStatus", "BucketUpdate", "Example", "FindingStore", "IdLookupError", "MergeSummary",
-    "StoreError", "bucket_id", "case_size", "default_store_path", "migrate", "outcome_summary",
+    "BucketStatus", "BucketUpdate", "Event", "Example", "FindingStore", "HistoryEntry",
+    "IdLookupError", "MergeSummary", "Run", "StoreError", "bucket_id", "case_size",
+    "default_store_path", "migrate", "new_run_id", "outcome_summary",
 ]

@@ -1,14 +1,19 @@
 """`rgpu-fuzz bench campaign`: campaign throughput, cases per second per core, of this tree
-and, side by side in the same run, of a recorded git revision (`--baseline REV`).
+and, side by side in the same run, of a recorded git revision (`--baseline REV`), on one or
+more pipeline mixes (`--mix`, repeatable; default: issue 12's CPU mix and the campaign's
+default mix).
 
 Both trees run the campaign's own chunk job (`triage.campaign_jobs.run_chunk`: generate,
-run every pipeline, judge) in a driver process of their own, on the same seeds, in
-alternating rounds, so both see the same machine load. A round's cost is the CPU time of the
-driver and of its worker processes (read from /proc), so "per core" holds on a loaded
-machine too; wall-clock rates are reported beside it. Per pipeline, the median of each
-case's `total` seconds (wall clock, so inflated by load), and for `ref` also its CPU seconds
-per new case alone (caches cleared, the case's features computed first, as a campaign does);
-the ratio of this tree to the baseline is computed per round and the median taken.
+run every pipeline, judge) in a driver process of their own, on the same seeds cut into
+campaign-sized chunks (`CampaignConfig.chunk`, so batching pipelines see the batches a
+campaign gives them), in alternating rounds, so both see the same machine load. A round's
+cost is the CPU time of the driver and of its worker processes (read from /proc), so "per
+core" holds on a loaded machine too; wall-clock rates are reported beside it, and the CPU
+split between the driver and its workers. Per pipeline, the median of each case's `total`
+seconds (wall clock, so inflated by load) and of each stage it reports (the profile of what
+is left), and for `ref` also its CPU seconds per new case alone (caches cleared, the case's
+features computed first, as a campaign does); the ratio of this tree to the baseline is
+computed per round and the median taken.
 """
 
 from __future__ import annotations
@@ -26,13 +31,35 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MIX = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
+CPU_MIX = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
+"""Issue 12's mix (its goal: 20 cases per second per core)."""
 FIRST_SEED = 5_550_000
 """The seeds issue 12 measured from."""
 
 DRIVER = r'''
-import json, os, sys, time
+import json, os, statistics, sys, time
+import rgpu_fuzz.triage.campaign_jobs as jobs
 from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup, run_chunk
+
+try:
+    from rgpu_fuzz.triage.campaign import CampaignConfig
+    CHUNK = CampaignConfig.__dataclass_fields__["chunk"].default
+except (ImportError, KeyError, AttributeError):
+    CHUNK = 8
+
+STAGES = {}
+_run_cases = jobs.run_cases
+
+def run_cases(cases, pipelines):
+    """The campaign's `run_cases`, recording each outcome's stage seconds."""
+    rows = _run_cases(cases, pipelines)
+    for row in rows:
+        for label, o in row.items():
+            for stage, s in o.stats.seconds.items():
+                STAGES.setdefault(label, {}).setdefault(stage, []).append(s)
+    return rows
+
+jobs.run_cases = run_cases
 
 def children_cpu():
     """CPU seconds of this process's children (the worker processes), from /proc."""
@@ -77,30 +104,47 @@ run_chunk(ChunkJob(setup, 0, tuple(range(int(sys.argv[2]), int(sys.argv[2]) + 3)
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     first, n = json.loads(line)
+    STAGES.clear()
     w0, c0, k0 = time.perf_counter(), time.process_time(), children_cpu()
-    r = run_chunk(ChunkJob(setup, 1, tuple(range(first, first + n))))
+    results = [run_chunk(ChunkJob(setup, 1 + i, tuple(range(s, min(first + n, s + CHUNK)))))
+               for i, s in enumerate(range(first, first + n, CHUNK))]
     w1, c1, k1 = time.perf_counter(), time.process_time(), children_cpu()
-    print(json.dumps({"wall_s": w1 - w0, "cpu_s": (c1 - c0) + (k1 - k0), "cases": r.cases,
-                      "seconds": r.seconds, "ref_cpu_s": ref_cpu(range(first, first + n)),
-                      "statuses": {k: dict(v) for k, v in r.statuses.items()},
+    seconds, statuses = {}, {}
+    for r in results:
+        for k, v in r.seconds.items():
+            seconds.setdefault(k, []).extend(v)
+        for k, v in r.statuses.items():
+            for s, c in v.items():
+                statuses.setdefault(k, {})[s] = statuses.get(k, {}).get(s, 0) + c
+    print(json.dumps({"wall_s": w1 - w0, "cpu_s": (c1 - c0) + (k1 - k0),
+                      "driver_cpu_s": c1 - c0, "workers_cpu_s": k1 - k0,
+                      "cases": sum(r.cases for r in results), "chunk": CHUNK,
+                      "seconds": seconds, "stages": STAGES,
+                      "ref_cpu_s": ref_cpu(range(first, first + n)),
+                      "statuses": statuses,
                       "findings": sorted(str(f.verdict.findings[0].signature)
-                                         for f in r.found if f.verdict.findings),
-                      "errors": len(r.harness_errors)}), flush=True)
+                                         for r in results for f in r.found
+                                         if f.verdict.findings),
+                      "errors": sum(len(r.harness_errors) for r in results),
+                      "error_heads": [e[1].splitlines()[0][:200] for r in results
+                                      for e in r.harness_errors]}), flush=True)
 '''
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The options of the `campaign` benchmark (the rest of `bench` ignores them)."""
     g = p.add_argument_group("campaign benchmark")
-    g.add_argument("--mix", default=DEFAULT_MIX, help=f"pipelines (default {DEFAULT_MIX})")
+    g.add_argument("--mix", action="append",
+                   help=f"pipelines; repeat for several mixes (default: {CPU_MIX} and the "
+                        "campaign's default mix)")
     g.add_argument("--rounds", type=int, default=4, help="rounds per tree (default 4)")
     g.add_argument("--round-seeds", type=int, default=25,
                    help="seeds per round (default 25, from 5550000 on)")
     g.add_argument("--baseline", metavar="REV",
                    help="git revision measured side by side (e.g. the commit before a change)")
-    g.add_argument("--baseline-mix",
-                   help="the baseline's pipelines when they are written otherwise there "
-                        "(default: --mix)")
+    g.add_argument("--baseline-mix", action="append",
+                   help="the baseline's pipelines when they are written otherwise there, one "
+                        "per --mix (default: the --mix)")
 
 
 class _Driver:
@@ -137,7 +181,9 @@ def _checkout(rev: str, into: Path) -> str:
     full = subprocess.run(["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
                           capture_output=True, text=True, check=False)
     if full.returncode != 0:
-        raise ValueError(f"--baseline {rev}: not a git revision here")
+        from rgpu_fuzz.cli import UserError
+
+        raise UserError(f"--baseline {rev}: not a git revision here")
     data = subprocess.run(["git", "archive", "--format=tar", full.stdout.strip()],
                           capture_output=True, check=True).stdout
     with tarfile.open(fileobj=BytesIO(data)) as tar:
@@ -153,15 +199,25 @@ def _summary(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     per_pipeline = {
         label: {"median_s_per_case": statistics.median(
             s for r in rounds for s in r["seconds"][label]),
+            "median_stage_s": {
+                stage: statistics.median(s for r in rounds
+                                         for s in r.get("stages", {}).get(label, {})
+                                         .get(stage, []))
+                for stage in sorted({st for r in rounds
+                                     for st in r.get("stages", {}).get(label, {})})},
             "statuses": _merge(r["statuses"][label] for r in rounds)}
         for label in labels}
     return {"cases": cases, "cpu_s": cpu, "wall_s": wall,
+            "driver_cpu_s": sum(r.get("driver_cpu_s", 0.0) for r in rounds),
+            "workers_cpu_s": sum(r.get("workers_cpu_s", 0.0) for r in rounds),
+            "chunk": rounds[0].get("chunk"),
             "cases_per_cpu_s": cases / cpu, "cases_per_wall_s": cases / wall,
             "ref_alone_cpu_median_s_per_case": statistics.median(
                 s for r in rounds for s in r["ref_cpu_s"]),
             "pipelines": per_pipeline,
             "findings": sorted(f for r in rounds for f in r["findings"]),
-            "harness_errors": sum(r["errors"] for r in rounds)}
+            "harness_errors": sum(r["errors"] for r in rounds),
+            "harness_error_heads": [h for r in rounds for h in r.get("error_heads", [])]}
 
 
 def _merge(counts: Any) -> dict[str, int]:
@@ -172,36 +228,36 @@ def _merge(counts: Any) -> dict[str, int]:
     return out
 
 
-def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
-    """Rounds of `--round-seeds` seeds, this tree and the baseline alternating."""
-    root = Path(__file__).resolve().parents[2]
+def _mixes(args: argparse.Namespace) -> list[tuple[str, str]]:
+    """(this tree's mix, the baseline's) for each mix measured."""
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.cli.campaign import DEFAULT_PIPELINES
+
+    mixes = args.mix or [CPU_MIX, DEFAULT_PIPELINES]
+    base = args.baseline_mix or []
+    if base and len(base) != len(mixes):
+        raise UserError(f"{len(base)} --baseline-mix for {len(mixes)} --mix: give one each")
+    return list(zip(mixes, base or mixes, strict=True))
+
+
+def _bench_mix(trees: dict[str, tuple[Path, str]], mix: str, baseline_mix: str,
+               args: argparse.Namespace) -> dict[str, Any]:
+    """Rounds of `--round-seeds` seeds on one mix, this tree and the baseline alternating."""
     load_before = os.getloadavg()
-    tmp = Path(tempfile.mkdtemp(prefix="rgpu-bench-"))
-    trees: dict[str, tuple[Path, str]] = {"current": (root, "working tree")}
-    try:
-        if args.baseline:
-            trees["baseline"] = (tmp, _checkout(args.baseline, tmp))
-        mixes = {"current": args.mix, "baseline": args.baseline_mix or args.mix}
-        drivers = {name: _Driver(path, mixes[name]) for name, (path, _) in trees.items()}
-        rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
-        for i in range(args.rounds):
-            first = FIRST_SEED + i * args.round_seeds
-            order = list(drivers) if i % 2 == 0 else list(reversed(drivers))
-            for name in order:
-                print(f"  round {i + 1}/{args.rounds}: {name}", file=sys.stderr)
-                rounds[name].append(drivers[name].round(first, args.round_seeds))
-        for d in drivers.values():
-            d.close()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    mixes = {"current": mix, "baseline": baseline_mix}
+    drivers = {name: _Driver(path, mixes[name]) for name, (path, _) in trees.items()}
+    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    for i in range(args.rounds):
+        first = FIRST_SEED + i * args.round_seeds
+        order = list(drivers) if i % 2 == 0 else list(reversed(drivers))
+        for name in order:
+            print(f"  {mix}: round {i + 1}/{args.rounds}: {name}", file=sys.stderr)
+            rounds[name].append(drivers[name].round(first, args.round_seeds))
+    for d in drivers.values():
+        d.close()
     out: dict[str, Any] = {
-        "mix": args.mix.split(","),
-        "baseline_mix": (args.baseline_mix or args.mix).split(","),
-        "first_seed": FIRST_SEED, "rounds": args.rounds,
-        "round_seeds": args.round_seeds, "cpus": os.cpu_count(),
+        "mix": mix.split(","), "baseline_mix": baseline_mix.split(","),
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
-        "how": "cases per CPU second of the driver process and its workers (one core's "
-               "work: the driver waits for its worker), medians of per-case `total` seconds",
         "trees": {name: {"revision": rev, **_summary(rounds[name])}
                   for name, (_, rev) in trees.items()},
     }
@@ -218,4 +274,25 @@ def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-__all__ = ["DEFAULT_MIX", "add_arguments", "bench_campaign"]
+def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
+    """Every mix in turn, each with this tree and the baseline side by side."""
+    root = Path(__file__).resolve().parents[2]
+    tmp = Path(tempfile.mkdtemp(prefix="rgpu-bench-"))
+    trees: dict[str, tuple[Path, str]] = {"current": (root, "working tree")}
+    try:
+        if args.baseline:
+            trees["baseline"] = (tmp, _checkout(args.baseline, tmp))
+        mixes = [_bench_mix(trees, mix, base, args) for mix, base in _mixes(args)]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "first_seed": FIRST_SEED, "rounds": args.rounds, "round_seeds": args.round_seeds,
+        "cpus": os.cpu_count(),
+        "how": "cases per CPU second of the driver process and its workers (one core's "
+               "work: the driver waits for its worker), medians of per-case `total` seconds "
+               "and of each stage a pipeline reports",
+        "mixes": mixes,
+    }
+
+
+__all__ = ["CPU_MIX", "add_arguments", "bench_campaign"]

@@ -4,7 +4,10 @@ Everything goes into --out: `findings.sqlite` (the store), `cases/` (every case 
 finding, as soon as it is found), `reduced/` (best reproducer per bucket), `checkpoint.json`
 (finished seed chunks: run the same command again to continue after Ctrl-C or a crash).
 Shards (`--shard i/N`) split the seed space deterministically across machines; combine their
-stores with `rgpu-fuzz triage merge`.
+stores with `rgpu-fuzz triage merge`. `--executor ray` runs the jobs on a Ray cluster instead
+of local processes (the bookkeeping stays here: only this process writes --out).
+While it runs, a progress line on stderr: redrawn in place on a terminal, a plain line every
+`--progress-every` otherwise.
 """
 
 from __future__ import annotations
@@ -12,14 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.live import Live
-from rich.table import Table
 
 from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import add_plugin_argument
+from rgpu_fuzz.cli.progress import ProgressLine
 from rgpu_fuzz.triage.store import DEFAULT_CAMPAIGN_DIR
 
 EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
@@ -36,8 +39,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", type=int,
                    help="stop after this many cases in all (earlier runs of a resumed "
                         "campaign count; rounded up to whole chunks)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="worker processes (default: all cores, here %(default)s)")
+    p.add_argument("--jobs", type=int,
+                   help=f"jobs at once: local worker processes (default: all cores, here "
+                        f"{os.cpu_count() or 1}); Ray actors (default: one per CPU of the "
+                        "cluster)")
+    p.add_argument("--executor", default="local",
+                   help="where jobs run: local (a process pool), ray (a Ray instance started "
+                        "on this machine, or the cluster in $RAY_ADDRESS) or ray://HOST:PORT "
+                        "(Ray Client; needs rgpu-fuzz[ray]; default: %(default)s)")
+    p.add_argument("--progress-every", default="30s",
+                   help="time between progress lines when stderr is not a terminal "
+                        "(default: %(default)s)")
     p.add_argument("--pipelines", default=DEFAULT_PIPELINES,
                    help="comma-separated specs (default: %(default)s)")
     p.add_argument("--profile", default="default",
@@ -72,31 +84,10 @@ def _shard(text: str) -> tuple[int, int]:
     return i, n
 
 
-def _progress(c: object) -> Table:
-    from rgpu_fuzz.triage.campaign import Campaign
-
-    assert isinstance(c, Campaign)
-    s = c.summary().data
-    t = Table(title=f"campaign → {c.out}", title_justify="left")
-    for col in ("elapsed", "cases", "cases/s", "findings", "buckets", "reductions"):
-        t.add_column(col)
-    t.add_row(f"{s['seconds']:.0f}s", str(s["cases"]), f"{s['cases_per_s']:.2f}",
-              str(s["findings"]), str(len(s["buckets"])),
-              f"{len(s['reductions'])} done, {len(c.pending_reductions)} running")
-    pt = Table("pipeline", "median s/case", "total s", "statuses")
-    for label, p in s["pipelines"].items():
-        med = f"{p['median_s']:.4f}" if p["median_s"] is not None else "-"
-        pt.add_row(label, med, f"{p['total_s']:.1f}",
-                   ", ".join(f"{k} {v}" for k, v in sorted(p["statuses"].items())))
-    outer = Table.grid()
-    outer.add_row(t)
-    outer.add_row(pt)
-    return outer  # type: ignore[return-value]
-
-
 def print_summary(console: Console, data: dict[str, object]) -> None:
     console.print(f"[bold]campaign summary[/] ({data['out']})")
-    console.print(f"  {data['cases']} cases in {data['seconds']}s on {data['jobs']} jobs: "
+    console.print(f"  {data['cases']} cases in {data['seconds']}s on {data['jobs']} "
+                  f"{data.get('executor', 'local')} jobs: "
                   f"{data['cases_per_s']} cases/s, {data['cases_per_s_per_core']} per core")
     for label, p in data["pipelines"].items():  # type: ignore[attr-defined]
         med = p["median_s"]
@@ -110,6 +101,9 @@ def print_summary(console: Console, data: dict[str, object]) -> None:
                       f"test; tracebacks in the findings): {data['pipeline_errors']}")
     if data.get("timeouts"):
         console.print(f"  timeouts: {data['timeouts']}", highlight=False)
+    if data.get("lost_jobs"):
+        console.print(f"  {data['lost_jobs']} jobs lost with their worker and run again "
+                      f"(campaign.log)")
     if data.get("abandoned_jobs"):
         console.print(f"  stopped at the time limit with {data['abandoned_jobs']} jobs still "
                       "running (their seeds run again when the campaign resumes)")
@@ -137,6 +131,7 @@ def execute(args: argparse.Namespace) -> int:
         parse_duration,
     )
     from rgpu_fuzz.triage.campaign_jobs import Setup
+    from rgpu_fuzz.triage.executors import make_executor
 
     specs = tuple(s.strip() for s in args.pipelines.split(",") if s.strip())
     if not specs:
@@ -146,26 +141,31 @@ def execute(args: argparse.Namespace) -> int:
         reg.create_all(specs)
     except PipelineError as e:
         raise UserError(str(e)) from None
-    if args.jobs < 1 or args.chunk < 1:
+    if (args.jobs is not None and args.jobs < 1) or args.chunk < 1:
         raise UserError("--jobs and --chunk must be >= 1")
     try:
         config = CampaignConfig(
             out=args.out, setup=Setup(specs, args.profile, args.policy,
                                       tuple(str(Path(p).resolve()) for p in args.plugin)),
             seed_start=args.seed_start, chunk=args.chunk, shard=_shard(args.shard),
-            time_s=parse_duration(args.time), max_cases=args.cases, jobs=args.jobs,
+            time_s=parse_duration(args.time), max_cases=args.cases,
+            jobs=args.jobs or os.cpu_count() or 1,
             reduce=not args.no_reduce, reduce_budget_s=parse_duration(args.reduce_budget))
-        console = make_console(stderr=True)
-        with Live(console=console, refresh_per_second=2, transient=True) as live:
-            campaign = Campaign(config, on_progress=lambda c: live.update(_progress(c)))
-            try:
-                summary = campaign.run()
-            except KeyboardInterrupt:
-                summary = campaign.summary()
-                console.print("interrupted: findings so far are stored; run the same command "
-                              "to continue")
-            finally:
-                campaign.close()
+        every = parse_duration(args.progress_every)
+        executor = make_executor(args.executor, args.jobs)
+        line = ProgressLine(sys.stderr, every_s=every)
+        campaign = Campaign(config, on_progress=lambda c: line.update(c.progress()),
+                            executor=executor)
+        try:
+            summary = campaign.run()
+            line.close(campaign.progress())
+        except KeyboardInterrupt:
+            line.close(campaign.progress())
+            summary = campaign.summary()
+            make_console(stderr=True).print("interrupted: findings so far are stored; run "
+                                            "the same command to continue")
+        finally:
+            campaign.close()
     except CampaignError as e:
         raise UserError(str(e)) from None
     if args.json:

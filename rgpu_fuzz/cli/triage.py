@@ -1,5 +1,6 @@
 """Work through the findings store: list buckets, show one, promote its best reproducer into
-the regression corpus, merge stores from other machines, and set a bucket's status.
+the regression corpus, merge stores from other machines, set a bucket's status, and recheck
+buckets on today's pipelines (fixed-verification).
 
 A bucket is named by its id (10 hex digits) or any unique prefix of it.
 """
@@ -7,6 +8,7 @@ A bucket is named by its id (10 hex digits) or any unique prefix of it.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -18,6 +20,7 @@ from rich.table import Table
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.console import make_console
+from rgpu_fuzz.cli.pipelines import add_plugin_argument
 from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, replay_options, store_path
 from rgpu_fuzz.model.case import Expect, ExpectStatus
 from rgpu_fuzz.pipelines.base import PipelineSpec
@@ -61,12 +64,53 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                            epilog="example: rgpu-fuzz triage merge node*/findings.sqlite")
     merge.add_argument("others", nargs="+", type=Path, metavar="OTHER.sqlite")
     add_store_argument(merge)
+    recheck = sub.add_parser(
+        "recheck", help="rerun buckets' best reproducers: mark fixed, reopen regressions",
+        formatter_class=fmt, description=RECHECK_HELP,
+        epilog="example: rgpu-fuzz triage recheck --store runs/nightly/merged.sqlite --json")
+    recheck.add_argument("ids", nargs="*", metavar="ID",
+                         help="only these buckets (ids or unique prefixes)")
+    recheck.add_argument("--status", action="append", choices=STATUSES, default=None,
+                         help="recheck buckets with this status (repeatable; default: new, "
+                              "filed, flaky, fixed)")
+    recheck.add_argument("--tries", type=int, default=1,
+                         help="runs that must all agree before a bucket counts as fixed "
+                              "(default: %(default)s)")
+    recheck.add_argument("--policy", default=None,
+                         help="oracle policy, a name or TOML file (default: the one the "
+                              "store's latest campaign recorded, else `default`)")
+    recheck.add_argument("--corpus", type=Path, default=None, metavar="DIR",
+                         help="corpus folder whose known divergences follow (default: "
+                              "corpus, when it exists)")
+    recheck.add_argument("--update-corpus", action="store_true",
+                         help="rewrite the known divergences of fixed buckets as `agree` "
+                              "(without it, they are only listed)")
+    recheck.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    add_plugin_argument(recheck)
+    add_store_argument(recheck)
     status = sub.add_parser("status", help="set a bucket's triage status", formatter_class=fmt,
                             epilog="example: rgpu-fuzz triage status 3fa2 filed --note 'bug 12'")
     status.add_argument("id", help="bucket id or a unique prefix")
     status.add_argument("status", choices=STATUSES)
     status.add_argument("--note", default=None, help="replace the bucket's note")
     add_store_argument(status)
+
+
+RECHECK_HELP = """\
+Rerun the best reproducer of every open bucket (and every fixed one) on today's pipelines:
+the bucket's own pipelines and the policy's arbiter, judged by the oracle, matched by the
+bucket's signature. One line per bucket, then a summary:
+
+  reproduces  still there                 fixed      all its pipelines agree now
+  regressed   was fixed, back: reopened   changed    diverges, other signature
+  skipped     cannot rerun here (a pipeline or plugin missing, no stored case)
+
+Each recheck is a run in the store with the versions of every pipeline's tools; a fixed
+bucket names that run, and each line shows the versions that changed since the bucket last
+reproduced. Plugin pipelines are loaded from --plugin, else from the file the campaign
+recorded, as it is today.
+
+Exit status: 0 when no bucket regressed, 1 when any did, 2 for a usage error."""
 
 
 def _when(t: float) -> str:
@@ -130,17 +174,22 @@ def _list(args: argparse.Namespace) -> int:
         rest = b.signature.split("|", 1)[1] if "|" in b.signature else b.signature
         cells = {"bucket": b.id, "kind": b.kind, "count": str(b.count),
                  "first": _short_when(b.first_seen), "last": _short_when(b.last_seen),
-                 "tokens": size, "repro": repro, "status": str(b.status), "signature": rest}
+                 "tokens": size, "repro": repro,
+                 "status": f"{b.status} (regression)" if b.regression else str(b.status),
+                 "signature": rest}
         table.add_row(*(cells[c] for c in columns))
     console.print(table)
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from rgpu_fuzz.triage.store import BucketStatus
+
     console = make_console()
     with _open(args, readonly=True) as store:
         b = _bucket(store, args.id)
         examples = store.examples(b.signature)
+        history = store.history(b.signature)[-5:]
         case = store.case(b.best_case_id) if b.best_case_id else None
         outcomes = store.outcomes(b.best_case_id) if b.best_case_id else {}
         names = {PipelineSpec.parse(p).name for p in b.pipelines}
@@ -153,6 +202,13 @@ def _show(args: argparse.Namespace) -> int:
              ("last seen", _when(b.last_seen)), ("reproduced", rate)]
     if b.note:
         facts.append(("note", b.note))
+    if b.regressions:
+        facts.append(("regressed", f"{b.regressions} time{'s' if b.regressions != 1 else ''} "
+                                   "after being fixed"))
+    if b.status is BucketStatus.FIXED and b.fixed_run and b.fixed_at:
+        facts.append(("fixed by", f"{b.fixed_run} ({_when(b.fixed_at)})"))
+    for h in history:
+        facts.append(("history", f"{_when(h.at)} {h.event} ({h.run}) {h.detail}"[:200]))
     if case is not None and b.best_size:
         facts.append(("best case", f"{case.id} ({b.best_size[0]} tokens, "
                                    f"{b.best_size[1]} characters)"))
@@ -258,7 +314,102 @@ def _status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recheck(args: argparse.Namespace) -> int:
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.cli.pipelines import registry_from
+    from rgpu_fuzz.oracles import PolicyError, load_policy
+    from rgpu_fuzz.triage.recheck import DEFAULT_STATUSES, recheck, update_corpus
+    from rgpu_fuzz.triage.store import BucketStatus, IdLookupError
+
+    if args.tries < 1:
+        raise UserError("--tries must be >= 1")
+    name = args.policy
+    if name is None:
+        with _open(args, readonly=True) as store:
+            name = next((r.settings["policy"] for r in reversed(store.runs("campaign"))
+                         if r.settings.get("policy")), "default")
+    try:
+        policy = load_policy(name)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    corpus = args.corpus if args.corpus is not None else (
+        Path("corpus") if Path("corpus").is_dir() else None)
+    if corpus is not None and not corpus.is_dir():
+        raise UserError(f"--corpus {corpus}: no such folder")
+    reg = registry_from(args)
+    statuses = tuple(BucketStatus(s) for s in args.status) if args.status else DEFAULT_STATUSES
+    console = make_console() if not args.json else None
+
+    def line(r: object) -> None:
+        if console is not None:
+            console.print(_recheck_line(r), highlight=False, markup=False, soft_wrap=True)
+
+    with _open(args) as store:
+        try:
+            report = recheck(store, reg, policy, statuses=statuses, ids=args.ids,
+                             tries=args.tries, on_result=line)
+        except IdLookupError as e:
+            raise UserError(str(e)) from None
+        updates = (update_corpus(store, reg, policy, corpus, write=args.update_corpus)
+                   if corpus is not None else [])
+    counts = report.counts()
+    if args.json:
+        print(json.dumps({
+            "store": str(store.path), "run": _run_json(report.run), "summary": counts,
+            "buckets": [_result_json(r) for r in report.results],
+            "corpus": [{"path": str(u.path), "bucket": u.bucket, "written": u.written,
+                        "detail": u.detail} for u in updates]}, indent=2))
+    else:
+        assert console is not None
+        for u in updates:
+            console.print(f"corpus {u.path}: bucket {u.bucket} fixed: {u.detail}",
+                          highlight=False, markup=False, soft_wrap=True)
+        pending = [u for u in updates if not u.written and u.detail.startswith("agrees")]
+        if pending:
+            console.print(f"to stop expecting these divergences: rgpu-fuzz triage recheck "
+                          f"{' '.join(u.bucket for u in pending)} --store {store.path} "
+                          f"--corpus {corpus} --update-corpus", highlight=False, markup=False,
+                          soft_wrap=True)
+        took = (report.run.ended or time.time()) - report.run.started
+        n = len(report.results)
+        console.print(f"rechecked {n} bucket{'s' if n != 1 else ''} in {took:.1f}s (run "
+                      f"{report.run.id}): " + ", ".join(f"{n} {k}" for k, n in counts.items()),
+                      highlight=False, markup=False, soft_wrap=True)
+    return 1 if report.regressions else 0
+
+
+def _recheck_line(r: object) -> str:
+    from rgpu_fuzz.triage.recheck import BucketRecheck
+
+    assert isinstance(r, BucketRecheck)
+    b = r.bucket
+    move = f"{r.before} -> {b.status}" if r.before != b.status else str(b.status)
+    text = f"{b.id}  {r.event!s:<10} {move:<14} {b.signature[:90]}\n    {r.detail}"
+    if r.versions_changed:
+        text += "\n    versions: " + "; ".join(f"{k} {old} -> {new}" for k, (old, new)
+                                               in r.versions_changed.items())
+    return text
+
+
+def _run_json(run: object) -> dict[str, object]:
+    from dataclasses import asdict
+
+    return asdict(run)  # type: ignore[call-overload, no-any-return]
+
+
+def _result_json(r: object) -> dict[str, object]:
+    from rgpu_fuzz.triage.recheck import BucketRecheck
+
+    assert isinstance(r, BucketRecheck)
+    b = r.bucket
+    return {"id": b.id, "signature": b.signature, "event": str(r.event),
+            "before": str(r.before), "status": str(b.status), "regression": b.regression,
+            "regressions": b.regressions, "fixed_run": b.fixed_run, "detail": r.detail,
+            "versions_changed": {k: list(v) for k, v in r.versions_changed.items()},
+            "seconds": round(r.seconds, 3)}
+
+
 def execute(args: argparse.Namespace) -> int:
     actions = {"list": _list, "show": _show, "promote": _promote, "merge": _merge,
-               "status": _status}
+               "status": _status, "recheck": _recheck}
     return actions[args.action](args)

@@ -7,12 +7,14 @@ of code objects (the `hip` pipeline, the simulator, `inspect`):
   argument list (`rgpu_fuzz.model.kernel_abi`: slice → pointer + u64 length, scalar by value,
   the trap record's pointer last) — what the *harness* means to pass;
 * `pack_launch`: those values packed by the metadata (`kernarg.pack_kernargs`); where the
-  two disagree the result is `CompileCrash(stage="kernarg", signature="kernarg-mismatch")`.
+  two disagree the result is `CompileCrash(stage="kernarg", signature="kernarg-mismatch")`;
+* `LaunchPlan`: a case's launch of a loaded kernel — buffers, then the kernarg segment once
+  the executor has placed them (the `hip` runtime and the simulator's loader).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rgpu_fuzz.codeobj.errors import CodeObjectError
@@ -26,12 +28,19 @@ from rgpu_fuzz.codeobj.kernarg import (
 from rgpu_fuzz.codeobj.link import LinkFailure, link
 from rgpu_fuzz.codeobj.reader import CodeObject, Kernel, read_code_object
 from rgpu_fuzz.codeobj.verify import Violation, verify_code_object
-from rgpu_fuzz.model.case import Launch
-from rgpu_fuzz.model.kernel_abi import TRAP_PARAM, ArgRole, FlatArg
+from rgpu_fuzz.model.case import Case, Launch
+from rgpu_fuzz.model.kernel_abi import (
+    TRAP_PARAM,
+    ArgRole,
+    ArgumentValues,
+    FlatArg,
+    KernelParam,
+    flatten,
+)
 from rgpu_fuzz.model.outcome import CompileCrash
 
-__all__ = ["LoadedKernel", "dispatch_of", "kernel_arguments", "load_code_object", "load_kernel",
-           "pack_launch"]
+__all__ = ["LaunchPlan", "LoadedKernel", "dispatch_of", "kernel_arguments", "load_code_object",
+           "load_kernel", "pack_launch"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,3 +116,48 @@ def pack_launch(kernel: Kernel, args: Sequence[ArgValue], launch: Launch, *,
     if isinstance(packed, KernargMismatch):
         return CompileCrash(stage="kernarg", signature=packed.kind, log=packed.detail)
     return packed
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything up to the runtime calls, computed without a GPU: the code object, the
+    kernel, the launch shape, the buffers to allocate and their initial contents, and how to
+    pack the kernarg segment once the buffers have device addresses."""
+
+    loaded: LoadedKernel
+    case: Case
+    params: tuple[KernelParam, ...]
+    values: ArgumentValues
+
+    @classmethod
+    def of(cls, case: Case, params: tuple[KernelParam, ...],
+           loaded: LoadedKernel) -> LaunchPlan:
+        return cls(loaded, case, params, ArgumentValues.of(case, params))
+
+    @property
+    def flat_args(self) -> tuple[FlatArg, ...]:
+        return flatten(self.params)
+
+    @property
+    def kernel_name(self) -> str:
+        return self.loaded.kernel.name
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return self.case.launch.grid
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        return self.case.launch.block
+
+    def buffer_bytes(self) -> dict[str, int]:
+        """Bytes to allocate per buffer (at least 1: a zero-length slice still gets a valid,
+        distinct address)."""
+        return {name: max(1, arr.nbytes) for name, arr in self.values.buffers.items()}
+
+    def kernargs(self, address_of: Callable[[str], int],
+                 trap_address: int) -> KernargSegment | CompileCrash:
+        """The kernarg segment once buffer `name` lives at `address_of(name)`."""
+        words = self.values.words(address_of)
+        args = kernel_arguments(self.flat_args, words, trap_address)
+        return pack_launch(self.loaded.kernel, args, self.case.launch)

@@ -29,22 +29,22 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.codeobj.kernarg import KernargSegment
+from rgpu_fuzz.codeobj.launch import LaunchPlan, load_code_object
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import (
     TRAP_PARAM,
     TRAP_RECORD_WORDS,
-    ArgRole,
     ArgumentValues,
     decode_trap,
-    flatten,
 )
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -64,7 +64,7 @@ from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
-STAGES = (*COMPILE_STAGES, "link", "code-object-hook")
+STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_STEPS = 20_000_000
 STATS_ENV = "RGPU_SIM_STATS"
@@ -220,9 +220,15 @@ def _spec(text: str) -> Any:
     return PipelineSpec.parse(text)
 
 
-def _scalar_bytes(value: int, bits: int) -> bytes:
-    size = max(1, bits // 8)
-    return (value % (1 << (8 * size))).to_bytes(size, "little")
+@dataclass(frozen=True, slots=True)
+class SimKernargs:
+    """The simulator's `KernargBuilder` for a case: the code-object launch path
+    (`codeobj.launch.LaunchPlan.kernargs`, as `hip` packs), with the trap record's buffer."""
+
+    plan: LaunchPlan
+
+    def __call__(self, address_of: Callable[[str], int]) -> KernargSegment | CompileCrash:
+        return self.plan.kernargs(address_of, address_of(TRAP_PARAM))
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,30 +240,29 @@ class Launch:
     target: str
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
-    args: tuple[Any, ...]
+    args: SimKernargs
     buffers: dict[str, bytes]
 
 
-def _launch(job: Job, built: _Built) -> tuple[Launch, ArgumentValues]:
-    from rgpu_fuzz.sim.engine import Arg
-
+def _launch(job: Job, built: _Built) -> tuple[Launch, ArgumentValues] | CompileCrash:
+    """The case's launch through the code-object path: read and verify the linked code
+    object (`codeobj-invalid:<rule>`), pack the kernarg segment once with placeholder
+    addresses (`kernarg-mismatch`), as `hip` does before its runtime calls."""
     case = casefile.loads(job.case_toml)
     build = built.build
-    values = ArgumentValues.of(case, build.params)
-    buffers = {name: arr.tobytes() for name, arr in values.buffers.items()}
+    report_stage("codeobj")
+    loaded = load_code_object(built.code_object, build.kernel)
+    if isinstance(loaded, CompileCrash):
+        return loaded
+    plan = LaunchPlan.of(case, build.params, loaded)
+    report_stage("kernarg")
+    probe = plan.kernargs(lambda _name: 0, 0)
+    if isinstance(probe, CompileCrash):
+        return probe
+    buffers = {name: arr.tobytes() for name, arr in plan.values.buffers.items()}
     buffers[TRAP_PARAM] = bytes(4 * TRAP_RECORD_WORDS)
-    args: list[Arg] = []
-    for a in flatten(build.params):
-        match a.role:
-            case ArgRole.DATA:
-                args.append(Arg(buffer=a.param))
-            case ArgRole.LEN:
-                args.append(Arg(data=struct.pack("<Q", len(values.buffers[a.param]))))
-            case ArgRole.SCALAR:
-                args.append(Arg(data=_scalar_bytes(values.scalars[a.param], a.scalar.bits)))
-    args.append(Arg(buffer=TRAP_PARAM))
     return Launch(built.code_object, build.kernel, job.target, case.launch.grid,
-                  case.launch.block, tuple(args), buffers), values
+                  case.launch.block, SimKernargs(plan), buffers), plan.values
 
 
 def prepare_launch(job: Job) -> Launch | None:
@@ -266,7 +271,12 @@ def prepare_launch(job: Job) -> Launch | None:
     built = _compile(job)
     if not isinstance(built, _Built):
         return None
-    return _launch(job, built)[0]
+    got = _launch(job, built)
+    return None if isinstance(got, CompileCrash) else got[0]
+
+
+_REFUSED = {"kernarg-mismatch": "kernarg", "sim-load-failure": "load"}
+"""Simulator faults that are the loader refusing the launch, as `hip` reports them."""
 
 
 def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome, Any]:
@@ -275,7 +285,10 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome,
     from rgpu_fuzz.sim.fault import FaultKind
 
     build = built.build
-    launch, values = _launch(job, built)
+    got = _launch(job, built)
+    if isinstance(got, CompileCrash):
+        return got, None
+    launch, values = got
     report_stage("simulate")
     res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
                    launch.args, launch.buffers, decode=decode_text, target=job.target,
@@ -291,6 +304,9 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome,
         if f.kind is FaultKind.STEP_LIMIT:
             return Timeout(stage="simulate", seconds=sum(res.seconds.values()),
                            stats=stats), res
+        if f.signature in _REFUSED:
+            return CompileCrash(stage=_REFUSED[f.signature], signature=f.signature,
+                                log=f.detail, stats=stats), res
         return RunCrash(signal=f.signature, log=f.detail, stats=stats), res
     trap_words = np.frombuffer(res.buffers[TRAP_PARAM], np.uint32).tolist()
     trapped = decode_trap(trap_words, build.locations, stats)
@@ -344,10 +360,11 @@ def texts(job: Job) -> dict[str, str]:
     out["asm"] = "\n".join(lines) + "\n"
     if job.trace:
         outcome, res = _simulate(job, built, trace=True)
-        rows = [f"; wave 0 of block (0, 0, 0): {len(res.trace)} instructions; outcome "
+        steps = res.trace if res is not None else ()
+        rows = [f"; wave 0 of block (0, 0, 0): {len(steps)} instructions; outcome "
                 f"{outcome.status} {detail(outcome)}",
                 f"{'pc':>8}  {'exec':>16}  instruction  ->  changed"]
-        for r in res.trace:
+        for r in steps:
             rows.append(f"{r.address:#08x}  {r.exec_mask:016x}  {r.text}"
                         + (f"  ->  {' '.join(r.changes)}" if r.changes else ""))
         out["trace"] = "\n".join(rows) + "\n"

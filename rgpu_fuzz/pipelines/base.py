@@ -171,6 +171,12 @@ class Pipeline(abc.ABC):
         """Whether this class comes from outside rgpu-fuzz (a plugin file, another package)."""
         return not type(self).__module__.startswith("rgpu_fuzz.")
 
+    @property
+    def batches(self) -> bool:
+        """Whether `run_many` runs cases together (the class overrides `_run_many`), so an
+        outcome may depend on the batch it ran in."""
+        return type(self)._run_many is not Pipeline._run_many
+
     def unavailable_reason(self) -> str | None:
         """One line saying why this pipeline cannot run here, or None when it can."""
         return None
@@ -202,7 +208,7 @@ class Pipeline(abc.ABC):
                 out[i] = Unsupported(features=tuple(sorted(missing)))
             else:
                 todo.append(i)
-        if type(self)._run_many is Pipeline._run_many:  # no shared work: each case alone
+        if not self.batches:  # no shared work: each case alone
             for i in todo:
                 out[i] = self.run(cases[i], feats[i])
             return [o for o in out if o is not None]

@@ -40,21 +40,12 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.codeobj import (
-    KernargSegment,
-    LoadedKernel,
-    kernel_arguments,
-    load_kernel,
-    pack_launch,
-)
+from rgpu_fuzz.codeobj import LoadedKernel, load_kernel
+from rgpu_fuzz.codeobj.launch import LaunchPlan
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import (
     TRAP_RECORD_WORDS,
-    ArgumentValues,
-    FlatArg,
-    KernelParam,
     decode_trap,
-    flatten,
 )
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -206,54 +197,6 @@ def trap_after(exchange: Path, outcome: Outcome) -> Outcome:
     table = [tuple(x) for x in json.loads(locations.read_text())]
     trapped = decode_trap(words, table, outcome.stats)  # type: ignore[arg-type]
     return trapped if trapped is not None else outcome
-
-
-# ---------------------------------------------------------------------- the launch plan
-
-
-@dataclass(frozen=True)
-class LaunchPlan:
-    """Everything up to the runtime calls, computed without a GPU: the code object, the
-    kernel, the launch shape, the buffers to allocate and their initial contents, and how to
-    pack the kernarg segment once the buffers have device addresses."""
-
-    loaded: LoadedKernel
-    case: Case
-    params: tuple[KernelParam, ...]
-    values: ArgumentValues
-
-    @classmethod
-    def of(cls, case: Case, params: tuple[KernelParam, ...],
-           loaded: LoadedKernel) -> LaunchPlan:
-        return cls(loaded, case, params, ArgumentValues.of(case, params))
-
-    @property
-    def flat_args(self) -> tuple[FlatArg, ...]:
-        return flatten(self.params)
-
-    @property
-    def kernel_name(self) -> str:
-        return self.loaded.kernel.name
-
-    @property
-    def grid(self) -> tuple[int, int, int]:
-        return self.case.launch.grid
-
-    @property
-    def block(self) -> tuple[int, int, int]:
-        return self.case.launch.block
-
-    def buffer_bytes(self) -> dict[str, int]:
-        """Bytes to allocate per buffer (at least 1: a zero-length slice still gets a valid,
-        distinct address)."""
-        return {name: max(1, arr.nbytes) for name, arr in self.values.buffers.items()}
-
-    def kernargs(self, address_of: Callable[[str], int],
-                 trap_address: int) -> KernargSegment | CompileCrash:
-        """The kernarg segment once buffer `name` lives at `address_of(name)`."""
-        words = self.values.words(address_of)
-        args = kernel_arguments(self.flat_args, words, trap_address)
-        return pack_launch(self.loaded.kernel, args, self.case.launch)
 
 
 # ---------------------------------------------------------------------- in the worker

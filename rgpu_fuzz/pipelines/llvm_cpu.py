@@ -20,15 +20,20 @@ came from one, so a subclass may live in an installed module or in a plugin file
 from __future__ import annotations
 
 import ctypes
+import signal
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
 from rgpu_fuzz import casefile
-from rgpu_fuzz.lower import HostTarget
+from rgpu_fuzz.lower import HostTarget, LoweredKernel
 from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.kernel_abi import TRAP_RECORD_WORDS, ArgumentValues, decode_trap
-from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats, detail
+from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats, Timeout, detail
 from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.llvm_stages import (
@@ -40,9 +45,16 @@ from rgpu_fuzz.pipelines.llvm_stages import (
 )
 from rgpu_fuzz.pipelines.options import Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
-from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
+from rgpu_fuzz.pipelines.stages import (
+    describe_failure,
+    last_stage,
+    outcome_of,
+    report_stage,
+)
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
+
+T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 60.0
 ARTEFACT_KEYS = ("llvm-ir", "llvm-ir-opt", "asm")
@@ -149,6 +161,62 @@ class LlvmCpuPipeline(Pipeline):
                                 timeout=self.timeout)
         return outcome_of(result, self.label, COMPILE_STAGES, is_plugin=self.is_plugin)
 
+    MAX_BATCH = 32
+    """Cases per batch job (a campaign chunk is 8)."""
+
+    def batch_job(self, cases: Sequence[Case]) -> BatchJob:
+        return BatchJob(tuple(casefile.dumps(c) for c in cases),
+                        tuple(self.checks_determinism_of(c) for c in cases), self.opt_level,
+                        ClassRef.of(type(self)), str(self.spec), self.llc, self.timeout)
+
+    def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
+        """A chunk's cases compiled as one module (one per determinism group), optimised
+        once, run from one MCJIT engine (`execute_batch`). Nothing of one case is lost to
+        another: a case whose own stage kills the worker runs alone (`_run`) for its own
+        outcome, a run that overstays its timeout is its own `Timeout`, and after a failure
+        of a whole group (no case to blame; a worker death costs a new worker, seconds of
+        imports, more than halving saves on 8 cases) every case runs alone.
+        A batch's finding is checked alone by the campaign (`triage.campaign_jobs`)."""
+        out: list[Outcome | None] = [None] * len(cases)
+        for start in range(0, len(cases), self.MAX_BATCH):
+            self._batch(cases, list(range(start, min(len(cases), start + self.MAX_BATCH))), out)
+        assert all(o is not None for o in out)
+        return out  # type: ignore[return-value]
+
+    def _batch(self, cases: Sequence[Case], idx: list[int], out: list[Outcome | None]) -> None:
+        from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, call_in_worker
+
+        if len(idx) == 1:
+            out[idx[0]] = self._run(cases[idx[0]])
+            return
+        result = call_in_worker("rgpu_fuzz.pipelines.llvm_cpu:execute_batch",
+                                self.batch_job([cases[i] for i in idx]),
+                                timeout=self.timeout * len(idx))
+        if isinstance(result, Done) and isinstance(result.value, list):
+            for i, outcome in zip(idx, result.value, strict=True):
+                out[i] = outcome
+            return
+        if isinstance(result, Raised):
+            if not self.is_plugin:
+                raise HarnessBug(f"{self.label} worker raised:\n{result.traceback}")
+            for i in idx:  # a plugin's own failure: each case gets its own outcome
+                out[i] = self._run(cases[i])
+            return
+        stage = last_stage(result.log) if isinstance(result, Died | TimedOut) else ""
+        k, sep, what = stage.partition(":")
+        if sep and k.isdigit() and int(k) < len(idx):
+            blamed = idx[int(k)]
+            hung = isinstance(result, TimedOut) or (
+                isinstance(result, Died) and result.signal == "SIGALRM")
+            out[blamed] = (Timeout(stage="run", seconds=self.timeout)
+                           if hung and what == "run" else self._run(cases[blamed]))
+            rest = [i for i in idx if i != blamed]
+            if rest:
+                self._batch(cases, rest, out)
+            return
+        for i in idx:  # a group failed as a whole: every case alone, as without batches
+            out[i] = self._run(cases[i])
+
 
 def artefacts(case: Case, spec: str = "llvm-cpu", *,
               pipeline: LlvmCpuPipeline | None = None) -> dict[str, str]:
@@ -183,9 +251,7 @@ def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Ou
     custom = type(pipeline).transform_ir is not LlvmCpuPipeline.transform_ir
     return lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
                               transform=pipeline.transform_ir if custom else None,
-                              clock=clock, upto=upto,
-                              determinism=job.check_determinism and upto == "llvm-ir-opt",
-                              llc=None if job.llc is None else Llc(job.llc))
+                              clock=clock, upto=upto)
 
 
 def compile_texts(job: ArtefactJob) -> dict[str, str]:
@@ -211,37 +277,31 @@ def compile_texts(job: ArtefactJob) -> dict[str, str]:
     return texts
 
 
-def _jit(build: LlvmBuild, level: int, llc: Llc | None) -> tuple[object, int]:
-    """An MCJIT engine holding the kernel (compiled by MCJIT itself, or `llc`'s object
-    loaded into it) and the kernel's address. The engine must outlive the call."""
+def _object(ir_opt: str, level: int, llc: Llc | None) -> bytes:
+    """The host object of optimised IR (llvmlite's code generator or `llc`'s)."""
+    return toolchain.emit_object(ir_opt, Target.host(), level, llc)
+
+
+def _engine(objects: Sequence[bytes], level: int) -> Any:
+    """An MCJIT engine holding `objects`, relocated and ready to call. MCJIT runs the very
+    object the determinism check hashes (no second code generation inside MCJIT); the engine
+    must outlive the calls."""
     import llvmlite.binding as llvm
 
-    target = Target.host()
     # MCJIT takes ownership of its target machine: a fresh one for every engine
-    tm = toolchain.target_machine(target, level, fresh=True)
-    if llc is None:
-        engine = llvm.create_mcjit_compiler(toolchain.parse(build.ir_opt), tm)
-    else:
-        obj = toolchain.emit_object(build.ir_opt, target, level, llc)
-        engine = llvm.create_mcjit_compiler(toolchain.parse(""), tm)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    engine.finalize_object()
-    return engine, engine.get_function_address(build.lowered.symbol)
-
-
-def execute(job: Job) -> Outcome:
-    """Compile and run one case in this process (the worker's job function)."""
-    clock = StageClock()
-    case = casefile.loads(job.case_toml)
-    got = _build(job, case, clock, "llvm-ir-opt")
-    if not isinstance(got, LlvmBuild):
-        return got
-    lowered = got.lowered
-    llc = None if job.llc is None else Llc(job.llc)
+    tm = toolchain.target_machine(Target.host(), level, fresh=True)
     try:
-        engine, address = clock.run("codegen", lambda: _jit(got, job.opt_level, llc))
-    except LlvmError as e:
-        return crash("codegen", e)
+        engine = llvm.create_mcjit_compiler(toolchain.parse(""), tm)
+        for obj in objects:
+            engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        engine.finalize_object()
+    except RuntimeError as e:
+        raise LlvmError("codegen", str(e)) from e
+    return engine
+
+
+def _launch(case: Case, lowered: LoweredKernel, address: int, clock: StageClock) -> Outcome:
+    """Run the kernel at `address` on `case`'s arguments (stage `run`); its outcome."""
     values = ArgumentValues.of(case, lowered.params)
     trap = np.zeros(TRAP_RECORD_WORDS, dtype=np.int32)
 
@@ -257,7 +317,6 @@ def execute(job: Job) -> Outcome:
                trap.ctypes.data)
 
     clock.run("run", run)
-    del engine
     stats = Stats(seconds=clock.seconds, artefacts=clock.artefacts)
     trapped = decode_trap(trap.tolist(), lowered.locations, stats)
     if trapped is not None:
@@ -266,5 +325,187 @@ def execute(job: Job) -> Outcome:
     return Ok(outputs=outputs, stats=stats)
 
 
-__all__ = ["ARTEFACT_KEYS", "ArtefactJob", "Job", "LlvmCpuPipeline", "artefacts",
-           "compile_texts", "execute"]
+def execute(job: Job) -> Outcome:
+    """Compile and run one case in this process (the worker's job function)."""
+    clock = StageClock()
+    case = casefile.loads(job.case_toml)
+    got = _build(job, case, clock, "llvm-ir-opt")
+    if not isinstance(got, LlvmBuild):
+        return got
+    llc = None if job.llc is None else Llc(job.llc)
+    try:
+        obj = clock.run("codegen", lambda: _object(got.ir_opt, job.opt_level, llc))
+    except LlvmError as e:
+        return crash("codegen", e)
+    if job.check_determinism:
+        try:
+            clock.artefacts.update(clock.run("determinism", lambda: toolchain.determinism(
+                got.ir, got.ir_opt, Target.host(), job.opt_level, llc, first_object=obj)))
+        except LlvmError as e:
+            return crash("determinism", e)
+    try:
+        engine = clock.run("codegen", lambda: _engine([obj], job.opt_level))
+    except LlvmError as e:
+        return crash("codegen", e)
+    outcome = _launch(case, got.lowered, engine.get_function_address(got.lowered.symbol), clock)
+    del engine
+    return outcome
+
+
+# ---------------------------------------------------------------------- batches
+
+
+BATCH_PREFIX = "k{}."
+"""Put before every symbol the `i`-th case of a batch defines (`_link`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchJob:
+    """Several cases of one pipeline, compiled as one module per group (the cases checked
+    for determinism, the others) and run from one MCJIT engine."""
+
+    cases: tuple[str, ...]
+    """Canonical TOML of each case."""
+    determinism: tuple[bool, ...]
+    opt_level: int
+    pipeline_class: ClassRef
+    spec: str
+    llc: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds per case; each case's run stops (SIGALRM) when its share is spent."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchFailed:
+    """A stage of a whole group (`link`, `optimise`, `codegen`, `determinism`) raised an
+    `LlvmError`: no single case is to blame, so the parent runs each case alone."""
+
+    stage: str
+    signature: str
+
+
+def _link(texts: dict[int, str]) -> str:
+    """One module of the cases' modules, every symbol case `i` defines renamed with
+    `BATCH_PREFIX` (after `transform_ir`, which sees the IR a case has alone; renaming an
+    LLVM value renames its uses)."""
+    main = None
+    for i, text in texts.items():
+        mod = toolchain.parse(text)
+        for value in (*mod.functions, *mod.global_variables):
+            if not value.is_declaration:
+                value.name = BATCH_PREFIX.format(i) + value.name
+        if main is None:
+            main = mod
+            continue
+        try:
+            main.link_in(mod)
+        except RuntimeError as e:
+            raise LlvmError("link", str(e)) from e
+    return str(main)
+
+
+def _compile_group(group: list[int], builds: dict[int, LlvmBuild],
+                   clocks: list[StageClock], job: BatchJob, llc: Llc | None) -> bytes:
+    """Link, optimise and emit one group of a batch; with `determinism`, optimise and emit
+    it again and compare (`_attribute_nondeterminism`). Stage seconds are shared out evenly
+    between the group's cases; the group's hashes are `batch-llvm-ir-opt`, `batch-object`."""
+    target, level = Target.host(), job.opt_level
+    seconds: dict[str, float] = {}
+
+    def timed(stage: str, work: Callable[[], T]) -> T:
+        report_stage(stage)
+        t = time.perf_counter()
+        try:
+            return work()
+        finally:
+            seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - t
+
+    text = timed("link", lambda: _link({i: builds[i].ir for i in group}))
+    opt = timed("optimise", lambda: toolchain.optimise(text, target, level))
+    obj = timed("codegen", lambda: _object(opt, level, llc))
+    arts = {"batch-llvm-ir-opt": toolchain.sha256(opt), "batch-object": toolchain.sha256(obj)}
+    check = job.determinism[group[0]]
+    if check:
+        again = timed("determinism", lambda: toolchain.determinism(
+            text, opt, target, level, llc, first_object=obj))
+        if any(k.endswith("-again") for k in again):
+            _attribute_nondeterminism(group, builds, clocks, job, llc, again)
+    for i in group:
+        clocks[i].artefacts.update(arts)
+        for stage, s in seconds.items():
+            clocks[i].seconds[stage] = clocks[i].seconds.get(stage, 0.0) + s / len(group)
+    return obj
+
+
+def _attribute_nondeterminism(group: list[int], builds: dict[int, LlvmBuild],
+                              clocks: list[StageClock], job: BatchJob, llc: Llc | None,
+                              batch: dict[str, str]) -> None:
+    """The group's second compilation differed: compile each case alone twice. A case that
+    differs alone gets the single-case keys (`object-again`: reproducible from the case);
+    when none does, every case of the group gets the batch's keys (`batch-object-again`,
+    a bucket of its own: nondeterminism seen only in a multi-kernel module)."""
+    target, level = Target.host(), job.opt_level
+    alone = {}
+    for i in group:
+        clocks[i].report("determinism")
+        opt = toolchain.optimise(builds[i].ir, target, level)
+        facts = toolchain.determinism(builds[i].ir, opt, target, level, llc)
+        if any(k.endswith("-again") for k in facts):
+            alone[i] = {"llvm-ir-opt": toolchain.sha256(opt), **facts}
+    for i in group:
+        if alone:
+            clocks[i].artefacts.update(alone.get(i, {}))
+        else:
+            clocks[i].artefacts.update({f"batch-{k}": v for k, v in batch.items()})
+
+
+def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
+    """Compile and run a batch in this process: per case check, lower (with its own symbol
+    prefix) and transform; per group link, optimise, emit (and the determinism check); one
+    engine; per case run. Each per-case stage is reported as `<index>:<stage>`, a group's
+    as `<stage>`, so the parent knows whom a death concerns."""
+    pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
+    assert isinstance(pipeline, LlvmCpuPipeline), pipeline
+    custom = type(pipeline).transform_ir is not LlvmCpuPipeline.transform_ir
+    llc = None if job.llc is None else Llc(job.llc)
+    cases = [casefile.loads(t) for t in job.cases]
+    clocks = [StageClock(tag=f"{i}:") for i in range(len(cases))]
+    out: list[Outcome | None] = [None] * len(cases)
+    builds: dict[int, LlvmBuild] = {}
+    for i, case in enumerate(cases):
+        got = lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
+                                 transform=pipeline.transform_ir if custom else None,
+                                 clock=clocks[i], upto="llvm-ir")
+        if isinstance(got, LlvmBuild):
+            builds[i] = got
+        else:
+            out[i] = got
+    if not builds:
+        return out
+    objects = []
+    for check in (True, False):
+        group = [i for i in builds if job.determinism[i] == check]
+        if group:
+            try:
+                objects.append(_compile_group(group, builds, clocks, job, llc))
+            except LlvmError as e:
+                return BatchFailed(e.stage, e.signature)
+    report_stage("codegen")
+    try:
+        engine = _engine(objects, job.opt_level)
+    except LlvmError as e:
+        return BatchFailed("codegen", e.signature)
+    for i, build in builds.items():
+        budget = max(1.0, job.timeout - sum(clocks[i].seconds.values()))
+        signal.setitimer(signal.ITIMER_REAL, budget)  # SIGALRM's default action ends us
+        try:
+            address = engine.get_function_address(BATCH_PREFIX.format(i) + build.lowered.symbol)
+            out[i] = _launch(cases[i], build.lowered, address, clocks[i])
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    del engine
+    return out
+
+
+__all__ = ["ARTEFACT_KEYS", "ArtefactJob", "BatchFailed", "BatchJob", "Job", "LlvmCpuPipeline",
+           "artefacts", "compile_texts", "execute", "execute_batch"]

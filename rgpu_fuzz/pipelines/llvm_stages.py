@@ -12,6 +12,7 @@ the parent reads the stage from the log.
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -32,13 +33,19 @@ COMPILE_STAGES = ("check", "lower", "transform", "optimise", "determinism", "cod
 
 @dataclass
 class StageClock:
-    """Seconds per stage and artefact hashes, collected as the stages run (`Stats`)."""
+    """Seconds per stage and artefact hashes, collected as the stages run (`Stats`).
+    `tag` goes before every stage this clock reports (`3:lower`: case 3 of a batch), so a
+    worker's death is charged to the case it happened in."""
 
     seconds: dict[str, float] = field(default_factory=dict)
     artefacts: dict[str, str] = field(default_factory=dict)
+    tag: str = ""
+
+    def report(self, stage: str) -> None:
+        report_stage(self.tag + stage)
 
     def run(self, stage: str, work: Callable[[], T]) -> T:
-        report_stage(stage)
+        self.report(stage)
         t = time.perf_counter()
         try:
             return work()
@@ -70,18 +77,15 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
     `"llvm-ir"` (then `ir_opt` is ""). `transform` is a pipeline's IR hook (None: none);
     see `_transformed` for what a faulty hook gives. With `determinism`, optimise again and emit the
     object twice (`toolchain.determinism`), recording the hashes in `clock.artefacts`."""
-    from rgpu_fuzz.lang.printer import print_module
-
-    report_stage("check")
+    clock.report("check")
     prepared = prepare(case)
     if not isinstance(prepared, tuple):
         return prepared
     checked, _kernel = prepared
-    clock.artefacts["source"] = toolchain.sha256(print_module(checked.module))
-    try:
-        lowered = clock.run("lower", lambda: lower_module(checked, case.entry, hooks))
-    except LowerError as e:
-        return Unsupported(features=(f"{hooks.name}: {e.feature}",))
+    got = clock.run("lower", lambda: _lowered(checked, case.kernel, case.entry, hooks))
+    if isinstance(got, LowerError):
+        return Unsupported(features=(f"{hooks.name}: {got.feature}",))
+    lowered, clock.artefacts["source"] = got
     ir_text = clock.run("transform", lambda: lowered.ir if transform is None
                         else _transformed(transform, lowered.ir))
     if not isinstance(ir_text, str):
@@ -102,6 +106,36 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
         except LlvmError as e:
             return crash("determinism", e)
     return LlvmBuild(lowered, ir_text, opt)
+
+
+_LOWERED: OrderedDict[tuple[str, str, TargetHooks],
+                      tuple[LoweredKernel, str] | LowerError] = OrderedDict()
+LOWERED_CACHE_SIZE = 64
+"""Lowered kernels a worker keeps: `llvm-cpu:O0` and `llvm-cpu:O3` (any level, any
+`transform_ir` subclass) lower the same case for the same target the same way, and a
+campaign sends both to the same worker one after the other."""
+
+
+def _lowered(checked, kernel: str, entry: str,  # type: ignore[no-untyped-def]
+             hooks: TargetHooks) -> tuple[LoweredKernel, str] | LowerError:
+    """The lowered kernel and the hash of the checked source, or why it cannot be lowered;
+    cached on what lowering reads (the kernel text decides `checked`)."""
+    from rgpu_fuzz.lang.printer import print_module
+
+    key = (kernel, entry, hooks)
+    got = _LOWERED.get(key)
+    if got is None:
+        try:
+            got = (lower_module(checked, entry, hooks),
+                   toolchain.sha256(print_module(checked.module)))
+        except LowerError as e:
+            got = e
+        _LOWERED[key] = got
+        if len(_LOWERED) > LOWERED_CACHE_SIZE:
+            _LOWERED.popitem(last=False)
+    else:
+        _LOWERED.move_to_end(key)
+    return got
 
 
 def _transformed(transform: Callable[[str], str], ir_text: str) -> str | CompileCrash:

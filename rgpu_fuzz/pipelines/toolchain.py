@@ -68,17 +68,22 @@ class OutputKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class Target:
     """What a target machine is made for: triple, CPU (`gfx942`; "" for the triple's
-    default) and feature string (`+wavefrontsize64,-xnack`; "" for the CPU's default)."""
+    default), feature string (`+wavefrontsize64,-xnack`; "" for the CPU's default) and
+    relocation model (LLVM's `default`, `static`, `pic`)."""
 
     triple: str
     cpu: str = ""
     features: str = ""
+    reloc: str = "default"
 
     @classmethod
     def host(cls) -> Target:
         """The machine running this process, as MCJIT sees it (generic CPU: the host
-        pipeline's code must not depend on which x86 this is)."""
-        return cls(_llvm().get_default_triple())
+        pipeline's code must not depend on which x86 this is). Position-independent: MCJIT
+        maps code and data above 4 GiB, where the static model's 32-bit absolute relocations
+        (jump and lookup tables at O2/O3) do not reach and RuntimeDyldELF asserts
+        (`resolveX86_64Relocation`, R_X86_64_32/32S out of range)."""
+        return cls(_llvm().get_default_triple(), reloc="pic")
 
 
 def _llvm() -> Any:
@@ -109,7 +114,7 @@ def target_machine(target: Target, level: int, *, fresh: bool = False) -> Any:
     llvm = _llvm()
     try:
         tm = llvm.Target.from_triple(target.triple).create_target_machine(
-            cpu=target.cpu, features=target.features, opt=level, reloc="default",
+            cpu=target.cpu, features=target.features, opt=level, reloc=target.reloc,
             codemodel="default")
     except RuntimeError as e:
         raise LlvmError("target", str(e)) from e
@@ -177,10 +182,11 @@ def sha256(data: str | bytes) -> str:
 
 
 def determinism(ir_text: str, opt_text: str, target: Target, level: int,
-                llc: Llc | None = None) -> dict[str, str]:
+                llc: Llc | None = None, first_object: bytes | None = None) -> dict[str, str]:
     """Optimise `ir_text` again and emit the object for `opt_text` twice, each from a fresh
-    module. Returns artefact hashes: `object`, and `llvm-ir-opt-again` / `object-again`
-    only where the second result differs from the first (the oracle reports such a key as a
+    module (`first_object`: the first emission, already made by the caller). Returns
+    artefact hashes: `object`, and `llvm-ir-opt-again` / `object-again` only where the
+    second result differs from the first (the oracle reports such a key as a
     nondeterminism finding, DESIGN.md §4)."""
     out: dict[str, str] = {}
     again = optimise(ir_text, target, level)
@@ -188,7 +194,8 @@ def determinism(ir_text: str, opt_text: str, target: Target, level: int,
         out["llvm-ir-opt-again"] = sha256(again)
     # NVPTX writes no objects: its final artefact is the PTX text
     kind = OutputKind.ASSEMBLY if target.triple.startswith("nvptx") else OutputKind.OBJECT
-    first = sha256(emit(opt_text, target, level, kind, llc))
+    first = sha256(first_object if first_object is not None
+                   else emit(opt_text, target, level, kind, llc))
     second = sha256(emit(opt_text, target, level, kind, llc))
     out["object"] = first
     if second != first:
@@ -221,6 +228,7 @@ class Llc:
             cmd = [self.path, f"-O{level}", f"-mtriple={target.triple}"]
             cmd += [f"-mcpu={target.cpu}"] if target.cpu else []
             cmd += [f"-mattr={target.features}"] if target.features else []
+            cmd += [f"-relocation-model={target.reloc}"] if target.reloc != "default" else []
             # relative names (cwd is the temporary folder): no temporary paths in errors
             cmd += [f"-filetype={kind}", "-o", out.name, src.name]
             proc = run_bounded(cmd, timeout=self.timeout, cwd=Path(tmp))

@@ -439,7 +439,7 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         return addk
     if shape == "getpc":
         put = scalar_dest(ops[0], 64)
-        nxt = inst.address + inst.size
+        nxt = env.code_base + inst.address + inst.size
         return lambda w: put(w, nxt, True)
     if shape == "saveexec":
         put = scalar_dest(ops[0], spec.dst_bits)

@@ -16,11 +16,11 @@ import numpy as np
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.inst import Inst
 from rgpu_fuzz.sim.loader import (
-    DISPATCH_PACKET_SIZE,
-    EntryState,
+    CODE_OBJECT_BASE,
+    KernargBuilder,
     TargetConfig,
-    dispatch_packet,
     init_wave,
+    set_up_launch,
     target_config,
 )
 from rgpu_fuzz.sim.memory import AddressSpace, Lds, Private
@@ -31,7 +31,6 @@ from rgpu_fuzz.sim.wave import Wave
 SHARED_APERTURE_HI = 0x0001_0000
 PRIVATE_APERTURE_HI = 0x0002_0000
 SCRATCH_BASE = 0x7E00_0000_0000
-CODE_BASE = 0
 DEFAULT_STEP_LIMIT = 50_000_000
 _SRC_SHARED_BASE, _SRC_SHARED_LIMIT, _SRC_PRIVATE_BASE, _SRC_PRIVATE_LIMIT = 235, 236, 237, 238
 _NULL = 125  # gfx11 `null`: reads 0 (the executor's storage index, see rgpu_fuzz.sim.inst)
@@ -112,7 +111,7 @@ def _env(cfg: TargetConfig, kernel: Any) -> Env:
                  (_SRC_PRIVATE_LIMIT, (PRIVATE_APERTURE_HI << 32) | 0xFFFF_FFFF))
     return Env(lanes=cfg.wave_size, ieee=bool(kd.field("ENABLE_IEEE_MODE")),
                flush32=d32 != 3, flush64=d64 != 3, constants=constants,
-               waitcnt=cfg.waitcnt, true16=cfg.true16)
+               waitcnt=cfg.waitcnt, true16=cfg.true16, code_base=CODE_OBJECT_BASE)
 
 
 def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
@@ -127,13 +126,14 @@ def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: En
 
 
 def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
-             block: tuple[int, int, int], args: Sequence[Arg], buffers: Mapping[str, bytes],
+             block: tuple[int, int, int], args: Sequence[Arg] | KernargBuilder,
+             buffers: Mapping[str, bytes],
              *, decode: Callable[[Any, Any], Sequence[Inst]], target: str | None = None,
              step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None) -> SimResult:
     """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
     global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
-    instructions (decoding is cached by the caller's decoder)."""
-    from rgpu_fuzz.codeobj.kernarg import ArgValue, Dispatch, KernargMismatch, pack_kernargs
+    instructions (decoding is cached by the caller's decoder). `args` are the explicit
+    kernel arguments, or a `KernargBuilder` (the code-object launch path) packing them."""
     from rgpu_fuzz.codeobj.reader import read_code_object
 
     t0 = time.perf_counter()
@@ -156,25 +156,11 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     kd = kernel.descriptor
     private_size = kd.private_segment_fixed_size
     mem = LaunchMemory(lanes, private_size)
-    mapped = {name: mem.glob.map(name, data) for name, data in buffers.items()}
-    values = [ArgValue.pointer(mapped[a.buffer].base, a.buffer) if a.buffer is not None
-              else ArgValue.raw(a.data) for a in args]
-    dispatch = Dispatch(grid, block)
-    seg = pack_kernargs(kernel.metadata, values, dispatch)
-    if isinstance(seg, KernargMismatch):
-        return SimResult(Status.FAULT, {}, Fault(FaultKind.OOB_ACCESS,
-                                                  f"kernarg-mismatch: {seg.detail}"))
-    karg = mem.glob.map("kernarg segment", seg.data, align=max(seg.alignment, 64))
-    queue = mem.glob.map("queue", bytes(256))
-    packet_addr_probe = mem.glob.map("dispatch packet", bytes(DISPATCH_PACKET_SIZE))
-    packet = dispatch_packet(grid, block, dispatch.grid_dims, private_size,
-                             kd.group_segment_fixed_size, kernel.descriptor_symbol.value,
-                             karg.base)
-    packet_addr_probe.data[:] = np.frombuffer(packet, np.uint8)
-    preload_off = kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4 if kd.has_field(
-        "KERNARG_PRELOAD_SPEC_OFFSET") else 0
-    st = EntryState(packet_addr_probe.base, queue.base, karg.base, 1, SCRATCH_BASE,
-                    private_size, seg.data, preload_off)
+    try:
+        launched = set_up_launch(mem.glob, co, kernel, grid, block, args, buffers, SCRATCH_BASE)
+    except SimStop as stop:
+        return SimResult(Status.FAULT, {}, stop.fault)
+    mapped, st = launched.buffers, launched.entry
 
     entry = prog.index.get(kernel.entry_address)
     result_fault: Fault | None = None

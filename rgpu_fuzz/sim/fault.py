@@ -21,10 +21,16 @@ class FaultKind(StrEnum):
     STEP_LIMIT = "sim-step-limit"
     """The launch ran past its wave-instruction budget (a hang in the code, most likely)."""
     BARRIER_DEADLOCK = "sim-barrier-deadlock"
+    """Some waves of a workgroup wait at `s_barrier` while the others have ended."""
     INTERNAL = "sim-internal-error"
     """The simulator itself failed on this instruction (a bug of the simulator, reported as
     its finding so a campaign goes on)."""
-    """Some waves of a workgroup wait at `s_barrier` while the others have ended."""
+    KERNARG_MISMATCH = "kernarg-mismatch"
+    """The launch's arguments do not fit the kernel's `.args` metadata (the code-object
+    launch path's `kernarg-mismatch`, as the `hip` pipeline reports it)."""
+    LOAD_FAILURE = "sim-load-failure"
+    """The loader could not load the code object (a dynamic relocation it cannot apply):
+    the ROCm runtime would refuse it before any wave ran."""
 
 
 @dataclass(frozen=True, slots=True)

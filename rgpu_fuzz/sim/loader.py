@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import struct
 import tomllib
+from collections.abc import Callable, Sequence
+from collections.abc import Mapping as MappingOf
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -23,10 +25,93 @@ from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.memory import AddressSpace, Mapping
 from rgpu_fuzz.sim.wave import EXEC, FLAT_SCRATCH, FULL, Wave
 
 DISPATCH_PACKET_SIZE = 64
 HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
+CODE_OBJECT_BASE = 0x7FF0_0000_0000
+"""Where the code object is loaded: a page-aligned address in the upper half of the 47-bit
+user range, as ROCr places its code-object allocations on Linux — far from address 0, so
+code that took an ELF virtual address for a device address faults instead of working by
+accident, and away from the launch's buffers (`AddressSpace`'s first mapping)."""
+
+PF_W = 2
+_MASK64 = (1 << 64) - 1
+
+# AMDGPUUsage "AMDGPU ELF Relocation Records": the types a dynamic loader applies, as
+# (field width in bytes, value from S = symbol address, A = addend, B = load base).
+DYNAMIC_RELOCATIONS: dict[str, tuple[int, Callable[[int, int, int], int]]] = {
+    "R_AMDGPU_ABS32_LO": (4, lambda s, a, b: (s + a) & 0xFFFF_FFFF),
+    "R_AMDGPU_ABS32_HI": (4, lambda s, a, b: ((s + a) >> 32) & 0xFFFF_FFFF),
+    "R_AMDGPU_ABS64": (8, lambda s, a, b: (s + a) & _MASK64),
+    "R_AMDGPU_ABS32": (4, lambda s, a, b: (s + a) & 0xFFFF_FFFF),
+    "R_AMDGPU_RELATIVE64": (8, lambda s, a, b: (b + a) & _MASK64),
+}
+_USES_SYMBOL = {"R_AMDGPU_ABS32_LO", "R_AMDGPU_ABS32_HI", "R_AMDGPU_ABS64", "R_AMDGPU_ABS32"}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedImage:
+    """A code object in the launch's address space: its load base and one mapping per
+    PT_LOAD segment."""
+
+    base: int
+    segments: tuple[Mapping, ...]
+
+
+def _load_failure(detail: str) -> SimStop:
+    return SimStop(Fault(FaultKind.LOAD_FAILURE, detail))
+
+
+def _segment_name(co: Any, seg: Any) -> str:
+    names = [s.name for s in co.elf.sections
+             if s.addr and seg.vaddr <= s.addr < seg.vaddr + seg.memsz and s.size]
+    flags = "".join(c for c, bit in (("R", 4), ("W", 2), ("X", 1)) if seg.flags & bit)
+    return f"code object segment {flags} ({' '.join(names) or 'no sections'})"
+
+
+def load_code_object(space: AddressSpace, co: Any, base: int = CODE_OBJECT_BASE) -> LoadedImage:
+    """Map every PT_LOAD segment of `co` (a `rgpu_fuzz.codeobj.reader.CodeObject`, linked)
+    at `base` + p_vaddr — file bytes, then zeros up to p_memsz; writable only with PF_W,
+    so a store into .text or .rodata is `sim-oob-access` — and apply the dynamic
+    relocations of `.rela.dyn` as the ROCm loader does. A relocation it cannot apply (a
+    static-only type, an undefined symbol, a place outside every segment) stops the
+    launch with `sim-load-failure`: the runtime would refuse to load the code object."""
+    data = co.elf.data
+    maps: list[Mapping] = []
+    for seg in co.elf.segments:
+        if seg.type != "PT_LOAD" or seg.memsz == 0:
+            continue
+        raw = data[seg.offset:seg.offset + seg.filesz] + bytes(seg.memsz - seg.filesz)
+        maps.append(space.map_at(_segment_name(co, seg), base + seg.vaddr, raw,
+                                 writable=bool(seg.flags & PF_W)))
+    symbols = {s.name: s for s in co.elf.dynamic_symbols if s.name}
+    for r in co.elf.relocations:
+        if r.section not in (".rela.dyn", ".rel.dyn"):
+            continue
+        name = r.type_name
+        if name == "R_AMDGPU_NONE":
+            continue
+        rule = DYNAMIC_RELOCATIONS.get(name)
+        if rule is None:
+            raise _load_failure(f"{name} at {r.offset:#x}: not a dynamic relocation type")
+        width, value = rule
+        sym_addr = 0
+        if name in _USES_SYMBOL and r.symbol:
+            sym = symbols.get(r.symbol)
+            if sym is None or sym.section_index == "SHN_UNDEF":
+                raise _load_failure(f"{name} at {r.offset:#x}: undefined symbol {r.symbol}")
+            sym_addr = base + sym.value
+        place = base + r.offset
+        m = next((m for m in maps if m.base <= place and place + width <= m.end), None)
+        if m is None:
+            raise _load_failure(f"{name} at {r.offset:#x}: place outside every PT_LOAD segment")
+        off = place - m.base
+        m.data[off:off + width] = np.frombuffer(
+            value(sym_addr, r.addend, base).to_bytes(width, "little"), np.uint8)
+    return LoadedImage(base, tuple(maps))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +158,67 @@ def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dim
         HSA_PACKET_TYPE_KERNEL_DISPATCH, dims, block[0], block[1], block[2], 0,
         grid[0] * block[0], grid[1] * block[1], grid[2] * block[2],
         private_size, group_size, kernel_object, kernarg_address, 0, 0)
+
+
+KernargBuilder = Callable[[Callable[[str], int]], Any]
+"""Packs the kernarg segment once the launch's buffers have addresses: given
+`address_of(buffer name)`, a `rgpu_fuzz.codeobj.kernarg.KernargSegment` (the code-object
+launch path: `codeobj.launch.kernel_arguments` + `pack_launch`), or anything else — a
+`CompileCrash` — when the arguments do not fit the kernel's metadata."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launched:
+    """The launch's memory as the runtime leaves it before the first wave: buffers, code
+    object, kernarg segment, dispatch packet; and what the waves' SGPRs point at."""
+
+    buffers: dict[str, Mapping]
+    image: LoadedImage
+    entry: EntryState
+
+
+def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, int, int],
+                  block: tuple[int, int, int], args: Sequence[Any] | KernargBuilder,
+                  buffers: MappingOf[str, bytes], scratch_base: int) -> Launched:
+    """Map `buffers`, load `co`, pack the kernarg segment (from `args`: a `KernargBuilder`,
+    or a list of `rgpu_fuzz.sim.engine.Arg` packed by `codeobj.kernarg.pack_kernargs`),
+    map it with a queue and the dispatch packet (AMDGPUUsage "Kernel Dispatch"). A kernarg
+    segment that does not fit the metadata stops the launch with `kernarg-mismatch`."""
+    from rgpu_fuzz.codeobj.kernarg import (
+        ArgValue,
+        Dispatch,
+        KernargMismatch,
+        KernargSegment,
+        pack_kernargs,
+    )
+
+    mapped = {name: space.map(name, data) for name, data in buffers.items()}
+    image = load_code_object(space, co)
+    dispatch = Dispatch(grid, block)
+    if callable(args):
+        seg = args(lambda name: mapped[name].base)
+        if not isinstance(seg, KernargSegment):
+            raise SimStop(Fault(FaultKind.KERNARG_MISMATCH, getattr(seg, "log", str(seg))))
+    else:
+        values = [ArgValue.pointer(mapped[a.buffer].base, a.buffer) if a.buffer is not None
+                  else ArgValue.raw(a.data) for a in args]
+        packed = pack_kernargs(kernel.metadata, values, dispatch)
+        if isinstance(packed, KernargMismatch):
+            raise SimStop(Fault(FaultKind.KERNARG_MISMATCH, packed.detail))
+        seg = packed
+    kd = kernel.descriptor
+    private_size = kd.private_segment_fixed_size
+    karg = space.map("kernarg segment", seg.data, align=max(seg.alignment, 64))
+    queue = space.map("queue", bytes(256))
+    packet = dispatch_packet(grid, block, dispatch.grid_dims, private_size,
+                             kd.group_segment_fixed_size,
+                             image.base + kernel.descriptor_symbol.value, karg.base)
+    packet_map = space.map("dispatch packet", packet)
+    preload_off = kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4 if kd.has_field(
+        "KERNARG_PRELOAD_SPEC_OFFSET") else 0
+    st = EntryState(packet_map.base, queue.base, karg.base, 1, scratch_base, private_size,
+                    seg.data, preload_off)
+    return Launched(mapped, image, st)
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,8 +52,25 @@ class AddressSpace:
         base = (self._next + align - 1) // align * align
         m = Mapping(name, base, raw, writable)
         self._next = base + max(len(raw), 1) + PAGE
-        self._maps.append(m)
-        self._bases.append(base)
+        i = bisect.bisect_right(self._bases, base)
+        if i < len(self._maps) and base + len(raw) + PAGE > self._bases[i]:
+            raise ValueError(f"{name} at {base:#x} runs into {self._maps[i].name}")
+        self._maps.insert(i, m)
+        self._bases.insert(i, base)
+        return m
+
+    def map_at(self, name: str, base: int, data: bytes, *, writable: bool) -> Mapping:
+        """Place a copy of `data` at exactly `base` (a loaded code object's segments sit where
+        its program headers put them, relative to the load address); overlapping an existing
+        mapping is an error of the caller."""
+        raw = np.frombuffer(bytes(data), np.uint8).copy()
+        i = bisect.bisect_right(self._bases, base)
+        if (i > 0 and self._maps[i - 1].end > base) or \
+                (i < len(self._maps) and base + len(raw) > self._bases[i]):
+            raise ValueError(f"{name} at {base:#x} overlaps another mapping")
+        m = Mapping(name, base, raw, writable)
+        self._maps.insert(i, m)
+        self._bases.insert(i, base)
         return m
 
     def find(self, address: int) -> Mapping | None:

@@ -49,6 +49,9 @@ class Env:
     """simm16 of s_waitcnt → (vmcnt, lgkmcnt) on this target."""
     true16: bool = False
     """16-bit results write one half of the VGPR and keep the other (GFX11)."""
+    code_base: int = 0
+    """Where the code object is loaded: the PC the code sees is `code_base` + the
+    instruction's ELF address (`s_getpc`, `s_setpc`, `s_swappc`)."""
 
 
 _CONSTS: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}

@@ -132,7 +132,8 @@ def _flow(inst: Inst, env: Env, index_of: Callable[[int], int]) -> Step | None:
         if name == "S_SWAPPC_B64":
             from rgpu_fuzz.sim.operands import scalar_dest
             put = scalar_dest(ops[0], 64)
-        ret = inst.address + inst.size
+        ret = env.code_base + inst.address + inst.size
+        base = env.code_base
 
         def setpc(w: Wave) -> int:
             if not defined(w):
@@ -140,7 +141,7 @@ def _flow(inst: Inst, env: Env, index_of: Callable[[int], int]) -> Step | None:
             target = get(w)
             if put is not None:
                 put(w, ret, True)
-            return index_of(target)
+            return index_of(target - base)
         return setpc
     return None
 

@@ -11,7 +11,7 @@ import pytest
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
-from rgpu_fuzz.model.outcome import Ok, RunCrash
+from rgpu_fuzz.model.outcome import CompileCrash, Ok, RunCrash
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 from rgpu_fuzz.pipelines.runner import run_case
@@ -32,6 +32,7 @@ def _registry() -> Registry:
     reg = Registry()
     reg.load_plugin(PLUGINS / "sim_no_waitcnt.py")
     reg.load_plugin(PLUGINS / "sim_add_to_sub.py")
+    reg.load_plugin(PLUGINS / "sim_bad_kernarg_size.py")
     return reg
 
 
@@ -58,6 +59,17 @@ def test_corpus_case_agrees_with_ref_and_seeded_bugs_are_caught() -> None:
     assert ("wrong-code", "amdgpu-sim-add2sub:gfx942:O3") in kinds, verdict.findings
     assert not any(p[-1] == "amdgpu-sim:gfx942:O3" for _, p in
                    ((f.kind, f.pipelines) for f in verdict.findings))
+
+
+def test_code_object_is_verified_before_loading() -> None:
+    """The code object goes through the code-object launch path (`codeobj.launch`, as `hip`):
+    a descriptor whose KERNARG_SIZE disagrees with the metadata is refused by the verifier
+    (AMDGPUUsage: KERNARG_SIZE is the kernarg segment's size), not simulated."""
+    case = casefile.load_checked(CASE)
+    outcomes = run_case(case, _registry().create_all(["amdgpu-sim-badkd:gfx942:O3"]))
+    got = outcomes["amdgpu-sim-badkd:gfx942:O3"]
+    assert isinstance(got, CompileCrash), got
+    assert (got.stage, got.signature) == ("codeobj", "codeobj-invalid:kernarg-size"), got
 
 
 def test_trace_and_disassembly_match_llvm_objdump() -> None:

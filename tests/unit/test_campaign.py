@@ -24,6 +24,7 @@ import pytest
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
 from rgpu_fuzz.triage.campaign_jobs import Setup
+from rgpu_fuzz.triage.executors import LocalExecutor
 from rgpu_fuzz.triage.store import FindingStore
 
 MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
@@ -164,20 +165,27 @@ def test_campaign_reduces_and_buckets(tmp_path: Path, flipxor: Path,
             assert (out / "reduced" / f"{bucket.id}.toml").exists()
 
 
-def crashing_reduce(job: object) -> object:
-    """Stands in for `reduce_finding` in the worker: a harness bug in the reducer."""
-    raise ValueError("reducer bug planted by test_campaign")
+def crashing_runner(payload: bytes) -> bytes:
+    """Stands in for `run_encoded` in the worker: chunks run as usual, every reduction
+    raises (a harness bug in the reducer)."""
+    from rgpu_fuzz.triage import wire
+    from rgpu_fuzz.triage.executors import run_encoded
+
+    if isinstance(wire.decode_job(payload), wire.ReduceJob):
+        raise ValueError("reducer bug planted by test_campaign")
+    return run_encoded(payload)
 
 
-def test_a_crashing_reduction_loses_nothing(tmp_path: Path, flipxor: Path,
-                                            capsys: pytest.CaptureFixture[str],
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import rgpu_fuzz.triage.campaign as campaign_module
-
-    monkeypatch.setattr(campaign_module, "reduce_finding", crashing_reduce)
+def test_a_crashing_reduction_loses_nothing(tmp_path: Path, flipxor: Path) -> None:
     out = tmp_path / "out"
-    args = [a for a in campaign_args(out, flipxor, "--cases", "8") if a != "--no-reduce"]
-    data = run_campaign(capsys, args)
+    config = CampaignConfig(out=out, setup=Setup(("ref", "flipxor"), "default", "default",
+                                                 (str(flipxor),)),
+                            chunk=4, time_s=600, max_cases=8, jobs=1)
+    campaign = Campaign(config, executor=LocalExecutor(1, runner=crashing_runner))
+    try:
+        data = campaign.run().data
+    finally:
+        campaign.close()
     assert data["cases_with_findings"] > 0
     errors = sorted((out / "harness-errors").glob("reduce-*.txt"))
     assert data["harness_errors"] == len(errors) >= 1

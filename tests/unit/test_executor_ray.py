@@ -1,0 +1,152 @@
+"""Campaigns through the Ray executor, on a local Ray instance (`ray.init(num_cpus=2)`).
+
+One Ray instance serves every test here (start-up takes seconds); the tests share an xdist
+group so one pytest worker runs them all. Skipped, with the reason, only when `ray` cannot be
+imported (it is in the `dev` extra).
+
+Expected findings come from the seeded bug: seeds 48..63 hold exactly two kernels the
+xor → or miscompilation changes, 59 and 62 (established with the local executor in
+tests/unit/test_campaign.py, and by running each seed through `rgpu-fuzz run`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
+from rgpu_fuzz.triage.campaign_jobs import Setup
+from rgpu_fuzz.triage.executors import Executor, LocalExecutor
+from rgpu_fuzz.triage.store import FindingStore
+from tests.unit.test_campaign import FLIPXOR, MISCOMPILE, assert_cases_stored, case_ids, checkpoint
+
+pytestmark = pytest.mark.xdist_group("ray")
+
+SLEEPY = FLIPXOR.replace('name = "flipxor"', 'name = "sleepy-flipxor"').replace(
+    "    def _run(self, case):\n",
+    "    def _run(self, case):\n        import time\n        time.sleep(0.4)\n")
+assert "sleep" in SLEEPY
+
+
+@pytest.fixture(scope="session")
+def ray_instance() -> Iterator[Any]:
+    try:
+        import ray
+    except ImportError as e:
+        pytest.skip(f"ray cannot be imported ({e}); pip install 'rgpu-fuzz[ray]'")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def ray_executor(jobs: int = 2) -> Executor:
+    from rgpu_fuzz.triage.executors.ray import RayExecutor
+
+    return RayExecutor(jobs=jobs)
+
+
+def run(out: Path, setup: Setup, executor: Executor, **config: Any) -> dict[str, Any]:
+    config.setdefault("jobs", 2)
+    campaign = Campaign(CampaignConfig(out=out, setup=setup, chunk=4, time_s=600, **config),
+                        executor=executor)
+    try:
+        return campaign.run().data
+    finally:
+        campaign.close()
+
+
+def store_contents(out: Path) -> dict[str, Any]:
+    """Everything the store says about the findings: buckets with counts, statuses and their
+    example case ids, and each recorded case's buckets."""
+    with FindingStore(out / "findings.sqlite", readonly=True) as store:
+        buckets = {b.signature: (b.count, str(b.status),
+                                 sorted(e.case_id for e in store.examples(b.signature)))
+                   for b in store.buckets()}
+        cases = {cid: sorted(b.signature for b in store.buckets_of_case(cid))
+                 for cid in case_ids(out)}
+    return {"buckets": buckets, "cases": cases}
+
+
+def test_ray_finds_the_seeded_bug_and_stores_what_local_stores(
+        tmp_path: Path, ray_instance: Any) -> None:
+    setup = Setup(("ref", "llvm-cpu-xor2or:O0"), "default", "default", (str(MISCOMPILE),))
+    local = run(tmp_path / "local", setup, LocalExecutor(2), seed_start=48, max_cases=16,
+                reduce=False)
+    remote = run(tmp_path / "ray", setup, ray_executor(), seed_start=48, max_cases=16,
+                 reduce=False)
+    assert remote["executor"] == "ray" and remote["jobs"] == 2
+    assert remote["cases"] == local["cases"] == 16
+    with FindingStore(tmp_path / "ray" / "findings.sqlite", readonly=True) as store:
+        seeds = {store.case(cid).provenance.seed for cid in case_ids(tmp_path / "ray")}
+    assert seeds == {59, 62}
+    contents = store_contents(tmp_path / "ray")
+    assert contents["buckets"] and all(
+        sig.startswith("wrong-code|llvm-cpu-xor2or:O0|") for sig in contents["buckets"])
+    assert contents == store_contents(tmp_path / "local")
+    assert checkpoint(tmp_path / "ray") == checkpoint(tmp_path / "local")
+    assert_cases_stored(tmp_path / "ray")
+
+
+def test_a_worker_killed_mid_chunk_loses_nothing_and_counts_nothing_twice(
+        tmp_path: Path, ray_instance: Any) -> None:
+    plugin = tmp_path / "sleepy.py"
+    plugin.write_text(SLEEPY)
+    setup = Setup(("ref", "sleepy-flipxor"), "default", "default", (str(plugin),))
+    executor = ray_executor()
+    killed: list[int] = []
+
+    def kill_one_mid_chunk(c: Campaign) -> None:
+        # before any chunk has come back, each actor is inside its first chunk (4 cases of
+        # >= 0.4 s each): SIGKILL one actor's process, as an OOM killer or a dying node would
+        if not killed and c.tally.chunks == 0 and c.inflight:
+            pid = executor.worker_pids()[0]  # type: ignore[attr-defined]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    out = tmp_path / "out"
+    campaign = Campaign(CampaignConfig(out=out, setup=setup, chunk=4, time_s=600, jobs=2,
+                                       max_cases=16, reduce=False),
+                        on_progress=kill_one_mid_chunk, executor=executor)
+    try:
+        data = campaign.run().data
+    finally:
+        campaign.close()
+    assert killed, "the campaign finished before a worker could be killed"
+    assert data["lost_jobs"] >= 1                        # the kill hit a running chunk
+    assert data["cases"] == 16 and data["chunks"] == 4   # each chunk counted once
+    cp = checkpoint(out)
+    assert cp["done"] == [0, 1, 2, 3] and cp["totals"]["cases"] == 16
+    assert cp["totals"]["findings"] == data["findings"] > 0
+    assert "worker died: running chunk" in (out / "campaign.log").read_text()
+    assert_cases_stored(out)
+    with FindingStore(out / "findings.sqlite", readonly=True) as store:
+        # unreduced: one count per case with a finding, none twice
+        assert sum(b.count for b in store.buckets()) == len(case_ids(out)) \
+            == data["cases_with_findings"]
+        assert all("^" in store.case(cid).kernel for cid in case_ids(out))
+
+
+@pytest.mark.slow
+def test_ray_reductions_store_what_local_reductions_store(
+        tmp_path: Path, ray_instance: Any) -> None:
+    """With reduction on, one worker each (so jobs finish in one order): the same buckets,
+    reduced cases and counts through Ray as through the local pool."""
+    plugin = tmp_path / "flipxor.py"
+    plugin.write_text(FLIPXOR)
+    setup = Setup(("ref", "flipxor"), "default", "default", (str(plugin),))
+    local = run(tmp_path / "local", setup, LocalExecutor(1), max_cases=16, jobs=1)
+    remote = run(tmp_path / "ray", setup, ray_executor(1), max_cases=16, jobs=1)
+    assert remote["reductions"] and len(remote["reductions"]) == len(local["reductions"])
+    assert store_contents(tmp_path / "ray") == store_contents(tmp_path / "local")
+    reduced = sorted(p.name for p in (tmp_path / "ray" / "reduced").glob("*.toml"))
+    assert reduced == sorted(p.name for p in (tmp_path / "local" / "reduced").glob("*.toml"))
+    for name in reduced:
+        assert (tmp_path / "ray" / "reduced" / name).read_text() == \
+            (tmp_path / "local" / "reduced" / name).read_text()

@@ -1,0 +1,140 @@
+"""The Ray executor: campaign jobs run in Ray actors, one per CPU of the cluster.
+
+Ray places the actors (one CPU each, so a node gets as many as it has CPUs); this module only
+hands each job to the actor with the fewest jobs queued. An actor is a long-lived process, so
+its pipelines (llvmlite, rustc, the simulator's decode cache) stay warm between jobs, as in
+a local pool worker. Jobs and results are `wire` bytes: the actor decodes, runs the same
+`run_chunk`/`reduce_finding` a local worker runs, and encodes.
+
+An actor whose process dies (killed, out of memory, its node gone) is restarted by Ray
+(`max_restarts=-1`); the calls it had queued fail with `RayActorError` instead of being
+retried by Ray (`max_task_retries=0`), and come back as `lost`, so the campaign — which alone
+knows what was already counted — queues them again.
+
+`ray` is an optional dependency (`pip install 'rgpu-fuzz[ray]'`); it is imported when this
+executor starts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+from typing import Any
+
+from rgpu_fuzz.model.errors import RgpuError
+from rgpu_fuzz.triage import wire
+from rgpu_fuzz.triage.executors.base import Done, Executor, run_encoded
+
+
+class RayUnavailable(RgpuError):
+    """`--executor ray` without ray installed, or a cluster that cannot be reached."""
+
+
+class ChunkActor:
+    """One warm worker process (made a Ray actor in `RayExecutor.start`)."""
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def run(self, payload: bytes) -> bytes:
+        return run_encoded(payload)
+
+
+class RayExecutor(Executor):
+    """Jobs on a Ray cluster.
+
+    `address` None starts a Ray instance on this machine with `jobs` CPUs (all when None),
+    unless this process is already connected to one (then it is used and left running);
+    `ray://HOST:PORT` connects through Ray Client, any other address as `ray.init` reads it.
+    `jobs` None: one actor per CPU of the cluster."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, jobs: int | None = None) -> None:
+        self.address = address
+        self.jobs = jobs
+        self._actors: list[Any] = []
+        self._pids: list[int] = []
+        self._refs: dict[Any, tuple[int, wire.Job, int]] = {}
+        self._queued: list[int] = []
+        self._tickets = itertools.count()
+        self._started_ray = False
+
+    @property
+    def workers(self) -> int:
+        return len(self._actors)
+
+    def start(self) -> None:
+        try:
+            import ray
+        except ImportError as e:
+            raise RayUnavailable(f"--executor ray needs ray (pip install 'rgpu-fuzz[ray]'): "
+                                 f"{e}") from None
+        if not ray.is_initialized():
+            options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING,
+                                       "include_dashboard": False}
+            try:
+                if self.address is None:
+                    ray.init(address="local", num_cpus=self.jobs, **options)
+                else:
+                    ray.init(address=self.address, **options)
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                where = self.address or "a local Ray instance"
+                raise RayUnavailable(f"cannot start or reach {where}: "
+                                     f"{str(e).splitlines()[0] if str(e) else e}") from None
+            self._started_ray = True
+        count = self.jobs or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(ChunkActor)
+        self._actors = [actor.remote() for _ in range(count)]
+        self._queued = [0] * count
+        self._pids = ray.get([a.pid.remote() for a in self._actors])
+
+    def worker_pids(self) -> list[int]:
+        """The process ids the actors started with (tests kill one)."""
+        return list(self._pids)
+
+    def submit(self, job: wire.Job) -> int:
+        ticket = next(self._tickets)
+        which = min(range(len(self._actors)), key=self._queued.__getitem__)
+        ref = self._actors[which].run.remote(wire.encode_job(job))
+        self._refs[ref] = (ticket, job, which)
+        self._queued[which] += 1
+        return ticket
+
+    def wait(self, timeout: float) -> list[Done]:
+        import ray
+        from ray.exceptions import RayError, RayTaskError
+
+        if not self._refs:
+            return []
+        ready, _ = ray.wait(list(self._refs), num_returns=1, timeout=timeout)
+        if ready:
+            ready, _ = ray.wait(list(self._refs), num_returns=len(self._refs), timeout=0)
+        out: list[Done] = []
+        for ref in ready:
+            ticket, job, which = self._refs.pop(ref)
+            self._queued[which] -= 1
+            try:
+                payload = ray.get(ref)
+            except RayTaskError as e:   # the job raised: Ray carries the worker's traceback
+                out.append(Done(ticket, job, error=str(e)))
+            except RayError:             # the actor died (RayActorError), its node, its object
+                out.append(Done(ticket, job, lost=True))
+            else:
+                out.append(Done(ticket, job, result=wire.decode_result(payload)))
+        return out
+
+    def stop(self, *, kill: bool) -> None:
+        """Actors hold their CPUs until killed, so they are killed either way; a Ray instance
+        this executor started is shut down."""
+        if not self._actors and not self._started_ray:
+            return
+        import ray
+
+        for actor in self._actors:
+            ray.kill(actor, no_restart=True)
+        self._actors, self._refs, self._queued, self._pids = [], {}, [], []
+        if self._started_ray:
+            ray.shutdown()
+            self._started_ray = False
