@@ -50,9 +50,10 @@ class Code(Sequence[Inst]):
 
 _CACHE: OrderedDict[str, Code] = OrderedDict()
 _CACHE_SIZE = 64
-_MEMO: dict[str, tuple[dict[int, tuple[int, ...]], dict[tuple[int, ...], Inst]]] = {}
-"""Per target: the sizes (in dwords) seen for each first dword, and the instruction of
-each dword sequence."""
+_MEMO: dict[str, tuple[dict[int, tuple[int, ...]], dict[tuple[int, ...], Inst],
+                       dict[tuple[int, int], Inst]]] = {}
+"""Per target: the sizes (in dwords) seen for each first dword, the instruction of each
+dword sequence, and the address-bound instructions by (address, dword)."""
 _MEMO_LIMIT = 200_000
 
 
@@ -85,9 +86,9 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
     n = len(data) // 4
     words = struct.unpack_from(f"<{n}I", data) if n else ()
     memo = _MEMO.get(target)
-    if memo is None or len(memo[1]) > _MEMO_LIMIT:
-        memo = _MEMO[target] = ({}, {})
-    sizes_of, by_words = memo
+    if memo is None or len(memo[1]) + len(memo[2]) > _MEMO_LIMIT:
+        memo = _MEMO[target] = ({}, {}, {})
+    sizes_of, by_words, at_address = memo
     out: list[Inst] = []
     addresses: list[int] = []
     append = out.append
@@ -100,7 +101,14 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
             if inst is not None:
                 break
         if inst is None:
+            # branches and the like (one dword each) are memoised at their address: code
+            # objects of a campaign load at the same addresses
+            at = (base_address + 4 * i, words[i])
+            inst = at_address.get(at)
+        if inst is None:
             inst = from_decoded(decode_at(words, i, target, base_address + 4 * i))
+            if not inst.share_key and inst.size == 4:
+                at_address[at] = inst
             if inst.share_key:
                 w = inst.share_key[1]
                 by_words[w] = inst
