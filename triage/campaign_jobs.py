@@ -18,7 +18,7 @@ from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome, Rejected
 from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case, run_cases
 from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
@@ -161,7 +161,7 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         features.update(case_features(case))
         module = _parse(case)
         verdict = judge(case, outcomes, policy, module)
-        if not verdict.agree and batching:
+        if not verdict.agree and _implicates(verdict, batching, policy):
             outcomes, verdict, note = _alone(case, outcomes, verdict, batching, policy, module,
                                              len(cases))
             if note:
@@ -171,6 +171,22 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
                        errors, features, capture.collect())
+
+
+def _implicates(verdict: Verdict, batching: list[Pipeline], policy: Policy) -> bool:
+    """Whether a batching pipeline's outcome may be part of a finding: it is named by one,
+    or the arbiter is (then every other outcome is evidence), or one names no pipeline. A
+    finding only on pipelines that ran each case alone (a simulator's crash) needs no second
+    run of the batching ones."""
+    if not batching:
+        return False
+    labels = {p.label for p in batching}
+    arbiter = spec_name(policy.arbiter)
+    for f in verdict.findings:
+        named = set(f.pipelines)
+        if not named or named & labels or any(spec_name(n) == arbiter for n in named):
+            return True
+    return False
 
 
 def _alone(case: Case, outcomes: dict[str, Outcome], verdict: Verdict,

@@ -33,6 +33,8 @@ ExprFn: TypeAlias = Callable[[LaneState, np.ndarray], Any]
 BlockFn: TypeAlias = Callable[[LaneState, np.ndarray], tuple[Any, np.ndarray]]
 
 _DIVISION = {ast.BinOp.DIV: "/", ast.BinOp.REM: "%"}
+_LEAVES = (ast.Name, ast.IntLit, ast.FloatLit, ast.BoolLit, ast.AssocConst)
+"""Expressions without sub-expressions: they never diverge (asked about most often)."""
 
 
 def scalar_of(ty: Type | None) -> Scalar:
@@ -78,6 +80,8 @@ class ExprCompiler:
         Memoised per node, so compiling a function asks about each node once."""
         if isinstance(node, tuple):
             return any(self.may_diverge(n) for n in node)
+        if isinstance(node, _LEAVES):
+            return False
         key = id(node)
         hit = self._diverges.get(key)
         if hit is None:

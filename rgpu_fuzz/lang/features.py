@@ -40,12 +40,19 @@ def _structural_fields(n: object) -> tuple[str, ...]:
     return names
 
 
+_IS_NODE: dict[type, bool] = {}
+
+
 def children(n: object) -> Iterator[object]:
     """The AST nodes directly under `n`, in source order."""
+    is_node = _IS_NODE
     for name in _structural_fields(n):
         v = getattr(n, name)
         for c in v if isinstance(v, tuple) else (v,):
-            if is_dataclass(c):
+            hit = is_node.get(type(c))
+            if hit is None:  # whether values of this class are nodes, asked once per class
+                hit = is_node[type(c)] = is_dataclass(type(c))
+            if hit:
                 yield c
 
 

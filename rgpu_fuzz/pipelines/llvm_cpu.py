@@ -40,6 +40,7 @@ from rgpu_fuzz.pipelines.llvm_stages import (
     COMPILE_STAGES,
     LlvmBuild,
     StageClock,
+    case_of,
     crash,
     lower_and_optimise,
 )
@@ -176,7 +177,12 @@ class LlvmCpuPipeline(Pipeline):
         outcome, a run that overstays its timeout is its own `Timeout`, and after a failure
         of a whole group (no case to blame; a worker death costs a new worker, seconds of
         imports, more than halving saves on 8 cases) every case runs alone.
-        A batch's finding is checked alone by the campaign (`triage.campaign_jobs`)."""
+        A batch's finding is checked alone by the campaign (`triage.campaign_jobs`).
+        A subclass that overrides `_run` or `job` (not only `transform_ir`) runs each case
+        through its own `_run`: a batch would bypass its override."""
+        cls = type(self)
+        if cls._run is not LlvmCpuPipeline._run or cls.job is not LlvmCpuPipeline.job:
+            return [self._run(c) for c in cases]
         out: list[Outcome | None] = [None] * len(cases)
         for start in range(0, len(cases), self.MAX_BATCH):
             self._batch(cases, list(range(start, min(len(cases), start + self.MAX_BATCH))), out)
@@ -328,7 +334,7 @@ def _launch(case: Case, lowered: LoweredKernel, address: int, clock: StageClock)
 def execute(job: Job) -> Outcome:
     """Compile and run one case in this process (the worker's job function)."""
     clock = StageClock()
-    case = casefile.loads(job.case_toml)
+    case = case_of(job.case_toml)
     got = _build(job, case, clock, "llvm-ir-opt")
     if not isinstance(got, LlvmBuild):
         return got
@@ -468,7 +474,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
     custom = type(pipeline).transform_ir is not LlvmCpuPipeline.transform_ir
     llc = None if job.llc is None else Llc(job.llc)
-    cases = [casefile.loads(t) for t in job.cases]
+    cases = [case_of(t) for t in job.cases]
     clocks = [StageClock(tag=f"{i}:") for i in range(len(cases))]
     out: list[Outcome | None] = [None] * len(cases)
     builds: dict[int, LlvmBuild] = {}

@@ -15,8 +15,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TypeVar
 
+from rgpu_fuzz import casefile
 from rgpu_fuzz.lower import LoweredKernel, LowerError, TargetHooks, lower_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Outcome, Unsupported
@@ -108,6 +110,13 @@ def lower_and_optimise(case: Case, hooks: TargetHooks, target: Target, level: in
     return LlvmBuild(lowered, ir_text, opt)
 
 
+@lru_cache(maxsize=128)
+def case_of(case_toml: str) -> Case:
+    """A worker's job's case, parsed once per worker: the pipelines of a campaign (each
+    level of `llvm-cpu`, the simulators) send the same cases one after the other."""
+    return casefile.loads(case_toml)
+
+
 _LOWERED: OrderedDict[tuple[str, str, TargetHooks],
                       tuple[LoweredKernel, str] | LowerError] = OrderedDict()
 LOWERED_CACHE_SIZE = 64
@@ -160,4 +169,5 @@ def _transformed(transform: Callable[[str], str], ir_text: str) -> str | Compile
     return out
 
 
-__all__ = ["COMPILE_STAGES", "LlvmBuild", "StageClock", "crash", "lower_and_optimise"]
+__all__ = ["COMPILE_STAGES", "LlvmBuild", "StageClock", "case_of", "crash",
+           "lower_and_optimise"]

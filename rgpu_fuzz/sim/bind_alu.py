@@ -186,12 +186,16 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
                           zip(ops[1:], spec.src, strict=True))
     fn = spec.fn
     writes_exec = spec.shape == "cmpx"
+    # GFX10+ V_CMPX writes EXEC only, and LLVM's syntax then names no destination (GFX9:
+    # `v_cmpx_eq_u32_e32 vcc, ...` writes VCC and EXEC; GFX11: `v_cmpx_eq_u32_e32 v0, v1`,
+    # RDNA3 ISA §16.8 "VOPC": "V_CMPX ... writes only EXEC")
+    writes_dst = not (writes_exec and len(inst.operands) < 3)
     full = np.ones(env.lanes, bool)
 
     def step(w: Wave) -> None:
         res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
         d = d0(w) & d1(w)
-        if ops[0].index != EXEC or not writes_exec:
+        if writes_dst and (ops[0].index != EXEC or not writes_exec):
             dst(w, res, d)
         if writes_exec:
             if not bool(np.all(d | ~w.exec)):
@@ -417,6 +421,25 @@ _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
 
 # ------------------------------------------------------------------------------- SALU
 
+_SRC_SHARED_BASE, _SRC_PRIVATE_BASE = 235, 237
+HW_REG_SH_MEM_BASES = 15
+
+
+def _hwreg_field(simm16: int, env: Env) -> int:
+    """`s_getreg_b32`'s value: `hwreg(id, offset, size)` is simm16 = id | offset << 6 |
+    (size - 1) << 11 (CDNA3 ISA §5.5 S_GETREG_B32). Only SH_MEM_BASES is implemented: bits
+    31:16 SHARED_BASE, 15:0 PRIVATE_BASE, the high 16 bits of the 64-bit apertures (the
+    launch's `src_shared_base`/`src_private_base`); LLVM read the apertures this way on GFX9
+    before it used those registers, and rustc-amdgpu reads the shared one to reach its
+    dynamic group segment. Any other hardware register is Unbindable (unsupported)."""
+    reg, offset, size = simm16 & 0x3F, (simm16 >> 6) & 0x1F, ((simm16 >> 11) & 0x1F) + 1
+    if reg != HW_REG_SH_MEM_BASES:
+        raise Unbindable(f"s_getreg_b32 of hardware register {reg}")
+    consts = dict(env.constants)
+    bases = ((consts[_SRC_SHARED_BASE] >> 48) << 16) | (consts[_SRC_PRIVATE_BASE] >> 48)
+    return (bases >> offset) & ((1 << size) - 1)
+
+
 def bind_salu(inst: Inst, env: Env) -> Step:
     spec = SALU[inst.opcode]
     ops = inst.operands
@@ -452,6 +475,10 @@ def bind_salu(inst: Inst, env: Env) -> Step:
                 w.scc = c
                 w.scc_def = d(w)
         return addk
+    if shape == "getreg":
+        put = scalar_dest(ops[0], 32)
+        value = _hwreg_field(ops[-1].value & 0xFFFF, env)
+        return lambda w: put(w, value, True)
     if shape == "getpc":
         put = scalar_dest(ops[0], 64)
         nxt = env.code_base + inst.address + inst.size

@@ -237,13 +237,17 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         act = addrs if w.exec_full else addrs[e]
         if op.store:
             raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
             _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
             w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False, done=True))
             return
-        raw, rdef = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
         col = vcol(dst)  # type: ignore[arg-type]
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
         old = None
         if op.d16:
             old = w.V[:, col] if w.exec_full else w.V[e, col]
@@ -261,8 +265,9 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     return step
 
 
-_DEFINED_WORD = np.uint32(0x0101_0101)
-"""Four defined bytes of the private-memory shadow read as one uint32."""
+_DEFINED_WORD = np.uint32(0xFFFF_FFFF)
+"""Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
+byte) read as one uint32."""
 
 
 def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
@@ -272,7 +277,8 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
     and reloads at O0) and dword-aligned: in the swizzled layout (`memory.Private`) dword
     `o/4` of every lane is one contiguous row, so the access is a row copy per dword.
     Anything else (a misaligned or out-of-range offset) takes the general path, which
-    reports it as before."""
+    reports it as before, as do partly defined values (`Wave.vpart`, bytes with some
+    defined bits), which need the general path's per-bit bookkeeping."""
     n = op.width // 4
     store = op.store
 
@@ -290,6 +296,8 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
         shadow = priv.defined.view(np.uint32).reshape(-1, w.lanes)
         r = o >> 2
         if store:
+            if w.vpart:
+                return general(w)
             if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
                 raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
             d = np.where(w.vdef[:, col:col + n].all(axis=1), _DEFINED_WORD, np.uint32(0))
@@ -301,24 +309,57 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
                 shadow[r:r + n, e] = d[e]
             w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
             return
-        data = rows[r:r + n].T.copy()
-        defined = (shadow[r:r + n] == _DEFINED_WORD).T
-        _issue_vector_load(w, col, data, defined, vm=True, lgkm=False)
+        words = shadow[r:r + n]
+        defined = words == _DEFINED_WORD
+        if w.vpart or ((words != 0) & ~defined).any():
+            return general(w)
+        _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
     return step
+
+
+def _byte_definedness(w: Wave, col: int, n: int) -> np.ndarray:
+    """The defined bits of each byte (uint8 masks, lanes × 4n) of the dwords `col ...`, for
+    a store to private memory: lanes that `Wave.vpart` holds as partly defined keep their
+    defined bits (an O0 SGPR lane mask spilled by v_writelane, then the VGPR spilled to
+    scratch, must come back as it went)."""
+    out = np.where(np.repeat(w.vdef[:, col:col + n], 4, axis=1), np.uint8(0xFF), np.uint8(0))
+    for j in range(n):
+        for lane, bits in w.vpart.get(col + j, {}).items():
+            for k in range(4):
+                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF
+    return out
+
+
+def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per-dword definedness (lanes, n) of a dword load from each byte's defined bits;
+    lanes whose dwords come back partly defined get `Wave.vpart` entries (only private
+    memory has a per-bit shadow, so only spills and copies through the stack make them)."""
+    n = bits.shape[1] // 4
+    per = bits.reshape(len(lanes), n, 4)
+    full = (per == 0xFF).all(axis=2)
+    some = (per != 0).any(axis=2) & ~full
+    if w.vpart or some.any():
+        for j in range(n):
+            part = w.vpart.get(col + j)
+            if part:
+                for lane in lanes.tolist():
+                    part.pop(lane, None)
+            for i in np.nonzero(some[:, j])[0].tolist():
+                mask = sum(int(per[i, j, k]) << (8 * k) for k in range(4))
+                w.vpart.setdefault(col + j, {})[int(lanes[i])] = mask
+    return full
 
 
 def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                 width: int, inst: Inst) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, each byte's defined bits as uint8 masks)."""
     if seg == "scratch":
-        data, d = w.private.read(lanes, addrs.astype(np.int64), width, inst.mnemonic)
-        if width >= 4:
-            return data, d.reshape(len(lanes), width // 4, 4).all(axis=2)
-        return data, d.all(axis=1)
+        return w.private.read_bits(lanes, addrs.astype(np.int64), width, inst.mnemonic)
     if seg == "flat":
         shared, private = _aperture_split(mem, addrs)
         if shared.any() or private.any():
             out = np.zeros((len(lanes), width), np.uint8)
-            dd = np.ones(len(lanes), bool)
+            dd = np.full((len(lanes), width), 0xFF, np.uint8)
             g = ~(shared | private)
             if g.any():
                 out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
@@ -326,21 +367,23 @@ def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nda
                 data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
                                            inst.mnemonic)
                 out[shared] = data
-                dd[shared] = ok
+                dd[shared] = np.where(ok, np.uint8(0xFF), np.uint8(0))[:, None]
             if private.any():
-                data, d = w.private.read(lanes[private],
+                data, d = w.private.read_bits(lanes[private],
                                          (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
                                              np.int64), width, inst.mnemonic)
                 out[private] = data
-                dd[private] = d.all(axis=1)
+                dd[private] = d
             return out, dd
-    return mem.glob.read(addrs, width, inst.mnemonic), np.ones(len(lanes), bool)
+    return mem.glob.read(addrs, width, inst.mnemonic), np.full((len(lanes), width), 0xFF,
+                                                              np.uint8)
 
 
 def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                  raw: np.ndarray, defined: np.ndarray, inst: Inst) -> None:
     if seg == "scratch":
         w.private.write(lanes, addrs.astype(np.int64), raw,
+                        defined if defined.ndim == 2 else
                         np.repeat(defined[:, None], raw.shape[1], axis=1), inst.mnemonic)
         return
     if seg == "flat":
@@ -348,10 +391,12 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
         if private.any():
             w.private.write(lanes[private],
                             (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(np.int64),
-                            raw[private], np.repeat(defined[private, None], raw.shape[1],
-                                                    axis=1), inst.mnemonic)
+                            raw[private], defined[private] if defined.ndim == 2 else
+                            np.repeat(defined[private, None], raw.shape[1], axis=1),
+                            inst.mnemonic)
         rest = ~private
-        if not bool(np.all(defined[rest])):
+        if not bool(np.all(defined[rest] == 0xFF if defined.dtype == np.uint8
+                           else defined[rest])):
             raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
                             "register")
         if shared.any():
@@ -361,7 +406,7 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
         if g.any():
             mem.glob.write(addrs[g], raw[g], inst.mnemonic)
         return
-    if not bool(np.all(defined)):
+    if not bool(np.all(defined == 0xFF if defined.dtype == np.uint8 else defined)):
         raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
     mem.glob.write(addrs, raw, inst.mnemonic)
 

@@ -42,7 +42,7 @@ NOPS = frozenset({"S_NOP", "S_SETPRIO", "S_SLEEP", "S_ICACHE_INV", "S_DCACHE_WB"
                   "BUFFER_GL1_INV", "S_WAITCNT_VSCNT", "S_WAITCNT_VMCNT", "S_WAITCNT_LGKMCNT",
                   "S_WAITCNT_EXPCNT", "S_DELAY_ALU", "S_CLAUSE", "S_INST_PREFETCH",
                   "S_SET_INST_PREFETCH_DISTANCE", "S_TTRACEDATA", "S_CODE_END", "V_NOP",
-                  "S_WAITCNT_DEPCTR"})
+                  "S_WAITCNT_DEPCTR", "BUFFER_INV"})
 """Scheduling hints and cache maintenance with no effect on a sequentially consistent,
 cache-less simulation (an s_waitcnt_depctr orders VALU writes the simulator completes at
 once)."""

@@ -19,7 +19,7 @@ M64 = 0xFFFF_FFFF_FFFF_FFFF
 class SOp:
     shape: str
     """plain | cmp | saveexec | cselect | addc (reads SCC) | movk | cmpk | getpc | setpc |
-    swappc."""
+    swappc | getreg."""
     dst_bits: int
     src_bits: tuple[int, ...]
     fn: Callable[..., tuple[int | None, int | None]]
@@ -246,6 +246,7 @@ def _table() -> dict[str, SOp]:
     t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: add_i32(d, _sext(16)(k) & M32))
     t["S_MULK_I32"] = SOp("addk", 32, (32, 16),
                           lambda d, k: ((d * (_sext(16)(k) & M32)) & M32, None))
+    t["S_GETREG_B32"] = SOp("getreg", 32, (16,), lambda v: (v, None))
     t["S_GETPC_B64"] = SOp("getpc", 64, (), lambda: (0, None))
     t["S_SETPC_B64"] = SOp("setpc", 0, (64,), lambda a: (None, None))
     t["S_SWAPPC_B64"] = SOp("swappc", 64, (64,), lambda a: (None, None))

@@ -187,3 +187,39 @@ def test_seeded_miscompile_is_found_on_the_same_seeds_in_batches() -> None:
     found = {casefile.loads(f.case_toml).id for f in result.found}
     assert len(alone) == 2
     assert found == alone and result.harness_errors == []
+
+
+def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
+    """A simulator crash (its pipeline runs each case alone) needs no second run of the
+    batching `llvm-cpu`; a finding naming `llvm-cpu`, or the arbiter, or no pipeline does."""
+    from rgpu_fuzz.oracles import Policy
+    from rgpu_fuzz.oracles.verdict import Finding, FindingKind, Verdict
+    from rgpu_fuzz.triage.campaign_jobs import _implicates
+
+    batching = [Registry().create("llvm-cpu:O3")]
+    policy = Policy(name="t", arbiter="ref:steps=100000")
+
+    def verdict(*pipelines: str) -> Verdict:
+        return Verdict(findings=(Finding(kind=FindingKind.RUN_CRASH, pipelines=pipelines,
+                                         signature="x"),))
+
+    assert not _implicates(verdict("amdgpu-sim:gfx942:O0"), batching, policy)
+    assert _implicates(verdict("llvm-cpu:O3"), batching, policy)
+    assert _implicates(verdict("ref"), batching, policy)
+    assert _implicates(verdict(), batching, policy)
+    assert not _implicates(verdict("llvm-cpu:O3"), [], policy)
+
+
+def test_a_subclass_with_its_own_run_is_not_batched() -> None:
+    """A batch would bypass an overridden `_run`: such a subclass runs case by case."""
+    from rgpu_fuzz.model.outcome import Unsupported
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+
+    class OwnRun(llvm_cpu.LlvmCpuPipeline):
+        name = "llvm-cpu-own-run"
+
+        def _run(self, case: Case) -> Outcome:
+            return Unsupported(features=("own-run",))
+
+    got = OwnRun(PipelineSpec.parse("llvm-cpu-own-run")).run_many([CASES[0][0], CASES[2][0]])
+    assert [o.features for o in got if isinstance(o, Unsupported)] == [("own-run",)] * 2

@@ -9,7 +9,9 @@ a local pool worker. Jobs and results are `wire` bytes: the actor decodes, runs 
 An actor whose process dies (killed, out of memory, its node gone) is restarted by Ray
 (`max_restarts=-1`); the calls it had queued fail with `RayActorError` instead of being
 retried by Ray (`max_task_retries=0`), and come back as `lost`, so the campaign — which alone
-knows what was already counted — queues them again.
+knows what was already counted — queues them again. Until the restarted actor answers a ping,
+no job goes to it: a call made while it restarts fails at once (at-most-once semantics), and
+under load the restart takes seconds, which would burn a job's tries without running it.
 
 `ray` is an optional dependency (`pip install 'rgpu-fuzz[ray]'`); it is imported when this
 executor starts.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import time
 from typing import Any
 
 from rgpu_fuzz.model.errors import RgpuError
@@ -60,6 +63,8 @@ class RayExecutor(Executor):
         self._queued: list[int] = []
         self._tickets = itertools.count()
         self._started_ray = False
+        self._down: dict[int, Any] = {}
+        """actor index -> the ping sent after it lost a job; no jobs go to it until answered"""
 
     @property
     def workers(self) -> int:
@@ -96,7 +101,12 @@ class RayExecutor(Executor):
 
     def submit(self, job: wire.Job) -> int:
         ticket = next(self._tickets)
-        which = min(range(len(self._actors)), key=self._queued.__getitem__)
+        self._poll_down(timeout=0.0)
+        while len(self._down) == len(self._actors):
+            self._poll_down(timeout=1.0)
+            time.sleep(0.1)   # a ping to a restarting actor may fail at once
+        which = min((i for i in range(len(self._actors)) if i not in self._down),
+                    key=self._queued.__getitem__)
         ref = self._actors[which].run.remote(wire.encode_job(job))
         self._refs[ref] = (ticket, job, which)
         self._queued[which] += 1
@@ -121,9 +131,30 @@ class RayExecutor(Executor):
                 out.append(Done(ticket, job, error=str(e)))
             except RayError:             # the actor died (RayActorError), its node, its object
                 out.append(Done(ticket, job, lost=True))
+                if which not in self._down:
+                    self._down[which] = self._actors[which].pid.remote()
             else:
                 out.append(Done(ticket, job, result=wire.decode_result(payload)))
         return out
+
+    def _poll_down(self, timeout: float) -> None:
+        """Take back the actors whose ping came back; ping again those whose ping failed
+        (still restarting, or restarted and died again)."""
+        import ray
+        from ray.exceptions import RayError
+
+        if not self._down:
+            return
+        pings = {ref: which for which, ref in self._down.items()}
+        ready, _ = ray.wait(list(pings), num_returns=len(pings), timeout=timeout)
+        for ref in ready:
+            which = pings[ref]
+            try:
+                self._pids[which] = ray.get(ref)
+            except RayError:
+                self._down[which] = self._actors[which].pid.remote()
+            else:
+                del self._down[which]
 
     def stop(self, *, kill: bool) -> None:
         """Actors hold their CPUs until killed, so they are killed either way; a Ray instance
@@ -135,6 +166,7 @@ class RayExecutor(Executor):
         for actor in self._actors:
             ray.kill(actor, no_restart=True)
         self._actors, self._refs, self._queued, self._pids = [], {}, [], []
+        self._down = {}
         if self._started_ray:
             ray.shutdown()
             self._started_ray = False
