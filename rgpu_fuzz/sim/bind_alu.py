@@ -11,6 +11,9 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
+from rgpu_fuzz.sim.bitdef32 import bitdef_step
+from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
     DTYPES,
@@ -25,6 +28,7 @@ from rgpu_fuzz.sim.operands import (
     vector_dest,
     vector_source,
 )
+from rgpu_fuzz.sim.partial import narrowed
 from rgpu_fuzz.sim.salu import SALU, SOp
 from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
@@ -107,7 +111,8 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     if len(ops) != 1 + len(spec.src):
         raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src)}")
     put = vector_dest(ops[0], spec.dst, inst, env)
-    srcs = [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src, strict=True)]
+    srcs = narrowed(inst, [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src,
+                                                                     strict=True)])
     fn = spec.fn
     if spec.mode:
         ieee = env.ieee
@@ -121,6 +126,12 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         f0 = fn
         fn = lambda *a: post(f0(*a))  # noqa: E731
     dt = DTYPES[spec.dst][1]
+    if inst.opcode in BITDEF_RULES and post is None and len(srcs) == 2 and \
+            ops[0].kind is OpKind.VGPR and not inst.mods.get("dst_sel") and \
+            not any(getattr(o, "sel", "") for o in ops[1:]):
+        return bitdef_step(inst, srcs, fn, env.lanes, put)
+    if inst.opcode in SHIFT64_OPS and post is None:
+        return shift64_step(inst, srcs[0], srcs[1], fn, dt, put)
     if inst.opcode in LOW_HALF_OPS and post is None:
         return _low_half(inst, spec, env, put, srcs, fn, dt)
     if len(srcs) == 1:
@@ -133,7 +144,7 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), d0(w) & d1(w) & d2(w))
 
 
-LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_LSHLREV_B64", "V_ADD_U64"})
+LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_ADD_U64"})
 """64-bit operations whose low result half depends only on the low halves of their 64-bit
 sources (and their 32-bit sources): definedness is tracked per half for them, as memcheck
 does for additions, so a pair whose unused high half was never written stays usable."""
@@ -180,22 +191,21 @@ def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], Non
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
-    ops = _with_vcc(inst.operands, 3, (0,))
+    writes_exec = spec.shape == "cmpx"
+    # GFX10+ V_CMPX writes EXEC only (RDNA3 ISA "VOPC": no SGPR or VCC result); the decoder
+    # then gives no destination, where GFX9 has `vcc` (e32) or an SGPR pair (e64).
+    exec_only = writes_exec and len(inst.operands) == 2
+    ops = [VCC_OP, *inst.operands] if exec_only else _with_vcc(inst.operands, 3, (0,))
     dst = _lane_mask_dest(ops[0], env)
     (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
                           zip(ops[1:], spec.src, strict=True))
     fn = spec.fn
-    writes_exec = spec.shape == "cmpx"
-    # GFX10+ V_CMPX writes EXEC only, and LLVM's syntax then names no destination (GFX9:
-    # `v_cmpx_eq_u32_e32 vcc, ...` writes VCC and EXEC; GFX11: `v_cmpx_eq_u32_e32 v0, v1`,
-    # RDNA3 ISA §16.8 "VOPC": "V_CMPX ... writes only EXEC")
-    writes_dst = not (writes_exec and len(inst.operands) < 3)
     full = np.ones(env.lanes, bool)
 
     def step(w: Wave) -> None:
         res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
         d = d0(w) & d1(w)
-        if writes_dst and (ops[0].index != EXEC or not writes_exec):
+        if not exec_only and (ops[0].index != EXEC or not writes_exec):
             dst(w, res, d)
         if writes_exec:
             if not bool(np.all(d | ~w.exec)):
@@ -206,8 +216,9 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
 
 def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
     ops = _with_vcc(inst.operands, 4, (3,))
-    put = vector_dest(ops[0], "b32", inst, env)
-    (g0, d0), (g1, d1) = (vector_source(o, "b32", env) for o in ops[1:3])
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in zip(ops[1:3], spec.src,
+                                                                   strict=True))
     gm, dm = lane_mask_source(ops[3], env)
 
     def step(w: Wave) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.halves import byte_bits, half_mask, write_bits
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
@@ -49,8 +50,15 @@ def complete(w: Wave, p: Pending) -> None:
         m = p.vmask
         for j in range(n):
             c = p.vcol + j
+            newer = w.pend_v.get(c)
+            if newer is not None and newer is not p and p in newer.older:
+                newer.older.remove(p)  # its half is still ours to write
+                write_bits(w, c, p.vdata[:, j], p.vdef[:, j], p.wmask, m)  # type: ignore[index]
+                continue
             if w.pend_v.get(c) is p:
-                if m is None:
+                if p.wmask != FULL or p.vdef.dtype != bool:  # type: ignore[union-attr]
+                    write_bits(w, c, p.vdata[:, j], p.vdef[:, j], p.wmask, m)  # type: ignore[index]
+                elif m is None:
                     w.V[:, c] = p.vdata[:, j]
                     w.vdef[:, c] = p.vdef[:, j]  # type: ignore[index]
                 else:
@@ -87,14 +95,18 @@ def drain(w: Wave) -> None:
 
 
 def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
-                       vm: bool, lgkm: bool) -> None:
+                       vm: bool, lgkm: bool, wmask: int = FULL) -> None:
+    """`defined`: defined lanes (bool) or defined bits (uint32) per destination dword."""
     n = data.shape[1]
     for j in range(n):
         if col + j in w.pend_v and w.pend_v[col + j].vm != vm:
             raise hazard(w, f"v{col + j} loaded again before the previous load completed")
     p = Pending(vm=vm, lgkm=lgkm, smem=False, vcol=col, vdata=data, vdef=defined,
-                vmask=None if w.exec_full else w.exec.copy())
+                vmask=None if w.exec_full else w.exec.copy(), wmask=wmask)
     for j in range(n):
+        q = w.pend_v.get(col + j)
+        if q is not None and not q.done and not q.wmask & wmask:
+            p.older.append(q)
         w.pend_v[col + j] = p
     if vm:
         w.vm_queue.append(p)
@@ -102,8 +114,9 @@ def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
         w.lgkm_queue.append(p)
 
 
-def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None) -> np.ndarray:
-    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data."""
+def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
+    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data; a
+    D16 load's value sits in its half (the other half is merged at completion, `complete`)."""
     width = op.width
     if width >= 4:
         return np.ascontiguousarray(raw).view(np.uint32)
@@ -112,11 +125,10 @@ def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None) -> np.ndarray:
     if op.signed:
         sh = np.uint32(32 - 8 * width)
         val = ((val << sh).view(np.int32) >> (32 - 8 * width)).view(np.uint32)
-    if op.d16 and old is not None:
-        if op.d16 == "hi":
-            val = (old & np.uint32(0xFFFF)) | (val << np.uint32(16))
-        else:
-            val = (old & np.uint32(0xFFFF0000)) | (val & np.uint32(0xFFFF))
+    if op.d16 == "hi":
+        val = val << np.uint32(16)
+    elif op.d16:
+        val = val & np.uint32(0xFFFF)
     return val[:, None]
 
 
@@ -126,11 +138,11 @@ def _store_bytes(w: Wave, col: int, op: MemOp) -> tuple[np.ndarray, np.ndarray]:
         raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
     words = np.ascontiguousarray(w.V[:, col:col + n])
     raw = words.view(np.uint8).reshape(w.lanes, 4 * n)
+    start = 2 if op.d16 == "hi" else 0
     if op.width < 4:
-        start = 2 if op.d16 == "hi" else 0
         raw = raw[:, start:start + op.width]
-    defined = w.vdef[:, col:col + n].all(axis=1)
-    return raw, defined
+    masks = _byte_definedness(w, col, n)
+    return raw, masks[:, start:start + op.width] if op.width < 4 else masks
 
 
 def _vaddr64(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
@@ -248,15 +260,13 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
         rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
             (bits == 0xFF).all(axis=1)
-        old = None
-        if op.d16:
-            old = w.V[:, col] if w.exec_full else w.V[e, col]
-        words = _to_words(raw, op, old)
+        words = _to_words(raw, op)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
-        fdef = np.zeros((w.lanes, words.shape[1]), bool)
+        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
         full[lanes] = words
         fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
-        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat")
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
 
     if seg == "scratch" and vaddr.kind is OpKind.OFF and op.width % 4 == 0 and not op.d16:
         return _uniform_scratch(inst, op, env, step, sget, sdef, offset,
@@ -443,7 +453,7 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 raw, defined = _store_bytes(w, vcol(datas[k]), op)
                 if not w.exec_full:
                     raw, defined = raw[e], defined[e]
-                if not bool(np.all(defined)):
+                if not bool(np.all(defined == 0xFF)):
                     raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
                                     "undefined register")
                 lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
@@ -453,7 +463,7 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         for off in offs:
             data, ok = lds.read((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), op.width,
                                 inst.mnemonic)
-            words = _to_words(data, op, None if not op.d16 else w.V[lanes, vcol(dst)])  # type: ignore[arg-type]
+            words = _to_words(data, op)
             parts.append(words)
             oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))
         words = np.concatenate(parts, axis=1)
@@ -461,7 +471,9 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         full[lanes] = words
         fdef = np.zeros(full.shape, bool)
         fdef[lanes] = np.concatenate(oks, axis=1)
-        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True)  # type: ignore[arg-type]
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True,  # type: ignore[arg-type]
+                           wmask=wmask)
     return step
 
 
@@ -510,17 +522,21 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             raw, defined = _store_bytes(w, vcol(vdata), op)
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
-            w.private.write(plane, poff, raw, np.repeat(defined[:, None], raw.shape[1], axis=1),
-                            inst.mnemonic)
+            w.private.write(plane, poff, raw, defined, inst.mnemonic)
             w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
             return
         raw, d = w.private.read(plane, poff, op.width, inst.mnemonic)
-        words = _to_words(raw, op, None if not op.d16 else w.V[lanes, vcol(vdata)])
+        words = _to_words(raw, op)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
         full[lanes] = words
-        fdef = np.zeros(full.shape, bool)
-        fdef[lanes] = d.all(axis=1)[:, None]
-        _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False)
+        if op.width >= 4:
+            fdef = np.zeros(full.shape, np.uint32)
+            fdef[lanes] = byte_bits(d)
+        else:
+            fdef = np.zeros(full.shape, bool)
+            fdef[lanes] = d.all(axis=1)[:, None]
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False, wmask=wmask)
     return step
 
 

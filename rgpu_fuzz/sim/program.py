@@ -25,7 +25,7 @@ from rgpu_fuzz.sim.bind_mem import (
     wait,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst
+from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
 from rgpu_fuzz.sim.salu import SALU
@@ -215,19 +215,47 @@ ALIASES: dict[str, str] = {
 the CDNA name)."""
 
 
+def _vgprs(ops: Sequence[Any]) -> set[int]:
+    return {o.index for o in ops if o.kind is OpKind.VGPR}
+
+
+def _dual(inst: Inst, first: Step, second: Step) -> Step:
+    """VOPD: X and Y issue together and read their sources before either writes (RDNA3 ISA
+    §7.6 "Dual issue"); LLVM pairs `v_dual_mov_b32 v0, v3 :: v_dual_add_nc_u32 v5, v0, v5`,
+    where Y must see the old v0. Y runs first when it reads X's destination; when each reads
+    the other's destination, X's result is held back until Y has read."""
+    x, y = inst.halves
+    x_dst, y_dst = _vgprs(x.operands[:1]), _vgprs(y.operands[:1])
+    y_reads_x = bool(x_dst & _vgprs(y.operands[1:]))
+    x_reads_y = bool(y_dst & _vgprs(x.operands[1:]))
+    if not y_reads_x:
+        def dual(w: Wave) -> None:
+            first(w)
+            second(w)
+        return dual
+    if not x_reads_y:
+        def dual_yx(w: Wave) -> None:
+            second(w)
+            first(w)
+        return dual_yx
+    col = next(iter(x_dst))
+
+    def dual_swap(w: Wave) -> None:
+        old_v, old_d = w.V[:, col].copy(), w.vdef[:, col].copy()
+        first(w)
+        new_v, new_d = w.V[:, col].copy(), w.vdef[:, col].copy()
+        w.V[:, col], w.vdef[:, col] = old_v, old_d
+        second(w)
+        w.V[:, col], w.vdef[:, col] = new_v, new_d
+    return dual_swap
+
+
 def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> Step:
     name = ALIASES.get(inst.opcode, inst.opcode)
     if name != inst.opcode:
         inst = replace(inst, opcode=name)
     if inst.halves:
-        first, second = (bind_one(h, env, mem, index_of) for h in inst.halves)
-
-        def dual(w: Wave) -> None:
-            # VOPD: LLVM pairs only independent operations, so X then Y is the same as both
-            # at once (RDNA3 ISA §7.6 "Dual issue")
-            first(w)
-            second(w)
-        return dual
+        return _dual(inst, *(bind_one(h, env, mem, index_of) for h in inst.halves))
     if name == "S_SENDMSG" and "DEALLOC" in inst.text.upper():
         return lambda w: None
     try:

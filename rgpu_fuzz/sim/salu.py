@@ -41,6 +41,29 @@ def _xor_def(a: int, da: int, b: int, db: int) -> int:
     return da & db
 
 
+def _shift_def(bits: int, kind: str) -> Callable[[int, int, int, int], int]:
+    """Defined bits of a shift by a defined amount: the source's defined bits move with its
+    bits, the bits shifted in are defined (zeros; for `ashr` copies of the sign bit, as
+    defined as it is). Bits shifted out cannot reach the result — LLVM's O0 64-bit
+    expansions build `{lo, IMPLICIT_DEF} << 32` and rely on exactly that. Only the amount's
+    low log2(bits) bits are read (CDNA3 ISA "S_LSHL_B64": S1[5:0]); if any of them is
+    undefined, nothing is."""
+    m = (1 << bits) - 1
+    amount = bits - 1
+
+    def bitdef(a: int, da: int, b: int, db: int) -> int:
+        if db & amount != amount:
+            return 0
+        s = b & amount
+        if kind == "lshl":
+            return ((da << s) | ((1 << s) - 1)) & m
+        if kind == "lshr":
+            return (da >> s) | (m & ~(m >> s))
+        sign_defined = da >> (bits - 1) & 1
+        return (da >> s) | ((m & ~(m >> s)) if sign_defined else 0)
+    return bitdef
+
+
 def _s32(x: int) -> int:
     return x - (1 << 32) if x & 0x8000_0000 else x
 
@@ -201,15 +224,15 @@ def _table() -> dict[str, SOp]:
         t[f"S_LSHL_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n: lambda a, b: ((a << (b & (n - 1))) & mk,
                                         _nz((a << (b & (n - 1))) & mk))
-        )(m, bits))
+        )(m, bits), _shift_def(bits, "lshl"))
         t[f"S_LSHR_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda n: lambda a, b: (a >> (b & (n - 1)), _nz(a >> (b & (n - 1))))
-        )(bits))
+        )(bits), _shift_def(bits, "lshr"))
         conv = _s32 if bits == 32 else _s64
         t[f"S_ASHR_I{bits}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & mk,
                                             _nz((cv(a) >> (b & (n - 1))) & mk))
-        )(m, bits, conv))
+        )(m, bits, conv), _shift_def(bits, "ashr"))
         t[f"S_BFM_{sfx}"] = SOp("plain", bits, (32, 32), (
             lambda mk, n: lambda a, b: ((((1 << (a & (n - 1))) - 1) << (b & (n - 1))) & mk, None)
         )(m, bits))
