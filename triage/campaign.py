@@ -100,6 +100,8 @@ class Tally:
     abandoned_jobs: int = 0
     lost_jobs: int = 0
     """Jobs whose worker died before they finished (each queued again)."""
+    executor_start_s: float = 0.0
+    """Seconds the executor took to start (a Ray instance and its actors: seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +239,9 @@ class Campaign:
         (their seeds were not checkpointed, so a resumed campaign runs them again), so a
         pipeline that hangs can never hold a campaign past its `--time`."""
         ex = self.executor
+        t0 = time.monotonic()
         ex.start()
+        self.tally.executor_start_s = time.monotonic() - t0
         chunks = self.chunk_indices()
         try:
             self._resume_pending()
@@ -575,6 +579,7 @@ class Campaign:
             "timeouts": {label: c["timeout"] for label, c in t.statuses.items()
                          if c["timeout"]},
             "abandoned_jobs": t.abandoned_jobs, "lost_jobs": t.lost_jobs,
+            "executor_start_s": round(t.executor_start_s, 3),
             "resumed_totals": self.checkpoint.totals,
         }
         return Summary(data)

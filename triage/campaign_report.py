@@ -95,6 +95,7 @@ class CampaignData:
     """Everything the report shows."""
 
     out: Path
+    store: Path
     generated: float
     identity: Mapping[str, Any] | None
     checkpoint_totals: Mapping[str, Any] | None
@@ -155,13 +156,24 @@ class CampaignData:
     def wall_seconds(self) -> float:
         return (self.end - self.start) if self.start is not None and self.end is not None else 0.0
 
-    @property
-    def run_seconds(self) -> float:
-        """Seconds the campaign ran: per session, from its start to its last chunk."""
+    def active(self) -> list[tuple[float, float]]:
+        """Wall-time intervals in which some session ran (from its start to its last
+        chunk), overlapping ones joined: shards side by side count once, and the time
+        between a campaign and its resumption is not counted."""
         last: dict[float, float] = {}
         for c in self.chunks:
             last[c.session_start] = max(last.get(c.session_start, c.time), c.time)
-        return sum(t - s for s, t in last.items())
+        joined: list[tuple[float, float]] = []
+        for s, t in sorted(last.items()):
+            if joined and s <= joined[-1][1]:
+                joined[-1] = (joined[-1][0], max(joined[-1][1], t))
+            else:
+                joined.append((s, t))
+        return joined
+
+    @property
+    def run_seconds(self) -> float:
+        return sum(t - s for s, t in self.active())
 
     def bucket_status_counts(self) -> dict[str, int]:
         return dict(Counter(str(b.status) for b in self.buckets))
@@ -172,32 +184,45 @@ class CampaignData:
         return (t - (self.start or t)) / 60.0
 
     def cumulative(self, field: str) -> tuple[tuple[float, int], ...]:
-        """(minutes, running total of `field` of the chunks) after each chunk."""
+        """(minutes, running total of `field` of the chunks) from 0 at the first session's
+        start, after each chunk; a later session (a resumption) starts with a point at its
+        own start, so the total stays flat while nothing ran."""
         total = 0
-        points = []
+        points: list[tuple[float, int]] = []
+        session = None
         for c in self.chunks:
+            if c.session_start != session:
+                session = c.session_start
+                if not points or self.minutes(session) > points[-1][0]:
+                    points.append((self.minutes(session), total))
             total += int(getattr(c, field))
             points.append((self.minutes(c.time), total))
         return tuple(points)
 
     def new_buckets(self) -> tuple[tuple[float, int], ...]:
-        """(minutes, buckets known) at each bucket's first sighting (the store's clock)."""
+        """(minutes, buckets known) at each bucket's first sighting (the store's clock);
+        buckets known before the campaign started count from minute 0."""
         firsts = sorted(b.first_seen for b in self.buckets)
-        return tuple((self.minutes(t), i + 1) for i, t in enumerate(firsts))
+        return tuple((max(0.0, self.minutes(t)), i + 1) for i, t in enumerate(firsts))
 
     def throughput(self, bins: int = THROUGHPUT_BINS) -> tuple[tuple[float, float], ...]:
-        """(bin centre in minutes, cases per second finished in that bin), over the time from
-        the first session's start to the last chunk."""
+        """(bin centre in minutes, cases per second of running time finished in that bin)
+        from the first session's start to the last chunk; NaN where no session ran."""
         if not self.chunks or self.start is None or self.end is None or self.end <= self.start:
             return ()
         n = max(1, min(bins, len(self.chunks)))
         width = (self.end - self.start) / n
         counts = [0] * n
         for c in self.chunks:
-            i = min(n - 1, int((c.time - self.start) / width))
-            counts[i] += c.cases
-        return tuple((self.minutes(self.start + (i + 0.5) * width), counts[i] / width)
-                     for i in range(n))
+            counts[min(n - 1, int((c.time - self.start) / width))] += c.cases
+        active = self.active()
+        points = []
+        for i in range(n):
+            a = self.start + i * width
+            ran = sum(max(0.0, min(a + width, t) - max(a, s)) for s, t in active)
+            points.append((self.minutes(a + width / 2),
+                           counts[i] / ran if ran > 0 else float("nan")))
+        return tuple(points)
 
 
 def _op_class(name: str) -> str:
@@ -267,38 +292,80 @@ def _checkpoint(out: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def collect(out: Path, *, top: int = DEFAULT_TOP) -> CampaignData:
-    """Read campaign directory `out` (read-only) into what the report shows."""
-    store_path = out / STORE_FILE
+def _is_campaign(d: Path) -> bool:
+    return (d / "checkpoint.json").is_file() or (d / STATS_FILE).is_file()
+
+
+def campaign_dirs(out: Path) -> list[Path]:
+    """`out` when it holds a campaign, else its sub-directories that do: the shards of one
+    run side by side (`ci/nightly.sh` writes `OUT/shard-I-of-N/`)."""
+    if _is_campaign(out):
+        return [out]
+    return sorted(d for d in out.iterdir() if d.is_dir() and _is_campaign(d))
+
+
+def _identity(checkpoints: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The settings of the campaign (its shards share all but `shard`)."""
+    idents = [cp["identity"] for cp in checkpoints if isinstance(cp.get("identity"), dict)]
+    if not idents:
+        return None
+    shards = [f"{i[0]}/{i[1]}" for i in (d.get("shard") for d in idents)
+              if isinstance(i, list) and len(i) == 2]
+    return {**idents[0], "shards": shards}
+
+
+def _totals(checkpoints: list[dict[str, Any]]) -> dict[str, int] | None:
+    got: Counter[str] = Counter()
+    for cp in checkpoints:
+        totals = cp.get("totals")
+        if isinstance(totals, dict):
+            got.update({k: int(v) for k, v in totals.items() if isinstance(v, int | float)})
+    return dict(got) if checkpoints else None
+
+
+def collect(out: Path, *, store: Path | None = None, top: int = DEFAULT_TOP) -> CampaignData:
+    """Read campaign directory `out` (read-only) into what the report shows: its store
+    (`store`, default `out/findings.sqlite`: a merged store for shards), checkpoints and
+    statistics (of `out`, or of each shard directory in it)."""
     if not out.is_dir():
         raise CampaignReportError(f"{out}: no such campaign directory")
+    store_path = store if store is not None else out / STORE_FILE
     if not store_path.is_file():
-        raise CampaignReportError(f"{out}: no {STORE_FILE} here (not a campaign directory)")
+        raise CampaignReportError(
+            f"{store_path}: no such findings store" if store is not None else
+            f"{out}: no {STORE_FILE} here (not a campaign directory; for shards, pass the "
+            "merged store with --store)")
     try:
-        store = FindingStore(store_path, readonly=True)
+        db = FindingStore(store_path, readonly=True)
     except StoreError as e:
         raise CampaignReportError(str(e)) from None
     try:
-        buckets = tuple(store.buckets(order_by="count"))
-        views = tuple(_bucket_view(store, b) for b in buckets[:top])
+        buckets = tuple(db.buckets(order_by="count"))
+        views = tuple(_bucket_view(db, b) for b in buckets[:top])
     finally:
-        store.close()
-    log: StatsLog = read_chunk_stats(out)
-    chunks = log.chunks
-    cp = _checkpoint(out)
+        db.close()
+    dirs = campaign_dirs(out)
+    logs: list[StatsLog] = [read_chunk_stats(d) for d in dirs]
+    chunks = tuple(sorted((c for log in logs for c in log.chunks),
+                          key=lambda c: (c.time, c.chunk)))
+    checkpoints = [cp for cp in (_checkpoint(d) for d in dirs) if cp is not None]
     missing: list[str] = []
-    if not log.present:
+    bad_lines = sum(log.bad_lines for log in logs)
+    present = any(log.present for log in logs)
+    if not present:
         missing.append(f"no {STATS_FILE} (a campaign run before per-chunk statistics were "
                        "written): throughput, pipeline time and statuses, feature and opcode "
                        "coverage are not available; totals come from the checkpoint")
     elif not chunks:
         missing.append(f"{STATS_FILE} holds no chunk yet")
-    if log.bad_lines:
-        missing.append(f"{log.bad_lines} unreadable line(s) in {STATS_FILE} were skipped")
-    if cp is None:
+    if bad_lines:
+        missing.append(f"{bad_lines} unreadable line(s) in {STATS_FILE} were skipped")
+    if not checkpoints:
         missing.append("no readable checkpoint.json: the campaign's settings are unknown")
-    starts = [c.session_start for c in chunks] + [b.first_seen for b in buckets]
-    ends = [c.time for c in chunks] + [b.last_seen for b in buckets]
+    # with statistics, the campaign's own sessions set the time axis (a store merged with
+    # earlier nights' holds buckets first seen long before)
+    starts = [c.session_start for c in chunks] or [b.first_seen for b in buckets]
+    ends = [c.time for c in chunks] or [b.last_seen for b in buckets]
     start = min(starts) if starts else None
     end = max(ends) if ends else None
 
@@ -326,9 +393,9 @@ def collect(out: Path, *, top: int = DEFAULT_TOP) -> CampaignData:
         missing.append("no simulator opcodes recorded (no amdgpu-sim pipeline ran, or "
                        "RGPU_SIM_STATS was set by the user)")
     return CampaignData(
-        out=out, generated=time.time(), identity=(cp or {}).get("identity"),
-        checkpoint_totals=(cp or {}).get("totals"), chunks=chunks, stats_present=log.present,
-        stats_bad_lines=log.bad_lines, buckets=buckets, top=views, start=start, end=end,
+        out=out, store=store_path, generated=time.time(), identity=_identity(checkpoints),
+        checkpoint_totals=_totals(checkpoints), chunks=chunks, stats_present=present,
+        stats_bad_lines=bad_lines, buckets=buckets, top=views, start=start, end=end,
         pipelines=tuple(totals.values()), features=features,
         feature_cases=sum(c.cases for c in featured), opcodes=opcodes, missing=tuple(missing))
 
@@ -357,12 +424,14 @@ def summary_rows(data: CampaignData) -> list[tuple[str, str, str]]:
         ("profile", "generator profile / oracle policy",
          f"{ident.get('profile', '–')} / {ident.get('policy', '–')}"),
         ("seeds", "seeds", f"from {ident.get('seed_start', '–')}, {ident.get('chunk', '–')} per "
-         f"chunk, shard {'/'.join(str(x) for x in ident.get('shard', [])) or '–'}"),
+         f"chunk, shard {', '.join(ident.get('shards', [])) or '–'}"),
+        ("store", "findings store", str(data.store)),
         ("started", "first session started", when(data.start)),
         ("ended", "last result", when(data.end)),
-        ("run-time", "time running (sum over sessions)",
+        ("run-time", "time running (sessions and shards overlapping count once)",
          _duration(run) if data.chunks else "–"),
-        ("sessions", "sessions", str(len({c.session_start for c in data.chunks}))
+        ("sessions", "sessions (shards and resumptions)",
+         str(len({c.session_start for c in data.chunks}))
          if data.chunks else "–"),
         ("cases", "cases run", str(data.cases)),
         ("cases-per-s", "cases per second", f"{data.cases / run:.2f}" if run > 0 else "–"),
@@ -424,5 +493,6 @@ def hex_bits(view: BucketView, buffer: str, bits: int) -> str:
 
 
 __all__ = ["DEFAULT_TOP", "BucketView", "CampaignData", "CampaignReportError",
-           "OpcodeCoverage", "PipelineTotals", "bucket_rows", "collect", "diff_header",
+           "OpcodeCoverage", "PipelineTotals", "bucket_rows", "campaign_dirs", "collect",
+           "diff_header",
            "feature_rows", "hex_bits", "pipeline_rows", "summary_rows", "when"]

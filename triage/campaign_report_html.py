@@ -39,7 +39,8 @@ th, td { border: 1px solid #e1e4e8; padding: 3px 8px; text-align: left; vertical
 th { background: #f6f8fa; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre { font: 12px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; }
-pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: 8px 10px; overflow-x: auto; }
+pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: 8px 10px; overflow: auto;
+      max-height: 480px; }
 .missing { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
            padding: 6px 12px; margin: 12px 0; }
 .sig { word-break: break-all; }
@@ -105,7 +106,10 @@ def _buckets(data: CampaignData) -> str:
                    f'Report: <a href="{_e(view.report_name)}">{_e(view.report_name)}</a>'
                    + (f" · best reproducer <code>{_e(view.case_id)}</code>"
                       if view.case_id else "")
-                   + (f", {b.best_size[0]} tokens" if b.best_size else "") + "</p>")
+                   + (f", {b.best_size[0]} tokens" if b.best_size else "")
+                   + (f", reduced from <code>{_e(view.case.provenance.parent)}</code>"
+                      if view.case is not None and view.case.provenance.parent else
+                      ", not reduced") + "</p>")
         if view.kernel is not None:
             out.append(f'<pre data-k="kernel" data-bucket="{b.id}">{_e(view.kernel)}</pre>')
         if view.detail:

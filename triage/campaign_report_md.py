@@ -10,6 +10,7 @@ The campaign report has the HTML report's tables; its plots are SVG files beside
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz import casefile
@@ -28,6 +29,18 @@ from rgpu_fuzz.triage.campaign_report_plots import Plot
 from rgpu_fuzz.triage.report import _cell, _fence, _input_line
 
 PLOTS_DIR = "plots"
+MARKER = "<!-- rgpu-fuzz report campaign: bucket report from the store -->"
+"""The first line of a bucket report written here: `report campaign` rewrites only files
+that start with it, and keeps reports `rgpu-fuzz report <bucket>` wrote (they rerun)."""
+
+
+def is_bucket_report(path: Path) -> bool:
+    """The file is a bucket report this module wrote (so it may be rewritten)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline().rstrip("\n") == MARKER
+    except OSError:
+        return False
 TOP_OPCODES = 20
 
 
@@ -56,7 +69,7 @@ def render_bucket(view: BucketView, store_path: str, versions: Mapping[str, str]
     """The Markdown report of one bucket from the store's record of it."""
     b = view.bucket
     rate = b.reproduction_rate
-    lines = [f"# {b.kind}: {', '.join(b.pipelines)} (bucket {b.id})", "",
+    lines = [MARKER, f"# {b.kind}: {', '.join(b.pipelines)} (bucket {b.id})", "",
              f"- signature: `{b.signature}`",
              f"- seen {b.count} times, first {when(b.first_seen)}, last {when(b.last_seen)}",
              f"- status: {b.status}" + (f" ({b.note})" if b.note else ""),
@@ -142,4 +155,5 @@ def render_markdown(data: CampaignData, plots: Sequence[Plot]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["PLOTS_DIR", "diff_rows", "outcome_rows", "render_bucket", "render_markdown"]
+__all__ = ["MARKER", "PLOTS_DIR", "diff_rows", "is_bucket_report", "outcome_rows",
+           "render_bucket", "render_markdown"]

@@ -155,8 +155,8 @@ def pipelines(data: CampaignData) -> Plot | None:
         left = [a + w for a, w in zip(left, widths, strict=True)]
     mix.set_xlim(0, 100)
     mix.set_xlabel("status mix (% of runs)")
-    mix.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35 - 0.1 / len(pipes)),
-               ncol=min(len(statuses), 5), fontsize=8, frameon=False)
+    mix.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(statuses), 5),
+               fontsize=8, frameon=False, borderaxespad=0.2)
     return Plot("pipelines", "Time share and status mix per pipeline", _svg(fig, "pipelines"))
 
 

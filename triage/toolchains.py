@@ -119,14 +119,32 @@ PROBES: dict[str, Callable[[], str]] = {"llvm": _llvm, "rustc": _rustc, "ld.lld"
 
 @functools.cache
 def git_revision() -> str:
-    """`git describe`-like revision of the rgpu-fuzz checkout (`+dirty` with local edits),
-    or "not a git checkout" for an installed wheel."""
-    if not (REPO / ".git").exists():
+    """The commit of the rgpu-fuzz checkout (12 hex digits), read from `.git` itself, or
+    "not a git checkout" for an installed wheel. Read, not `git rev-parse`: a campaign
+    records it while starting, and a child process there is what tests (and a user's
+    Ctrl-C) take as the sign that jobs are running. Local edits are not detected."""
+    try:
+        git = REPO / ".git"
+        if git.is_file():  # a worktree: `gitdir: PATH`
+            git = (REPO / git.read_text().split(":", 1)[1].strip()).resolve()
+        head = (git / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head[:12]
+        ref = head[5:]
+        common = git / "commondir"
+        roots = [git] + ([(git / common.read_text().strip()).resolve()]
+                         if common.is_file() else [])
+        for root in roots:
+            if (root / ref).is_file():
+                return (root / ref).read_text().strip()[:12]
+            packed = root / "packed-refs"
+            if packed.is_file():
+                for line in packed.read_text().splitlines():
+                    if line.endswith(" " + ref):
+                        return line[:12]
+        return f"{ref} (unresolved)"
+    except OSError:
         return "not a git checkout"
-    rev = _first_line(["git", "-C", str(REPO), "rev-parse", "--short=12", "HEAD"])
-    dirty = run_bounded(["git", "-C", str(REPO), "status", "--porcelain",
-                         "--untracked-files=no"], timeout=TOOL_TIMEOUT_S)
-    return rev + ("+dirty" if dirty.returncode == 0 and dirty.stdout.strip() else "")
 
 
 def host() -> str:

@@ -56,6 +56,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="`reduce`: wall-clock budget per reducer per finding (e.g. 120s)")
     p.add_argument("--sim-specs", default="amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3",
                    help="`sim`: the amdgpu-sim specs whose code objects are simulated")
+    p.add_argument("--sim-baseline", help="`sim`: a git revision (or checkout) whose simulator "
+                   "is measured side by side with this one")
+    p.add_argument("--sim-rounds", type=int, default=1,
+                   help="`sim`: alternations of this simulator and the baseline")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
     bench_campaign.add_arguments(p)
     bench_buckets.add_arguments(p)

@@ -9,7 +9,9 @@ its recorded pipelines are rerun, so the report shows what happens today, not la
 instead: one self-contained HTML file (throughput, cases, findings and new buckets over time,
 time share and status mix per pipeline, language feature and simulator opcode coverage,
 the top buckets with their reduced kernels and first differing elements), and a Markdown
-report per top bucket in `buckets/` beside it. Nothing is rerun; it reads DIR only.
+report per top bucket in `buckets/` beside it (a report there that `rgpu-fuzz report <bucket>`
+wrote is kept and linked). Nothing is rerun; it reads DIR only. For shards, DIR may hold one
+campaign directory per shard, with their merged store given by `--store`.
 """
 
 from __future__ import annotations
@@ -98,7 +100,12 @@ def _write(path: Path, text: str) -> None:
 def _campaign(args: argparse.Namespace) -> int:
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.triage.campaign_report import DEFAULT_TOP, collect
-    from rgpu_fuzz.triage.campaign_report_md import PLOTS_DIR, render_bucket, render_markdown
+    from rgpu_fuzz.triage.campaign_report_md import (
+        PLOTS_DIR,
+        is_bucket_report,
+        render_bucket,
+        render_markdown,
+    )
     from rgpu_fuzz.triage.report import collect_versions
 
     if args.dir is None:
@@ -109,18 +116,22 @@ def _campaign(args: argparse.Namespace) -> int:
     top = DEFAULT_TOP if args.top is None else args.top
     if top < 0:
         raise UserError(f"--top must be >= 0, got {top}")
-    data = collect(args.dir, top=top)
+    data = collect(args.dir, store=args.store, top=top)
     plots = []
     if args.html is not None or args.md is not None:
         from rgpu_fuzz.triage.campaign_report_plots import all_plots
 
         plots = all_plots(data)
     versions = collect_versions()
-    store = str(args.dir / "findings.sqlite")
     written = []
+    kept = 0
     for target in {p.parent for p in (args.html, args.md) if p is not None}:
         for view in data.top:
-            _write(target / view.report_name, render_bucket(view, store, versions))
+            path = target / view.report_name
+            if path.is_file() and not is_bucket_report(path):
+                kept += 1  # e.g. `rgpu-fuzz report <bucket>`'s, with today's rerun: richer
+                continue
+            _write(path, render_bucket(view, str(data.store), versions))
     if args.html is not None:
         from rgpu_fuzz.triage.campaign_report_html import render_html
 
@@ -135,7 +146,8 @@ def _campaign(args: argparse.Namespace) -> int:
         sys.stdout.write(render_markdown(data, ()))
         return 0
     print(f"wrote {', '.join(written)} ({len(data.buckets)} buckets, {data.cases} cases, "
-          f"{len(data.top)} bucket reports in buckets/)", file=sys.stderr)
+          f"{len(data.top) - kept} bucket reports in buckets/"
+          + (f", {kept} kept as they were" if kept else "") + ")", file=sys.stderr)
     for line in data.missing:
         print(f"rgpu-fuzz report: note: {line}", file=sys.stderr)
     return 0

@@ -18,10 +18,11 @@ Outcomes:
   the kernel line, block and thread;
 * rustc or the run exceeds its time: `Timeout(stage="rustc" / "run")`.
 
-Features: everything but `shared`. rustc 1.95 cannot put a static in the workgroup address
-space (3): a `static mut` lands in global memory, shared by every block, which would give
-wrong answers; `core::intrinsics::gpu::gpu_launch_sized_workgroup_mem` exists only in later
-nightlies. Kernels with `#[shared]` arrays are `Unsupported`.
+Features: all. rustc 1.95 cannot put a static in the workgroup address space (3) (a
+`static mut` would land in global memory, shared by every block); `#[shared]` arrays live in
+the launch's dynamically allocated group segment instead, reached through the shared aperture
+(`rustc_amdgpu_program`, "Shared arrays"), and the launch allocates their bytes as HIP's
+`sharedMemBytes` does.
 
 `#[inline(never)]` does not keep a call here: rustc 1.95 deliberately emits no `noinline`
 for amdgpu targets (rustc_codegen_llvm `attributes.rs`), so helpers are inlined as LLVM
@@ -74,6 +75,7 @@ from rgpu_fuzz.pipelines.rustc_amdgpu_program import (
     TRAP_RECORD_WORDS,
     amdgpu_program_source,
     entry_symbol,
+    shared_layout,
 )
 from rgpu_fuzz.pipelines.rustc_batch import COMPILE_TIMEOUT, BuiltCase, compile_timeout
 from rgpu_fuzz.pipelines.rustc_program import (
@@ -91,8 +93,8 @@ TARGETS = ("gfx942", "gfx90a", "gfx1100")
 DEFAULT_STEPS = 20_000_000
 """amdgpu-sim's default budget, so both simulate the same amount."""
 
-UNSUPPORTED = frozenset({"shared"})
-"""See the module docstring."""
+UNSUPPORTED: frozenset[str] = frozenset()
+"""Language features this pipeline answers `Unsupported` for (see the module docstring)."""
 
 _STAGE = {"crash": "rustc", "error": "rustc-error", "link": "ld.lld"}
 
@@ -269,7 +271,7 @@ def kernel_ir(module_ir: str) -> str:
     """The function definitions of rustc's IR that belong to the kernel of case 0 of a
     one-case crate (its entry point and the functions of its module), the attributes they
     use left out: the minicore's own functions would bury the kernel."""
-    blocks = re.findall(r"^(?:; .*\n)*define [^\n]*\{\n.*?^\}$", module_ir,
+    blocks = re.findall(r"^(?:; [^\n]*\n)*define [^\n]*\{\n.*?^\}$", module_ir,
                         re.MULTILINE | re.DOTALL)
     mine = [b for b in blocks if "@rgpu_case_0" in b.split("{", 1)[0] or "case_0_" in
             b.split("{", 1)[0]]
@@ -311,7 +313,8 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
     args = [Arg(buffer=v) if isinstance(v, str) else Arg(data=v) for v in plan.values(lengths)]
     launch = unit.case.launch
     result = simulate(code_object, symbol, launch.grid, launch.block, args, buffers,
-                      decode=decode_text, target=target, step_limit=steps)
+                      decode=decode_text, target=target, step_limit=steps,
+                      dynamic_lds=shared_layout(unit).size)
     seconds = {**stats.seconds, **{f"sim-{k}": v for k, v in result.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=stats.artefacts)
     if result.status is Status.FAULT:

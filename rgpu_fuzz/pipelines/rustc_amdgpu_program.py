@@ -21,6 +21,16 @@ u32 words: kind (`TRAP_KINDS`), the crate line of the failing operation (from
 x, y, z and thread x, y, z. Its address is the first kernel argument; a panic deep in a
 helper finds it through the HSA dispatch packet's `kernarg_address` (offset 40), so no
 global variable and no extra parameter of the kernel's own functions is needed.
+
+Shared arrays. rustc 1.95 cannot place a static in the group (LDS) address space, so each
+`#[shared] static mut NAME: [T; N] = init;` of the printed kernel becomes
+`static mut NAME: crate::Shared<[T; N], OFFSET> = crate::Shared::NEW;` (same line): a
+zero-sized handle that dereferences to the array at byte `OFFSET` of the work-group's
+dynamically allocated group segment (the minicore's `Shared`, `gpu::dynamic_group_segment`).
+The arrays are laid out in declaration order, each aligned to its element size
+(`shared_layout`); the launch allocates `SharedLayout.size` bytes of dynamic group segment,
+as HIP's `sharedMemBytes` does. Indexing, bounds checks and `.len()` stay rustc's own on the
+array the handle dereferences to.
 """
 
 from __future__ import annotations
@@ -30,9 +40,12 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
+from rgpu_fuzz.lang.ast import Shared
+from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.model.case import BufferArg, ScalarArg
 from rgpu_fuzz.model.outcome import TrapKind
 from rgpu_fuzz.model.scalars import Scalar
+from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.rustc_program import Program, ProgramCase, rust_kernel_text
 
 __all__ = [
@@ -40,10 +53,13 @@ __all__ = [
     "TRAP_PARAM",
     "TRAP_RECORD_WORDS",
     "KernelArgUse",
+    "SharedArray",
+    "SharedLayout",
     "amdgpu_program_source",
     "entry_symbol",
     "kernarg_use",
     "minicore_source",
+    "shared_layout",
 ]
 
 TRAP_RECORD_WORDS = 8
@@ -111,6 +127,71 @@ def _rust_type(unit: ProgramCase, index: int) -> str:
     return {"scalar": str(p.ty), "slice": f"&[{p.ty}]", "mut-slice": f"&mut [{p.ty}]"}[p.kind]
 
 
+@dataclass(frozen=True, slots=True)
+class SharedArray:
+    """One `#[shared]` array of a kernel and its place in the dynamic group segment."""
+
+    name: str
+    elem: Scalar
+    len: int
+    offset: int
+
+    @property
+    def size(self) -> int:
+        return self.len * self.elem.dtype.itemsize
+
+
+@dataclass(frozen=True, slots=True)
+class SharedLayout:
+    """A kernel's `#[shared]` arrays in declaration order, and the bytes of dynamic group
+    segment its launch allocates."""
+
+    arrays: tuple[SharedArray, ...] = ()
+
+    @property
+    def size(self) -> int:
+        return max((a.offset + a.size for a in self.arrays), default=0)
+
+
+def shared_layout(unit: ProgramCase) -> SharedLayout:
+    """Where `unit`'s `#[shared]` arrays live: in declaration order, each at the next offset
+    aligned to its element size (lengths as the checker evaluated them)."""
+    prepared = prepare(unit.case)
+    assert isinstance(prepared, tuple), "a ProgramCase is made from a checked case"
+    types = prepared[0].shared
+    arrays: list[SharedArray] = []
+    offset = 0
+    for item in _shared_items(unit.kernel_source):
+        ty = types[item.name]
+        align = ty.elem.dtype.itemsize
+        offset = (offset + align - 1) // align * align
+        arrays.append(SharedArray(item.name, ty.elem, ty.len, offset))
+        offset += arrays[-1].size
+    return SharedLayout(tuple(arrays))
+
+
+@cache
+def _shared_items(kernel_source: str) -> tuple[Shared, ...]:
+    return tuple(i for i in parse(kernel_source, "<kernel>").items if isinstance(i, Shared))
+
+
+def _with_shared_handles(kernel_source: str, layout: SharedLayout) -> str:
+    """`kernel_source` with each `#[shared]` static's declaration (from `static` to its `;`)
+    replaced by its `Shared` handle, newlines kept so lines still match."""
+    items = _shared_items(kernel_source)
+    assert [i.name for i in items] == [a.name for a in layout.arrays]
+    out, last = [], 0
+    for item, array in zip(items, layout.arrays, strict=True):
+        start = kernel_source.index("static", item.span.start, item.span.end)
+        old = kernel_source[start:item.span.end]
+        out += [kernel_source[last:start],
+                f"static mut {array.name}: crate::Shared<[{array.elem}; {array.len}], "
+                f"{array.offset}> = crate::Shared::NEW;", "\n" * old.count("\n")]
+        last = item.span.end
+    out.append(kernel_source[last:])
+    return "".join(out)
+
+
 def amdgpu_program_source(units: Sequence[ProgramCase], *, target_part: str | None = None,
                           abi: str = "gpu-kernel") -> Program:
     """The crate compiling every one of `units`, and where each kernel's lines are.
@@ -123,7 +204,9 @@ def amdgpu_program_source(units: Sequence[ProgramCase], *, target_part: str | No
     for i, unit in enumerate(units):
         module = f"case_{i}_{unit.case.id}"
         head = _fill(_CASE_HEAD, MODULE=module, ID=unit.case.id)
-        body = rust_kernel_text(unit.kernel_source)
+        layout = shared_layout(unit)
+        body = rust_kernel_text(_with_shared_handles(unit.kernel_source, layout)
+                                if layout.arrays else unit.kernel_source)
         if not body.endswith("\n"):
             body += "\n"
         first = line + head.count("\n")

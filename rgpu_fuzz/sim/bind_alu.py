@@ -11,6 +11,9 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
+from rgpu_fuzz.sim.bitdef32 import bitdef_step
+from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
     DTYPES,
@@ -25,6 +28,7 @@ from rgpu_fuzz.sim.operands import (
     vector_dest,
     vector_source,
 )
+from rgpu_fuzz.sim.partial import narrowed
 from rgpu_fuzz.sim.salu import SALU, SOp
 from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
@@ -107,7 +111,8 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     if len(ops) != 1 + len(spec.src):
         raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src)}")
     put = vector_dest(ops[0], spec.dst, inst, env)
-    srcs = [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src, strict=True)]
+    srcs = narrowed(inst, [vector_source(o, t, env) for o, t in zip(ops[1:], spec.src,
+                                                                     strict=True)])
     fn = spec.fn
     if spec.mode:
         ieee = env.ieee
@@ -121,6 +126,12 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         f0 = fn
         fn = lambda *a: post(f0(*a))  # noqa: E731
     dt = DTYPES[spec.dst][1]
+    if inst.opcode in BITDEF_RULES and post is None and len(srcs) == 2 and \
+            ops[0].kind is OpKind.VGPR and not inst.mods.get("dst_sel") and \
+            not any(getattr(o, "sel", "") for o in ops[1:]):
+        return bitdef_step(inst, srcs, fn, env.lanes, put)
+    if inst.opcode in SHIFT64_OPS and post is None:
+        return shift64_step(inst, srcs[0], srcs[1], fn, dt, put)
     if inst.opcode in LOW_HALF_OPS and post is None:
         return _low_half(inst, spec, env, put, srcs, fn, dt)
     if len(srcs) == 1:
@@ -133,7 +144,7 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
     return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), d0(w) & d1(w) & d2(w))
 
 
-LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_LSHLREV_B64", "V_ADD_U64"})
+LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_ADD_U64"})
 """64-bit operations whose low result half depends only on the low halves of their 64-bit
 sources (and their 32-bit sources): definedness is tracked per half for them, as memcheck
 does for additions, so a pair whose unused high half was never written stays usable."""
@@ -180,18 +191,21 @@ def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], Non
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
-    ops = _with_vcc(inst.operands, 3, (0,))
+    writes_exec = spec.shape == "cmpx"
+    # GFX10+ V_CMPX writes EXEC only (RDNA3 ISA "VOPC": no SGPR or VCC result); the decoder
+    # then gives no destination, where GFX9 has `vcc` (e32) or an SGPR pair (e64).
+    exec_only = writes_exec and len(inst.operands) == 2
+    ops = [VCC_OP, *inst.operands] if exec_only else _with_vcc(inst.operands, 3, (0,))
     dst = _lane_mask_dest(ops[0], env)
     (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
                           zip(ops[1:], spec.src, strict=True))
     fn = spec.fn
-    writes_exec = spec.shape == "cmpx"
     full = np.ones(env.lanes, bool)
 
     def step(w: Wave) -> None:
         res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
         d = d0(w) & d1(w)
-        if ops[0].index != EXEC or not writes_exec:
+        if not exec_only and (ops[0].index != EXEC or not writes_exec):
             dst(w, res, d)
         if writes_exec:
             if not bool(np.all(d | ~w.exec)):
@@ -202,8 +216,9 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
 
 def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
     ops = _with_vcc(inst.operands, 4, (3,))
-    put = vector_dest(ops[0], "b32", inst, env)
-    (g0, d0), (g1, d1) = (vector_source(o, "b32", env) for o in ops[1:3])
+    put = vector_dest(ops[0], spec.dst, inst, env)
+    (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in zip(ops[1:3], spec.src,
+                                                                   strict=True))
     gm, dm = lane_mask_source(ops[3], env)
 
     def step(w: Wave) -> None:
@@ -313,6 +328,21 @@ def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
     sel, seld = scalar_source(ops[2], 32, env)
 
     col = vcol(ops[1]) if ops[1].kind in (OpKind.VGPR, OpKind.AGPR) else -1
+    if col >= 0 and not getattr(ops[1], "sel", "") and not getattr(ops[1], "hi", False):
+        lanes = env.lanes
+
+        def one_lane(w: Wave) -> None:
+            # the same as `step` for a plain VGPR: one element read, no lane vectors
+            lane = sel(w) % lanes
+            if w.pend_v and col in w.pend_v:
+                from rgpu_fuzz.sim.operands import hazard
+                raise hazard(w, f"v{col} read before the s_waitcnt covering its load")
+            sdefined = seld(w)
+            defined: Any = bool(w.vdef[lane, col]) and sdefined
+            if not defined and sdefined and col in w.vpart:
+                defined = w.vpart[col].get(lane, 0)
+            sput(w, int(w.V[lane, col]), defined)
+        return one_lane
 
     def step(w: Wave) -> None:
         lane = sel(w) % env.lanes
@@ -402,6 +432,25 @@ _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
 
 # ------------------------------------------------------------------------------- SALU
 
+_SRC_SHARED_BASE, _SRC_PRIVATE_BASE = 235, 237
+HW_REG_SH_MEM_BASES = 15
+
+
+def _hwreg_field(simm16: int, env: Env) -> int:
+    """`s_getreg_b32`'s value: `hwreg(id, offset, size)` is simm16 = id | offset << 6 |
+    (size - 1) << 11 (CDNA3 ISA §5.5 S_GETREG_B32). Only SH_MEM_BASES is implemented: bits
+    31:16 SHARED_BASE, 15:0 PRIVATE_BASE, the high 16 bits of the 64-bit apertures (the
+    launch's `src_shared_base`/`src_private_base`); LLVM read the apertures this way on GFX9
+    before it used those registers, and rustc-amdgpu reads the shared one to reach its
+    dynamic group segment. Any other hardware register is Unbindable (unsupported)."""
+    reg, offset, size = simm16 & 0x3F, (simm16 >> 6) & 0x1F, ((simm16 >> 11) & 0x1F) + 1
+    if reg != HW_REG_SH_MEM_BASES:
+        raise Unbindable(f"s_getreg_b32 of hardware register {reg}")
+    consts = dict(env.constants)
+    bases = ((consts[_SRC_SHARED_BASE] >> 48) << 16) | (consts[_SRC_PRIVATE_BASE] >> 48)
+    return (bases >> offset) & ((1 << size) - 1)
+
+
 def bind_salu(inst: Inst, env: Env) -> Step:
     spec = SALU[inst.opcode]
     ops = inst.operands
@@ -437,6 +486,10 @@ def bind_salu(inst: Inst, env: Env) -> Step:
                 w.scc = c
                 w.scc_def = d(w)
         return addk
+    if shape == "getreg":
+        put = scalar_dest(ops[0], 32)
+        value = _hwreg_field(ops[-1].value & 0xFFFF, env)
+        return lambda w: put(w, value, True)
     if shape == "getpc":
         put = scalar_dest(ops[0], 64)
         nxt = env.code_base + inst.address + inst.size

@@ -18,6 +18,7 @@ import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.halves import byte_bits, half_mask, write_bits
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
@@ -49,8 +50,15 @@ def complete(w: Wave, p: Pending) -> None:
         m = p.vmask
         for j in range(n):
             c = p.vcol + j
+            newer = w.pend_v.get(c)
+            if newer is not None and newer is not p and p in newer.older:
+                newer.older.remove(p)  # its half is still ours to write
+                write_bits(w, c, p.vdata[:, j], p.vdef[:, j], p.wmask, m)  # type: ignore[index]
+                continue
             if w.pend_v.get(c) is p:
-                if m is None:
+                if p.wmask != FULL or p.vdef.dtype != bool:  # type: ignore[union-attr]
+                    write_bits(w, c, p.vdata[:, j], p.vdef[:, j], p.wmask, m)  # type: ignore[index]
+                elif m is None:
                     w.V[:, c] = p.vdata[:, j]
                     w.vdef[:, c] = p.vdef[:, j]  # type: ignore[index]
                 else:
@@ -87,14 +95,18 @@ def drain(w: Wave) -> None:
 
 
 def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
-                       vm: bool, lgkm: bool) -> None:
+                       vm: bool, lgkm: bool, wmask: int = FULL) -> None:
+    """`defined`: defined lanes (bool) or defined bits (uint32) per destination dword."""
     n = data.shape[1]
     for j in range(n):
         if col + j in w.pend_v and w.pend_v[col + j].vm != vm:
             raise hazard(w, f"v{col + j} loaded again before the previous load completed")
     p = Pending(vm=vm, lgkm=lgkm, smem=False, vcol=col, vdata=data, vdef=defined,
-                vmask=None if w.exec_full else w.exec.copy())
+                vmask=None if w.exec_full else w.exec.copy(), wmask=wmask)
     for j in range(n):
+        q = w.pend_v.get(col + j)
+        if q is not None and not q.done and not q.wmask & wmask:
+            p.older.append(q)
         w.pend_v[col + j] = p
     if vm:
         w.vm_queue.append(p)
@@ -102,8 +114,9 @@ def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
         w.lgkm_queue.append(p)
 
 
-def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None) -> np.ndarray:
-    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data."""
+def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
+    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data; a
+    D16 load's value sits in its half (the other half is merged at completion, `complete`)."""
     width = op.width
     if width >= 4:
         return np.ascontiguousarray(raw).view(np.uint32)
@@ -112,11 +125,10 @@ def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None) -> np.ndarray:
     if op.signed:
         sh = np.uint32(32 - 8 * width)
         val = ((val << sh).view(np.int32) >> (32 - 8 * width)).view(np.uint32)
-    if op.d16 and old is not None:
-        if op.d16 == "hi":
-            val = (old & np.uint32(0xFFFF)) | (val << np.uint32(16))
-        else:
-            val = (old & np.uint32(0xFFFF0000)) | (val & np.uint32(0xFFFF))
+    if op.d16 == "hi":
+        val = val << np.uint32(16)
+    elif op.d16:
+        val = val & np.uint32(0xFFFF)
     return val[:, None]
 
 
@@ -126,11 +138,11 @@ def _store_bytes(w: Wave, col: int, op: MemOp) -> tuple[np.ndarray, np.ndarray]:
         raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
     words = np.ascontiguousarray(w.V[:, col:col + n])
     raw = words.view(np.uint8).reshape(w.lanes, 4 * n)
+    start = 2 if op.d16 == "hi" else 0
     if op.width < 4:
-        start = 2 if op.d16 == "hi" else 0
         raw = raw[:, start:start + op.width]
-    defined = w.vdef[:, col:col + n].all(axis=1)
-    return raw, defined
+    masks = _byte_definedness(w, col, n)
+    return raw, masks[:, start:start + op.width] if op.width < 4 else masks
 
 
 def _vaddr64(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
@@ -230,41 +242,134 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             return
         addrs, adef = addresses(w)
         _check_addr(w, adef, inst)
+        general(w, e, addrs)
+
+    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
         lanes = lane_ids if w.exec_full else lane_ids[e]
         act = addrs if w.exec_full else addrs[e]
         if op.store:
             raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
             _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
             w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False, done=True))
             return
-        raw, rdef = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
         col = vcol(dst)  # type: ignore[arg-type]
-        old = None
-        if op.d16:
-            old = w.V[:, col] if w.exec_full else w.V[e, col]
-        words = _to_words(raw, op, old)
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
+        words = _to_words(raw, op)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
-        fdef = np.zeros((w.lanes, words.shape[1]), bool)
+        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
         full[lanes] = words
         fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
-        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat")
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+
+    if seg == "scratch" and vaddr.kind is OpKind.OFF and op.width % 4 == 0 and not op.d16:
+        return _uniform_scratch(inst, op, env, step, sget, sdef, offset,
+                                vcol(vdata if op.store else dst))  # type: ignore[arg-type]
+
     return step
+
+
+_DEFINED_WORD = np.uint32(0xFFFF_FFFF)
+"""Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
+byte) read as one uint32."""
+
+
+def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
+                     sget: Callable[[Wave], int], sdef: Callable[[Wave], bool], offset: int,
+                     col: int) -> Step:
+    """A SCRATCH access whose address is the same in every lane (`off` for vaddr: spills
+    and reloads at O0) and dword-aligned: in the swizzled layout (`memory.Private`) dword
+    `o/4` of every lane is one contiguous row, so the access is a row copy per dword.
+    Anything else (a misaligned or out-of-range offset) takes the general path, which
+    reports it as before, as do partly defined values (`Wave.vpart`, bytes with some
+    defined bits), which need the general path's per-bit bookkeeping."""
+    n = op.width // 4
+    store = op.store
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not w.exec_full and not e.any():
+            return
+        if not sdef(w):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        o = (sget(w) + offset) & 0xFFFF_FFFF
+        priv = w.private
+        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return general(w)
+        rows = priv.data.view(np.uint32).reshape(-1, w.lanes)
+        shadow = priv.defined.view(np.uint32).reshape(-1, w.lanes)
+        r = o >> 2
+        if store:
+            if w.vpart:
+                return general(w)
+            if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+                raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
+            d = np.where(w.vdef[:, col:col + n].all(axis=1), _DEFINED_WORD, np.uint32(0))
+            if w.exec_full:
+                rows[r:r + n] = w.V[:, col:col + n].T
+                shadow[r:r + n] = d
+            else:
+                rows[r:r + n, e] = w.V[e, col:col + n].T
+                shadow[r:r + n, e] = d[e]
+            w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+            return
+        words = shadow[r:r + n]
+        defined = words == _DEFINED_WORD
+        if w.vpart or ((words != 0) & ~defined).any():
+            return general(w)
+        _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
+    return step
+
+
+def _byte_definedness(w: Wave, col: int, n: int) -> np.ndarray:
+    """The defined bits of each byte (uint8 masks, lanes × 4n) of the dwords `col ...`, for
+    a store to private memory: lanes that `Wave.vpart` holds as partly defined keep their
+    defined bits (an O0 SGPR lane mask spilled by v_writelane, then the VGPR spilled to
+    scratch, must come back as it went)."""
+    out = np.where(np.repeat(w.vdef[:, col:col + n], 4, axis=1), np.uint8(0xFF), np.uint8(0))
+    for j in range(n):
+        for lane, bits in w.vpart.get(col + j, {}).items():
+            for k in range(4):
+                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF
+    return out
+
+
+def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per-dword definedness (lanes, n) of a dword load from each byte's defined bits;
+    lanes whose dwords come back partly defined get `Wave.vpart` entries (only private
+    memory has a per-bit shadow, so only spills and copies through the stack make them)."""
+    n = bits.shape[1] // 4
+    per = bits.reshape(len(lanes), n, 4)
+    full = (per == 0xFF).all(axis=2)
+    some = (per != 0).any(axis=2) & ~full
+    if w.vpart or some.any():
+        for j in range(n):
+            part = w.vpart.get(col + j)
+            if part:
+                for lane in lanes.tolist():
+                    part.pop(lane, None)
+            for i in np.nonzero(some[:, j])[0].tolist():
+                mask = sum(int(per[i, j, k]) << (8 * k) for k in range(4))
+                w.vpart.setdefault(col + j, {})[int(lanes[i])] = mask
+    return full
 
 
 def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                 width: int, inst: Inst) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, each byte's defined bits as uint8 masks)."""
     if seg == "scratch":
-        data, d = w.private.read(lanes, addrs.astype(np.int64), width, inst.mnemonic)
-        if width >= 4:
-            return data, d.reshape(len(lanes), width // 4, 4).all(axis=2)
-        return data, d.all(axis=1)
+        return w.private.read_bits(lanes, addrs.astype(np.int64), width, inst.mnemonic)
     if seg == "flat":
         shared, private = _aperture_split(mem, addrs)
         if shared.any() or private.any():
             out = np.zeros((len(lanes), width), np.uint8)
-            dd = np.ones(len(lanes), bool)
+            dd = np.full((len(lanes), width), 0xFF, np.uint8)
             g = ~(shared | private)
             if g.any():
                 out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
@@ -272,21 +377,23 @@ def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nda
                 data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
                                            inst.mnemonic)
                 out[shared] = data
-                dd[shared] = ok
+                dd[shared] = np.where(ok, np.uint8(0xFF), np.uint8(0))[:, None]
             if private.any():
-                data, d = w.private.read(lanes[private],
+                data, d = w.private.read_bits(lanes[private],
                                          (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
                                              np.int64), width, inst.mnemonic)
                 out[private] = data
-                dd[private] = d.all(axis=1)
+                dd[private] = d
             return out, dd
-    return mem.glob.read(addrs, width, inst.mnemonic), np.ones(len(lanes), bool)
+    return mem.glob.read(addrs, width, inst.mnemonic), np.full((len(lanes), width), 0xFF,
+                                                              np.uint8)
 
 
 def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
                  raw: np.ndarray, defined: np.ndarray, inst: Inst) -> None:
     if seg == "scratch":
         w.private.write(lanes, addrs.astype(np.int64), raw,
+                        defined if defined.ndim == 2 else
                         np.repeat(defined[:, None], raw.shape[1], axis=1), inst.mnemonic)
         return
     if seg == "flat":
@@ -294,10 +401,12 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
         if private.any():
             w.private.write(lanes[private],
                             (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(np.int64),
-                            raw[private], np.repeat(defined[private, None], raw.shape[1],
-                                                    axis=1), inst.mnemonic)
+                            raw[private], defined[private] if defined.ndim == 2 else
+                            np.repeat(defined[private, None], raw.shape[1], axis=1),
+                            inst.mnemonic)
         rest = ~private
-        if not bool(np.all(defined[rest])):
+        if not bool(np.all(defined[rest] == 0xFF if defined.dtype == np.uint8
+                           else defined[rest])):
             raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
                             "register")
         if shared.any():
@@ -307,7 +416,7 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
         if g.any():
             mem.glob.write(addrs[g], raw[g], inst.mnemonic)
         return
-    if not bool(np.all(defined)):
+    if not bool(np.all(defined == 0xFF if defined.dtype == np.uint8 else defined)):
         raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
     mem.glob.write(addrs, raw, inst.mnemonic)
 
@@ -344,7 +453,7 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 raw, defined = _store_bytes(w, vcol(datas[k]), op)
                 if not w.exec_full:
                     raw, defined = raw[e], defined[e]
-                if not bool(np.all(defined)):
+                if not bool(np.all(defined == 0xFF)):
                     raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
                                     "undefined register")
                 lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
@@ -354,7 +463,7 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         for off in offs:
             data, ok = lds.read((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), op.width,
                                 inst.mnemonic)
-            words = _to_words(data, op, None if not op.d16 else w.V[lanes, vcol(dst)])  # type: ignore[arg-type]
+            words = _to_words(data, op)
             parts.append(words)
             oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))
         words = np.concatenate(parts, axis=1)
@@ -362,7 +471,9 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         full[lanes] = words
         fdef = np.zeros(full.shape, bool)
         fdef[lanes] = np.concatenate(oks, axis=1)
-        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True)  # type: ignore[arg-type]
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True,  # type: ignore[arg-type]
+                           wmask=wmask)
     return step
 
 
@@ -411,17 +522,21 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             raw, defined = _store_bytes(w, vcol(vdata), op)
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
-            w.private.write(plane, poff, raw, np.repeat(defined[:, None], raw.shape[1], axis=1),
-                            inst.mnemonic)
+            w.private.write(plane, poff, raw, defined, inst.mnemonic)
             w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
             return
         raw, d = w.private.read(plane, poff, op.width, inst.mnemonic)
-        words = _to_words(raw, op, None if not op.d16 else w.V[lanes, vcol(vdata)])
+        words = _to_words(raw, op)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
         full[lanes] = words
-        fdef = np.zeros(full.shape, bool)
-        fdef[lanes] = d.all(axis=1)[:, None]
-        _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False)
+        if op.width >= 4:
+            fdef = np.zeros(full.shape, np.uint32)
+            fdef[lanes] = byte_bits(d)
+        else:
+            fdef = np.zeros(full.shape, bool)
+            fdef[lanes] = d.all(axis=1)[:, None]
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False, wmask=wmask)
     return step
 
 

@@ -4,6 +4,7 @@ fault ending the launch. `simulate` is the simulator's one entry point."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -93,7 +94,7 @@ class LaunchMemory:
         return w.index * self.wave_bytes
 
 
-_PROGRAMS: dict[tuple[str, str, Env], Program] = {}
+_PROGRAMS: dict[tuple[str, Env], Program] = {}
 _CODE_OBJECTS: dict[str, Any] = {}
 """Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
 
@@ -115,7 +116,11 @@ def _env(cfg: TargetConfig, kernel: Any) -> Env:
 
 
 def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
-    key = (code_hash, kernel_name, env)
+    # The bound program is the whole `.text` and depends on the float modes (env), not on
+    # the kernel: every kernel of a code object with the same modes shares it (keyed by
+    # kernel as well, a code object of N kernels was bound N times: rustc-amdgpu's batches).
+    del kernel_name
+    key = (code_hash, env)
     prog = _PROGRAMS.get(key)
     if prog is None:
         prog = bind_program(insts, env, None)
@@ -128,12 +133,16 @@ def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: En
 def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
              block: tuple[int, int, int], args: Sequence[Arg] | KernargBuilder,
              buffers: Mapping[str, bytes],
-             *, decode: Callable[[Any, Any], list[Inst]], target: str | None = None,
-             step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None) -> SimResult:
+             *, decode: Callable[[Any, Any], Sequence[Inst]], target: str | None = None,
+             step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None,
+             dynamic_lds: int = 0) -> SimResult:
     """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
     global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
     instructions (decoding is cached by the caller's decoder). `args` are the explicit
-    kernel arguments, or a `KernargBuilder` (the code-object launch path) packing them."""
+    kernel arguments, or a `KernargBuilder` (the code-object launch path) packing them.
+    `dynamic_lds` bytes of group segment are allocated after the kernel's fixed size, as
+    `hipModuleLaunchKernel`'s sharedMemBytes: the dispatch packet's group_segment_size is
+    their sum."""
     from rgpu_fuzz.codeobj.reader import read_code_object
 
     t0 = time.perf_counter()
@@ -156,8 +165,10 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     kd = kernel.descriptor
     private_size = kd.private_segment_fixed_size
     mem = LaunchMemory(lanes, private_size)
+    group_size = kd.group_segment_fixed_size + dynamic_lds
     try:
-        launched = set_up_launch(mem.glob, co, kernel, grid, block, args, buffers, SCRATCH_BASE)
+        launched = set_up_launch(mem.glob, co, kernel, grid, block, args, buffers, SCRATCH_BASE,
+                                 group_size=group_size)
     except SimStop as stop:
         return SimResult(Status.FAULT, {}, stop.fault)
     mapped, st = launched.buffers, launched.entry
@@ -179,7 +190,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         for gz in range(grid[2]):
             for gy in range(grid[1]):
                 for gx in range(grid[0]):
-                    mem._lds = Lds(kd.group_segment_fixed_size)
+                    mem._lds = Lds(group_size)
                     waves = []
                     for k in range(n_waves):
                         w = Wave(lanes, 0, wave_counter)
@@ -210,14 +221,41 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     finally:
         np.seterr(**old_err)
     t3 = time.perf_counter()
+    _freeze_caches()
     opcodes: dict[str, int] = {}
     for i, c in enumerate(counts):
         if c:
-            op = prog.insts[i].opcode
+            op = prog.templates[i].opcode
             opcodes[op] = opcodes.get(op, 0) + c
     out = {name: m.data.tobytes() for name, m in mapped.items()}
     return SimResult(status, out, result_fault, total, opcodes,
                      {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
+
+
+_FROZEN_AT = [0]
+_FREEZE_EVERY = 2000
+
+
+def _freeze_caches() -> None:
+    """Move the process's long-lived simulator caches out of the garbage collector's reach
+    once they have grown by `_FREEZE_EVERY` bound steps (`gc.freeze`, Python docs "gc").
+
+    The caches (memoised instructions, bound steps: ~15 closure cells each) are hundreds of
+    thousands of objects that live as long as the process, and every full collection walked
+    them all: measured over the 148 bench launches (74 cases at O0 and O3), 12 full
+    collections took 8-10 s of a 31 s run. Freezing also keeps what is garbage at that
+    moment (a few hundred objects of the ELF reader's per launch), bounded by the rare
+    freezes."""
+    n = sum(len(v) for v in _shared_steps().values())
+    if n - _FROZEN_AT[0] >= _FREEZE_EVERY:
+        _FROZEN_AT[0] = n
+        gc.freeze()
+
+
+def _shared_steps() -> dict[Any, Any]:
+    from rgpu_fuzz.sim.program import _SHARED
+
+    return _SHARED
 
 
 _SREG_NAMES = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo",

@@ -179,11 +179,14 @@ class Launched:
 
 def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, int, int],
                   block: tuple[int, int, int], args: Sequence[Any] | KernargBuilder,
-                  buffers: MappingOf[str, bytes], scratch_base: int) -> Launched:
+                  buffers: MappingOf[str, bytes], scratch_base: int, *,
+                  group_size: int | None = None) -> Launched:
     """Map `buffers`, load `co`, pack the kernarg segment (from `args`: a `KernargBuilder`,
     or a list of `rgpu_fuzz.sim.engine.Arg` packed by `codeobj.kernarg.pack_kernargs`),
     map it with a queue and the dispatch packet (AMDGPUUsage "Kernel Dispatch"). A kernarg
-    segment that does not fit the metadata stops the launch with `kernarg-mismatch`."""
+    segment that does not fit the metadata stops the launch with `kernarg-mismatch`.
+    `group_size`: the packet's group segment size (default the kernel's fixed size; a launch
+    with dynamic group memory adds it)."""
     from rgpu_fuzz.codeobj.kernarg import (
         ArgValue,
         Dispatch,
@@ -211,7 +214,7 @@ def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, in
     karg = space.map("kernarg segment", seg.data, align=max(seg.alignment, 64))
     queue = space.map("queue", bytes(256))
     packet = dispatch_packet(grid, block, dispatch.grid_dims, private_size,
-                             kd.group_segment_fixed_size,
+                             kd.group_segment_fixed_size if group_size is None else group_size,
                              image.base + kernel.descriptor_symbol.value, karg.base)
     packet_map = space.map("dispatch packet", packet)
     preload_off = kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4 if kd.has_field(

@@ -164,14 +164,15 @@ class Private:
     Segment": swizzled in 4-byte elements with an index stride of the wavefront size), so a
     lane's private offset `o` sits at wave-relative byte `(o // 4) * 4 * lanes + lane * 4 +
     o % 4`; every per-lane access goes through that mapping, so scratch and swizzled buffer
-    addressing see the same bytes. `defined` is a per-byte shadow: spills of partly
-    undefined registers are legal, so definedness travels through private memory."""
+    addressing see the same bytes. `defined` is a per-bit shadow (one uint8 mask per byte,
+    0xFF defined): spills of partly undefined registers are legal (O0 lane masks are defined
+    only in their lanes' bits), so definedness travels through private memory bit by bit."""
 
     def __init__(self, size: int, lanes: int) -> None:
         self.size = size
         self.lanes = lanes
         self.data = np.zeros(size * lanes, np.uint8)
-        self.defined = np.zeros(size * lanes, bool)
+        self.defined = np.zeros(size * lanes, np.uint8)
         self._lane = np.arange(lanes, dtype=np.int64)
 
     def _index(self, lanes: np.ndarray, offs: np.ndarray, width: int, what: str) -> np.ndarray:
@@ -185,10 +186,18 @@ class Private:
     def read(self, lanes: np.ndarray, offs: np.ndarray, width: int,
              what: str) -> tuple[np.ndarray, np.ndarray]:
         idx = self._index(lanes, offs, width, what)
+        return self.data[idx], self.defined[idx] == 0xFF
+
+    def read_bits(self, lanes: np.ndarray, offs: np.ndarray, width: int,
+                  what: str) -> tuple[np.ndarray, np.ndarray]:
+        """`read`, with each byte's defined bits (uint8 masks) instead of a bool."""
+        idx = self._index(lanes, offs, width, what)
         return self.data[idx], self.defined[idx]
 
     def write(self, lanes: np.ndarray, offs: np.ndarray, data: np.ndarray,
               defined: np.ndarray, what: str) -> None:
+        """`defined`: a bool per byte, or its defined bits (uint8 masks)."""
         idx = self._index(lanes, offs, data.shape[1], what)
         self.data[idx] = data
-        self.defined[idx] = defined
+        self.defined[idx] = defined if defined.dtype == np.uint8 else \
+            np.where(defined, np.uint8(0xFF), np.uint8(0))

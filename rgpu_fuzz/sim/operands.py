@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.halves import bits_defined, half_mask, write_bits
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, VCC, Wave
 
@@ -120,6 +121,9 @@ def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
         hi = getattr(op, "hi", False)
         get = ((lambda w: (np.asarray(g1(w)) >> np.uint32(16)).astype(np.uint16)) if hi
                else (lambda w: np.asarray(g1(w)).astype(np.uint16)))
+        if op.kind in (OpKind.VGPR, OpKind.AGPR) and not (sel and sel != "DWORD"):
+            col, mask = vcol(op), half_mask(hi)
+            defined = lambda w: bits_defined(w, col, mask)  # noqa: E731
     typed = get if dtype is RAW[bits] else (lambda w: get(w).view(dtype))
     if np.dtype(dtype).kind == "f":
         flush = env.flush32 if bits == 32 else env.flush64 if bits == 64 else False
@@ -309,20 +313,15 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
     if bits == 16 and env.true16:
         hi = bool(getattr(op, "hi", False))
 
+        mask = half_mask(hi)
+
         def put16(w: Wave, r: Any, d: Any) -> None:
             if w.pend_v and col in w.pend_v:
                 raise hazard(w, f"v{col} written before its load completed")
-            v = np.asarray(r).view(np.uint16).astype(np.uint32)
-            old = w.V[:, col]
-            raw = ((old & np.uint32(0xFFFF)) | (v << np.uint32(16))) if hi else \
-                ((old & np.uint32(0xFFFF0000)) | v)
-            d = d & w.vdef[:, col]  # half-register definedness is not tracked: both halves
-            if w.exec_full:
-                w.V[:, col] = raw
-                w.vdef[:, col] = d
-            else:
-                np.copyto(w.V[:, col], raw, where=w.exec)
-                np.copyto(w.vdef[:, col], d, where=w.exec)
+            v = np.broadcast_to(np.asarray(r).view(np.uint16).astype(np.uint32), (lanes,))
+            write_bits(w, col, (v << np.uint32(16)) if hi else v,
+                       np.broadcast_to(np.asarray(d, bool), (lanes,)), mask,
+                       None if w.exec_full else w.exec)
         return put16
     if bits == 16:
         conv = lambda r: np.asarray(r).view(np.uint16).astype(np.uint32)  # noqa: E731

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from rgpu_fuzz.sim.bind_mem import (
     wait,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst
+from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
 from rgpu_fuzz.sim.salu import SALU
@@ -42,7 +42,7 @@ NOPS = frozenset({"S_NOP", "S_SETPRIO", "S_SLEEP", "S_ICACHE_INV", "S_DCACHE_WB"
                   "BUFFER_GL1_INV", "S_WAITCNT_VSCNT", "S_WAITCNT_VMCNT", "S_WAITCNT_LGKMCNT",
                   "S_WAITCNT_EXPCNT", "S_DELAY_ALU", "S_CLAUSE", "S_INST_PREFETCH",
                   "S_SET_INST_PREFETCH_DISTANCE", "S_TTRACEDATA", "S_CODE_END", "V_NOP",
-                  "S_WAITCNT_DEPCTR"})
+                  "S_WAITCNT_DEPCTR", "BUFFER_INV"})
 """Scheduling hints and cache maintenance with no effect on a sequentially consistent,
 cache-less simulation (an s_waitcnt_depctr orders VALU writes the simulator completes at
 once)."""
@@ -50,13 +50,17 @@ once)."""
 
 @dataclass(slots=True)
 class Program:
-    """Bound steps in address order; `index` maps a byte address to its step."""
+    """Bound steps in address order; `index` maps a byte address to its step. A step is
+    bound when it first runs (most of a kernel's `.text` never runs at O3: trap paths,
+    other kernels' helpers), and steps of instructions that do not depend on their address
+    are shared by every program of the process (`_SHARED`)."""
 
-    insts: list[Inst]
+    insts: Sequence[Inst]
+    """The instructions at their addresses (made on demand by `rgpu_fuzz.sim.code.Code`)."""
+    templates: Sequence[Inst]
+    """The same instructions as bound: a shared one may carry another copy's address."""
     steps: list[Step]
     index: dict[int, int]
-    unsupported: dict[int, str] = field(default_factory=dict)
-    """Step index → mnemonic of instructions bound to an `unsupported-instruction` stop."""
 
 
 def _unsupported(inst: Inst, why: str) -> Step:
@@ -211,19 +215,47 @@ ALIASES: dict[str, str] = {
 the CDNA name)."""
 
 
+def _vgprs(ops: Sequence[Any]) -> set[int]:
+    return {o.index for o in ops if o.kind is OpKind.VGPR}
+
+
+def _dual(inst: Inst, first: Step, second: Step) -> Step:
+    """VOPD: X and Y issue together and read their sources before either writes (RDNA3 ISA
+    §7.6 "Dual issue"); LLVM pairs `v_dual_mov_b32 v0, v3 :: v_dual_add_nc_u32 v5, v0, v5`,
+    where Y must see the old v0. Y runs first when it reads X's destination; when each reads
+    the other's destination, X's result is held back until Y has read."""
+    x, y = inst.halves
+    x_dst, y_dst = _vgprs(x.operands[:1]), _vgprs(y.operands[:1])
+    y_reads_x = bool(x_dst & _vgprs(y.operands[1:]))
+    x_reads_y = bool(y_dst & _vgprs(x.operands[1:]))
+    if not y_reads_x:
+        def dual(w: Wave) -> None:
+            first(w)
+            second(w)
+        return dual
+    if not x_reads_y:
+        def dual_yx(w: Wave) -> None:
+            second(w)
+            first(w)
+        return dual_yx
+    col = next(iter(x_dst))
+
+    def dual_swap(w: Wave) -> None:
+        old_v, old_d = w.V[:, col].copy(), w.vdef[:, col].copy()
+        first(w)
+        new_v, new_d = w.V[:, col].copy(), w.vdef[:, col].copy()
+        w.V[:, col], w.vdef[:, col] = old_v, old_d
+        second(w)
+        w.V[:, col], w.vdef[:, col] = new_v, new_d
+    return dual_swap
+
+
 def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> Step:
     name = ALIASES.get(inst.opcode, inst.opcode)
     if name != inst.opcode:
         inst = replace(inst, opcode=name)
     if inst.halves:
-        first, second = (bind_one(h, env, mem, index_of) for h in inst.halves)
-
-        def dual(w: Wave) -> None:
-            # VOPD: LLVM pairs only independent operations, so X then Y is the same as both
-            # at once (RDNA3 ISA §7.6 "Dual issue")
-            first(w)
-            second(w)
-        return dual
+        return _dual(inst, *(bind_one(h, env, mem, index_of) for h in inst.halves))
     if name == "S_SENDMSG" and "DEALLOC" in inst.text.upper():
         return lambda w: None
     try:
@@ -249,9 +281,19 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
     return _unsupported(inst, "not implemented")
 
 
+_SHARED: dict[Env, dict[tuple[Any, ...], Step]] = {}
+"""Bound steps by (float mode and target, instruction): a campaign's code objects repeat
+most of their instructions, and a step depends on nothing else (launch state is the
+wave's)."""
+_SHARED_LIMIT = 100_000
+
+
 def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
-    index = {inst.address: i for i, inst in enumerate(insts)}
-    stop_missing = len(insts)
+    templates: Sequence[Inst] = getattr(insts, "templates", insts)
+    addresses = getattr(insts, "addresses", None)
+    if addresses is None:
+        addresses = [inst.address for inst in insts]
+    index = {address: i for i, address in enumerate(addresses)}
 
     def index_of(address: int) -> int:
         i = index.get(address)
@@ -261,14 +303,28 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
                                 address))
         return i
 
-    steps = [bind_one(inst, env, mem, index_of) for inst in insts]
-    prog = Program(list(insts), steps, index)
-    for i, inst in enumerate(insts):
-        if getattr(steps[i], "__name__", "") == "step" and \
-                getattr(steps[i], "__qualname__", "").startswith("_unsupported"):
-            prog.unsupported[i] = inst.mnemonic
-    del stop_missing
-    return prog
+    shared = _SHARED.get(env)
+    if shared is None or len(shared) > _SHARED_LIMIT:
+        shared = _SHARED[env] = {}
+    steps: list[Step] = []
+
+    def lazy(i: int) -> Step:
+        def bind_then_run(w: Wave) -> Any:
+            inst = templates[i]
+            if not inst.share_key:
+                inst = inst.at(addresses[i])
+            step = bind_one(inst, env, mem, index_of)
+            steps[i] = step
+            if inst.share_key:
+                shared[inst.share_key] = step
+            return step(w)
+        return bind_then_run
+
+    get = shared.get
+    for i, inst in enumerate(templates):
+        step = get(inst.share_key) if inst.share_key else None
+        steps.append(step if step is not None else lazy(i))
+    return Program(insts, templates, steps, index)
 
 
 _CACHE: OrderedDict[tuple[str, str], list[Inst]] = OrderedDict()

@@ -19,7 +19,7 @@ M64 = 0xFFFF_FFFF_FFFF_FFFF
 class SOp:
     shape: str
     """plain | cmp | saveexec | cselect | addc (reads SCC) | movk | cmpk | getpc | setpc |
-    swappc."""
+    swappc | getreg."""
     dst_bits: int
     src_bits: tuple[int, ...]
     fn: Callable[..., tuple[int | None, int | None]]
@@ -39,6 +39,29 @@ def _or_def(a: int, da: int, b: int, db: int) -> int:
 
 def _xor_def(a: int, da: int, b: int, db: int) -> int:
     return da & db
+
+
+def _shift_def(bits: int, kind: str) -> Callable[[int, int, int, int], int]:
+    """Defined bits of a shift by a defined amount: the source's defined bits move with its
+    bits, the bits shifted in are defined (zeros; for `ashr` copies of the sign bit, as
+    defined as it is). Bits shifted out cannot reach the result — LLVM's O0 64-bit
+    expansions build `{lo, IMPLICIT_DEF} << 32` and rely on exactly that. Only the amount's
+    low log2(bits) bits are read (CDNA3 ISA "S_LSHL_B64": S1[5:0]); if any of them is
+    undefined, nothing is."""
+    m = (1 << bits) - 1
+    amount = bits - 1
+
+    def bitdef(a: int, da: int, b: int, db: int) -> int:
+        if db & amount != amount:
+            return 0
+        s = b & amount
+        if kind == "lshl":
+            return ((da << s) | ((1 << s) - 1)) & m
+        if kind == "lshr":
+            return (da >> s) | (m & ~(m >> s))
+        sign_defined = da >> (bits - 1) & 1
+        return (da >> s) | ((m & ~(m >> s)) if sign_defined else 0)
+    return bitdef
 
 
 def _s32(x: int) -> int:
@@ -201,15 +224,15 @@ def _table() -> dict[str, SOp]:
         t[f"S_LSHL_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n: lambda a, b: ((a << (b & (n - 1))) & mk,
                                         _nz((a << (b & (n - 1))) & mk))
-        )(m, bits))
+        )(m, bits), _shift_def(bits, "lshl"))
         t[f"S_LSHR_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda n: lambda a, b: (a >> (b & (n - 1)), _nz(a >> (b & (n - 1))))
-        )(bits))
+        )(bits), _shift_def(bits, "lshr"))
         conv = _s32 if bits == 32 else _s64
         t[f"S_ASHR_I{bits}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & mk,
                                             _nz((cv(a) >> (b & (n - 1))) & mk))
-        )(m, bits, conv))
+        )(m, bits, conv), _shift_def(bits, "ashr"))
         t[f"S_BFM_{sfx}"] = SOp("plain", bits, (32, 32), (
             lambda mk, n: lambda a, b: ((((1 << (a & (n - 1))) - 1) << (b & (n - 1))) & mk, None)
         )(m, bits))
@@ -246,6 +269,7 @@ def _table() -> dict[str, SOp]:
     t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: add_i32(d, _sext(16)(k) & M32))
     t["S_MULK_I32"] = SOp("addk", 32, (32, 16),
                           lambda d, k: ((d * (_sext(16)(k) & M32)) & M32, None))
+    t["S_GETREG_B32"] = SOp("getreg", 32, (16,), lambda v: (v, None))
     t["S_GETPC_B64"] = SOp("getpc", 64, (), lambda: (0, None))
     t["S_SETPC_B64"] = SOp("setpc", 0, (64,), lambda a: (None, None))
     t["S_SWAPPC_B64"] = SOp("swappc", 64, (64,), lambda a: (None, None))

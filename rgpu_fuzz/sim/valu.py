@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim.valu_mad import MAD_OPS
+from rgpu_fuzz.sim.valu_rdna3 import RDNA3_OPS
 
 U32 = np.uint32
 I32 = np.int32
@@ -580,6 +582,8 @@ def _table() -> dict[str, VOp]:
     op("V_CVT_I16_F16", "i16", "f16")(lambda a: _f2i(a, -32768, 32767, np.int16))
 
     t.update(_cmp_ops())
+    for name, (shape, dst, src, fn) in {**MAD_OPS, **RDNA3_OPS}.items():
+        t[name] = VOp(shape, dst, src, fn)
     e.__exit__(None, None, None)
     return t
 

@@ -59,6 +59,10 @@ class Pending:
     vdef: np.ndarray | None = None
     vmask: np.ndarray | None = None
     done: bool = False
+    wmask: int = 0xFFFF_FFFF
+    """The bits of each destination dword the load writes (a D16 load: one half)."""
+    older: list[Pending] = field(default_factory=list)
+    """Earlier loads in flight to the other half of the same VGPR (D16 lo and hi pairs)."""
 
 
 @dataclass(slots=True)

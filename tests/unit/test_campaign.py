@@ -165,15 +165,18 @@ def test_campaign_reduces_and_buckets(tmp_path: Path, flipxor: Path,
             assert (out / "reduced" / f"{bucket.id}.toml").exists()
 
 
-def crashing_runner(payload: bytes) -> bytes:
-    """Stands in for `run_encoded` in the worker: chunks run as usual, every reduction
-    raises (a harness bug in the reducer)."""
-    from rgpu_fuzz.triage import wire
-    from rgpu_fuzz.triage.executors import run_encoded
+def planted_reducer_bug(job: object) -> object:
+    raise ValueError("reducer bug planted by test_campaign")
 
-    if isinstance(wire.decode_job(payload), wire.ReduceJob):
-        raise ValueError("reducer bug planted by test_campaign")
-    return run_encoded(payload)
+
+def crashing_runner(payload: bytes) -> bytes:
+    """Runs in the worker process in place of `run_encoded`: the same entry, with the reducer
+    replaced there by one that raises (a harness bug in the reducer), so the traceback
+    comes back the way a real one would (a `JobError` on the wire)."""
+    import rgpu_fuzz.triage.executors.base as worker_side
+
+    worker_side.reduce_finding = planted_reducer_bug  # type: ignore[assignment]
+    return worker_side.run_encoded(payload)
 
 
 def test_a_crashing_reduction_loses_nothing(tmp_path: Path, flipxor: Path) -> None:

@@ -134,9 +134,9 @@ def test_plots_are_inline_svg_with_the_data_points(report: tuple[Path, str]) -> 
     assert len(svgs) >= 6
     chunks = CASES // CHUNK
     cases = _vertices(_by_id(svgs, "series-cases"))
-    assert len(cases) == chunks
+    assert len(cases) == chunks + 1  # 0 at the start, then one point per chunk
     assert cases[-1][1] < cases[0][1]  # SVG y grows downward: the running total rises
-    assert len(_vertices(_by_id(svgs, "series-findings"))) == chunks
+    assert len(_vertices(_by_id(svgs, "series-findings"))) == chunks + 1
     for i in range(len(FEATURES)):
         _by_id(svgs, f"bar-features-{i}")
     _by_id(svgs, "series-opcodes-gfx942")
@@ -195,10 +195,47 @@ def test_a_campaign_without_statistics_is_reported_from_the_store(
     assert "1 unreadable line(s)" in (tmp_path / "o.md").read_text(encoding="utf-8")
 
 
+def test_shards_side_by_side_with_their_merged_store(tmp_path: Path) -> None:
+    """`ci/nightly.sh`'s layout: OUT/shard-I-of-N/ campaign directories and a merged store.
+    Real shards of a cheap campaign (`flipxor`, tests/unit/test_campaign.py's ref with a bit
+    flipped when the kernel has `^`); a bucket report `rgpu-fuzz report` wrote is kept."""
+    from tests.unit.test_campaign import FLIPXOR
+
+    plugin = tmp_path / "flipxor.py"
+    plugin.write_text(FLIPXOR)
+    night = tmp_path / "night"
+    shards = [night / f"shard-{i}-of-2" for i in range(2)]
+    for i, out in enumerate(shards):
+        assert main(["campaign", "--pipelines", "ref,flipxor", "--plugin", str(plugin),
+                     "--chunk", "2", "--cases", "4", "--shard", f"{i}/2", "--jobs", "1",
+                     "--time", "10m", "--no-reduce", "--out", str(out), "--json"]) == 0
+    merged = night / "merged.sqlite"
+    assert main(["triage", "merge", "--store", str(merged),
+                 *(str(d / "findings.sqlite") for d in shards)]) == 0
+    with FindingStore(merged, readonly=True) as store:
+        buckets = store.buckets(order_by="count")
+    assert buckets, "seeds 0..7 include kernels with ^"
+    theirs = night / "buckets" / f"{buckets[0].id}.md"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_text("# written by rgpu-fuzz report\n")
+    assert main(["report", "campaign", str(night), "--store", str(merged),
+                 "--html", str(night / "report.html")]) == 0
+    page = (night / "report.html").read_text(encoding="utf-8")
+    assert _value(page, "cases") == "8"  # 2 shards x --cases 4
+    assert _value(page, "sessions") == "2"
+    assert "shard 0/2, 1/2" in _value(page, "seeds")
+    assert _value(page, "buckets") == str(len(buckets))
+    assert _value(page, "recorded") == str(sum(b.count for b in buckets))
+    assert theirs.read_text() == "# written by rgpu-fuzz report\n"
+    assert f'href="buckets/{buckets[0].id}.md"' in page
+
+
 @pytest.mark.parametrize("argv, message", [
     (["report", "campaign", "{tmp}/nothing", "--html", "{tmp}/x.html"],
      "no such campaign directory"),
     (["report", "campaign", "{tmp}", "--html", "{tmp}/x.html"], "no findings.sqlite here"),
+    (["report", "campaign", "{tmp}", "--store", "{tmp}/m.sqlite", "--md", "{tmp}/x.md"],
+     "m.sqlite: no such findings store"),
     (["report", "campaign"], "which campaign?"),
     (["report", "abc123", "--html", "{tmp}/x.html"], "--html belongs to"),
 ])

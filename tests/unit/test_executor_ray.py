@@ -11,8 +11,13 @@ tests/unit/test_campaign.py, and by running each seed through `rgpu-fuzz run`).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,19 +99,18 @@ def test_ray_finds_the_seeded_bug_and_stores_what_local_stores(
     assert_cases_stored(tmp_path / "ray")
 
 
-def test_a_worker_killed_mid_chunk_loses_nothing_and_counts_nothing_twice(
-        tmp_path: Path, ray_instance: Any) -> None:
+def kill_a_worker_mid_chunk(tmp_path: Path, executor: Executor) -> None:
+    """A campaign whose first chunks take >= 1.6 s (4 cases sleeping 0.4 s each): one worker
+    process is SIGKILLed (as an OOM killer or a dying node would) before any chunk has come
+    back. Every chunk must still be counted exactly once and every finding stored once."""
     plugin = tmp_path / "sleepy.py"
     plugin.write_text(SLEEPY)
     setup = Setup(("ref", "sleepy-flipxor"), "default", "default", (str(plugin),))
-    executor = ray_executor()
     killed: list[int] = []
 
     def kill_one_mid_chunk(c: Campaign) -> None:
-        # before any chunk has come back, each actor is inside its first chunk (4 cases of
-        # >= 0.4 s each): SIGKILL one actor's process, as an OOM killer or a dying node would
-        if not killed and c.tally.chunks == 0 and c.inflight:
-            pid = executor.worker_pids()[0]  # type: ignore[attr-defined]
+        if not killed and c.tally.chunks == 0 and c.inflight and executor.worker_pids():
+            pid = executor.worker_pids()[0]
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
 
@@ -119,18 +123,30 @@ def test_a_worker_killed_mid_chunk_loses_nothing_and_counts_nothing_twice(
     finally:
         campaign.close()
     assert killed, "the campaign finished before a worker could be killed"
-    assert data["lost_jobs"] >= 1                        # the kill hit a running chunk
-    assert data["cases"] == 16 and data["chunks"] == 4   # each chunk counted once
+    log = (out / "campaign.log").read_text() if (out / "campaign.log").exists() else ""
+    assert data["lost_jobs"] >= 1, (data, log)           # the kill hit a running chunk
+    assert data["cases"] == 16 and data["chunks"] == 4, (data, log)  # each chunk once
     cp = checkpoint(out)
     assert cp["done"] == [0, 1, 2, 3] and cp["totals"]["cases"] == 16
     assert cp["totals"]["findings"] == data["findings"] > 0
-    assert "worker died: running chunk" in (out / "campaign.log").read_text()
+    assert "worker died: running chunk" in log
     assert_cases_stored(out)
     with FindingStore(out / "findings.sqlite", readonly=True) as store:
         # unreduced: one count per case with a finding, none twice
         assert sum(b.count for b in store.buckets()) == len(case_ids(out)) \
             == data["cases_with_findings"]
         assert all("^" in store.case(cid).kernel for cid in case_ids(out))
+
+
+def test_a_ray_actor_killed_mid_chunk_loses_nothing_and_counts_nothing_twice(
+        tmp_path: Path, ray_instance: Any) -> None:
+    kill_a_worker_mid_chunk(tmp_path, ray_executor())
+
+
+def test_a_local_worker_killed_mid_chunk_loses_nothing_and_counts_nothing_twice(
+        tmp_path: Path) -> None:
+    # the whole pool breaks (BrokenProcessPool): every job in it is lost and queued again
+    kill_a_worker_mid_chunk(tmp_path, LocalExecutor(2))
 
 
 @pytest.mark.slow
@@ -150,3 +166,56 @@ def test_ray_reductions_store_what_local_reductions_store(
     for name in reduced:
         assert (tmp_path / "ray" / "reduced" / name).read_text() == \
             (tmp_path / "local" / "reduced" / name).read_text()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_a_campaign_reaches_a_cluster_through_ray_client(tmp_path: Path) -> None:
+    """`--executor ray://HOST:PORT` against a head started as a cluster's would be (`ray start
+    --head`), from a separate process: the campaign's actors run in that cluster, and the
+    store holds what the local executor stores for the same seeds."""
+    pytest.importorskip("ray", reason="ray cannot be imported; pip install 'rgpu-fuzz[ray]'")
+    ray_cli = Path(sys.executable).with_name("ray")
+    port, client_port = _free_port(), _free_port()
+    head = subprocess.Popen(
+        [str(ray_cli), "start", "--head", "--block", "--num-cpus", "2", "--port", str(port),
+         "--ray-client-server-port", str(client_port), "--include-dashboard", "false",
+         "--disable-usage-stats"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", client_port)) == 0:
+                    break
+            assert head.poll() is None, "ray start --head exited"
+            time.sleep(0.5)
+        plugin = tmp_path / "flipxor.py"
+        plugin.write_text(FLIPXOR)
+        exe = Path(sys.executable).with_name("rgpu-fuzz")
+        common = ["campaign", "--pipelines", "ref,flipxor", "--plugin", str(plugin),
+                  "--chunk", "4", "--cases", "16", "--no-reduce", "--json", "--time", "5m"]
+        remote = subprocess.run(
+            [str(exe), *common, "--executor", f"ray://127.0.0.1:{client_port}",
+             "--out", str(tmp_path / "ray")],
+            capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "200"})
+        assert remote.returncode == 0, remote.stderr
+        data = json.loads(remote.stdout)
+        assert data["executor"] == "ray" and data["jobs"] == 2 and data["cases"] == 16
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait(timeout=30)
+    local = run(tmp_path / "local", Setup(("ref", "flipxor"), "default", "default",
+                                          (str(plugin),)),
+                LocalExecutor(2), max_cases=16, reduce=False)
+    assert data["findings"] == local["findings"] > 0
+    assert store_contents(tmp_path / "ray") == store_contents(tmp_path / "local")

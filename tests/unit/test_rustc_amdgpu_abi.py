@@ -112,6 +112,20 @@ def test_kernel_ir_keeps_the_kernel_functions() -> None:
         "  ret void\n}"
 
 
+
+def test_kernel_ir_reads_a_real_sized_module() -> None:
+    """rustc's module: a `; Function Attrs` comment before every definition, hundreds of
+    lines each. The comment part of the pattern once matched across lines (`.` with DOTALL)
+    and backtracked without end on a 60-function module (`report` hung)."""
+    body = "".join(f"  %v{i} = add i32 %a, {i}\n" for i in range(200))
+    fn = "; Function Attrs: nounwind\ndefine internal i32 @helper_{n}(i32 %a) {{\n" + body + \
+        "  ret i32 %a\n}}\n"
+    ir = "".join(fn.format(n=n) for n in range(60))
+    ir += "; Function Attrs: nounwind\ndefine amdgpu_kernel void @rgpu_case_0() {\n  ret void\n}\n"
+    assert kernel_ir(ir) == ("; Function Attrs: nounwind\ndefine amdgpu_kernel void "
+                             "@rgpu_case_0() {\n  ret void\n}")
+
+
 def test_report_section_says_where_to_look_and_shows_rustcs_ir() -> None:
     """A wrong-code finding of rustc-amdgpu alone: the report section names the three
     suspects and shows rustc's own IR of the kernel (`--emit=llvm-ir`, needs rustc)."""

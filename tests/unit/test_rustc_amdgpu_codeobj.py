@@ -19,7 +19,7 @@ from rgpu_fuzz.casefile import load
 from rgpu_fuzz.codeobj import read_code_object
 from rgpu_fuzz.model.outcome import Rejected
 from rgpu_fuzz.pipelines.rustc_amdgpu_build import compile_units, kernarg_plan
-from rgpu_fuzz.pipelines.rustc_amdgpu_program import entry_symbol
+from rgpu_fuzz.pipelines.rustc_amdgpu_program import entry_symbol, shared_layout
 from rgpu_fuzz.pipelines.rustc_batch import BuiltCase
 from rgpu_fuzz.pipelines.rustc_program import (
     ProgramCase,
@@ -42,8 +42,7 @@ def _units() -> list[ProgramCase]:
     for f in files:
         unit = printed_program_case(load(f))
         assert not isinstance(unit, Rejected), (f, unit)
-        if "static mut" not in unit.kernel_source:  # `shared`: Unsupported on rustc 1.95
-            units.append(unit)
+        units.append(unit)
     return units
 
 
@@ -116,7 +115,8 @@ def _disassembly(co_path: Path) -> dict[str, str]:
 def test_code_object_text(opt_level: int, root: Path) -> None:
     """llvm-objdump-22 on the code object: every kernel is there; the panic path stops the
     wave with `s_trap 2` (`llvm.trap`) after reading the kernarg address at offset 0x28 of
-    the dispatch packet; `sync_threads` is an `s_barrier` in the kernel's own code."""
+    the dispatch packet; `sync_threads` is an `s_barrier` in the kernel's own code; a kernel
+    with `#[shared]` arrays reads the shared aperture from SH_MEM_BASES."""
     units, built = _compiled(opt_level, root)
     path = built[0].build.binary
     assert path is not None
@@ -125,8 +125,18 @@ def test_code_object_text(opt_level: int, root: Path) -> None:
     for b, unit in zip(built, units, strict=True):
         name = entry_symbol(b.index)
         assert name in bodies, name
+        # the entry and its module's functions (at O0 the entry calls the kernel function)
+        module = f"case_{b.index}_{unit.case.id}"
+        own = "".join(t for n, t in bodies.items() if n == name or module in n)
         if uses_barrier(unit.kernel_source):
-            assert "s_barrier" in bodies[name], unit.case.id
+            assert "s_barrier" in own, unit.case.id
+        if shared_layout(unit).arrays:
+            # the shared arrays: flat accesses through the shared aperture, read from
+            # SH_MEM_BASES (rustc 1.95 cannot make an LDS static); no static LDS
+            assert "s_getreg_b32" in own and \
+                "hwreg(HW_REG_SH_MEM_BASES, 16, 16)" in own, unit.case.id
+            assert re.search(r"flat_(load|store)_dword", own), unit.case.id
+            assert co.kernel(name).descriptor.group_segment_fixed_size == 0
     raise_fn = [t for n, t in bodies.items() if "raise" in n]
     text = "".join(raise_fn) if raise_fn else "".join(bodies.values())
     assert "s_trap 2" in text

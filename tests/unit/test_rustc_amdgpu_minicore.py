@@ -30,6 +30,7 @@ from rgpu_fuzz.pipelines.rustc_amdgpu_program import (
     TRAP_KINDS,
     amdgpu_program_source,
     entry_symbol,
+    shared_layout,
 )
 from rgpu_fuzz.pipelines.rustc_program import (
     Program,
@@ -51,8 +52,7 @@ def _units() -> list[tuple[str, ProgramCase]]:
     for name in case_names():
         unit = printed_program_case(load(CASES / f"{name}.toml"))
         assert not isinstance(unit, Rejected), (name, unit)
-        if "static mut" not in unit.kernel_source:  # shared arrays: Unsupported on amdgcn
-            out.append((name, unit))
+        out.append((name, unit))
     return out
 
 
@@ -71,6 +71,7 @@ def _job_case(index: int, unit: ProgramCase) -> dict[str, object]:
     return {"index": index, "symbol": entry_symbol(index), "params": params,
             "grid": list(unit.case.launch.grid), "block": list(unit.case.launch.block),
             "threaded": uses_barrier(unit.kernel_source),
+            "lds": shared_layout(unit).size,
             "outputs": [p.name for p in unit.params if p.kind == "mut-slice"]}
 
 

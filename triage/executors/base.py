@@ -17,8 +17,10 @@ what came of each. Its rules:
 from __future__ import annotations
 
 import abc
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from rgpu_fuzz.triage import wire
 from rgpu_fuzz.triage.campaign_jobs import reduce_finding, run_chunk
@@ -28,13 +30,24 @@ Runner = Callable[[bytes], bytes]
 pool and Ray can name it)."""
 
 
+@dataclass(frozen=True, slots=True)
+class JobError:
+    """A job raised in its worker (a harness bug): the traceback, sent back as plain data
+    like a result rather than as a pickled exception."""
+
+    traceback: str
+
+
 def run_encoded(payload: bytes) -> bytes:
     """Decode a job, run it in this process (pipelines stay warm between jobs), encode the
-    result."""
-    job = wire.decode_job(payload)
-    if isinstance(job, wire.ChunkJob):
-        return wire.encode(run_chunk(job))
-    return wire.encode(reduce_finding(job))
+    result — or the traceback, when the job raises."""
+    try:
+        job = wire.decode_job(payload)
+        if isinstance(job, wire.ChunkJob):
+            return wire.encode(run_chunk(job))
+        return wire.encode(reduce_finding(job))
+    except Exception:
+        return wire.encode(JobError(traceback.format_exc()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +61,14 @@ class Done:
     """The traceback of an exception the job raised in the worker (a harness bug)."""
     lost: bool = False
     """The worker died before the job finished; nothing of it reached the campaign."""
+
+
+def decode_outcome(ticket: int, job: wire.Job, payload: bytes) -> Done:
+    """The `Done` of a job whose worker sent back `payload`."""
+    got = wire.decode(payload, wire.Result | JobError)
+    if isinstance(got, JobError):
+        return Done(ticket, job, error=got.traceback)
+    return Done(ticket, job, result=cast(wire.Result, got))
 
 
 class Executor(abc.ABC):
@@ -77,6 +98,6 @@ class Executor(abc.ABC):
         """Release the workers; with `kill`, also those still running a job (a pipeline
         stuck past the time budget must not keep the campaign alive)."""
 
-    def describe(self) -> str:
-        """One line for the summary: where the jobs ran."""
-        return f"{self.name} ({self.workers} workers)"
+    def worker_pids(self) -> list[int]:
+        """Process ids of the workers running now, where known (tests kill one)."""
+        return []

@@ -18,7 +18,13 @@ from multiprocessing import get_context
 
 from rgpu_fuzz.pipelines.workers import die_with_parent
 from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.executors.base import Done, Executor, Runner, run_encoded
+from rgpu_fuzz.triage.executors.base import (
+    Done,
+    Executor,
+    Runner,
+    decode_outcome,
+    run_encoded,
+)
 
 
 class LocalExecutor(Executor):
@@ -43,6 +49,10 @@ class LocalExecutor(Executor):
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn"),
                                          initializer=die_with_parent, initargs=(os.getpid(),))
 
+    def worker_pids(self) -> list[int]:
+        """The pool's processes (started as jobs are submitted)."""
+        return list((getattr(self._pool, "_processes", None) or {}).keys())
+
     def submit(self, job: wire.Job) -> int:
         assert self._pool is not None, "start() first"
         ticket = next(self._tickets)
@@ -65,7 +75,7 @@ class LocalExecutor(Executor):
             except Exception as e:
                 out.append(Done(ticket, job, error="".join(traceback.format_exception(e))))
             else:
-                out.append(Done(ticket, job, result=wire.decode_result(payload)))
+                out.append(decode_outcome(ticket, job, payload))
         if broken:
             out.extend(Done(t, j, lost=True) for t, j in self._futures.values())
             self._futures.clear()

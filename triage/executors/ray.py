@@ -27,7 +27,11 @@ from typing import Any
 
 from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.executors.base import Done, Executor, run_encoded
+from rgpu_fuzz.triage.executors.base import Done, Executor, decode_outcome, run_encoded
+
+START_TIMEOUT_S = 300.0
+"""How long the actors may take to start: an actor waits for a free CPU, so asking for more
+`--jobs` than the cluster has CPUs would otherwise wait for ever."""
 
 
 class RayUnavailable(RgpuError):
@@ -81,7 +85,12 @@ class RayExecutor(Executor):
                                        "include_dashboard": False}
             try:
                 if self.address is None:
-                    ray.init(address="local", num_cpus=self.jobs, **options)
+                    # Ray starts workers at nice 15 (`worker_niceness`) so its own daemons
+                    # come first; on a machine shared with other work that cost the campaign
+                    # a third of its CPU share (executor note), so on a Ray instance started
+                    # here they run at the driver's priority, as local pool workers do
+                    ray.init(address="local", num_cpus=self.jobs,
+                             _system_config={"worker_niceness": 0}, **options)
                 else:
                     ray.init(address=self.address, **options)
             except (ConnectionError, RuntimeError, ValueError) as e:
@@ -93,10 +102,18 @@ class RayExecutor(Executor):
         actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(ChunkActor)
         self._actors = [actor.remote() for _ in range(count)]
         self._queued = [0] * count
-        self._pids = ray.get([a.pid.remote() for a in self._actors])
+        try:
+            self._pids = ray.get([a.pid.remote() for a in self._actors],
+                                 timeout=START_TIMEOUT_S)
+        except ray.exceptions.GetTimeoutError:
+            cpus = int(ray.cluster_resources().get("CPU", 0))
+            self.stop(kill=True)
+            raise RayUnavailable(f"{count} Ray actors did not start within "
+                                 f"{START_TIMEOUT_S:.0f}s (the cluster has {cpus} CPUs; "
+                                 "ask for fewer --jobs)") from None
 
     def worker_pids(self) -> list[int]:
-        """The process ids the actors started with (tests kill one)."""
+        """The process ids the actors started with (on their nodes)."""
         return list(self._pids)
 
     def submit(self, job: wire.Job) -> int:
@@ -127,14 +144,14 @@ class RayExecutor(Executor):
             self._queued[which] -= 1
             try:
                 payload = ray.get(ref)
-            except RayTaskError as e:   # the job raised: Ray carries the worker's traceback
+            except RayTaskError as e:   # raised outside the job (run_encoded catches its own)
                 out.append(Done(ticket, job, error=str(e)))
             except RayError:             # the actor died (RayActorError), its node, its object
                 out.append(Done(ticket, job, lost=True))
                 if which not in self._down:
                     self._down[which] = self._actors[which].pid.remote()
             else:
-                out.append(Done(ticket, job, result=wire.decode_result(payload)))
+                out.append(decode_outcome(ticket, job, payload))
         return out
 
     def _poll_down(self, timeout: float) -> None:

@@ -9,20 +9,29 @@ pub mod trap {
 
     /// Records the trap and stops the wave. The record's address is the kernel's first
     /// argument, read back through the dispatch packet's `kernarg_address` (HSA
-    /// `hsa_kernel_dispatch_packet_t`, offset 40), so a panic anywhere finds it.
+    /// `hsa_kernel_dispatch_packet_t`, offset 40), so a panic anywhere finds it. The words
+    /// are stored one by one, without indexing: an indexed store has a bounds check whose
+    /// panic calls this function, a cycle LLVM reports as recursion (`uses_dynamic_stack`)
+    /// and sizes the private segment without this function's frame (at O0 the trap path
+    /// then overran the kernel's fixed private segment).
+    #[inline(always)]
+    unsafe fn put(record: *mut u32, i: usize, v: u32) {
+        crate::intrinsics::volatile_store(crate::intrinsics::offset(record, i), v)
+    }
     #[inline(never)] #[cold]
     pub fn raise(kind: u32, line: u32) -> ! {
         unsafe {
             let packet = crate::intrinsics::amdgpu_dispatch_ptr() as *const u8;
             let kernargs = *(crate::intrinsics::offset(packet, 40usize) as *const *const *mut u32);
             let record = *kernargs;
-            let words = [kind, line, gpu::block_idx_x(), gpu::block_idx_y(), gpu::block_idx_z(),
-                         gpu::thread_idx_x(), gpu::thread_idx_y(), gpu::thread_idx_z()];
-            let mut i = 0usize;
-            while i < 8 {
-                crate::intrinsics::volatile_store(crate::intrinsics::offset(record, i), words[i]);
-                i = i + 1;
-            }
+            put(record, 0usize, kind);
+            put(record, 1usize, line);
+            put(record, 2usize, gpu::block_idx_x());
+            put(record, 3usize, gpu::block_idx_y());
+            put(record, 4usize, gpu::block_idx_z());
+            put(record, 5usize, gpu::thread_idx_x());
+            put(record, 6usize, gpu::thread_idx_y());
+            put(record, 7usize, gpu::thread_idx_z());
             crate::intrinsics::abort()
         }
     }
@@ -41,6 +50,28 @@ pub mod gpu {
         #[link_name = "llvm.amdgcn.workgroup.id.y"] fn workgroup_id_y() -> u32;
         #[link_name = "llvm.amdgcn.workgroup.id.z"] fn workgroup_id_z() -> u32;
         #[link_name = "llvm.amdgcn.s.barrier"] fn s_barrier();
+        #[link_name = "llvm.amdgcn.s.getreg"] fn s_getreg(hwreg: u32) -> u32;
+        #[link_name = "llvm.amdgcn.groupstaticsize"] fn groupstaticsize() -> u32;
+    }
+    /// `hwreg(HW_REG_SH_MEM_BASES, 16, 16)`: id 15 | offset 16 << 6 | (size 16 - 1) << 11,
+    /// the SHARED_BASE field, the high 16 bits of the shared (LDS) aperture.
+    const HWREG_SH_MEM_BASES_SHARED: u32 = 31759;
+    /// The flat address of the work-group's dynamically allocated group segment: the shared
+    /// aperture (`SH_MEM_BASES.SHARED_BASE << 48`, as LLVM read it on GFX9 before it used
+    /// `src_shared_base`) plus the kernel's static group segment size rounded up to 16 (where
+    /// HIP's dynamic `extern __shared__` memory starts). The launch gives the dynamic size
+    /// (the dispatch packet's group_segment_size = the code object's fixed size + it, as
+    /// `hipModuleLaunchKernel`'s sharedMemBytes). rustc 1.95 has no other route to LDS: no
+    /// static in address space 3, no `asm!` on amdgcn (E0472), and an intrinsic returning an
+    /// `addrspace(3)`/`(4)` pointer declared with Rust's flat pointer fails instruction
+    /// selection ("Cannot select: intrinsic").
+    #[inline(always)]
+    pub fn dynamic_group_segment() -> *mut u8 {
+        unsafe {
+            let aperture = (s_getreg(HWREG_SH_MEM_BASES_SHARED) as u64) << 48u64;
+            let start = (groupstaticsize() + 15u32) & !15u32;
+            (aperture | start as u64) as *mut u8
+        }
     }
     #[inline(always)]
     fn packet_u16(offset: usize) -> u32 {

@@ -359,6 +359,44 @@ impl<T> IndexMut<usize> for [T] {
     fn index_mut(&mut self, index: usize) -> &mut T { &mut self[index] }
 }
 
+// ---------------------------------------------------------------- `#[shared]` arrays
+
+#[lang = "deref"]
+pub trait Deref: PointeeSized {
+    #[lang = "deref_target"]
+    type Target: ?Sized;
+    fn deref(&self) -> &Self::Target;
+}
+#[lang = "deref_mut"]
+pub trait DerefMut: Deref + PointeeSized {
+    fn deref_mut(&mut self) -> &mut Self::Target;
+}
+
+/// A kernel's `#[shared] static mut NAME: [T; N]` becomes
+/// `static mut NAME: Shared<[T; N], OFFSET> = Shared::NEW;` (`rustc_amdgpu_program`): a
+/// zero-sized static whose array lives `OFFSET` bytes into the work-group's dynamically
+/// allocated group segment (`gpu::dynamic_group_segment`). rustc 1.95 cannot place a static
+/// in the group address space, so the array is reached through this handle. `NAME[i]` and
+/// `NAME.len()` dereference it to the array: indexing, its bounds check and its panic are
+/// then rustc's own, exactly as for the real static.
+pub struct Shared<T, const OFFSET: usize>(PhantomData<T>);
+impl<T, const OFFSET: usize> Shared<T, OFFSET> {
+    pub const NEW: Self = Shared(PhantomData);
+    #[inline(always)]
+    fn place(&self) -> *mut T {
+        unsafe { intrinsics::offset(crate::gpu::dynamic_group_segment(), OFFSET) as *mut T }
+    }
+}
+impl<T, const OFFSET: usize> Deref for Shared<T, OFFSET> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T { unsafe { &*self.place() } }
+}
+impl<T, const OFFSET: usize> DerefMut for Shared<T, OFFSET> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T { unsafe { &mut *self.place() } }
+}
+
 // ---------------------------------------------------------------- Option, ranges, `for`
 
 #[lang = "Option"]

@@ -94,6 +94,8 @@ def main() -> None:
         for bz in range(grid[2]):
             for by in range(grid[1]):
                 for bx in range(grid[0]):
+                    lds = ctypes.create_string_buffer(max(case["lds"], 1))
+                    lib.rgpu_host_set_lds(ctypes.c_size_t(ctypes.addressof(lds)))
                     threads = [(x, y, z) for z in range(block[2]) for y in range(block[1])
                                for x in range(block[0])]
                     if not case["threaded"]:

@@ -1,11 +1,13 @@
 // Test double of the minicore's amdgcn half (rgpu_fuzz/pipelines/rustc_amdgpu_core/
 // gpu_amdgcn.rs) for the host CPU, so the target-neutral minicore can be checked against the
 // real core without a GPU or simulator (tests/unit/test_rustc_amdgpu_minicore.py). Ids live
-// in thread-locals the driver sets; `sync_threads` and a trap call back into the driver.
+// in thread-locals the driver sets; `sync_threads` and a trap call back into the driver; the
+// dynamic group segment is a buffer the driver allocates for each block.
 
 pub mod gpu {
     #[thread_local]
     static mut IDS: [u32; 12] = [0; 12];
+    static mut LDS: usize = 0;
     static mut BARRIER: usize = 0;
     static mut TRAPPED: usize = 0;
 
@@ -22,6 +24,13 @@ pub mod gpu {
     pub extern "C" fn rgpu_host_set_hooks(barrier: usize, trapped: usize) {
         unsafe { BARRIER = barrier; TRAPPED = trapped; }
     }
+    /// The current block's shared memory (the driver allocates it fresh for every block).
+    #[no_mangle]
+    pub extern "C" fn rgpu_host_set_lds(base: usize) {
+        unsafe { LDS = base; }
+    }
+    #[inline(always)]
+    pub fn dynamic_group_segment() -> *mut u8 { unsafe { LDS as *mut u8 } }
     pub(crate) fn trapped(words: *const u32) -> ! {
         unsafe {
             let f: extern "C" fn(*const u32) -> ! = crate::intrinsics::transmute(TRAPPED);

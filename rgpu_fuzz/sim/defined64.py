@@ -1,0 +1,65 @@
+"""Definedness of the two halves of a 64-bit VALU shift (V_LSHLREV_B64, V_LSHRREV_B64,
+V_ASHRREV_I64), lane by lane, from the shift amount: which source half each result half
+is made of.
+
+Why: LLVM's O0 code builds 64-bit values as `{lo, IMPLICIT_DEF}` register pairs and shifts
+the undefined half out (`v_lshlrev_b64 v[4:5], 32, v[4:5]` with v5 never written, from
+`zext(mul_hi) << 32`); hardware cannot see the undefined half in the result, so neither may
+the definedness model. Definedness is per 32-bit register and lane (as for every VGPR), so
+a half is defined when every source half that contributes bits to it is, and when the
+amount's lane is. CDNA3 ISA "V_LSHLREV_B64": D = S1 << S0[5:0].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.wave import AGPR_BASE, Wave
+
+SHIFT64_OPS = frozenset({"V_LSHLREV_B64", "V_LSHRREV_B64", "V_ASHRREV_I64"})
+
+Getter = Callable[[Wave], Any]
+
+
+def _halves(op: Opnd, full: Getter) -> tuple[Getter, Getter]:
+    """(low half, high half) defined lanes of a 64-bit source; a constant or anything the
+    model does not split is defined or not as a whole (`full`)."""
+    if op.kind in (OpKind.VGPR, OpKind.AGPR):
+        col = op.index + (AGPR_BASE if op.kind is OpKind.AGPR else 0)
+        return (lambda w: w.vdef[:, col]), (lambda w: w.vdef[:, col + 1])
+    if op.kind is OpKind.SGPR and op.index < 104 and op.index % 2 == 0:
+        i = op.index
+        return (lambda w: w.sdef[i] == 0xFFFF_FFFF), (lambda w: w.sdef[i + 1] == 0xFFFF_FFFF)
+    return full, full
+
+
+def shift64_step(inst: Inst, amount: tuple[Getter, Getter], source: tuple[Getter, Getter],
+                 fn: Callable[[Any, Any], Any], dt: Any,
+                 put: Callable[[Wave, Any, Any], None]) -> Callable[[Wave], None]:
+    """The bound step of one 64-bit shift: value as `fn(amount, source)`, definedness per
+    result half (`put` takes a (low, high) pair of defined-lane arrays)."""
+    (ga, da), (gs, ds) = amount, source
+    lo_of, hi_of = _halves(inst.operands[2], ds)
+    kind = inst.opcode
+
+    def step(w: Wave) -> None:
+        a, s = ga(w), gs(w)
+        sh = np.asarray(a).astype(np.int64) & 63
+        lo, hi, ok = lo_of(w), hi_of(w), da(w)
+        zero, low, high = sh == 0, (sh > 0) & (sh < 32), sh >= 32
+        both = lo & hi
+        if kind == "V_LSHLREV_B64":
+            dlo = np.where(high, True, lo)
+            dhi = np.where(zero, hi, np.where(low, both, lo))
+        elif kind == "V_LSHRREV_B64":
+            dlo = np.where(zero, lo, np.where(low, both, hi))
+            dhi = np.where(high, True, hi)
+        else:  # V_ASHRREV_I64: the high half fills with copies of its own sign bit
+            dlo = np.where(zero, lo, np.where(low, both, hi))
+            dhi = hi
+        put(w, np.asarray(fn(a, s), dt), (dlo & ok, dhi & ok))
+    return step
