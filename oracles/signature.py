@@ -9,7 +9,9 @@ them (so an empty middle field keeps its place); the last field takes the rest o
 since a crash line or an operator list may itself contain `|`. These layouts are those
 stores have been written with since the first campaign, so old stores read unchanged:
 
-    wrong-code|<pipeline>|ops=<op,op,...>
+    wrong-code|<pipeline>|ops=<op,op,...>           (the operations left in the kernel)
+    wrong-code|<pipeline>|probe=<family+family...>  (the operations wrong on their own,
+                                                     `triage/bugkey.py`; since key v2)
     trap-mismatch|<pipeline>|expected <kind>, got <...>   (or: unexpected <kind>)
     compile-crash|<pipeline>|<stage>|<first error line, normalised>
     run-crash|<pipeline>|<signal>
@@ -41,6 +43,7 @@ LAYOUT: dict[str, tuple[str, ...]] = {
 
 _DEFAULT_LAYOUT = (PIPELINE, DETAIL)
 OPS_PREFIX = "ops="
+PROBE_PREFIX = "probe="
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,16 +92,30 @@ class Signature:
         return frozenset(o for o in self.detail[len(OPS_PREFIX):].split(",") if o)
 
     @property
+    def probe(self) -> frozenset[str] | None:
+        """The operation families of a probe-keyed wrong-code signature
+        (`probe=as:float->int+shl:int`); None for others."""
+        if not self.detail.startswith(PROBE_PREFIX):
+            return None
+        return frozenset(f for f in self.detail[len(PROBE_PREFIX):].split("+") if f)
+
+    @property
+    def has_operations(self) -> bool:
+        """Whether the detail names operations (`ops=` or `probe=`), which reduction and
+        placement ignore."""
+        return self.detail.startswith((OPS_PREFIX, PROBE_PREFIX))
+
+    @property
     def coarse(self) -> Signature:
         """The signature without its operations: what reduction keeps equal (reduction
         removes operations by design) and what unreduced findings are placed by."""
-        if self.ops is None:
+        if not self.has_operations:
             return self
         return Signature(kind=self.kind, pipeline=self.pipeline, stage=self.stage)
 
     def coarse_text(self) -> str:
-        """The text of `coarse`: a wrong-code signature without its `|ops=` field."""
-        if self.ops is None:
+        """The text of `coarse`: a wrong-code signature without its `|ops=`/`|probe=` field."""
+        if not self.has_operations:
             return str(self)
         return f"{self.kind}|{self.pipeline}"
 
@@ -107,7 +124,7 @@ def coarse_key(text: str) -> str:
     """`Signature.parse(text).coarse_text()`: the key reduction and placement compare; a
     signature without operations is its own key, byte for byte."""
     sig = Signature.parse(text)
-    return text if sig.ops is None else sig.coarse_text()
+    return sig.coarse_text() if sig.has_operations else text
 
 
-__all__ = ["LAYOUT", "Signature", "coarse_key"]
+__all__ = ["LAYOUT", "OPS_PREFIX", "PROBE_PREFIX", "Signature", "coarse_key"]

@@ -33,6 +33,7 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import HarnessBug, RgpuError
 from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
+from rgpu_fuzz.triage.bugkey import BugKeys
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
     ChunkResult,
@@ -43,7 +44,7 @@ from rgpu_fuzz.triage.campaign_jobs import (
     _parse,
 )
 from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
-from rgpu_fuzz.triage.classify import coarse_key, place
+from rgpu_fuzz.triage.classify import coarse_key, is_bug_key, place, reduction_slot
 from rgpu_fuzz.triage.executors import Done, Executor, LocalExecutor
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
 from rgpu_fuzz.triage.toolchains import begin_run
@@ -70,6 +71,9 @@ class CampaignConfig:
     jobs: int = 1
     reduce: bool = True
     reduce_budget_s: float = 60.0
+    bug_keys: bool = True
+    """Bucket wrong code by bug key (`triage/bugkey.py`) when reducing; False: by `ops=`
+    only (and always without `reduce`: unreduced findings keep their own signature)."""
 
     def identity(self) -> dict[str, Any]:
         """What a resumed campaign must share with the one it continues."""
@@ -202,6 +206,7 @@ class Campaign:
         self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
         self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
         self.recorded: set[str] = set()
+        self.keys: BugKeys | None = None  # made at the first wrong-code finding
         # `max_cases` counts the whole campaign (a resumed one included) and cases as they
         # are submitted, so chunks in flight are not submitted past it.
         self.submitted_cases = int(self.checkpoint.totals.get("cases", 0))
@@ -342,11 +347,13 @@ class Campaign:
         case = casefile.loads(found.case_toml)
         known = self._known()
         for finding in found.verdict.findings:
-            sig = place(finding, found.ops, known) if self.config.reduce else finding.signature
+            sig = place(finding, found.ops, known, bug_key=self._bug_key(finding, case)) \
+                if self.config.reduce else finding.signature
             if sig is not None:
                 new = self._record(case, found, finding, sig)
                 if new and self.config.reduce and finding.kind is not FindingKind.INVALID_CASE:
-                    self._submit_reduction(found, finding.signature)
+                    # a bug-keyed bucket keeps its key whatever the reduction leaves
+                    self._submit_reduction(found, sig if is_bug_key(sig) else finding.signature)
                 continue
             key = coarse_key(finding.signature)
             (self.out / "pending" / f"{case.id}.toml").write_text(found.case_toml,
@@ -356,9 +363,23 @@ class Campaign:
             else:
                 self._submit_reduction(found, finding.signature)
 
+    def _bug_key(self, finding: Finding, case: Case) -> str | None:
+        """The finding's bug key (None: not wrong code, or no operation broken alone)."""
+        if not (self.config.bug_keys and self.config.reduce) \
+                or finding.kind is not FindingKind.WRONG_CODE:
+            return None
+        if self.keys is None:
+            from rgpu_fuzz.triage.campaign_jobs import _prepared
+
+            _, pipelines, policy, _ = _prepared(self.config.setup)
+            self.keys = BugKeys(pipelines, policy)
+        return self.keys.key(finding.signature, case)
+
     def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
-        """Count the finding in bucket `signature`; True when that bucket is new."""
-        marker = f"{signature}\0{case.id}"
+        """Count the finding in bucket `signature`; True when that bucket is new. A finding
+        is counted once, whatever bucket a later step (a reduction, the end of the
+        campaign) would give it: a bug-keyed one is counted before its reduction ends."""
+        marker = f"{finding.signature}\0{case.id}"
         if marker in self.recorded:
             return False
         self.recorded.add(marker)
@@ -378,7 +399,7 @@ class Campaign:
         return new
 
     def _submit_reduction(self, found: Found, signature: str) -> None:
-        key = coarse_key(signature)
+        key = reduction_slot(signature)
         self.pending_reductions[key] = found
         # listed until it finishes, so a killed campaign redoes it when resumed
         (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
@@ -387,30 +408,37 @@ class Campaign:
                                self.config.reduce_budget_s))
 
     def _reduction_done(self, result: ReduceResult) -> None:
-        key = coarse_key(result.signature)
+        key = reduction_slot(result.signature)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         original = casefile.loads(found.case_toml)
-        finding = next(f for f in found.verdict.findings if coarse_key(f.signature) == key)
+        finding = next(f for f in found.verdict.findings
+                       if coarse_key(f.signature) == coarse_key(key))
         self.tally.reductions.append({
             "signature": result.reduced_signature, "lines_before": result.lines_before,
             "lines_after": result.lines_after, "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after, "candidates": result.tried,
             "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None})
         sig = result.reduced_signature
-        if result.reduced_toml is not None:
+        if is_bug_key(result.signature):
+            sig = result.signature
+        elif result.reduced_toml is not None:
             # A reduction that stopped early (budget, local minimum) may keep operations an
             # existing bucket of the same bug does without: it belongs to that bucket.
             module = _parse(casefile.loads(result.reduced_toml))
             ops = kernel_operations(module) if module is not None else ()
-            sig = place(replace(finding, signature=sig), ops, self._known()) or sig
+            reduced_finding = replace(finding, signature=sig)
+            sig = place(reduced_finding, ops, self._known(), reduced=True,
+                        bug_key=self._bug_key(reduced_finding,
+                                              casefile.loads(result.reduced_toml))) or sig
         self._record(original, found, finding, sig)
         # the reduction's first step re-ran the original: that is one reproduction attempt
         self.store.record_reproduction(sig, result.reduced_toml is not None)
         if result.reduced_toml is not None and result.verdict is not None:
             reduced = casefile.loads(result.reduced_toml)
             casefile.save(reduced, self.out / "reduced" / f"{bucket_id(sig)}.toml")
-            best = next((f for f in result.verdict.findings if f.signature == sig), None)
+            best = next((f for f in result.verdict.findings
+                         if coarse_key(f.signature) == coarse_key(sig)), None)
             self.store.set_best(sig, reduced, finding=best, outcomes=result.outcomes)
         else:
             self.store.set_status(bucket_id(sig), "flaky",
@@ -420,7 +448,7 @@ class Campaign:
     def _reduction_failed(self, job: ReduceJob, tb: str) -> None:
         """rgpu-fuzz raised while reducing: keep the traceback, record the finding under its
         unreduced signature (nothing found is lost), and let the findings that waited go on."""
-        key = coarse_key(job.signature)
+        key = reduction_slot(job.signature)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         case = casefile.loads(found.case_toml)
@@ -429,7 +457,7 @@ class Campaign:
         (self.out / "harness-errors" / f"reduce-{case.id}.txt").write_text(
             f"reducing case {case.id} for {job.signature}\n{tb}", encoding="utf-8")
         for f in found.verdict.findings:
-            if coarse_key(f.signature) == key:
+            if coarse_key(f.signature) == coarse_key(key):
                 self._record(case, found, f, f.signature)
         self._release_waiting(key)
 
@@ -440,7 +468,7 @@ class Campaign:
         for other in waiting:
             case = casefile.loads(other.case_toml)
             f = next(x for x in other.verdict.findings if coarse_key(x.signature) == key)
-            placed = place(f, other.ops, known)
+            placed = place(f, other.ops, known, bug_key=self._bug_key(f, case))
             if placed is not None:
                 self._record(case, other, f, placed)
             elif key in self.pending_reductions:
@@ -456,7 +484,7 @@ class Campaign:
             for found in founds:
                 case = casefile.loads(found.case_toml)
                 for f in found.verdict.findings:
-                    if coarse_key(f.signature) == key:
+                    if coarse_key(f.signature) == coarse_key(key):
                         self._record(case, found, f, f.signature)
         self.waiting.clear()
         self.pending_reductions.clear()
@@ -485,8 +513,8 @@ class Campaign:
         for marker in markers:
             job = json.loads(marker.read_text(encoding="utf-8"))
             found = rejudge(casefile.loads(job["case_toml"]))
-            key = coarse_key(job["signature"])
-            if not any(coarse_key(f.signature) == key for f in found.verdict.findings):
+            key = reduction_slot(job["signature"])
+            if not any(coarse_key(f.signature) == coarse_key(key) for f in found.verdict.findings):
                 marker.unlink()  # no longer reproduces: nothing to reduce
                 continue
             if key in self.pending_reductions:

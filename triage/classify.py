@@ -1,15 +1,25 @@
 """Which bucket a finding belongs to (DESIGN.md §6 "a signature names a bug, not a case").
 
 Crash, timeout and trap signatures name the bug already (a normalised error line, a trap
-kind). A wrong-code signature names the operations left in the *reduced* kernel, so an
-unreduced finding is placed by its coarse key (`wrong-code|pipeline`): it joins an existing
-bucket whose operations all occur in its kernel (the most specific such bucket), and
-otherwise it needs a reduction of its own to learn its bucket.
+kind). A wrong-code finding is placed, in this order:
+1. by its *bug key* when it has one (`triage/bugkey.py`: the operations of its kernel that
+   the pipeline computes wrong on their own, `wrong-code|P|probe=...`), when the key names
+   exactly one operation family: that is its bucket, reduced or not;
+2. a key with several families in an unreduced kernel needs a reduction of its own, whose
+   kernel's key is its bucket: a kernel may hold an operation of a second bug that did not
+   cause this finding (joining a bucket of one of the families merged two bugs of one
+   pipeline: 2 of 3 shl findings in the cast bug's bucket, measured by `bench buckets`);
+3. without a key, by its coarse key (`wrong-code|pipeline`): it joins an existing `ops=`
+   bucket whose operations all occur in its kernel (the most specific such bucket), or
+   else it needs a reduction of its own to learn its bucket.
+
+Both key versions live side by side in a store: `ops=` buckets written before bug keys keep
+their signature and id, and findings without a key still go to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rgpu_fuzz.oracles import Finding, FindingKind, Signature
 from rgpu_fuzz.oracles.signature import coarse_key
@@ -20,21 +30,43 @@ def signature_ops(signature: str) -> frozenset[str] | None:
     return Signature.parse(signature).ops
 
 
-def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str]) -> str | None:
+def is_bug_key(signature: str | None) -> bool:
+    """Whether `signature` is a probe-keyed (bug key) wrong-code signature."""
+    return signature is not None and Signature.parse(signature).probe is not None
+
+
+def reduction_slot(signature: str) -> str:
+    """The key under which at most one reduction runs at a time: a bug key itself (each
+    bug-keyed bucket reduces its own first finding), else the coarse key (findings of one
+    coarse key wait for the reduction that may place them)."""
+    return signature if is_bug_key(signature) else coarse_key(signature)
+
+
+def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
+          bug_key: str | None = None, reduced: bool = False) -> str | None:
     """The signature of the bucket this finding counts in, or None when it needs reducing.
 
     `known` are the signatures of existing buckets; `case_ops` the operations of the case's
-    own kernel."""
+    own kernel; `bug_key` the finding's bug key if it has one (`BugKeys.key`), taken as is
+    for a `reduced` kernel and when it names one family."""
     if finding.kind is not FindingKind.WRONG_CODE:
         return finding.signature
     key = coarse_key(finding.signature)
-    ops = frozenset(case_ops)
+    if bug_key is not None:
+        families = Signature.parse(bug_key).probe or frozenset()
+        return bug_key if reduced or len(families) == 1 else None
+    return _most_specific(key, frozenset(case_ops), known, signature_ops)
+
+
+def _most_specific(key: str, have: frozenset[str], known: Iterable[str],
+                   names: Callable[[str], frozenset[str] | None]) -> str | None:
+    """The known bucket of coarse key `key` with the most names, all of them in `have`."""
     best: tuple[int, str] | None = None
     for sig in known:
         if coarse_key(sig) != key:
             continue
-        bucket_ops = signature_ops(sig)
-        if bucket_ops is not None and bucket_ops <= ops:
-            if best is None or len(bucket_ops) > best[0]:
-                best = (len(bucket_ops), sig)
+        bucket = names(sig)
+        if bucket is not None and bucket <= have:
+            if best is None or len(bucket) > best[0]:
+                best = (len(bucket), sig)
     return best[1] if best else None

@@ -14,6 +14,9 @@ compile, link, read and verify (`bench_compile.py`).
 
 `campaign` (not run by default: minutes) measures campaign throughput per core on a pipeline
 mix, side by side with a git revision (`--baseline REV`); see `rgpu_fuzz.cli.bench_campaign`.
+
+`buckets` (not run by default: minutes) measures findings, buckets and bucket purity of
+seeded-bug campaigns, bucketed by `ops=` and by bug key; see `rgpu_fuzz.cli.bench_buckets`.
 """
 
 from __future__ import annotations
@@ -28,11 +31,12 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz import __version__, casefile
-from rgpu_fuzz.cli import bench_campaign
+from rgpu_fuzz.cli import bench_buckets, bench_campaign
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
-BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim", "campaign")
-SLOW_BENCHES = ("compile", "reduce", "sim", "campaign")
+BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim", "campaign",
+           "buckets")
+SLOW_BENCHES = ("compile", "reduce", "sim", "campaign", "buckets")
 """Run only when named: they take minutes."""
 
 
@@ -52,8 +56,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="`reduce`: wall-clock budget per reducer per finding (e.g. 120s)")
     p.add_argument("--sim-specs", default="amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3",
                    help="`sim`: the amdgpu-sim specs whose code objects are simulated")
+    p.add_argument("--sim-baseline", help="`sim`: a git revision (or checkout) whose simulator "
+                   "is measured side by side with this one")
+    p.add_argument("--sim-rounds", type=int, default=1,
+                   help="`sim`: alternations of this simulator and the baseline")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
     bench_campaign.add_arguments(p)
+    bench_buckets.add_arguments(p)
 
 
 def _seconds(text: str) -> float:
@@ -273,7 +282,8 @@ def execute(args: argparse.Namespace) -> int:
                                          "compile": bench_compile,
                                          "reduce": bench_reduce,
                                          "sim": _bench_sim,
-                                         "campaign": bench_campaign.bench_campaign}[which](args)
+                                         "campaign": bench_campaign.bench_campaign,
+                                         "buckets": bench_buckets.bench_buckets}[which](args)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -1,19 +1,31 @@
-"""`rgpu-fuzz bench sim`: the ISA simulator's speed in wave-instructions per second.
+"""`rgpu-fuzz bench sim`: the ISA simulator's speed in wave-instructions per second, and
+what a campaign case pays for it.
 
 Each case of the kernel set (the conformance cases, the corpus and `--seeds` generated
-cases) is compiled once per spec (`--sim-specs`, default gfx942 at O0 and O3) in a worker,
-then its code object is simulated `--repeat` times in this process; the figures are
-wave-instructions over simulated seconds (decoding and binding excluded: they happen once
-per code object and are reported apart), per case and in total, and a profile of one pass
-over the whole set says where the time goes (functions by own time, grouped by module).
+cases) is compiled once per spec (`--sim-specs`, default gfx942 at O0 and O3) in a worker.
+The code objects are then measured in fresh processes, each going through the set once as
+a campaign worker would (`campaign`: the first launch of each case pays decoding, binding
+and simulation, with the per-process caches of the cases before it) and then `--repeat`
+more times (`warm`: simulation alone; wave-instructions over simulated seconds, per case
+and in total). With `--sim-baseline REV` (a git revision or a checkout's directory) the
+same launches are measured with that revision's simulator, alternating with this one
+`--sim-rounds` times, so old and new are measured side by side under the same load (the
+load average is reported). A profile of one pass over the set in this process says where
+the time goes (functions by own time, grouped by module).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import json
+import os
+import pickle
 import pstats
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -28,71 +40,165 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
     from rgpu_fuzz.pipelines.base import PipelineSpec
     from rgpu_fuzz.pipelines.workers import Done, call_in_worker
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import simulate
     from rgpu_fuzz.sim.isa.bench import decode_throughput
 
     cases = [(f"conformance/{p.stem}", casefile.load(p))
              for p in sorted(CONFORMANCE.glob("*.toml"))] if CONFORMANCE.is_dir() else []
     cases += _kernel_set(args.corpus, args.seeds)
-    out: dict[str, Any] = {"specs": {}}
+    launches: dict[str, list[tuple[str, Any]]] = {}
+    compile_s: dict[str, float] = {}
     for spec in args.sim_specs.split(","):
         pipeline = AmdgpuSimPipeline(PipelineSpec.parse(spec))
-        launches = []
         t0 = time.perf_counter()
+        got_all = []
         for name, case in cases:
             got = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim:prepare_launch",
                                  pipeline.job(case), timeout=pipeline.timeout)
             if isinstance(got, Done) and got.value is not None:
-                launches.append((name, got.value))
-        compile_s = time.perf_counter() - t0
+                got_all.append((name, got.value))
+        launches[spec] = got_all
+        compile_s[spec] = round(time.perf_counter() - t0, 2)
 
-        def one(launch: Any, **kw: Any) -> Any:
-            return simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
-                            launch.args, launch.buffers, decode=decode_text,
-                            target=launch.target, **kw)
+    baseline = getattr(args, "sim_baseline", None)
+    rounds = max(1, getattr(args, "sim_rounds", 1) or 1)
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="rgpu-bench-sim-") as tmp:
+        path = Path(tmp) / "launches.pickle"
+        path.write_bytes(pickle.dumps(launches))
+        trees = {"current": Path(__file__).resolve().parents[2]}
+        if baseline:
+            trees["baseline"] = _baseline_tree(baseline, Path(tmp))
+        runs: dict[str, list[dict[str, Any]]] = {k: [] for k in trees}
+        try:
+            for _ in range(rounds):
+                for label, tree in trees.items():
+                    runs[label].append(_measure_in(tree, path, args.repeat))
+        finally:
+            if "baseline" in trees and trees["baseline"].parent == Path(tmp):
+                subprocess.run(["git", "worktree", "remove", "--force",
+                                str(trees["baseline"])], check=False, capture_output=True)
+    load_after = os.getloadavg()
 
-        rows = []
-        first_decode, first_bind = [], []
-        for name, launch in launches:
-            res = one(launch)  # decodes and binds (cached from here on)
-            first_decode.append(res.seconds["decode"])
-            first_bind.append(res.seconds["bind"])
-            times = []
-            for _ in range(args.repeat):
-                res = one(launch)
-                times.append(res.seconds["simulate"])
-            rows.append({"case": name, "status": str(res.status),
-                         "fault": res.fault.signature if res.fault else None,
-                         "wave_instructions": res.wave_instructions,
-                         "seconds": statistics.median(times)})
-        total_wi = sum(r["wave_instructions"] for r in rows)
-        total_s = sum(r["seconds"] for r in rows)
-        prof = cProfile.Profile()
-        prof.enable()
-        for _, launch in launches:
-            one(launch)
-        prof.disable()
-        out["specs"][spec] = {
-            "cases": len(rows), "compile_seconds": round(compile_s, 2),
-            "wave_instructions": total_wi, "simulate_seconds": round(total_s, 4),
-            "wave_instructions_per_second": round(total_wi / total_s) if total_s else None,
-            "median_case_wips": round(statistics.median(
-                r["wave_instructions"] / r["seconds"] for r in rows if r["seconds"])) if rows
-            else None,
-            "median_case_simulate_ms": round(1000 * statistics.median(
-                r["seconds"] for r in rows), 3) if rows else None,
-            "decode_ms_first": round(1000 * statistics.median(first_decode), 3)
-            if first_decode else None,
-            "bind_ms_first": round(1000 * statistics.median(first_bind), 3)
-            if first_bind else None,
-            "faults": sorted({r["fault"] for r in rows if r["fault"]}),
-            "decoder": decode_throughput(
-                [read_code_object(launch.code_object) for _, launch in launches], args.repeat),
-            "where_time_goes": _profile(prof),
-            "slowest": sorted(rows, key=lambda r: -r["seconds"])[:5],
-        }
+    out: dict[str, Any] = {
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in load_after],
+        "rounds": rounds, "repeat": args.repeat,
+        "baseline": str(baseline) if baseline else None, "specs": {}}
+    for spec, ls in launches.items():
+        row: dict[str, Any] = {"cases": len(ls), "compile_seconds": compile_s[spec]}
+        for label, measured in runs.items():
+            row[label] = _summary([m[spec] for m in measured])
+        if "baseline" in row:
+            row["ratio_current_over_baseline"] = _ratios(row["current"], row["baseline"])
+        row["decoder"] = decode_throughput([read_code_object(lc.code_object) for _, lc in ls],
+                                           args.repeat)
+        row["where_time_goes"] = _profile_pass(ls)
+        out["specs"][spec] = row
     return out
+
+
+def _baseline_tree(baseline: str, tmp: Path) -> Path:
+    """A directory holding the baseline's `rgpu_fuzz`: `baseline` itself when it is one,
+    else a temporary git worktree of that revision."""
+    if Path(baseline).is_dir():
+        return Path(baseline).resolve()
+    tree = tmp / "baseline"
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), baseline],
+                   check=True, capture_output=True)
+    return tree
+
+
+def _measure_in(tree: Path, launches: Path, repeat: int) -> dict[str, Any]:
+    """`measure_file` in a fresh interpreter whose `rgpu_fuzz` is the one in `tree` (this
+    file is run by path, so the same measurement drives either simulator)."""
+    code = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
+            "g = runpy.run_path(sys.argv[2]); g['measure_file'](sys.argv[3], int(sys.argv[4]))")
+    proc = subprocess.run([sys.executable, "-c", code, str(tree), __file__, str(launches),
+                           str(repeat)], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(tree)})
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench sim worker ({tree}) failed:\n{proc.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def measure_file(launches_path: str, repeat: int) -> None:
+    """Worker: measure every launch of the pickle, print one JSON line (see the module
+    docstring for `campaign` and `warm`)."""
+    from rgpu_fuzz.sim.code import decode_text
+    from rgpu_fuzz.sim.engine import simulate
+
+    launches = pickle.loads(Path(launches_path).read_bytes())
+
+    def one(lc: Any) -> Any:
+        return simulate(lc.code_object, lc.kernel, lc.grid, lc.block, lc.args, lc.buffers,
+                        decode=decode_text, target=lc.target)
+
+    out: dict[str, Any] = {}
+    for spec, ls in launches.items():
+        first = []
+        for _, lc in ls:
+            res = one(lc)
+            first.append({k: res.seconds[k] for k in ("decode", "bind", "simulate")})
+        warm = []
+        for name, lc in ls:
+            times = []
+            for _ in range(repeat):
+                res = one(lc)
+                times.append(res.seconds["simulate"])
+            warm.append({"case": name, "wave_instructions": res.wave_instructions,
+                         "seconds": statistics.median(times), "status": str(res.status),
+                         "fault": res.fault.signature if res.fault else None})
+        out[spec] = {"first": first, "warm": warm}
+    print(json.dumps(out))
+
+
+def _summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over rounds of: per-case campaign cost (first launch: decode, bind,
+    simulate and their sum), warm wave-instructions per second (over the set, and the
+    median case) and the median case's warm simulate time."""
+    def med(xs: list[float]) -> float:
+        return statistics.median(xs)
+
+    per_round = []
+    for m in measured:
+        first, warm = m["first"], m["warm"]
+        total_wi = sum(r["wave_instructions"] for r in warm)
+        total_s = sum(r["seconds"] for r in warm)
+        per_round.append({
+            "campaign_case_ms": 1000 * med([sum(f.values()) for f in first]),
+            "campaign_decode_ms": 1000 * med([f["decode"] for f in first]),
+            "campaign_bind_ms": 1000 * med([f["bind"] for f in first]),
+            "campaign_simulate_ms": 1000 * med([f["simulate"] for f in first]),
+            "wave_instructions_per_second": total_wi / total_s if total_s else 0.0,
+            "median_case_wips": med([r["wave_instructions"] / r["seconds"]
+                                     for r in warm if r["seconds"]]),
+            "median_case_simulate_ms": 1000 * med([r["seconds"] for r in warm]),
+        })
+    summary: dict[str, Any] = {k: round(med([r[k] for r in per_round]), 3)
+                               for k in per_round[0]}
+    summary["wave_instructions"] = sum(r["wave_instructions"] for r in measured[0]["warm"])
+    summary["faults"] = sorted({r["fault"] for r in measured[0]["warm"] if r["fault"]})
+    summary["slowest"] = sorted(measured[0]["warm"], key=lambda r: -r["seconds"])[:5]
+    return summary
+
+
+def _ratios(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, float]:
+    return {k: round(current[k] / baseline[k], 3) for k in current
+            if isinstance(current[k], float) and baseline.get(k)}
+
+
+def _profile_pass(launches: list[tuple[str, Any]]) -> dict[str, Any]:
+    from rgpu_fuzz.sim.code import decode_text
+    from rgpu_fuzz.sim.engine import simulate
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for _, lc in launches:
+        simulate(lc.code_object, lc.kernel, lc.grid, lc.block, lc.args, lc.buffers,
+                 decode=decode_text, target=lc.target)
+    prof.disable()
+    return _profile(prof)
 
 
 def _profile(prof: cProfile.Profile, top: int = 12) -> dict[str, Any]:

@@ -328,6 +328,21 @@ def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
     sel, seld = scalar_source(ops[2], 32, env)
 
     col = vcol(ops[1]) if ops[1].kind in (OpKind.VGPR, OpKind.AGPR) else -1
+    if col >= 0 and not getattr(ops[1], "sel", "") and not getattr(ops[1], "hi", False):
+        lanes = env.lanes
+
+        def one_lane(w: Wave) -> None:
+            # the same as `step` for a plain VGPR: one element read, no lane vectors
+            lane = sel(w) % lanes
+            if w.pend_v and col in w.pend_v:
+                from rgpu_fuzz.sim.operands import hazard
+                raise hazard(w, f"v{col} read before the s_waitcnt covering its load")
+            sdefined = seld(w)
+            defined: Any = bool(w.vdef[lane, col]) and sdefined
+            if not defined and sdefined and col in w.vpart:
+                defined = w.vpart[col].get(lane, 0)
+            sput(w, int(w.V[lane, col]), defined)
+        return one_lane
 
     def step(w: Wave) -> None:
         lane = sel(w) % env.lanes

@@ -242,6 +242,9 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             return
         addrs, adef = addresses(w)
         _check_addr(w, adef, inst)
+        general(w, e, addrs)
+
+    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
         lanes = lane_ids if w.exec_full else lane_ids[e]
         act = addrs if w.exec_full else addrs[e]
         if op.store:
@@ -264,6 +267,63 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
         wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
         _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+
+    if seg == "scratch" and vaddr.kind is OpKind.OFF and op.width % 4 == 0 and not op.d16:
+        return _uniform_scratch(inst, op, env, step, sget, sdef, offset,
+                                vcol(vdata if op.store else dst))  # type: ignore[arg-type]
+
+    return step
+
+
+_DEFINED_WORD = np.uint32(0xFFFF_FFFF)
+"""Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
+byte) read as one uint32."""
+
+
+def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
+                     sget: Callable[[Wave], int], sdef: Callable[[Wave], bool], offset: int,
+                     col: int) -> Step:
+    """A SCRATCH access whose address is the same in every lane (`off` for vaddr: spills
+    and reloads at O0) and dword-aligned: in the swizzled layout (`memory.Private`) dword
+    `o/4` of every lane is one contiguous row, so the access is a row copy per dword.
+    Anything else (a misaligned or out-of-range offset) takes the general path, which
+    reports it as before, as do partly defined values (`Wave.vpart`, bytes with some
+    defined bits), which need the general path's per-bit bookkeeping."""
+    n = op.width // 4
+    store = op.store
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not w.exec_full and not e.any():
+            return
+        if not sdef(w):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        o = (sget(w) + offset) & 0xFFFF_FFFF
+        priv = w.private
+        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return general(w)
+        rows = priv.data.view(np.uint32).reshape(-1, w.lanes)
+        shadow = priv.defined.view(np.uint32).reshape(-1, w.lanes)
+        r = o >> 2
+        if store:
+            if w.vpart:
+                return general(w)
+            if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+                raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
+            d = np.where(w.vdef[:, col:col + n].all(axis=1), _DEFINED_WORD, np.uint32(0))
+            if w.exec_full:
+                rows[r:r + n] = w.V[:, col:col + n].T
+                shadow[r:r + n] = d
+            else:
+                rows[r:r + n, e] = w.V[e, col:col + n].T
+                shadow[r:r + n, e] = d[e]
+            w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+            return
+        words = shadow[r:r + n]
+        defined = words == _DEFINED_WORD
+        if w.vpart or ((words != 0) & ~defined).any():
+            return general(w)
+        _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
     return step
 
 

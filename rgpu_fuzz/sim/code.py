@@ -1,24 +1,65 @@
 """A code object's `.text` decoded for the executor: the project decoder
 (`rgpu_fuzz.sim.isa`) over the whole section, each instruction converted once to the
-executor's `Inst`, cached per code-object hash."""
+executor's `Inst`, cached per code-object hash.
+
+A campaign decodes a new code object per case, but compiled code repeats itself: across the
+conformance kernels at O0 one instruction in eleven is new (21,563 distinct of 240,936), so
+the scan below memoises the executor's `Inst` per process by its dwords and decodes only
+what it has not seen (`rgpu_fuzz.sim.isa.decode.decode_at`); a hit is the memoised
+instruction moved to its address. Branches (whose decoding names an absolute target) are
+decoded at every address."""
 
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, overload
 
 from rgpu_fuzz.sim.inst import Inst, from_decoded
 
-_CACHE: OrderedDict[str, list[Inst]] = OrderedDict()
+
+class Code(Sequence[Inst]):
+    """The instructions of a `.text` in address order. Held as the memoised instructions
+    (`templates`, each at the address it was first decoded at) and their `addresses` here:
+    the executor binds from the templates, and an `Inst` at its own address is made only
+    when asked for (a trace, a fault, `--show asm`)."""
+
+    __slots__ = ("addresses", "templates")
+
+    def __init__(self, templates: list[Inst], addresses: list[int]) -> None:
+        self.templates = templates
+        self.addresses = addresses
+
+    def __len__(self) -> int:
+        return len(self.templates)
+
+    @overload
+    def __getitem__(self, i: int) -> Inst: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Inst]: ...
+
+    def __getitem__(self, i: int | slice) -> Inst | list[Inst]:
+        if isinstance(i, slice):
+            return [t.at(a) for t, a in zip(self.templates[i], self.addresses[i],
+                                            strict=True)]
+        return self.templates[i].at(self.addresses[i])
+
+
+_CACHE: OrderedDict[str, Code] = OrderedDict()
 _CACHE_SIZE = 64
+_MEMO: dict[str, tuple[dict[int, tuple[int, ...]], dict[tuple[int, ...], Inst],
+                       dict[tuple[int, int], Inst]]] = {}
+"""Per target: the sizes (in dwords) seen for each first dword, the instruction of each
+dword sequence, and the address-bound instructions by (address, dword)."""
+_MEMO_LIMIT = 200_000
 
 
-def decode_text(co: Any, kernel: Any = None) -> list[Inst]:
+def decode_text(co: Any, kernel: Any = None) -> Code:
     """Every instruction of `co.text` (a `rgpu_fuzz.codeobj.reader.CodeObject`); its
     LLVM-syntax text is rendered when asked for (`Inst.text`)."""
-    from rgpu_fuzz.sim.isa.decode import decode
-
     data = co.text_bytes
     section = co.text
     address = section.addr if section is not None else 0
@@ -31,9 +72,59 @@ def decode_text(co: Any, kernel: Any = None) -> list[Inst]:
     if got is not None:
         _CACHE.move_to_end(key)
         return got
-    decoded = decode(data, co.target.name, address)
-    got = [from_decoded(d) for d in decoded]
+    got = scan(data, co.target.name, address)
     _CACHE[key] = got
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return got
+
+
+def scan(data: bytes, target: str, base_address: int) -> Code:
+    """The instructions of `data` (a `.text` section loaded at `base_address`), in order."""
+    from rgpu_fuzz.sim.isa.decode import decode_at
+
+    n = len(data) // 4
+    words = struct.unpack_from(f"<{n}I", data) if n else ()
+    memo = _MEMO.get(target)
+    if memo is None or len(memo[1]) + len(memo[2]) > _MEMO_LIMIT:
+        memo = _MEMO[target] = ({}, {}, {})
+    sizes_of, by_words, at_address = memo
+    out: list[Inst] = []
+    addresses: list[int] = []
+    append = out.append
+    append_address = addresses.append
+    i = 0
+    while i < n:
+        inst = None
+        for k in sizes_of.get(words[i], ()):
+            inst = by_words.get(words[i:i + k])
+            if inst is not None:
+                break
+        if inst is None:
+            # branches and the like (one dword each) are memoised at their address: code
+            # objects of a campaign load at the same addresses
+            at = (base_address + 4 * i, words[i])
+            inst = at_address.get(at)
+        if inst is None:
+            inst = from_decoded(decode_at(words, i, target, base_address + 4 * i))
+            if not inst.share_key and inst.size == 4:
+                at_address[at] = inst
+            if inst.share_key:
+                w = inst.share_key[1]
+                by_words[w] = inst
+                sizes = sizes_of.get(w[0], ())
+                if len(w) not in sizes:
+                    sizes_of[w[0]] = (*sizes, len(w))
+        append(inst)
+        append_address(base_address + 4 * i)
+        i += inst.size // 4
+    return Code(out, addresses)
+
+
+def clear_memo() -> None:
+    """Forgets every memoised instruction (benchmarks measure cold decoding with it)."""
+    from rgpu_fuzz.sim.isa.decode import clear_memo as clear_decoder_memo
+
+    _MEMO.clear()
+    _CACHE.clear()
+    clear_decoder_memo()

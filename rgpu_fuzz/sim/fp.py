@@ -48,16 +48,62 @@ def _fma64_one(a: float, b: float, c: float, scale: int = 0) -> float:
         return math.inf if exact > 0 else -math.inf
 
 
+_VELTKAMP = np.float64(2.0**27 + 1)
+
+
 def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray,
           scale: np.ndarray | int = 0) -> np.ndarray:
-    """Correctly rounded binary64 `(a*b+c) * 2**scale`, exactly, lane by lane (rare:
-    division and sqrt expansions, `mul_add`)."""
+    """Correctly rounded binary64 `(a*b+c) * 2**scale`.
+
+    Vectorised with error-free transformations and rounding to odd (Boldo & Melquiond,
+    "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+    IEEE Trans. Computers 57(4), 2008, Algorithm 5): a*b = uh + ul exactly (Dekker's
+    product on Veltkamp's split), c + uh = th + tl exactly (TwoSum), v = tl + ul rounded to
+    odd, result = RN(th + v). The proof assumes no overflow or underflow, so the fast path
+    keeps lanes whose operands and result lie well inside the normal range (|a|, |b| in
+    [2**-450, 2**450], c zero or in [2**-900, 2**900], result in [2**-900, 2**900] before
+    and [2**-1000, 2**1000] after the scale) or whose product is an exact zero; every other
+    lane (infinities, NaN, subnormal results, an exact zero sum with its sign rules) is
+    computed exactly with rationals by `_fma64_one`."""
     a, b, c, k = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64),
                                      np.asarray(c, np.float64), np.asarray(scale, np.int64))
-    out = np.array([_fma64_one(x, y, z, s) for x, y, z, s in
-                    zip(a.ravel().tolist(), b.ravel().tolist(), c.ravel().tolist(),
-                        k.ravel().tolist(), strict=True)], np.float64)
-    return out.reshape(a.shape)
+    with np.errstate(all="ignore"):
+        uh = a * b
+        t = _VELTKAMP * a
+        ah = t - (t - a)
+        al = a - ah
+        t = _VELTKAMP * b
+        bh = t - (t - b)
+        bl = b - bh
+        ul = ((ah * bh - uh) + ah * bl + al * bh) + al * bl
+        th = c + uh
+        bv = th - uh
+        tl = (uh - (th - bv)) + (c - bv)
+        v = tl + ul
+        vb = v - tl
+        err = (tl - (v - vb)) + (ul - vb)
+        even = (v.view(np.int64) & 1) == 0
+        v = np.where((err != 0) & even, np.nextafter(v, np.where(err > 0, np.inf, -np.inf)),
+                     v)
+        r = th + v
+        zero_product = ((a == 0) | (b == 0)) & np.isfinite(a) & np.isfinite(b) & \
+            np.isfinite(c)
+        r = np.where(zero_product, uh + c, r)
+        out = np.ldexp(r, k.astype(np.int32)) if np.any(k) else r
+        aa, ab, ac, ar, ao = np.abs(a), np.abs(b), np.abs(c), np.abs(r), np.abs(out)
+        lo, hi = 2.0**-900, 2.0**900
+        fast = zero_product | (
+            (aa >= 2.0**-450) & (aa <= 2.0**450) & (ab >= 2.0**-450) & (ab <= 2.0**450)
+            & ((c == 0) | ((ac >= lo) & (ac <= hi))) & (ar >= lo) & (ar <= hi)
+            & (ao >= 2.0**-1000) & (ao <= 2.0**1000))
+    if fast.all():
+        return out
+    out = np.array(out, np.float64)
+    slow = ~fast
+    out[slow] = [_fma64_one(x, y, z, s) for x, y, z, s in
+                 zip(a[slow].tolist(), b[slow].tolist(), c[slow].tolist(), k[slow].tolist(),
+                     strict=True)]
+    return out
 
 
 def is_snan(x: np.ndarray) -> np.ndarray:

@@ -9,6 +9,7 @@ change there touches one function.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -55,16 +56,62 @@ class Inst:
     halves: tuple[Inst, ...] = ()
     """VOPD (gfx11 dual issue): the X and Y operations."""
     source: Any = None
-    """The decoder's instruction, rendered only when a trace or a message needs the text."""
+    """The decoder's instruction, rendered only when a trace or a message needs the text;
+    None for a shared instruction (`share_key`), which is decoded again for its text: kept,
+    the decoder's values for every memoised instruction were a third of the objects the
+    garbage collector walked."""
+    share_key: tuple[Any, ...] = ()
+    """(target, dwords) when what the instruction does is independent of its address, so
+    that one decoding and one bound step serve every copy of it in every code object
+    (`rgpu_fuzz.sim.code`, `rgpu_fuzz.sim.program`); empty for branches, calls and
+    `s_getpc`."""
 
     @property
     def text(self) -> str:
         """The instruction in LLVM syntax (traces, fault messages, `--show asm`)."""
-        if self.rendered or self.source is None:
-            return self.rendered or self.mnemonic
+        if self.rendered:
+            return self.rendered
+        from rgpu_fuzz.sim.isa.decode import _moved, decode_at
         from rgpu_fuzz.sim.isa.render import render
 
-        return render(self.source)
+        if self.source is not None:
+            return render(_moved(self.source, self.address))
+        if self.share_key:
+            target, words = self.share_key
+            return render(decode_at(words, 0, target, self.address))
+        return self.mnemonic
+
+    def at(self, address: int) -> Inst:
+        """This instruction moved to `address` (a memoised decoding reused elsewhere);
+        field by field, as `replace` re-runs `__init__` and this is the decoder's hot
+        path."""
+        if address == self.address:
+            return self
+        new = _copy(self)
+        _set(new, "address", address)
+        if self.halves:
+            _set(new, "halves", tuple(h.at(address) for h in self.halves))
+        return new
+
+
+_set = object.__setattr__
+
+
+def _copier() -> Any:
+    """A field-by-field copy of an `Inst`, unrolled (a loop over the field names costs
+    twice as much on the scan's hot path)."""
+    names = [f.name for f in dataclasses.fields(Inst)]
+    body = "".join(f"    s(n, {name!r}, i.{name})\n" for name in names)
+    scope: dict[str, Any] = {}
+    exec(f"def copy(i, s=s, new=new, cls=cls):\n    n = new(cls)\n{body}    return n\n",
+         {"s": _set, "new": object.__new__, "cls": Inst}, scope)
+    return scope["copy"]
+
+
+_copy = _copier()
+
+ADDRESS_BOUND = ("S_BRANCH", "S_CBRANCH", "S_SETPC", "S_SWAPPC", "S_GETPC", "S_CALL")
+"""Opcode prefixes of instructions whose effect depends on their own address."""
 
 
 # The scalar register file is indexed by the GFX9 operand encoding whatever the target
@@ -86,7 +133,23 @@ _SPECIAL_INDEX = {
 TTMP_BASE = 108
 
 
-def _operand(op: Any) -> Opnd:
+_OPERANDS: dict[Any, Any] = {}
+_MODS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
+
+
+def _operand(op: Any) -> Any:
+    """The executor's operand for a decoder `Operand`, one object per distinct operand
+    (interned: operands repeat across a campaign's instructions, and fewer long-lived
+    objects make the garbage collector's full passes shorter)."""
+    got = _OPERANDS.get(op)
+    if got is None:
+        if len(_OPERANDS) > 100_000:
+            _OPERANDS.clear()
+        got = _OPERANDS[op] = _make_operand(op)
+    return got
+
+
+def _make_operand(op: Any) -> Any:
     kind = op.kind.value
     if kind in ("sgpr", "vgpr", "agpr"):
         k = {"sgpr": OpKind.SGPR, "vgpr": OpKind.VGPR, "agpr": OpKind.AGPR}[kind]
@@ -123,6 +186,15 @@ def from_decoded(decoded: Any, text: str = "") -> Inst:
     """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
     ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
     halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
+    items = tuple(decoded.modifiers.items())
+    mods = _MODS.get(items)
+    if mods is None:
+        if len(_MODS) > 100_000:
+            _MODS.clear()
+        mods = _MODS[items] = dict(items)
+    shared = not ("target" in mods or decoded.opcode.startswith(ADDRESS_BOUND)) and bool(
+        decoded.words)
+    key = (decoded.target, decoded.words) if shared else ()
     return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
-                decoded.mnemonic, ops, dict(decoded.modifiers), text,  # type: ignore[arg-type]
-                halves, decoded)
+                decoded.mnemonic, ops, mods, text,  # type: ignore[arg-type]
+                halves, None if shared else decoded, key)

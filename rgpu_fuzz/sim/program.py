@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -50,13 +50,17 @@ once)."""
 
 @dataclass(slots=True)
 class Program:
-    """Bound steps in address order; `index` maps a byte address to its step."""
+    """Bound steps in address order; `index` maps a byte address to its step. A step is
+    bound when it first runs (most of a kernel's `.text` never runs at O3: trap paths,
+    other kernels' helpers), and steps of instructions that do not depend on their address
+    are shared by every program of the process (`_SHARED`)."""
 
-    insts: list[Inst]
+    insts: Sequence[Inst]
+    """The instructions at their addresses (made on demand by `rgpu_fuzz.sim.code.Code`)."""
+    templates: Sequence[Inst]
+    """The same instructions as bound: a shared one may carry another copy's address."""
     steps: list[Step]
     index: dict[int, int]
-    unsupported: dict[int, str] = field(default_factory=dict)
-    """Step index → mnemonic of instructions bound to an `unsupported-instruction` stop."""
 
 
 def _unsupported(inst: Inst, why: str) -> Step:
@@ -277,9 +281,19 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
     return _unsupported(inst, "not implemented")
 
 
+_SHARED: dict[Env, dict[tuple[Any, ...], Step]] = {}
+"""Bound steps by (float mode and target, instruction): a campaign's code objects repeat
+most of their instructions, and a step depends on nothing else (launch state is the
+wave's)."""
+_SHARED_LIMIT = 100_000
+
+
 def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
-    index = {inst.address: i for i, inst in enumerate(insts)}
-    stop_missing = len(insts)
+    templates: Sequence[Inst] = getattr(insts, "templates", insts)
+    addresses = getattr(insts, "addresses", None)
+    if addresses is None:
+        addresses = [inst.address for inst in insts]
+    index = {address: i for i, address in enumerate(addresses)}
 
     def index_of(address: int) -> int:
         i = index.get(address)
@@ -289,14 +303,28 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
                                 address))
         return i
 
-    steps = [bind_one(inst, env, mem, index_of) for inst in insts]
-    prog = Program(list(insts), steps, index)
-    for i, inst in enumerate(insts):
-        if getattr(steps[i], "__name__", "") == "step" and \
-                getattr(steps[i], "__qualname__", "").startswith("_unsupported"):
-            prog.unsupported[i] = inst.mnemonic
-    del stop_missing
-    return prog
+    shared = _SHARED.get(env)
+    if shared is None or len(shared) > _SHARED_LIMIT:
+        shared = _SHARED[env] = {}
+    steps: list[Step] = []
+
+    def lazy(i: int) -> Step:
+        def bind_then_run(w: Wave) -> Any:
+            inst = templates[i]
+            if not inst.share_key:
+                inst = inst.at(addresses[i])
+            step = bind_one(inst, env, mem, index_of)
+            steps[i] = step
+            if inst.share_key:
+                shared[inst.share_key] = step
+            return step(w)
+        return bind_then_run
+
+    get = shared.get
+    for i, inst in enumerate(templates):
+        step = get(inst.share_key) if inst.share_key else None
+        steps.append(step if step is not None else lazy(i))
+    return Program(insts, templates, steps, index)
 
 
 _CACHE: OrderedDict[tuple[str, str], list[Inst]] = OrderedDict()

@@ -13,6 +13,7 @@ import re
 import struct
 from collections.abc import Iterator
 from dataclasses import fields, replace
+from functools import cache
 from types import MappingProxyType
 
 from rgpu_fuzz.codeobj import CodeObject
@@ -28,7 +29,7 @@ from rgpu_fuzz.sim.isa.operands import (
 )
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_code_object"]
+__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
@@ -81,6 +82,12 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
         out.append(inst)
         i += inst.size // 4
     return tuple(out)
+
+
+def decode_at(words: tuple[int, ...], i: int, target: str, address: int) -> Instruction:
+    """Decodes the one instruction that starts at `words[i]` (no memo: callers that scan a
+    section keep their own, see `rgpu_fuzz.sim.code`)."""
+    return _decode_one(tables(target), words, i, address)
 
 
 _MEMO: dict[str, dict[int, list[Instruction]]] = {}
@@ -495,9 +502,7 @@ class _Decoder:
     def _modifiers(self) -> dict[str, int]:
         """Instruction-wide modifiers: every non-operand field, by its LLVM name."""
         v = self.values
-        operand_fields = {n for n, f in self.fmt.fields.items() if f.kind is not FieldKind.PLAIN}
-        skip = operand_fields | {"op", "opy", "simm16", "neg", "abs", "opsel", "opsel_hi",
-                                 "opsel_hi2", "neg_hi", "imm", "soffset_en", "sd"}
+        skip = _not_modifiers(self.fmt)
         mods = {n: val for n, val in v.items() if n not in skip and not n.startswith(
             ("src0_", "src1_", "s0", "s1"))}
         if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
@@ -574,4 +579,17 @@ def _select(code: int) -> str:
 
 
 def _replace(op: Operand, **changes: object) -> Operand:
-    return replace(op, **changes)
+    # most modifiers are off: the operand as it is, without re-running `__init__`
+    for name, value in changes.items():
+        if getattr(op, name) != value:
+            return replace(op, **changes)
+    return op
+
+
+@cache
+def _not_modifiers(fmt: type[Format]) -> frozenset[str]:
+    """Fields of `fmt` that are operands or per-operand bits, not instruction modifiers."""
+    operand_fields = {n for n, f in fmt.fields.items() if f.kind is not FieldKind.PLAIN}
+    return frozenset(operand_fields | {"op", "opy", "simm16", "neg", "abs", "opsel",
+                                       "opsel_hi", "opsel_hi2", "neg_hi", "imm",
+                                       "soffset_en", "sd"})

@@ -74,6 +74,7 @@ class Format:
     mask: ClassVar[int]
     match: ClassVar[int]
     dwords: ClassVar[int]
+    _plan: ClassVar[tuple[tuple[str, int, int], ...]]
     #: Operand fields in LLVM's assembly order (present ones only are printed).
     asm_order: ClassVar[tuple[str, ...]] = ()
 
@@ -99,7 +100,11 @@ class Format:
 
     @classmethod
     def decode_fields(cls, bits: int) -> dict[str, int]:
-        return {name: f.get(bits) for name, f in cls.fields.items()}
+        plan = cls.__dict__.get("_plan")
+        if plan is None:
+            plan = tuple((name, f.lo, (1 << f.width) - 1) for name, f in cls.fields.items())
+            cls._plan = plan
+        return {name: (bits >> lo) & mask for name, lo, mask in plan}
 
 
 # ---------------------------------------------------------------------------------------

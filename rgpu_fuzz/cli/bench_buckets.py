@@ -1,0 +1,201 @@
+"""`rgpu-fuzz bench buckets`: one bug → one bucket, measured on seeded bugs.
+
+For each scenario (seeded-bug plugins from tests/plugins/ and the pipelines they define),
+two campaigns run side by side in this process's code: one bucketing wrong code by the
+`ops=` signature alone (`bug_keys=False`, the behaviour before bug keys) for `--bucket-time`
+seconds, then one by bug key (`triage/bugkey.py`) on exactly the seeds the first one ran
+(its case count, with three times the time as a cap), so both judge the same findings. Every
+finding is recorded with the bucket it was counted in; afterwards each finding's case is run
+again on `ref` and on each single-bug pipeline of the scenario (and on the plain
+`llvm-cpu:O0`, the "baseline" bug): the bugs whose pipeline alone reproduces a finding are its
+ground truth.
+
+Per scenario and mode: cases, findings, buckets, and
+* purity — the fraction of findings whose bucket holds findings of one bug only (merging): a
+  bucket is pure when one bug reproduces every finding in it (a finding both bugs reproduce
+  fits a bucket of either);
+* per bug: its findings, the buckets they fall in, and the share of them in its largest
+  bucket (splitting; with one bug per campaign that is about 1/buckets).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.oracles import Finding, judge, load_policy
+from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.runner import run_case
+from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
+from rgpu_fuzz.triage.campaign_jobs import Found, Setup, _parse
+
+PLUGINS = Path(__file__).resolve().parents[2] / "tests" / "plugins"
+BASELINE = "llvm-cpu:O0"
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """Pipelines to fuzz (besides `ref`), their plugin files, and for each fuzzed pipeline
+    label the single-bug pipelines whose findings are its ground truth."""
+
+    name: str
+    plugins: tuple[str, ...]
+    pipelines: tuple[str, ...]
+    bugs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def _single(name: str, plugin: str, spec: str) -> Scenario:
+    return Scenario(name, (plugin,), (spec,), {spec: {name: spec}})
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    _single("fptosi", "fptosi_plain.py", "llvm-cpu-fptosi:O0"),
+    _single("shl-mask", "shl_nomask.py", "llvm-cpu-shlmask:O0"),
+    _single("min-nan", "minnum_nan.py", "llvm-cpu-minnan:O0"),
+    _single("xor2or", "miscompile.py", "llvm-cpu-xor2or:O0"),
+    _single("srem-crash", "srem_crash.py", "llvm-cpu-sremcrash:O0"),
+    Scenario("two-plugins", ("fptosi_plain.py", "shl_nomask.py"),
+             ("llvm-cpu-fptosi:O0", "llvm-cpu-shlmask:O0"),
+             {"llvm-cpu-fptosi:O0": {"fptosi": "llvm-cpu-fptosi:O0"},
+              "llvm-cpu-shlmask:O0": {"shl-mask": "llvm-cpu-shlmask:O0"}}),
+    Scenario("two-bugs-one-pipeline", ("fptosi_and_shl.py", "fptosi_plain.py", "shl_nomask.py"),
+             ("llvm-cpu-fptosi-shl:O0",),
+             {"llvm-cpu-fptosi-shl:O0": {"fptosi": "llvm-cpu-fptosi:O0",
+                                         "shl-mask": "llvm-cpu-shlmask:O0"}}),
+)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bucket-time", type=float, default=60.0,
+                   help="`buckets`: seconds per campaign (two per scenario)")
+    p.add_argument("--bucket-cases", type=int, default=None,
+                   help="`buckets`: cases per campaign instead of --bucket-time (which then "
+                        "only caps each campaign at ten times its value)")
+    p.add_argument("--bucket-scenarios", default=",".join(s.name for s in SCENARIOS),
+                   help="`buckets`: comma-separated scenario names")
+
+
+class _Recording(Campaign):
+    """A campaign that remembers which bucket each finding was counted in."""
+
+    def __init__(self, config: CampaignConfig) -> None:
+        super().__init__(config)
+        self.assigned: dict[tuple[str, str], str] = {}   # (case id, finding sig) -> bucket
+        self.cases: dict[str, Case] = {}
+
+    def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
+        self.assigned.setdefault((case.id, finding.signature), signature)
+        self.cases[case.id] = case
+        return super()._record(case, found, finding, signature)
+
+
+def _bugs_of(case: Case, label: str, scenario: Scenario, reg: Registry,
+             cache: dict[tuple[str, str], bool]) -> frozenset[str]:
+    """The bugs (of those behind pipeline `label`) whose pipeline alone has a finding on
+    `case`; `baseline` when the unmodified pipeline has one too."""
+    policy = load_policy("default")
+    ref = reg.create("ref")
+    module = _parse(case)
+    candidates = {**scenario.bugs.get(label, {}), "baseline": BASELINE}
+
+    def has_finding(spec: str) -> bool:
+        key = (case.id, spec)
+        if key not in cache:
+            p = reg.create(spec)
+            outcomes = run_case(case, [ref, p])
+            cache[key] = any(p.label in f.pipelines for f in
+                             judge(case, outcomes, policy, module).findings)
+        return cache[key]
+
+    if has_finding(BASELINE):
+        return frozenset({"baseline"})
+    return frozenset(b for b, spec in candidates.items() if b != "baseline" and has_finding(spec))
+
+
+def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
+             root: Path, cases: int | None) -> tuple[dict[str, Any], _Recording]:
+    plugins = tuple(str(PLUGINS / p) for p in scenario.plugins)
+    config = CampaignConfig(out=root / f"{scenario.name}-{'key' if bug_keys else 'ops'}",
+                            setup=Setup(("ref", *scenario.pipelines), "default", "default",
+                                        plugins),
+                            time_s=seconds if cases is None else 10 * seconds,
+                            max_cases=cases, jobs=jobs, bug_keys=bug_keys)
+    campaign = _Recording(config)
+    try:
+        summary = campaign.run().data
+    finally:
+        campaign.close()
+    probes = campaign.keys.stats if campaign.keys is not None else None
+    return {"cases": summary["cases"], "seconds": summary["seconds"],
+            "findings": len(campaign.assigned), "buckets": len(summary["buckets"]),
+            "probes": probes.probes if probes else 0,
+            "probe_seconds": probes.seconds if probes else 0.0}, campaign
+
+
+def _score(campaign: _Recording, scenario: Scenario, reg: Registry,
+           cache: dict[tuple[str, str], bool]) -> dict[str, Any]:
+    """Purity and per-bug splitting of one campaign's assignment."""
+    from rgpu_fuzz.oracles.signature import Signature
+
+    truth: dict[tuple[str, str], str] = {}
+    sets: dict[tuple[str, str], frozenset[str]] = {}
+    for (case_id, sig), _bucket in campaign.assigned.items():
+        label = Signature.parse(sig).pipeline
+        bugs = _bugs_of(campaign.cases[case_id], label, scenario, reg, cache)
+        sets[(case_id, sig)] = bugs or frozenset({"unexplained"})
+        truth[(case_id, sig)] = "+".join(sorted(bugs)) or "unexplained"
+    common: dict[str, frozenset[str] | None] = {}
+    for k, bucket in campaign.assigned.items():
+        have = common.get(bucket)
+        common[bucket] = sets[k] if have is None else have & sets[k]
+    pure = sum(1 for b in campaign.assigned.values() if common[b])
+    per_bug: dict[str, Counter[str]] = defaultdict(Counter)
+    for k, bucket in campaign.assigned.items():
+        per_bug[truth[k]][bucket] += 1
+    n = len(campaign.assigned)
+    return {
+        "purity": round(pure / n, 3) if n else None,
+        "bugs": {bug: {"findings": sum(c.values()), "buckets": len(c),
+                       "largest_bucket_share": round(max(c.values()) / sum(c.values()), 3),
+                       "keys": sorted(c)}
+                 for bug, c in sorted(per_bug.items())},
+    }
+
+
+def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
+    """Both bucketings of every chosen scenario, same seeds and budget (module doc)."""
+    chosen = set(args.bucket_scenarios.split(","))
+    unknown = chosen - {s.name for s in SCENARIOS}
+    if unknown:
+        raise SystemExit(f"bench buckets: unknown scenario(s) {', '.join(sorted(unknown))}")
+    jobs = getattr(args, "jobs", None) or 1
+    out: dict[str, Any] = {"time_s": args.bucket_time, "cases": args.bucket_cases, "jobs": jobs,
+                           "load_before": os.getloadavg(), "scenarios": {}}
+    with tempfile.TemporaryDirectory(prefix="rgpu-bench-buckets-") as tmp:
+        for scenario in SCENARIOS:
+            if scenario.name not in chosen:
+                continue
+            reg = Registry()
+            for p in scenario.plugins:
+                reg.load_plugin(PLUGINS / p)
+            cache: dict[tuple[str, str], bool] = {}
+            result: dict[str, Any] = {"pipelines": ["ref", *scenario.pipelines]}
+            cases: int | None = args.bucket_cases
+            for mode, keyed in (("ops", False), ("bug-key", True)):
+                started = time.monotonic()
+                figures, campaign = _measure(scenario, keyed, args.bucket_time, jobs, Path(tmp),
+                                             cases)
+                cases = figures["cases"]
+                figures.update(_score(campaign, scenario, reg, cache))
+                figures["wall_s"] = round(time.monotonic() - started, 1)
+                result[mode] = figures
+            out["scenarios"][scenario.name] = result
+    out["load_after"] = os.getloadavg()
+    return out
