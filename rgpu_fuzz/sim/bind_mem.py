@@ -310,13 +310,14 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
                 return general(w)
             if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
                 raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
-            d = np.where(w.vdef[:, col:col + n].all(axis=1), _DEFINED_WORD, np.uint32(0))
+            # per dword, as `_store_bytes` does: one register's state per 4 bytes
+            d = np.where(w.vdef[:, col:col + n].T, _DEFINED_WORD, np.uint32(0))
             if w.exec_full:
                 rows[r:r + n] = w.V[:, col:col + n].T
                 shadow[r:r + n] = d
             else:
                 rows[r:r + n, e] = w.V[e, col:col + n].T
-                shadow[r:r + n, e] = d[e]
+                shadow[r:r + n, e] = d[:, e]
             w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
             return
         words = shadow[r:r + n]
