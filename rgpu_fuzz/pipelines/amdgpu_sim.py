@@ -290,12 +290,14 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome,
         return got, None
     launch, values = got
     report_stage("simulate")
+    cpu0 = time.process_time()
     res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
                    launch.args, launch.buffers, decode=decode_text, target=job.target,
                    step_limit=job.steps, trace_wave=0 if trace else None)
+    cpu = time.process_time() - cpu0
     seconds = {**built.seconds, **{f"sim-{k}": v for k, v in res.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=built.artefacts)
-    _record(job, res)
+    _record(job, res, cpu)
     if res.status is Status.FAULT:
         f = res.fault
         assert f is not None
@@ -321,14 +323,19 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome,
     return Ok(outputs=outputs, stats=stats), res
 
 
-def _record(job: Job, res: Any) -> None:
+def _record(job: Job, res: Any, cpu_seconds: float) -> None:
+    """One JSON line per launch. `cpu_seconds` is the worker's CPU time for the whole
+    `simulate` call (decode, bind, run): the wall-clock `seconds` grow with the machine's
+    load, CPU time much less, so per-case costs measured on a shared machine compare by
+    it; `pid` tells which worker process (and so which per-process memo) ran it."""
     path = os.environ.get(STATS_ENV)
     if not path:
         return
     line = json.dumps({"spec": job.spec, "status": str(res.status),
                        "fault": res.fault.signature if res.fault else None,
                        "wave_instructions": res.wave_instructions,
-                       "opcodes": dict(res.opcodes), "seconds": dict(res.seconds)})
+                       "opcodes": dict(res.opcodes), "seconds": dict(res.seconds),
+                       "cpu_seconds": cpu_seconds, "pid": os.getpid()})
     with open(path, "a", encoding="utf-8") as f:
         f.write(line + "\n")
 

@@ -134,18 +134,29 @@ TTMP_BASE = 108
 
 
 _OPERANDS: dict[Any, Any] = {}
+_BY_ID: dict[int, tuple[Any, Any]] = {}
 _MODS: dict[tuple[tuple[str, Any], ...], dict[str, Any]] = {}
 
 
 def _operand(op: Any) -> Any:
     """The executor's operand for a decoder `Operand`, one object per distinct operand
     (interned: operands repeat across a campaign's instructions, and fewer long-lived
-    objects make the garbage collector's full passes shorter)."""
+    objects make the garbage collector's full passes shorter). The decoder memoises its
+    operands, so most arrive as an object seen before: looked up by identity first (the
+    entry holds the object, so its id is not reused while there), by value (hashing all
+    twelve fields) only when new."""
+    hit = _BY_ID.get(id(op))
+    if hit is not None and hit[0] is op:
+        return hit[1]
     got = _OPERANDS.get(op)
     if got is None:
         if len(_OPERANDS) > 100_000:
             _OPERANDS.clear()
+            _BY_ID.clear()
         got = _OPERANDS[op] = _make_operand(op)
+    if len(_BY_ID) > 100_000:
+        _BY_ID.clear()
+    _BY_ID[id(op)] = (op, got)
     return got
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterator
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from types import MappingProxyType
 
@@ -160,6 +160,7 @@ class _Decoder:
         self.bits = self._gather(self.ndwords)
         self.values = fmt.decode_fields(self.bits)
         self.extension: type | None = None
+        self.plan = _plan(fmt, info)
 
     def _gather(self, ndwords: int) -> int:
         if self.i + ndwords > len(self.words):
@@ -171,23 +172,9 @@ class _Decoder:
 
     # -- sizes: extension dword and literal -------------------------------------------
 
-    def _present(self) -> list[str]:
-        """Operand fields this opcode has, in LLVM's assembly order."""
-        ops = self.info.operands
-        if self.encoding is Encoding.VOPD:
-            return list(self.fmt.asm_order)
-        return [name for name in self.fmt.asm_order if name in ops]
-
-    def _source_codes(self, present: list[str]) -> list[int]:
-        codes = []
-        for name in present:
-            f = self.fmt.fields[name]
-            if f.kind in (FieldKind.SRC, FieldKind.SSRC):
-                codes.append(self.values[name])
-        return codes
-
     def run(self) -> Instruction:
-        present = self._present()
+        plan = self.plan
+        present = plan.present
         if self.encoding in _VOP_SHORT and "src0" in self.values:
             code = self.values["src0"]
             if code == _SDWA_CODE and self.spec.sdwa:
@@ -204,9 +191,10 @@ class _Decoder:
                 if self.extension is DPP8_EXT:
                     self.values["fi"] = int(code == _DPP8FI_CODE)   # RDNA3 §7.7: code 234
         literal = None
-        k_match = K_CONSTANT.match(self.info.name)
+        k_match = plan.k_match
         needs_literal = k_match is not None or (
-            self.extension is None and LITERAL_CODE in self._source_codes(present)
+            self.extension is None
+            and any(self.values[n] == LITERAL_CODE for n in plan.source_fields)
             and (self.encoding not in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P)
                  or self.spec.vop3_literal))
         if self.encoding is Encoding.VOPD:
@@ -230,17 +218,22 @@ class _Decoder:
         fields = dict(self.values)
         if literal is not None:
             fields["literal"] = literal
-        return Instruction(
-            address=self.address, size=4 * self.ndwords, encoding=self.encoding,
-            target=self.spec.name,
-            opcode=opcode, mnemonic=mnemonic, defs=tuple(defs), uses=tuple(uses),
-            modifiers=MappingProxyType(modifiers), fields=MappingProxyType(fields),
-            words=self.words[self.i: self.i + self.ndwords], halves=halves)
+        return _instruction(
+            self.address, 4 * self.ndwords, self.encoding, self.spec.name, opcode, mnemonic,
+            tuple(defs), tuple(uses), MappingProxyType(modifiers), MappingProxyType(fields),
+            self.words[self.i: self.i + self.ndwords], halves)
 
     # -- mnemonic ---------------------------------------------------------------------
 
     def _mnemonic(self) -> str:
-        """LLVM's spelling: the encoding suffix only where the opcode has two encodings."""
+        """LLVM's spelling: the encoding suffix only where the opcode has two encodings
+        (a property of the opcode and the encoding: memoised per plan)."""
+        got = self.plan.mnemonics.get(self.encoding)
+        if got is None:
+            got = self.plan.mnemonics[self.encoding] = self._spell()
+        return got
+
+    def _spell(self) -> str:
         base = self.info.mnemonic
         enc = self.encoding
         if self.info.suffix is not None and enc in _VOP_SHORT:
@@ -308,8 +301,7 @@ class _Decoder:
         uses: list[Operand] = []
         name = self.info.name
         no_return = self._atomic_without_return()
-        for fname in present:
-            optype = self._optype(fname)
+        for fname, optype in zip(present, self.plan.optypes, strict=True):
             if optype is not None and optype.type == "OPR_EXEC":
                 continue                       # gfx11 v_cmpx: writes EXEC, not printed
             if fname == "vdst" and no_return:
@@ -502,9 +494,7 @@ class _Decoder:
     def _modifiers(self) -> dict[str, int]:
         """Instruction-wide modifiers: every non-operand field, by its LLVM name."""
         v = self.values
-        skip = _not_modifiers(self.fmt)
-        mods = {n: val for n, val in v.items() if n not in skip and not n.startswith(
-            ("src0_", "src1_", "s0", "s1"))}
+        mods = {n: v[n] for n in _modifier_names(self.fmt, tuple(v))}
         if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
             mods = {"cbsz": v["neg_hi"], "abid": v["opsel"] | v["opsel_hi2"] << 3,
                     "blgp": v["neg"]}
@@ -584,6 +574,76 @@ def _replace(op: Operand, **changes: object) -> Operand:
         if getattr(op, name) != value:
             return replace(op, **changes)
     return op
+
+
+@cache
+def _modifier_names(fmt: type[Format], names: tuple[str, ...]) -> tuple[str, ...]:
+    """Of the fields `names` decoded for `fmt` (with an extension dword's), the
+    instruction-wide modifiers, in field order."""
+    skip = _not_modifiers(fmt)
+    return tuple(n for n in names if n not in skip and not n.startswith(
+        ("src0_", "src1_", "s0", "s1")))
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What decoding an opcode of a format needs that its field values do not change,
+    computed once per (format, opcode): the operand fields it has in LLVM's order with
+    their operand types, which of them are sources (a literal follows for code 255), the
+    K constant of *MK/*AK, and LLVM's spelling per encoding (filled in as met)."""
+
+    info: OpInfo
+    present: tuple[str, ...]
+    optypes: tuple[OperandType | None, ...]
+    source_fields: tuple[str, ...]
+    k_match: re.Match[str] | None
+    mnemonics: dict[Encoding, str]
+
+
+_PLANS: dict[tuple[type[Format], int], _Plan] = {}
+
+
+def _plan(fmt: type[Format], info: OpInfo) -> _Plan:
+    got = _PLANS.get((fmt, id(info)))
+    if got is not None and got.info is info:
+        return got
+    ops = info.operands
+    if fmt.encoding is Encoding.VOPD:
+        present = tuple(fmt.asm_order)
+    else:
+        present = tuple(name for name in fmt.asm_order if name in ops)
+    sources = tuple(n for n in present if fmt.fields[n].kind in (FieldKind.SRC, FieldKind.SSRC))
+    got = _Plan(info, present, tuple(ops.get(n) for n in present), sources,
+                K_CONSTANT.match(info.name), {})
+    _PLANS[(fmt, id(info))] = got
+    return got
+
+
+_INSTRUCTION_FIELDS = ("address", "size", "encoding", "target", "opcode", "mnemonic", "defs",
+                       "uses", "modifiers", "fields", "words", "halves")
+assert _INSTRUCTION_FIELDS == tuple(f.name for f in fields(Instruction))
+
+
+def _instruction(address: int, size: int, encoding: Encoding, target: str, opcode: str,
+                 mnemonic: str, defs: tuple[Operand, ...], uses: tuple[Operand, ...],
+                 modifiers: MappingProxyType[str, int], fields: MappingProxyType[str, int],
+                 words: tuple[int, ...], halves: tuple[Instruction, ...]) -> Instruction:
+    """An `Instruction` set field by field (the frozen dataclass's `__init__` goes
+    through `object.__setattr__` per keyword: slower on the decoder's hot path)."""
+    new = object.__new__(Instruction)
+    _set(new, "address", address)
+    _set(new, "size", size)
+    _set(new, "encoding", encoding)
+    _set(new, "target", target)
+    _set(new, "opcode", opcode)
+    _set(new, "mnemonic", mnemonic)
+    _set(new, "defs", defs)
+    _set(new, "uses", uses)
+    _set(new, "modifiers", modifiers)
+    _set(new, "fields", fields)
+    _set(new, "words", words)
+    _set(new, "halves", halves)
+    return new
 
 
 @cache

@@ -63,9 +63,29 @@ def _width(optype: OperandType | None) -> int:
     return 16 if optype.bits == 16 else 64 if optype.bits == 64 else 32
 
 
+_MEMO_LIMIT = 50_000
+_SCALARS: dict[tuple[int, OperandType | None, str, int | None], Operand] = {}
+_VGPRS: dict[tuple[int, OperandType | None, int, bool, bool], Operand] = {}
+
+
 def scalar(code: int, optype: OperandType | None, spec: TargetSpec,
            literal: int | None = None) -> Operand:
-    """A scalar operand code (0-255): register, named register or constant."""
+    """A scalar operand code (0-255): register, named register or constant.
+
+    Memoised: an operand is a frozen value, and a campaign's new instructions mostly
+    name operands seen before (only a literal's value is part of the key when the code
+    is the literal's)."""
+    key = (code, optype, spec.name, literal if code == LITERAL_CODE else None)
+    got = _SCALARS.get(key)
+    if got is None:
+        if len(_SCALARS) > _MEMO_LIMIT:
+            _SCALARS.clear()
+        got = _SCALARS[key] = _scalar(code, optype, spec, literal)
+    return got
+
+
+def _scalar(code: int, optype: OperandType | None, spec: TargetSpec,
+            literal: int | None) -> Operand:
     count = operand_count(optype, spec)
     width = _width(optype)
     mask = (1 << width) - 1
@@ -104,7 +124,19 @@ def vgpr(index: int, optype: OperandType | None, spec: TargetSpec, *, acc: bool 
 
     `packed_half`: the field is a true16 16-bit operand of a 32-bit encoding, whose bit 7
     selects the high half of VGPR `index & 127` (RDNA3 ISA §7.3 "16-bit VGPRs").
+    Memoised as `scalar` is.
     """
+    key = (index, optype, spec.wave_size, acc, packed_half)
+    got = _VGPRS.get(key)
+    if got is None:
+        if len(_VGPRS) > _MEMO_LIMIT:
+            _VGPRS.clear()
+        got = _VGPRS[key] = _vgpr(index, optype, spec, acc, packed_half)
+    return got
+
+
+def _vgpr(index: int, optype: OperandType | None, spec: TargetSpec, acc: bool,
+          packed_half: bool) -> Operand:
     if optype is not None and optype.type in ("OPR_ACCVGPR", "OPR_SRC_ACCVGPR"):
         acc = True
     kind = OperandKind.AGPR if acc else OperandKind.VGPR
