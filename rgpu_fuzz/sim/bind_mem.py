@@ -40,10 +40,10 @@ def complete(w: Wave, p: Pending) -> None:
     if p.done:
         return
     p.done = True
-    for k, v in zip(p.sregs, p.svalues, strict=True):
+    for i, (k, v) in enumerate(zip(p.sregs, p.svalues, strict=True)):
         if w.pend_s.get(k) is p:
             w.S[k] = v
-            w.sdef[k] = FULL
+            w.sdef[k] = FULL if p.sdefs is None else p.sdefs[i]
             del w.pend_s[k]
     if p.vdata is not None:
         n = p.vdata.shape[1]
@@ -187,7 +187,8 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         addr = (base(w) + sum(g(w) for g, _ in offs) + extra) & 0xFFFF_FFFF_FFFF_FFFC
         data = w.mem.glob.read_scalar(addr, op.width, inst.mnemonic)
         vals = tuple(int.from_bytes(data[4 * k:4 * k + 4], "little") for k in range(n))
-        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals)
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals,
+                    sdefs=w.mem.glob.scalar_defined(addr, op.width))
         for r in regs:
             w.pend_s[r] = p
         w.lgkm_queue.append(p)

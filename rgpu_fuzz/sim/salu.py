@@ -96,7 +96,14 @@ def _unop(bits: int, f: Callable[[int], int], scc: bool = True, dbits: int = 0) 
 
 
 def _bfe(bits: int, signed: bool) -> SOp:
+    """S_BFE_{U,I}{32,64} (CDNA3 ISA "SOP2": D = (S0 >> S1[4:0] / S1[5:0]) & ((1 <<
+    S1[22:16]) - 1), sign-extended from the field's top bit for I). Per-bit definedness: the
+    field's bits are as defined as the source bits they come from, the bits above it are
+    defined zeros (U) or copies of the field's top bit (I). LLVM extracts an i8 kernarg
+    sign-extended to 64 bits with `s_bfe_i64 s[0:1], s[18:19], 0x80000` after a 32-bit
+    load into s18 alone: s19 is never written and cannot reach the result."""
     m = (1 << bits) - 1
+    reads = (bits - 1) | (0x7F << 16)
 
     def fn(a: int, b: int) -> tuple[int, int]:
         off = b & (bits - 1)
@@ -106,7 +113,20 @@ def _bfe(bits: int, signed: bool) -> SOp:
             v -= 1 << width
         r = v & m
         return r, _nz(r)
-    return SOp("plain", bits, (bits, 32), fn)
+
+    def bitdef(a: int, da: int, b: int, db: int) -> int:
+        if db & reads != reads:
+            return 0
+        off = b & (bits - 1)
+        width = (b >> 16) & 0x7F
+        if not width:
+            return m
+        field = (1 << width) - 1
+        moved = (da >> off) | ~(m >> off)  # bits shifted in from above S0 are zeros
+        if signed and not (moved >> (width - 1)) & 1:
+            return moved & field & m
+        return ((moved & field) | ~field) & m
+    return SOp("plain", bits, (bits, 32), fn, bitdef)
 
 
 def _ff1(bits: int) -> Callable[[int], int]:

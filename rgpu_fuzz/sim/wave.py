@@ -54,6 +54,8 @@ class Pending:
     smem: bool
     sregs: tuple[int, ...] = ()
     svalues: tuple[int, ...] = ()
+    sdefs: tuple[int, ...] | None = None
+    """Defined bits per scalar destination (None: all; a read past a kernarg segment)."""
     vcol: int = -1
     vdata: np.ndarray | None = None
     vdef: np.ndarray | None = None
