@@ -23,7 +23,13 @@ from rgpu_fuzz.lang.features import FEATURES
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.oracles import ElementDiff
-from rgpu_fuzz.triage.campaign_stats import STATS_FILE, ChunkStats, StatsLog, read_chunk_stats
+from rgpu_fuzz.triage.campaign_stats import (
+    STATS_FILE,
+    ChunkStats,
+    PipelineStats,
+    StatsLog,
+    read_chunk_stats,
+)
 from rgpu_fuzz.triage.store import Bucket, FindingStore, StoreError
 
 STORE_FILE = "findings.sqlite"
@@ -57,14 +63,6 @@ class BucketView:
     def report_name(self) -> str:
         """The bucket's Markdown report, relative to the report file."""
         return f"buckets/{self.bucket.id}.md"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PipelineTotals:
-    label: str
-    seconds: float
-    runs: int
-    statuses: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,7 +106,7 @@ class CampaignData:
     start: float | None
     """Wall time the first session started (or the first bucket, without statistics)."""
     end: float | None
-    pipelines: tuple[PipelineTotals, ...]
+    pipelines: tuple[PipelineStats, ...]
     features: Mapping[str, int] | None
     """Cases using each feature of `lang.features.FEATURES` (0 included)."""
     feature_cases: int
@@ -369,16 +367,10 @@ def collect(out: Path, *, store: Path | None = None, top: int = DEFAULT_TOP) -> 
     start = min(starts) if starts else None
     end = max(ends) if ends else None
 
-    totals: dict[str, PipelineTotals] = {}
+    totals: dict[str, PipelineStats] = {}
     for c in chunks:
         for label, p in c.pipelines.items():
-            old = totals.get(label)
-            statuses = Counter(old.statuses if old else {})
-            statuses.update(p.statuses)
-            totals[label] = PipelineTotals(label=label,
-                                           seconds=(old.seconds if old else 0.0) + p.seconds,
-                                           runs=(old.runs if old else 0) + p.runs,
-                                           statuses=dict(statuses))
+            totals[label] = totals[label].plus(p) if label in totals else p
     featured = [c for c in chunks if c.features is not None]
     features: dict[str, int] | None = None
     if featured:
@@ -493,6 +485,6 @@ def hex_bits(view: BucketView, buffer: str, bits: int) -> str:
 
 
 __all__ = ["DEFAULT_TOP", "BucketView", "CampaignData", "CampaignReportError",
-           "OpcodeCoverage", "PipelineTotals", "bucket_rows", "campaign_dirs", "collect",
+           "OpcodeCoverage", "PipelineStats", "bucket_rows", "campaign_dirs", "collect",
            "diff_header",
            "feature_rows", "hex_bits", "pipeline_rows", "summary_rows", "when"]
