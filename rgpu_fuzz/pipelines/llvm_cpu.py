@@ -105,7 +105,11 @@ class LlvmCpuPipeline(Pipeline):
     DET_SAMPLE = Int(name="detsample", value=1, min=1, execution=True,
                      help="with det: compile twice 1 case in N, chosen by the case id, so a "
                           "nondeterminism finding still shows on its own case")
-    options = (OPT, DET, DET_SAMPLE, LLC)
+    THREAD_CALLS = Flag(name="threadcall",
+                        help="keep the per-thread function a call in the thread loop "
+                             "(noinline): O2/O3 then optimise the kernel's code, not the "
+                             "harness loop around it (less compile time; other IR)")
+    options = (OPT, DET, DET_SAMPLE, LLC, THREAD_CALLS)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
     """The worker bounds the job itself (and reports the stage); `run`'s own limit is the
@@ -128,6 +132,11 @@ class LlvmCpuPipeline(Pipeline):
     @property
     def llc(self) -> str | None:
         return self.option(self.LLC)
+
+    @property
+    def host_target(self) -> HostTarget:
+        """The lowering's target hooks for this spec (`threadcall`)."""
+        return HostTarget(thread_calls=self.option(self.THREAD_CALLS))
 
     def transform_ir(self, ir_text: str) -> str:
         """Rewrite the lowered IR text before optimisation; the identity here.
@@ -255,7 +264,7 @@ def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Ou
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
     custom = type(pipeline).transform_ir is not LlvmCpuPipeline.transform_ir
-    return lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
+    return lower_and_optimise(case, pipeline.host_target, Target.host(), job.opt_level,
                               transform=pipeline.transform_ir if custom else None,
                               clock=clock, upto=upto)
 
@@ -479,7 +488,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     out: list[Outcome | None] = [None] * len(cases)
     builds: dict[int, LlvmBuild] = {}
     for i, case in enumerate(cases):
-        got = lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
+        got = lower_and_optimise(case, pipeline.host_target, Target.host(), job.opt_level,
                                  transform=pipeline.transform_ir if custom else None,
                                  clock=clocks[i], upto="llvm-ir")
         if isinstance(got, LlvmBuild):
