@@ -336,8 +336,6 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
     symbol = f"rgpu_kernel_{entry}"
     barrier = has_barrier(kernel.body)
     thread_fn = None if barrier else lower_thread_fn(ms, kernel)
-    if thread_fn is not None and getattr(ms.target, "thread_calls", False):
-        thread_fn.attributes.add("noinline")
     fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5), name=symbol)
     st = EntryState(ms, fn, kernel)
     if barrier:

@@ -106,12 +106,6 @@ class HostTarget(TargetHooks):
     """
 
     name: str = "host"
-    thread_calls: bool = False
-    """Keep the per-thread function a call (`noinline`) in the loop over a block's threads
-    (kernels without barriers; `lower.host`). Inlined, LLVM's loop passes at O2/O3 also
-    work on the harness's thread loop around the kernel's code: keeping the call cut
-    llvm-cpu:O3's optimisation time by ~27 % on 32 default cases (`llvm-cpu:O3:threadcall`;
-    the IR LLVM sees differs, so it is an option, not the default)."""
 
     @property
     def triple(self) -> str:

@@ -50,3 +50,13 @@ def test_threadcall_agrees_with_the_interpreter() -> None:
             for name, buf in want.outputs.items():
                 assert np.array_equal(buf.values.view(np.uint8),
                                       got.outputs[name].values.view(np.uint8)), (case.id, name)
+
+
+def test_keep_thread_call_marks_only_the_thread_function() -> None:
+    from rgpu_fuzz.pipelines.llvm_cpu import keep_thread_call
+
+    ir = ('define internal i32 @"h"(i32 %".1")\n{\nentry:\n  ret i32 %".1"\n}\n'
+          'define internal void @"k.thread"(ptr %".1")\n{\nentry:\n  ret void\n}\n')
+    assert keep_thread_call(ir, "k") == ir.replace('@"k.thread"(ptr %".1")',
+                                                   '@"k.thread"(ptr %".1") noinline')
+    assert keep_thread_call(ir, "other") == ir  # a kernel with barriers: no thread function
