@@ -38,6 +38,8 @@ from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.oracles import ElementDiff, Finding, Verdict
+from rgpu_fuzz.triage.store_probes import MIGRATION as PROBES_MIGRATION
+from rgpu_fuzz.triage.store_probes import ProbeCache
 
 DEFAULT_CAMPAIGN_DIR = Path("runs") / "campaign"
 """Where `campaign` writes when no `--out` is given."""
@@ -137,6 +139,8 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE buckets ADD COLUMN fixed_at REAL;
     ALTER TABLE buckets ADD COLUMN regressions INTEGER NOT NULL DEFAULT 0;
     """,
+    # v5 (issue 13): bug-key probe answers per toolchain (store_probes.py)
+    PROBES_MIGRATION,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -368,7 +372,7 @@ def migrate(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> int:
     return int(version)
 
 
-class FindingStore:
+class FindingStore(ProbeCache):
     """Buckets of findings in one SQLite file.
 
     Opened for writing (the default), a missing file is created and an older store upgraded;
@@ -660,6 +664,8 @@ class FindingStore:
                            tuple(row))
             for row in src.execute("SELECT * FROM history"):
                 db.execute("INSERT OR IGNORE INTO history VALUES (?, ?, ?, ?, ?)", tuple(row))
+            for row in src.execute("SELECT * FROM probes"):
+                db.execute("INSERT OR IGNORE INTO probes VALUES (?, ?, ?, ?, ?, ?)", tuple(row))
             for b in (_bucket(r) for r in src.execute("SELECT * FROM buckets")):
                 buckets += 1
                 mine_row = db.execute("SELECT * FROM buckets WHERE signature = ?",
