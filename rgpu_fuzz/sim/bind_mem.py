@@ -288,8 +288,9 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
     and reloads at O0) and dword-aligned: in the swizzled layout (`memory.Private`) dword
     `o/4` of every lane is one contiguous row, so the access is a row copy per dword.
     Anything else (a misaligned or out-of-range offset) takes the general path, which
-    reports it as before, as do partly defined values (`Wave.vpart`, bytes with some
-    defined bits), which need the general path's per-bit bookkeeping."""
+    reports it as before, as do partly defined values (`Wave.vpart` entries of the
+    registers accessed, bytes with some defined bits), which need the general path's
+    per-bit bookkeeping; `Wave.vpart` entries of other registers change nothing here."""
     n = op.width // 4
     store = op.store
 
@@ -307,7 +308,7 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
         shadow = priv.defined.view(np.uint32).reshape(-1, w.lanes)
         r = o >> 2
         if store:
-            if w.vpart:
+            if w.vpart and any(c in w.vpart for c in range(col, col + n)):
                 return general(w)
             if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
                 raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
@@ -323,7 +324,8 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
             return
         words = shadow[r:r + n]
         defined = words == _DEFINED_WORD
-        if w.vpart or ((words != 0) & ~defined).any():
+        if (w.vpart and any(c in w.vpart for c in range(col, col + n))) or \
+                ((words != 0) & ~defined).any():
             return general(w)
         _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
     return step
