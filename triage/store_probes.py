@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.triage.bugkey import PROBE_SEED, PROBE_THREADS, ProbeAnswer, TypedOp
+from rgpu_fuzz.triage.store_schema import StoreBase
 
 PROBE_FORMAT = f"probe-kernels/1 seed={PROBE_SEED:#x} threads={PROBE_THREADS}"
 """What the probe kernels are; part of the fingerprint (change it with `bugkey._kernel`)."""
@@ -46,14 +45,8 @@ def op_from(text: str) -> TypedOp:
                    operands=tuple(Scalar(t) for t in d["operands"]), result=Scalar(d["result"]))
 
 
-class ProbeCache:
-    """The store's probe answers (a part of `FindingStore`, over its connection)."""
-
-    _conn: sqlite3.Connection
-    run_id: str | None
-
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
+class ProbeCache(StoreBase):
+    """The store's probe answers (a part of `FindingStore`; table `probes`, schema v5)."""
 
     def record_probes(self, toolchain: str, answers: Sequence[ProbeAnswer]) -> None:
         """Keep answers under `toolchain`; an answer already kept stays as it was."""
@@ -71,17 +64,4 @@ class ProbeCache:
         return [ProbeAnswer(r[0], op_from(r[1]), bool(r[2])) for r in rows]
 
 
-MIGRATION = """
-    CREATE TABLE probes (
-        toolchain TEXT NOT NULL,
-        pipeline  TEXT NOT NULL,
-        op        TEXT NOT NULL,
-        broken    INTEGER NOT NULL,
-        run       TEXT,
-        at        REAL NOT NULL,
-        PRIMARY KEY (toolchain, pipeline, op)
-    );
-    """
-"""Schema v5: the probe answers."""
-
-__all__ = ["MIGRATION", "PROBE_FORMAT", "ProbeCache", "op_from", "op_text", "probe_toolchain"]
+__all__ = ["PROBE_FORMAT", "ProbeCache", "op_from", "op_text", "probe_toolchain"]

@@ -24,6 +24,7 @@ from rgpu_fuzz.sim.loader import (
     KernargBuilder,
     TargetConfig,
     init_wave,
+    private_segment_size,
     set_up_launch,
     target_config,
 )
@@ -173,7 +174,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     t2 = time.perf_counter()
 
     kd = kernel.descriptor
-    private_size = kd.private_segment_fixed_size
+    private_size = private_segment_size(kd)
     mem = LaunchMemory(lanes, private_size)
     group_size = kd.group_segment_fixed_size + dynamic_lds
     try:

@@ -150,3 +150,24 @@ def test_scalar_defined_masks_bytes_past_the_contents() -> None:
     assert space.scalar_defined(m.base + 8, 16) == (0xFFFF_FFFF, 0xFF, 0, 0)
     assert space.scalar_defined(m.base, 12) is None
     assert space.map("b", bytes(12)).defined_size is None
+
+
+@pytest.mark.parametrize("opt", (0, 3))
+@pytest.mark.parametrize(("n", "want"), [
+    (10, 55),  # 10 frames of 32 (O3) / 48 (O0) bytes: over the fixed size, under 1024
+    (64, FaultKind.OOB_ACCESS),  # 64 frames: 2048 / 3072 bytes, past the 1024-byte stack
+])
+def test_a_dynamic_stack_gets_the_runtimes_default_stack(opt: int, n: int,
+                                                         want: object) -> None:
+    """`rec` recurses, so LLVM 22 sets `.uses_dynamic_stack` and a private_segment_fixed_size
+    of one frame (32 bytes at O3, 48 at O0; `llc-22` prints the same). HIP launches such a
+    kernel with max(1024, fixed) bytes of scratch per work-item (loader.HIP_STACK_SIZE,
+    clr rocvirtual.cpp). Expected by hand: 10 + 9 + ... + 1 = 55; 64 frames overflow.
+    Before: n = 10 was `sim-oob-access` (fixed size only)."""
+    res = run(build("dynamic_stack.ll", opt=opt), (1, 1, 1), (2, 1, 1),
+              [Arg("out"), Arg(data=n.to_bytes(4, "little"))], {"out": np.zeros(1, np.uint32)})
+    if isinstance(want, int):
+        assert res.status is Status.OK, res.fault
+        assert out(res, "out", np.uint32).tolist() == [want]
+    else:
+        assert res.fault is not None and res.fault.kind is want, res.fault
