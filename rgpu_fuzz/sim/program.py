@@ -341,10 +341,13 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps))
 
 
-HOT = 8
+HOT = 64
 """Executions of an instruction (per program, over launches) after which the run starting
 there is fused; a run whose words were fused before in this process is used at its first
-execution."""
+execution. Compiling a run costs ~1-2 ms (~70 us per instruction), so at 8 the first launch
+of the bench's O0 cases cost 1.5-2x main's (compiles of code that then ran a few times);
+at 64, measured side by side at load ~1: first launch 4.82 s vs main's 4.66 s (74 O0
+cases), loops and code seen again still fused."""
 SETTLED = -(1 << 62)
 """`Program.heat` of an index whose tier is decided: it never reaches 1 or `HOT` again."""
 
