@@ -80,6 +80,10 @@ class CampaignConfig:
     jobs: int = 1
     reduce: bool = True
     reduce_budget_s: float = 60.0
+    reduce_slice_s: float = 15.0
+    """A reduction runs as jobs of at most this many seconds, each resuming from the smallest
+    case of the one before, so chunks queued meanwhile run in between: with one worker, one
+    60-s reduction job used to stop the campaign's cases for 60 s."""
     bug_keys: bool = True
     """Bucket wrong code by bug key (`triage/bugkey.py`) when reducing; False: by `ops=`
     only (and always without `reduce`: unreduced findings keep their own signature)."""
@@ -227,6 +231,8 @@ class Campaign:
         self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
         self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
         self.recorded: set[str] = set()
+        self.slices: dict[str, _Slices] = {}
+        """Reduction key -> the slices of that reduction so far."""
         self.resume_markers: dict[str, list[tuple[Path, str]]] = {}
         """Case id -> the `reducing/` markers (file, signature) of a resumed campaign."""
         # `max_cases` counts the whole campaign (a resumed one included) and cases as they
@@ -436,11 +442,23 @@ class Campaign:
         # listed until it finishes, so a killed campaign redoes it when resumed
         (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
             {"signature": signature, "case_toml": found.case_toml}), encoding="utf-8")
+        self.slices[key] = _Slices()
         self._submit(ReduceJob(self.config.setup, found.case_toml, signature,
-                               self.config.reduce_budget_s, self._keying()))
+                               min(self.config.reduce_slice_s, self.config.reduce_budget_s),
+                               self._keying()))
 
     def _reduction_done(self, result: ReduceResult) -> None:
         key = reduction_slot(result.signature)
+        slices = self.slices.setdefault(key, _Slices())
+        slices.add(result)
+        left = self.config.reduce_budget_s - slices.seconds
+        if result.reduced_toml is not None and result.out_of_time and left >= 1.0:
+            # go on from where this slice stopped, behind the jobs queued meanwhile
+            self._submit(ReduceJob(self.config.setup, result.reduced_toml, result.signature,
+                                   min(self.config.reduce_slice_s, left), self._keying()))
+            return
+        del self.slices[key]
+        result = slices.whole(result)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         original = casefile.loads(found.case_toml)
@@ -450,7 +468,8 @@ class Campaign:
             "signature": result.reduced_signature, "lines_before": result.lines_before,
             "lines_after": result.lines_after, "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after, "candidates": result.tried,
-            "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None})
+            "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None,
+            "slices": slices.count})
         sig = result.reduced_signature
         if is_bug_key(result.signature):
             sig = result.signature
@@ -480,6 +499,7 @@ class Campaign:
         """rgpu-fuzz raised while reducing: keep the traceback, record the finding under its
         unreduced signature (nothing found is lost), and let the findings that waited go on."""
         key = reduction_slot(job.signature)
+        self.slices.pop(key, None)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         case = casefile.loads(found.case_toml)
@@ -621,6 +641,41 @@ class Campaign:
     def close(self) -> None:
         self.store.end_run()
         self.store.close()
+
+
+class _Slices:
+    """The jobs of one reduction so far (`CampaignConfig.reduce_slice_s`)."""
+
+    def __init__(self) -> None:
+        self.first: ReduceResult | None = None
+        self.last_good: ReduceResult | None = None
+        self.seconds = 0.0
+        self.tried = 0
+        self.count = 0
+
+    def add(self, result: ReduceResult) -> None:
+        self.first = self.first or result
+        if result.reduced_toml is not None:
+            self.last_good = result
+        self.seconds += result.seconds
+        self.tried += result.tried
+        self.count += 1
+
+    def whole(self, last: ReduceResult) -> ReduceResult:
+        """The reduction as one result: from the first slice's case to the smallest case
+        any slice reproduced (a slice whose start no longer reproduced — flaky — is passed
+        over), with the sums of all slices."""
+        assert self.first is not None
+        best = self.last_good or last
+        reduced = best.reduced_toml
+        if reduced is not None and self.count > 1:  # parent: the original, not a slice's case
+            case = casefile.loads(reduced)
+            reduced = casefile.dumps(replace(case, provenance=replace(
+                case.provenance, parent=self.first.original_id)))
+        return replace(best, original_id=self.first.original_id, reduced_toml=reduced,
+                       lines_before=self.first.lines_before,
+                       tokens_before=self.first.tokens_before, tried=self.tried,
+                       seconds=self.seconds)
 
 
 def _describe(job: Job) -> str:

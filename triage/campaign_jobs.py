@@ -127,6 +127,8 @@ class ReduceResult:
     tokens_after: int
     tried: int
     seconds: float
+    out_of_time: bool = False
+    """The budget ran out before the reducer reached a fixpoint (more may be removable)."""
     bug_key: str | None = None
     """The bug key of the reduced kernel's finding (asked for when the job's signature is
     not a bug key already)."""
@@ -353,4 +355,4 @@ def reduce_finding(job: ReduceJob) -> ReduceResult:
         else None
     return ReduceResult(job.signature, case.id, casefile.dumps(reduced), sig, outcomes, verdict,
                         red.lines_before, red.lines_after, red.tokens_before, red.tokens_after,
-                        red.tried, red.seconds, key, _probed(keys, before))
+                        red.tried, red.seconds, red.out_of_time, key, _probed(keys, before))

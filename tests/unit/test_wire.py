@@ -191,7 +191,8 @@ def test_bug_key_jobs_and_their_probe_answers_come_back_equal() -> None:
                   {"wrong-code|llvm-cpu:O0|ops=xor": "wrong-code|llvm-cpu:O0|probe=xor:int"})
     judged = JudgeResult(["a", "b"], [found], probed)
     assert wire.decode_result(wire.encode(judged)) == judged
-    red = ReduceResult("s", "id", None, "s", {}, None, 1, 1, 5, 5, 3, 1.5, "k", probed)
+    red = ReduceResult("s", "id", None, "s", {}, None, 1, 1, 5, 5, 3, 1.5, out_of_time=True,
+                       bug_key="k", probed=probed)
     assert wire.decode_result(wire.encode(red)) == red
 
 
