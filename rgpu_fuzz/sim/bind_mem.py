@@ -304,8 +304,11 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
         priv = w.private
         if o & 3 or o + 4 * n > priv.size or priv.size & 3:
             return general(w)
-        rows = priv.data.view(np.uint32).reshape(-1, w.lanes)
-        shadow = priv.defined.view(np.uint32).reshape(-1, w.lanes)
+        views = w.scratch_views
+        if views is None or views[0] is not priv:
+            views = w.scratch_views = (priv, priv.data.view(np.uint32).reshape(-1, w.lanes),
+                                       priv.defined.view(np.uint32).reshape(-1, w.lanes))
+        rows, shadow = views[1], views[2]
         r = o >> 2
         if store:
             if w.vpart and any(c in w.vpart for c in range(col, col + n)):

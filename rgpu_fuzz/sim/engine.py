@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim import program as tiers
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.fuse import MAX_RUN, RUN_BASE, RunStop
 from rgpu_fuzz.sim.inst import Inst
@@ -29,7 +30,7 @@ from rgpu_fuzz.sim.loader import (
 )
 from rgpu_fuzz.sim.memory import AddressSpace, Lds, Private
 from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import BARRIER, END, TRAP, Program, bind_program
+from rgpu_fuzz.sim.program import BARRIER, END, TRAP, Program, bind_program, tier_up
 from rgpu_fuzz.sim.wave import Wave
 
 SHARED_APERTURE_HI = 0x0001_0000
@@ -320,14 +321,19 @@ def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int],
     time, so that the budget stops at the same instruction either way."""
     i = w.pc
     n = 0
-    fast, steps = prog.fast, prog.steps
+    fast, steps, heat = prog.fast, prog.steps, prog.heat
     n_steps = len(steps)
     soft = budget - MAX_RUN
+    hot = tiers.HOT
     try:
         while n <= soft:
             if i >= n_steps:
                 w.pc = n_steps - 1
                 raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            h = heat[i] + 1
+            heat[i] = h
+            if h == 1 or h == hot:
+                tier_up(prog, i, h)
             r = fast[i](w)
             counts[i] += 1
             n += 1

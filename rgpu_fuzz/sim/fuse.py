@@ -89,12 +89,25 @@ def compiled(insts: Sequence[Inst], env: Env) -> Callable[..., Step] | None:
         make = None
     if len(_COMPILED) > _COMPILED_LIMIT:
         _COMPILED.clear()
+        _HEADS.clear()
     _COMPILED[key] = make
+    if make is not None:
+        _HEADS.add((env, insts[0].share_key))
     return make
+
+
+_HEADS: set[tuple[Env, tuple[Any, ...]]] = set()
+"""(env, words) of the first instruction of every run compiled in this process."""
+
+
+def starts_run(inst: Inst, env: Env) -> bool:
+    """Whether some compiled run begins with `inst` (cheap: one set lookup)."""
+    return (env, inst.share_key) in _HEADS
 
 
 def cached(insts: Sequence[Inst], env: Env) -> bool:
     return (env, env.true16, tuple(inst.share_key for inst in insts)) in _COMPILED
 
 
-__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "compiled", "finish", "np", "run_length"]
+__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "cached", "compiled", "finish", "np", "run_length",
+           "starts_run"]

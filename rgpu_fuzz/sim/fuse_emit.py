@@ -32,6 +32,7 @@ from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS
 from rgpu_fuzz.sim.fault import SimStop
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import (
     DTYPES,
     EXECZ_SRC,
@@ -88,6 +89,8 @@ class Emitter:
         self.sregs: set[int] = set()
         """Registers the current segment touches: none may wait for a load at its start."""
         self.at = 0
+        self.vector = False
+        """The current instruction reads a VGPR: its results have one value per lane."""
         self.seg_at = 0
         self.seg_line = 0
         self.n_guards = 0
@@ -195,7 +198,7 @@ class Emitter:
         """`bind_alu._lane_mask_dest`: bit n for active lane n; a bit is defined where the
         lane is inactive or `d` (defined lanes, or "True")."""
         defined = "" if d == "True" else \
-            f"_mask_of(np.broadcast_to({d}, ({self.lanes},)) | ~E) | {self.high}"
+            f"_mask_of({d} | ~E) | {self.high}"  # `d` comes from VGPRs: one value per lane
         self.swrite(op, 64 if self.lanes == 64 else 32, f"_mask_of({res} & E)", defined)
 
     @property
@@ -212,11 +215,12 @@ class Emitter:
         is_float = np.dtype(dtype).kind == "f"
         flush = is_float and (self.env.flush32 if bits == 32 else
                               self.env.flush64 if bits == 64 else False)
-        mods = is_float and (op.abs or op.neg or flush)
+        mods = (is_float or ty[0] == "b") and (op.abs or op.neg or flush)
         if op.kind in (OpKind.VGPR, OpKind.AGPR):
             col = vcol(op)
             cols = (col, col + 1) if bits == 64 else (col,)
             self.vregs.update(cols)
+            self.vector = True
             if lanewise:
                 self.lanewise.update(cols)
             if (sel and sel != "DWORD") or bits == 16 or mods:
@@ -257,6 +261,11 @@ class Emitter:
             return f"(VD[:, {col}] & VD[:, {col + 1}])"
         return f"VD[:, {col}]"
 
+    def lanewise_value(self, expr: str) -> str:
+        """`expr` broadcast to one value per lane, as the bound steps do; a result computed
+        from a VGPR has that shape already."""
+        return expr if self.vector else f"np.broadcast_to({expr}, ({self.lanes},))"
+
     def all_of(self, defs: Sequence[str | None]) -> str:
         got = [d for d in defs if d is not None]
         return " & ".join(got) if got else "True"
@@ -277,7 +286,7 @@ class Emitter:
         lanes = self.lanes
         if bits == 64:
             self.vregs.update((col, col + 1))
-            self.line(f"_r = np.broadcast_to(np.asarray({expr}).view(_U64), ({lanes},))")
+            self.line(f"_r = {self.lanewise_value(f'np.asarray({expr}).view(_U64)')}")
             self.line(f"_p = np.ascontiguousarray(_r).view(_U32).reshape({lanes}, 2)")
             dlo, dhi = d if isinstance(d, tuple) else (d, d)
             if dlo == dhi == "True":
@@ -316,14 +325,14 @@ class Emitter:
     def emit(self, inst: Inst) -> None:
         from rgpu_fuzz.sim.program import ALIASES, NOPS, _waitcnt_counts
 
-        if not inst.share_key or inst.halves:
-            raise NotFusible("address-dependent or dual-issue")
+        if not inst.share_key:
+            raise NotFusible("address-dependent")
         name = ALIASES.get(inst.opcode, inst.opcode)
         if name != inst.opcode:
             inst = replace(inst, opcode=name)
-        if name in NOPS or (name == "S_SENDMSG" and "DEALLOC" in inst.text.upper()):
-            return
-        try:
+        if not inst.halves:
+            if name in NOPS or (name == "S_SENDMSG" and "DEALLOC" in inst.text.upper()):
+                return
             if name == "S_WAITCNT":
                 vm, lgkm = _waitcnt_counts(inst, self.env)
                 self.close_segment()
@@ -331,6 +340,25 @@ class Emitter:
                 self.line(f"if w.vm_queue or w.lgkm_queue: _wait(w, {vm}, {lgkm})")
                 self.open_segment(self.at + 1)
                 return
+            mark = (len(self.body), set(self.vregs), set(self.sregs), set(self.lanewise))
+            try:
+                self.emit_alu(inst, name)
+                return
+            except NotFusible:
+                del self.body[mark[0]:]
+                self.vregs, self.sregs, self.lanewise = mark[1], mark[2], mark[3]
+        if not _opaque(inst, name):
+            raise NotFusible(name)
+        # the bound step itself, between segments: it checks and faults as it always does,
+        # and the next segment's guards see what it changed
+        self.close_segment()
+        self.may_raise()
+        self.line(f"_steps[_i + {self.at}](w)")
+        self.open_segment(self.at + 1)
+
+    def emit_alu(self, inst: Inst, name: str) -> None:
+        self.vector = False
+        try:
             if name in VALU:
                 vspec = VALU[name]
                 emitter = _VALU.get(vspec.shape)
@@ -484,7 +512,7 @@ def _v_cmp(e: Emitter, inst: Inst, spec: Any) -> None:
     srcs = list(zip(ops[1:], spec.src, strict=True))
     a, b = (e.vread(o, t) for o, t in srcs)
     d = e.all_of([e.vdef(o, t) for o, t in srcs])
-    e.line(f"_res = np.broadcast_to({e.name(spec.fn)}({a}, {b}), ({e.lanes},))")
+    e.line(f"_res = {e.lanewise_value(f'{e.name(spec.fn)}({a}, {b})')}")
     if d != "True":
         e.line(f"_dc = {d}")
         d = "_dc"
@@ -523,7 +551,7 @@ def _v_carry_out(e: Emitter, inst: Inst, spec: Any) -> None:
     if d != "True":
         e.line(f"_dc = {d}")
         d = "_dc"
-    e.mask_write(ops[1], f"np.broadcast_to(_c, ({e.lanes},))", d)
+    e.mask_write(ops[1], e.lanewise_value("_c"), d)
     e.vwrite(ops[0], "u32", inst, "_r2", d)
 
 
@@ -539,7 +567,7 @@ def _v_carry_in(e: Emitter, inst: Inst, spec: Any) -> None:
     if d != "True":
         e.line(f"_dc = {d}")
         d = "_dc"
-    e.mask_write(ops[1], f"np.broadcast_to(_c, ({e.lanes},))", d)
+    e.mask_write(ops[1], e.lanewise_value("_c"), d)
     e.vwrite(ops[0], "u32", inst, "_r2", d)
 
 
@@ -555,7 +583,7 @@ def _v_mad64(e: Emitter, inst: Inst, spec: Any) -> None:
     if d != "True":
         e.line(f"_dc = {d}")
         d = "_dc"
-    e.mask_write(ops[1], f"np.broadcast_to(_c, ({e.lanes},))", d)
+    e.mask_write(ops[1], e.lanewise_value("_c"), d)
     e.vwrite(ops[0], spec.dst, inst, "_r2", (low, d))
 
 
@@ -736,6 +764,19 @@ _SALU: dict[str, Callable[[Emitter, Inst, Any], None]] = {
 }
 
 
+FLOW = frozenset({"S_ENDPGM", "S_BARRIER", "S_TRAP", "S_SETPC_B64", "S_SWAPPC_B64",
+                  "S_GETPC_B64", "S_CALL_B64"})
+
+
+def _opaque(inst: Inst, name: str) -> bool:
+    """Whether the bound step of `inst` may run inside a fused run: anything but control
+    flow (branches, the end of the program, barriers, traps, calls)."""
+    if name in FLOW or name.startswith(("S_BRANCH", "S_CBRANCH")):
+        return False
+    return bool(inst.halves) or name in VALU or name in SALU or memop(name) is not None \
+        or atomicop(name) is not None
+
+
 _KINDS: dict[tuple[Env, tuple[Any, ...]], bool] = {}
 
 
@@ -754,9 +795,10 @@ def fusible_kind(inst: Inst, env: Env) -> bool | None:
 
 
 def _fusible(inst: Inst, env: Env) -> bool:
-    from rgpu_fuzz.sim.program import bind_one
+    from rgpu_fuzz.sim.program import _SHARED, bind_one
 
-    step = bind_one(inst, env, None, lambda address: 0)
+    step = _SHARED.get(env, {}).get(inst.share_key) or \
+        bind_one(inst, env, None, lambda address: 0)
     if getattr(step, "unsupported", False):
         return False
     try:

@@ -25,8 +25,7 @@ from rgpu_fuzz.sim.bind_mem import (
     wait,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import cached, compiled, run_length
-from rgpu_fuzz.sim.fuse_emit import fusible_kind
+from rgpu_fuzz.sim.fuse import cached, compiled, run_length, starts_run
 from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
@@ -65,9 +64,12 @@ class Program:
     index: dict[int, int]
     fast: list[Step] = field(default_factory=list)
     """What the engine runs at each index: the bound step, or a fused run starting there
-    (`rgpu_fuzz.sim.fuse`), or at first a probe that counts executions to decide which."""
+    (`rgpu_fuzz.sim.fuse`)."""
     run_len: dict[int, int] = field(default_factory=dict)
     """Index → instructions of the fused run installed there."""
+    env: Env | None = None
+    heat: list[int] = field(default_factory=list)
+    """Executions of each index on the engine's fused tier, over launches (`tier_up`)."""
 
 
 def _unsupported(inst: Inst, why: str) -> Step:
@@ -315,6 +317,7 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     if shared is None or len(shared) > _SHARED_LIMIT:
         shared = _SHARED[env] = {}
     steps: list[Step] = []
+    fast: list[Step] = []
 
     def lazy(i: int) -> Step:
         def bind_then_run(w: Wave) -> Any:
@@ -323,73 +326,48 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
                 inst = inst.at(addresses[i])
             step = bind_one(inst, env, mem, index_of)
             steps[i] = step
+            if fast[i] is bind_then_run:
+                fast[i] = step
             if inst.share_key:
                 shared[inst.share_key] = step
             return step(w)
-        bind_then_run.lazy = True  # type: ignore[attr-defined]
         return bind_then_run
 
     get = shared.get
     for i, inst in enumerate(templates):
         step = get(inst.share_key) if inst.share_key else None
         steps.append(step if step is not None else lazy(i))
-    prog = Program(insts, templates, steps, index)
-    prog.fast = [_probe(prog, i, env) for i in range(len(steps))]
-    return prog
+    fast.extend(steps)
+    return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps))
 
 
 HOT = 8
 """Executions of an instruction (per program, over launches) after which the run starting
-there is fused; a run whose words were fused before in this process is used at once."""
+there is fused; a run whose words were fused before in this process is used at its first
+execution."""
+SETTLED = -(1 << 62)
+"""`Program.heat` of an index whose tier is decided: it never reaches 1 or `HOT` again."""
 
 
-def _probe(prog: Program, i: int, env: Env) -> Step:
-    """The first tier at index `i`: runs the bound step and counts; at `HOT` executions
-    (or at the first, where the run from `i` is already compiled) installs the fused run
-    from `i`, or else the bound step itself, in `prog.fast`."""
-    heat = [0]
-
-    def probe(w: Wave) -> Any:
-        heat[0] += 1
-        if heat[0] >= HOT or (heat[0] == 1 and _head(prog, i, env)):
-            step = _tier_up(prog, i, env, heat[0] >= HOT)
-            if step is not None:
-                return step(w)
-        return prog.steps[i](w)
-    return probe
-
-
-def _head(prog: Program, i: int, env: Env) -> bool:
-    """Whether a run compiled before starts at `i` (only asked where `i` begins a run:
-    the instruction before it cannot be fused)."""
-    templates = prog.templates
-    if i and fusible_kind(templates[i - 1], env):
-        return False
+def tier_up(prog: Program, i: int, heat: int) -> None:
+    """Called by the engine when index `i` reaches 1 or `HOT` executions: installs the
+    fused run from `i` in `prog.fast` if it is compiled already (first execution) or hot
+    (`HOT`: compiled now)."""
+    templates, env = prog.templates, prog.env
+    assert env is not None
+    hot = heat >= HOT
+    if not hot and not starts_run(templates[i], env):
+        return
     k = run_length(templates, i, env)
-    return k >= 2 and cached(templates[i:i + k], env)
-
-
-def _tier_up(prog: Program, i: int, env: Env, hot: bool) -> Step | None:
-    templates = prog.templates
-    k = run_length(templates, i, env)
-    make = compiled(templates[i:i + k], env) if k >= 2 and (hot or cached(
-        templates[i:i + k], env)) else None
+    make = None
+    if k >= 2 and (hot or cached(templates[i:i + k], env)):
+        make = compiled(templates[i:i + k], env)
     if make is not None:
-        step = make(prog.steps, i)
+        prog.fast[i] = make(prog.steps, i)
         prog.run_len[i] = k
-        prog.fast[i] = step
-        return step
-    if hot:
-        prog.fast[i] = _plain_at(prog, i)
-    return None
-
-
-def _plain_at(prog: Program, i: int) -> Step:
-    """The bound step at `i` (binding it now if it never ran)."""
-    step = prog.steps[i]
-    if getattr(step, "lazy", False):
-        return lambda w: prog.steps[i](w)
-    return step
+        prog.heat[i] = SETTLED
+    elif hot:
+        prog.heat[i] = SETTLED
 
 
 _CACHE: OrderedDict[tuple[str, str], list[Inst]] = OrderedDict()

@@ -94,6 +94,8 @@ class Wave:
     pend_s: dict[int, Pending] = field(default_factory=dict)
     pend_v: dict[int, Pending] = field(default_factory=dict)
     private: Any = None
+    scratch_views: Any = None
+    """(private, its data and shadow as dword rows): `bind_mem`'s uniform scratch path."""
     mem: Any = None
     full: np.ndarray = field(init=False)
 
