@@ -215,7 +215,7 @@ class Emitter:
         is_float = np.dtype(dtype).kind == "f"
         flush = is_float and (self.env.flush32 if bits == 32 else
                               self.env.flush64 if bits == 64 else False)
-        mods = is_float and (op.abs or op.neg or flush)
+        mods = (is_float or ty[0] == "b") and (op.abs or op.neg or flush)
         if op.kind in (OpKind.VGPR, OpKind.AGPR):
             col = vcol(op)
             cols = (col, col + 1) if bits == 64 else (col,)

@@ -155,6 +155,15 @@ def _cmp(bits: int, signed: bool, f: Callable[[int, int], bool]) -> SOp:
     return SOp("cmp", 0, (bits, bits), lambda a, b: (None, int(f(conv(a), conv(b)))))
 
 
+def _cmpk(signed: bool, f: Callable[[int, int], bool]) -> SOp:
+    """S_CMPK_*: S0 against SIMM16, sign-extended for the I32 forms and zero-extended for the
+    U32 forms (CDNA3 ISA "SOPK": S_CMPK_LT_I32 `SCC = S0.i32 < 32'I(signext(SIMM16))`,
+    S_CMPK_LT_U32 `SCC = S0.u32 < 32'U(SIMM16)`)."""
+    cmp = _cmp(32, signed, f).fn
+    ext = _sext(16) if signed else (lambda k: k & 0xFFFF)
+    return SOp("cmpk", 0, (32, 32), lambda a, k: cmp(a, ext(k) & M32))
+
+
 def _table() -> dict[str, SOp]:
     t: dict[str, SOp] = {}
     for bits, sfx in ((32, "B32"), (64, "B64")):
@@ -276,7 +285,7 @@ def _table() -> dict[str, SOp]:
                         ("GT", lambda a, b: a > b), ("GE", lambda a, b: a >= b),
                         ("LT", lambda a, b: a < b), ("LE", lambda a, b: a <= b)):
             t[f"S_CMP_{name}_{sfx}"] = _cmp(32, signed, f)
-            t[f"S_CMPK_{name}_{sfx}"] = SOp("cmpk", 0, (32, 32), _cmp(32, signed, f).fn)
+            t[f"S_CMPK_{name}_{sfx}"] = _cmpk(signed, f)
     t["S_CMP_EQ_U64"] = _cmp(64, False, lambda a, b: a == b)
     t["S_CMP_LG_U64"] = _cmp(64, False, lambda a, b: a != b)
     t["S_BITCMP0_B32"] = SOp("cmp", 0, (32, 32), lambda a, b: (None, int(not a >> (b & 31) & 1)))
