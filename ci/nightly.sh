@@ -10,7 +10,7 @@
 #   NIGHTLY_OUT            output folder (default runs/nightly)
 #   NIGHTLY_TIME           campaign time budget per shard (default 30m)
 #   NIGHTLY_SHARDS         shards `all` runs (default 1)
-#   NIGHTLY_JOBS           worker processes per shard (default: all cores)
+#   NIGHTLY_JOBS           worker processes per shard and for the recheck (default: all cores)
 #   NIGHTLY_PIPELINES      pipeline specs (default: the campaign's default mix)
 #   NIGHTLY_PLUGINS        plugin files, space-separated
 #   NIGHTLY_SEED           first seed; every shard of one night must share it (default: UTC
@@ -96,8 +96,8 @@ finish() {
   "${fuzz[@]}" triage merge --store "$merged" "${stores[@]}" >&2
 
   log "finish: rechecking open and fixed buckets"
-  "${fuzz[@]}" triage recheck --store "$merged" --json "${plugins[@]}" \
-    > "$out/recheck.json.tmp" || rc=$?
+  "${fuzz[@]}" triage recheck --store "$merged" --json --jobs "${NIGHTLY_JOBS:-$(nproc)}" \
+    "${plugins[@]}" > "$out/recheck.json.tmp" || rc=$?
   [ $rc -le 1 ] || { log "finish: recheck failed (exit $rc)"; exit $rc; }
   mv "$out/recheck.json.tmp" "$out/recheck.json"
   "${fuzz[@]}" triage list --store "$merged" --sort count > "$out/buckets.txt"

@@ -208,6 +208,18 @@ def _kernel(ops: tuple[TypedOp, ...], threads: int,
 
 
 @dataclass(frozen=True, slots=True)
+class ProbeAnswer:
+    """What one probe (or group test) said: pipeline `pipeline` computes `op` wrong on its
+    own, or not. Plain data: answers travel from the workers that probe to the campaign,
+    which keeps them in its store (`store_probes.py`) and hands them to every later job."""
+
+    pipeline: str
+    """The pipeline's label."""
+    op: TypedOp
+    broken: bool
+
+
+@dataclass(frozen=True, slots=True)
 class ProbeStats:
     """What the keys of one campaign cost: probes run and seconds spent in them."""
 
@@ -233,6 +245,7 @@ class BugKeys:
         arbiter = spec_name(policy.arbiter)
         self.arbiter = next((p for p in pipelines if p.spec.name == arbiter), None)
         self._broken: dict[tuple[str, TypedOp], bool] = {}
+        self._fresh: list[ProbeAnswer] = []
         self._probes = 0
         self._seconds = 0.0
 
@@ -240,12 +253,27 @@ class BugKeys:
     def stats(self) -> ProbeStats:
         return ProbeStats(self._probes, round(self._seconds, 3))
 
+    def learn(self, answers: Sequence[ProbeAnswer]) -> None:
+        """Take answers probed elsewhere (another worker, an earlier session) as known;
+        an answer already known here is kept (probes are deterministic)."""
+        for a in answers:
+            self._broken.setdefault((a.pipeline, a.op), a.broken)
+
+    def take_fresh(self) -> list[ProbeAnswer]:
+        """The answers this object probed itself since the last call (to be kept)."""
+        fresh, self._fresh = self._fresh, []
+        return fresh
+
+    def _answer(self, label: str, op: TypedOp, broken: bool) -> None:
+        self._broken[(label, op)] = broken
+        self._fresh.append(ProbeAnswer(label, op, broken))
+
     def broken(self, label: str, op: TypedOp) -> bool:
         """Whether pipeline `label` computes `op` wrong on its own (cached)."""
         got = self._broken.get((label, op))
         if got is None:
             got = self._probe(self.by_label[label], op)
-            self._broken[(label, op)] = got
+            self._answer(label, op, got)
         return got
 
     def _probe(self, pipeline: Pipeline, op: TypedOp) -> bool:
@@ -287,7 +315,7 @@ class BugKeys:
                 _, differ = compare_outputs({name: ref.outputs[name]}, {name: got.outputs[name]},
                                             loose_zero=False, max_diffs=0)
                 if not differ:
-                    self._broken[(pipeline.label, op)] = False
+                    self._answer(pipeline.label, op, False)
 
     def families(self, label: str, case: Case) -> frozenset[str] | None:
         """The families of the kernel's operations that `label` computes wrong on their own;
@@ -325,5 +353,5 @@ def probe_families(signature: str) -> frozenset[str] | None:
     return Signature.parse(signature).probe
 
 
-__all__ = ["BugKeys", "ProbeStats", "TypedOp", "batch_case", "copy_op", "probe_case",
+__all__ = ["BugKeys", "ProbeAnswer", "ProbeStats", "TypedOp", "batch_case", "copy_op", "probe_case",
            "probe_families", "type_class", "typed_ops"]

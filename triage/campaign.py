@@ -12,6 +12,10 @@ Rules it keeps:
   case a second time is skipped.
 * **The store is written by this process only** (workers return values), so one campaign
   never contends with itself; stores of several machines are combined with `triage merge`.
+* **Bug keys are the workers' business**: a job keys its own wrong-code findings
+  (`campaign_jobs.py`), with the probe answers this process knows; the answers it probed come
+  back with its result and are kept in the store (`store_probes.py`, per toolchain), so a
+  probe runs about once per campaign and a resumed campaign probes nothing it knew.
 * **Where jobs run is the executor's business** (`triage/executors/`: a local process pool,
   or Ray actors on a cluster). A job whose worker died comes back `lost` and is queued again
   (at most twice); since nothing of it was recorded, nothing is counted twice.
@@ -33,11 +37,15 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import HarnessBug, RgpuError
 from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
-from rgpu_fuzz.triage.bugkey import BugKeys
+from rgpu_fuzz.triage.bugkey import ProbeAnswer, TypedOp
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
     ChunkResult,
     Found,
+    JudgeJob,
+    JudgeResult,
+    Keying,
+    Probed,
     ReduceJob,
     ReduceResult,
     Setup,
@@ -47,9 +55,10 @@ from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
 from rgpu_fuzz.triage.classify import coarse_key, is_bug_key, place, reduction_slot
 from rgpu_fuzz.triage.executors import Done, Executor, LocalExecutor
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
+from rgpu_fuzz.triage.store_probes import probe_toolchain
 from rgpu_fuzz.triage.toolchains import begin_run
 
-Job = ChunkJob | ReduceJob
+Job = ChunkJob | ReduceJob | JudgeJob
 
 MAX_TRIES = 3
 """A job whose worker died is run again, at most this many times in all."""
@@ -71,9 +80,18 @@ class CampaignConfig:
     jobs: int = 1
     reduce: bool = True
     reduce_budget_s: float = 60.0
+    reduce_slice_s: float = 15.0
+    """A reduction runs as jobs of at most this many seconds, each resuming from the smallest
+    case of the one before, so chunks queued meanwhile run in between: with one worker, one
+    60-s reduction job used to stop the campaign's cases for 60 s."""
     bug_keys: bool = True
     """Bucket wrong code by bug key (`triage/bugkey.py`) when reducing; False: by `ops=`
     only (and always without `reduce`: unreduced findings keep their own signature)."""
+
+    @property
+    def keys_findings(self) -> bool:
+        """Whether jobs compute bug keys (they are used only when reducing)."""
+        return self.bug_keys and self.reduce
 
     def identity(self) -> dict[str, Any]:
         """What a resumed campaign must share with the one it continues."""
@@ -102,6 +120,9 @@ class Tally:
     """Jobs whose worker died before they finished (each queued again)."""
     executor_start_s: float = 0.0
     """Seconds the executor took to start (a Ray instance and its actors: seconds)."""
+    probes: int = 0
+    """Bug-key probe kernels run by this run's jobs (answers known before are not run)."""
+    probe_seconds: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,15 +219,22 @@ class Campaign:
         except StoreError as e:
             raise CampaignError(str(e)) from None
         self.store.record_plugins(_plugin_names(config.setup.plugins))
-        begin_run(self.store, "campaign", config.setup.pipelines, config.setup.plugins,
-                  {**config.identity(), "time_s": config.time_s, "max_cases": config.max_cases})
+        run = begin_run(self.store, "campaign", config.setup.pipelines, config.setup.plugins,
+                        {**config.identity(), "time_s": config.time_s,
+                         "max_cases": config.max_cases})
+        self.toolchain = probe_toolchain(run.versions, config.setup.policy)
+        self.probe_answers: dict[tuple[str, TypedOp], bool] = {
+            (a.pipeline, a.op): a.broken for a in self.store.probe_answers(self.toolchain)}
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
         self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
         self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
         self.recorded: set[str] = set()
-        self.keys: BugKeys | None = None  # made at the first wrong-code finding
+        self.slices: dict[str, _Slices] = {}
+        """Reduction key -> the slices of that reduction so far."""
+        self.resume_markers: dict[str, list[tuple[Path, str]]] = {}
+        """Case id -> the `reducing/` markers (file, signature) of a resumed campaign."""
         # `max_cases` counts the whole campaign (a resumed one included) and cases as they
         # are submitted, so chunks in flight are not submitted past it.
         self.submitted_cases = int(self.checkpoint.totals.get("cases", 0))
@@ -249,7 +277,7 @@ class Campaign:
                 while (not self.out_of_budget()
                        and self._chunks_in_flight() < 2 * ex.workers):
                     c = next(chunks)
-                    job = ChunkJob(self.config.setup, c, self.seeds(c))
+                    job = ChunkJob(self.config.setup, c, self.seeds(c), self._keying())
                     self.submitted_cases += len(job.seeds)
                     self._submit(job)
                 if not self.inflight:
@@ -270,6 +298,23 @@ class Campaign:
 
     def _submit(self, job: Job) -> None:
         self.inflight[self.executor.submit(job)] = job
+
+    def _keying(self) -> Keying:
+        """What a job needs to key its findings: every probe answer known so far."""
+        if not self.config.keys_findings:
+            return Keying()
+        return Keying(True, tuple(ProbeAnswer(label, op, broken) for (label, op), broken
+                                  in self.probe_answers.items()))
+
+    def _learn(self, probed: Probed) -> None:
+        """Keep the answers a job probed (for later jobs and, in the store, later runs)."""
+        self.tally.probes += probed.stats.probes
+        self.tally.probe_seconds += probed.stats.seconds
+        fresh = [a for a in probed.answers if (a.pipeline, a.op) not in self.probe_answers]
+        for a in fresh:
+            self.probe_answers[(a.pipeline, a.op)] = a.broken
+        if fresh:
+            self.store.record_probes(self.toolchain, fresh)
 
     def _chunks_in_flight(self) -> int:
         return sum(1 for j in self.inflight.values() if isinstance(j, ChunkJob))
@@ -292,8 +337,13 @@ class Campaign:
                 self._reduction_failed(job, done.error)
                 return
             raise HarnessBug(f"a worker raised running {_describe(job)}:\n{done.error}")
+        assert done.result is not None
+        self._learn(done.result.probed)
         if isinstance(done.result, ChunkResult):
             self._chunk_done(done.result)
+        elif isinstance(done.result, JudgeResult):
+            assert isinstance(job, JudgeJob)
+            self._judged(job, done.result)
         else:
             assert isinstance(done.result, ReduceResult)
             self._reduction_done(done.result)
@@ -347,7 +397,7 @@ class Campaign:
         case = casefile.loads(found.case_toml)
         known = self._known()
         for finding in found.verdict.findings:
-            sig = place(finding, found.ops, known, bug_key=self._bug_key(finding, case)) \
+            sig = place(finding, found.ops, known, bug_key=found.bug_keys.get(finding.signature)) \
                 if self.config.reduce else finding.signature
             if sig is not None:
                 new = self._record(case, found, finding, sig)
@@ -362,18 +412,6 @@ class Campaign:
                 self.waiting[key].append(found)
             else:
                 self._submit_reduction(found, finding.signature)
-
-    def _bug_key(self, finding: Finding, case: Case) -> str | None:
-        """The finding's bug key (None: not wrong code, or no operation broken alone)."""
-        if not (self.config.bug_keys and self.config.reduce) \
-                or finding.kind is not FindingKind.WRONG_CODE:
-            return None
-        if self.keys is None:
-            from rgpu_fuzz.triage.campaign_jobs import _prepared
-
-            _, pipelines, policy, _ = _prepared(self.config.setup)
-            self.keys = BugKeys(pipelines, policy)
-        return self.keys.key(finding.signature, case)
 
     def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
         """Count the finding in bucket `signature`; True when that bucket is new. A finding
@@ -404,11 +442,23 @@ class Campaign:
         # listed until it finishes, so a killed campaign redoes it when resumed
         (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
             {"signature": signature, "case_toml": found.case_toml}), encoding="utf-8")
+        self.slices[key] = _Slices()
         self._submit(ReduceJob(self.config.setup, found.case_toml, signature,
-                               self.config.reduce_budget_s))
+                               min(self.config.reduce_slice_s, self.config.reduce_budget_s),
+                               self._keying()))
 
     def _reduction_done(self, result: ReduceResult) -> None:
         key = reduction_slot(result.signature)
+        slices = self.slices.setdefault(key, _Slices())
+        slices.add(result)
+        left = self.config.reduce_budget_s - slices.seconds
+        if result.reduced_toml is not None and result.out_of_time and left >= 1.0:
+            # go on from where this slice stopped, behind the jobs queued meanwhile
+            self._submit(ReduceJob(self.config.setup, result.reduced_toml, result.signature,
+                                   min(self.config.reduce_slice_s, left), self._keying()))
+            return
+        del self.slices[key]
+        result = slices.whole(result)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         original = casefile.loads(found.case_toml)
@@ -418,7 +468,8 @@ class Campaign:
             "signature": result.reduced_signature, "lines_before": result.lines_before,
             "lines_after": result.lines_after, "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after, "candidates": result.tried,
-            "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None})
+            "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None,
+            "slices": slices.count})
         sig = result.reduced_signature
         if is_bug_key(result.signature):
             sig = result.signature
@@ -429,8 +480,7 @@ class Campaign:
             ops = kernel_operations(module) if module is not None else ()
             reduced_finding = replace(finding, signature=sig)
             sig = place(reduced_finding, ops, self._known(), reduced=True,
-                        bug_key=self._bug_key(reduced_finding,
-                                              casefile.loads(result.reduced_toml))) or sig
+                        bug_key=result.bug_key) or sig
         self._record(original, found, finding, sig)
         # the reduction's first step re-ran the original: that is one reproduction attempt
         self.store.record_reproduction(sig, result.reduced_toml is not None)
@@ -449,6 +499,7 @@ class Campaign:
         """rgpu-fuzz raised while reducing: keep the traceback, record the finding under its
         unreduced signature (nothing found is lost), and let the findings that waited go on."""
         key = reduction_slot(job.signature)
+        self.slices.pop(key, None)
         found = self.pending_reductions.pop(key)
         (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
         case = casefile.loads(found.case_toml)
@@ -468,7 +519,7 @@ class Campaign:
         for other in waiting:
             case = casefile.loads(other.case_toml)
             f = next(x for x in other.verdict.findings if coarse_key(x.signature) == key)
-            placed = place(f, other.ops, known, bug_key=self._bug_key(f, case))
+            placed = place(f, other.ops, known, bug_key=other.bug_keys.get(f.signature))
             if placed is not None:
                 self._record(case, other, f, placed)
             elif key in self.pending_reductions:
@@ -490,47 +541,49 @@ class Campaign:
         self.pending_reductions.clear()
 
     def _resume_pending(self) -> None:
-        """Finish what a killed campaign left: the reductions listed in `reducing/` are
-        started again, and the findings in `pending/` (never placed in a bucket) are judged
-        again and classified, which places them or starts their reduction."""
+        """Finish what a stopped campaign left: the cases of the reductions listed in
+        `reducing/` and the findings in `pending/` (never placed in a bucket) are judged
+        again in one job, like any other job on the executor; `_judged` then restarts the
+        reductions that still reproduce and classifies the rest."""
         markers = sorted((self.out / "reducing").glob("*.json"))
         files = sorted((self.out / "pending").glob("*.toml"))
         if not markers and not files:
             return
-        from rgpu_fuzz.oracles import judge, kernel_operations
-        from rgpu_fuzz.pipelines.runner import run_case
-        from rgpu_fuzz.triage.campaign_jobs import _parse, _prepared
-
-        _, pipelines, policy, _ = _prepared(self.config.setup)
-
-        def rejudge(case: Case) -> Found:
-            outcomes = run_case(case, pipelines)
-            module = _parse(case)
-            verdict = judge(case, outcomes, policy, module)
-            ops = kernel_operations(module) if module is not None else ()
-            return Found(casefile.dumps(case), outcomes, verdict, ops)
-
+        self.resume_markers = {}
+        texts: list[str] = []
         for marker in markers:
             job = json.loads(marker.read_text(encoding="utf-8"))
-            found = rejudge(casefile.loads(job["case_toml"]))
-            key = reduction_slot(job["signature"])
-            if not any(coarse_key(f.signature) == coarse_key(key) for f in found.verdict.findings):
-                marker.unlink()  # no longer reproduces: nothing to reduce
-                continue
-            if key in self.pending_reductions:
-                self.waiting[key].append(found)
-            else:
-                self._submit_reduction(found, job["signature"])
-        reducing = {casefile.loads(f.case_toml).id for f in self.pending_reductions.values()}
+            case = casefile.loads(job["case_toml"])
+            self.resume_markers.setdefault(case.id, []).append((marker, job["signature"]))
+            texts.append(casefile.dumps(case))
         for path in files:
             case = casefile.load(path)
-            if case.id in reducing:
-                continue  # recorded when its reduction finishes
-            found = rejudge(case)
-            if found.verdict.agree:
-                path.unlink(missing_ok=True)
+            if case.id not in self.resume_markers:  # recorded when its reduction finishes
+                texts.append(casefile.dumps(case))
+        self._submit(JudgeJob(self.config.setup, tuple(dict.fromkeys(texts)), self._keying()))
+
+    def _judged(self, job: JudgeJob, result: JudgeResult) -> None:
+        found = {casefile.loads(f.case_toml).id: f for f in result.found}
+        for case_id in result.judged:
+            for marker, signature in self.resume_markers.get(case_id, []):
+                key = reduction_slot(signature)
+                again = found.get(case_id)
+                if again is None or not any(coarse_key(f.signature) == coarse_key(key)
+                                            for f in again.verdict.findings):
+                    marker.unlink(missing_ok=True)  # no longer reproduces: nothing to reduce
+                elif key in self.pending_reductions:
+                    self.waiting[key].append(again)
+                else:
+                    self._submit_reduction(again, signature)
+        for case_id in result.judged:
+            if case_id in self.resume_markers:
                 continue
-            self._classify(found)
+            again = found.get(case_id)
+            if again is None:
+                (self.out / "pending" / f"{case_id}.toml").unlink(missing_ok=True)
+            else:
+                self._classify(again)
+        self.resume_markers = {}
 
     # ------------------------------------------------------------ summary
 
@@ -580,6 +633,7 @@ class Campaign:
                          if c["timeout"]},
             "abandoned_jobs": t.abandoned_jobs, "lost_jobs": t.lost_jobs,
             "executor_start_s": round(t.executor_start_s, 3),
+            "probes": t.probes, "probe_seconds": round(t.probe_seconds, 3),
             "resumed_totals": self.checkpoint.totals,
         }
         return Summary(data)
@@ -589,10 +643,47 @@ class Campaign:
         self.store.close()
 
 
+class _Slices:
+    """The jobs of one reduction so far (`CampaignConfig.reduce_slice_s`)."""
+
+    def __init__(self) -> None:
+        self.first: ReduceResult | None = None
+        self.last_good: ReduceResult | None = None
+        self.seconds = 0.0
+        self.tried = 0
+        self.count = 0
+
+    def add(self, result: ReduceResult) -> None:
+        self.first = self.first or result
+        if result.reduced_toml is not None:
+            self.last_good = result
+        self.seconds += result.seconds
+        self.tried += result.tried
+        self.count += 1
+
+    def whole(self, last: ReduceResult) -> ReduceResult:
+        """The reduction as one result: from the first slice's case to the smallest case
+        any slice reproduced (a slice whose start no longer reproduced — flaky — is passed
+        over), with the sums of all slices."""
+        assert self.first is not None
+        best = self.last_good or last
+        reduced = best.reduced_toml
+        if reduced is not None and self.count > 1:  # parent: the original, not a slice's case
+            case = casefile.loads(reduced)
+            reduced = casefile.dumps(replace(case, provenance=replace(
+                case.provenance, parent=self.first.original_id)))
+        return replace(best, original_id=self.first.original_id, reduced_toml=reduced,
+                       lines_before=self.first.lines_before,
+                       tokens_before=self.first.tokens_before, tried=self.tried,
+                       seconds=self.seconds)
+
+
 def _describe(job: Job) -> str:
     if isinstance(job, ChunkJob):
         return f"chunk {job.index} (seeds {job.seeds[0]}..{job.seeds[-1]})" if job.seeds \
             else f"chunk {job.index}"
+    if isinstance(job, JudgeJob):
+        return f"judging again the {len(job.cases)} findings a stopped run left"
     return f"the reduction for {job.signature[:80]}"
 
 

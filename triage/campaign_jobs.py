@@ -1,8 +1,16 @@
-"""The work a campaign hands to its worker processes: run a chunk of seeds, reduce a finding.
+"""The work a campaign hands to its worker processes: run a chunk of seeds, reduce a finding,
+judge stored cases again.
 
-Both are top-level functions over frozen, picklable jobs, so they run in any process. Each
-worker process keeps its pipelines, profile and policy between jobs (start-up is the
-expensive part of a small job).
+All are top-level functions over frozen jobs of plain data, so they run in any process. Each
+worker process keeps its pipelines, profile, policy and bug-key probe answers between jobs
+(start-up is the expensive part of a small job).
+
+Bug keys (`triage/bugkey.py`) are computed here, in the worker that found the finding, not
+in the campaign's process: a probe compiles and runs a kernel, and in the campaign's single
+loop every probe held up every other job's bookkeeping (issue 13; probes cost 6-30 s of a
+60-s campaign). A job carries the probe answers the campaign knows (from earlier jobs and
+its store) and its result returns the answers it probed, so each operation is probed about
+once per campaign, whichever worker meets it first.
 """
 
 from __future__ import annotations
@@ -21,8 +29,11 @@ from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_po
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case, run_cases
+from rgpu_fuzz.triage.bugkey import BugKeys, ProbeAnswer, ProbeStats
 from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
-from rgpu_fuzz.triage.classify import coarse_key
+from rgpu_fuzz.triage.classify import coarse_key, is_bug_key
+
+NO_PROBES = ProbeStats(0, 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +47,19 @@ class Setup:
 
 
 @dataclass(frozen=True, slots=True)
+class Keying:
+    """Whether a job keys its wrong-code findings, and the probe answers already known."""
+
+    enabled: bool = False
+    known: tuple[ProbeAnswer, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ChunkJob:
     setup: Setup
     index: int
     seeds: tuple[int, ...]
+    keying: Keying = Keying()
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +70,17 @@ class Found:
     outcomes: dict[str, Outcome]
     verdict: Verdict
     ops: tuple[str, ...]
+    bug_keys: dict[str, str] = field(default_factory=dict)
+    """Finding signature -> its bug key, for the wrong-code findings that have one (only
+    when the job asked for keys)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Probed:
+    """What a job's bug keys cost and learnt: the answers it probed itself."""
+
+    answers: list[ProbeAnswer] = field(default_factory=list)
+    stats: ProbeStats = NO_PROBES
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +99,7 @@ class ChunkResult:
     """Cases of the chunk using each language feature (`lang/features.py`; campaign_stats)."""
     opcodes: dict[str, Counter[str]] | None = None
     """Simulator opcodes executed in the chunk, per pipeline spec (campaign_stats)."""
+    probed: Probed = Probed()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +108,7 @@ class ReduceJob:
     case_toml: str
     signature: str
     budget_s: float
+    keying: Keying = Keying()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +127,31 @@ class ReduceResult:
     tokens_after: int
     tried: int
     seconds: float
+    out_of_time: bool = False
+    """The budget ran out before the reducer reached a fixpoint (more may be removable)."""
+    bug_key: str | None = None
+    """The bug key of the reduced kernel's finding (asked for when the job's signature is
+    not a bug key already)."""
+    probed: Probed = Probed()
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeJob:
+    """Cases run and judged again: the findings a stopped campaign had not placed yet."""
+
+    setup: Setup
+    cases: tuple[str, ...]
+    """Case files (TOML text)."""
+    keying: Keying = Keying()
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeResult:
+    judged: list[str]
+    """The ids of every case of the job, in its order."""
+    found: list[Found]
+    """The cases that still have findings."""
+    probed: Probed = Probed()
 
 
 _cache: dict[Setup, tuple[Registry, list[Pipeline], Policy, object]] = {}
@@ -117,11 +175,49 @@ def _parse(case: Case) -> Module | None:
     return case_module(case)
 
 
+_keys: dict[Setup, BugKeys] = {}
+
+
+def _bug_keys(setup: Setup, keying: Keying) -> BugKeys | None:
+    """This process's bug keys for `setup` (probe answers kept between jobs), told what the
+    campaign knows; None when the job asks for no keys."""
+    if not keying.enabled:
+        return None
+    keys = _keys.get(setup)
+    if keys is None:
+        _, pipelines, policy, _ = _prepared(setup)
+        keys = _keys[setup] = BugKeys(pipelines, policy)
+    keys.learn(keying.known)
+    return keys
+
+
+def _key_findings(keys: BugKeys | None, case: Case, verdict: Verdict) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if keys is None:
+        return out
+    for f in verdict.findings:
+        if f.signature not in out:
+            key = keys.key(f.signature, case)  # None for anything but wrong code
+            if key is not None:
+                out[f.signature] = key
+    return out
+
+
+def _probed(keys: BugKeys | None, before: ProbeStats) -> Probed:
+    if keys is None:
+        return Probed()
+    after = keys.stats
+    return Probed(keys.take_fresh(), ProbeStats(after.probes - before.probes,
+                                                round(after.seconds - before.seconds, 3)))
+
+
 def run_chunk(job: ChunkJob) -> ChunkResult:
     """Generate and run every seed of the chunk; keep only what has findings."""
     from rgpu_fuzz.generators import SeededChoices, generate
 
     _, pipelines, policy, profile = _prepared(job.setup)
+    keys = _bug_keys(job.setup, job.keying)
+    probes_before = keys.stats if keys is not None else NO_PROBES
     batching = [p for p in pipelines if p.batches]
     seconds: dict[str, list[float]] = {p.label: [] for p in pipelines}
     statuses: dict[str, Counter[str]] = {p.label: Counter() for p in pipelines}
@@ -168,9 +264,30 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
                 errors.append((case.provenance.seed or -1, note))
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
-            found.append(Found(casefile.dumps(case), outcomes, verdict, ops))
+            found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
+                               _key_findings(keys, case, verdict)))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
-                       errors, features, capture.collect())
+                       errors, features, capture.collect(), _probed(keys, probes_before))
+
+
+def judge_cases(job: JudgeJob) -> JudgeResult:
+    """Run and judge each case of the job again, as `run_chunk` judges a generated one."""
+    _, pipelines, policy, _ = _prepared(job.setup)
+    keys = _bug_keys(job.setup, job.keying)
+    before = keys.stats if keys is not None else NO_PROBES
+    judged: list[str] = []
+    found: list[Found] = []
+    for text in job.cases:
+        case = casefile.loads(text)
+        judged.append(case.id)
+        outcomes = run_case(case, pipelines)
+        module = _parse(case)
+        verdict = judge(case, outcomes, policy, module)
+        if not verdict.agree:
+            ops = kernel_operations(module) if module is not None else ()
+            found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
+                               _key_findings(keys, case, verdict)))
+    return JudgeResult(judged, found, _probed(keys, before))
 
 
 def _implicates(verdict: Verdict, batching: list[Pipeline], policy: Policy) -> bool:
@@ -217,19 +334,25 @@ def reduce_finding(job: ReduceJob) -> ReduceResult:
     from rgpu_fuzz.triage.reduce import reduce_case, signature_predicate
 
     reg, pipelines, policy, _ = _prepared(job.setup)
+    keys = _bug_keys(job.setup, job.keying)
+    before = keys.stats if keys is not None else NO_PROBES
     case = casefile.loads(job.case_toml)
     interesting = signature_predicate(job.signature, pipelines, policy, registry=reg)
     red = reduce_case(case, interesting, budget_s=job.budget_s)
     if not red.interesting_at_start:
         return ReduceResult(job.signature, case.id, None, job.signature, {}, None,
                             red.lines_before, red.lines_before, red.tokens_before,
-                            red.tokens_before, red.tried, red.seconds)
+                            red.tokens_before, red.tried, red.seconds,
+                            probed=_probed(keys, before))
     reduced = red.case
     outcomes = run_case(reduced, pipelines)
     verdict = judge(reduced, outcomes, policy, _parse(reduced))
     want = coarse_key(job.signature)
     sig = next((f.signature for f in verdict.findings if coarse_key(f.signature) == want),
                job.signature)
+    # a bug-keyed bucket keeps its key whatever the reduction leaves (campaign.py)
+    key = keys.key(sig, reduced) if keys is not None and not is_bug_key(job.signature) \
+        else None
     return ReduceResult(job.signature, case.id, casefile.dumps(reduced), sig, outcomes, verdict,
                         red.lines_before, red.lines_after, red.tokens_before, red.tokens_after,
-                        red.tried, red.seconds)
+                        red.tried, red.seconds, red.out_of_time, key, _probed(keys, before))

@@ -23,8 +23,14 @@ from rgpu_fuzz.lang.features import FEATURES
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.oracles import ElementDiff
-from rgpu_fuzz.triage.campaign_stats import STATS_FILE, ChunkStats, StatsLog, read_chunk_stats
-from rgpu_fuzz.triage.store import Bucket, FindingStore, StoreError
+from rgpu_fuzz.triage.campaign_stats import (
+    STATS_FILE,
+    ChunkStats,
+    PipelineStats,
+    StatsLog,
+    read_chunk_stats,
+)
+from rgpu_fuzz.triage.store import Bucket, Event, FindingStore, StoreError
 
 STORE_FILE = "findings.sqlite"
 DEFAULT_TOP = 10
@@ -60,11 +66,15 @@ class BucketView:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PipelineTotals:
-    label: str
-    seconds: float
-    runs: int
-    statuses: Mapping[str, int]
+class Regression:
+    """A bucket that was fixed and came back (`triage recheck`, a campaign or a merge
+    reopened it): what the morning's reader must see first."""
+
+    bucket: Bucket
+    reopened_at: float | None
+    reopened_run: str | None
+    detail: str
+    """What reopened it (the history entry: "found again: case ...", the recheck's line)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,13 +118,15 @@ class CampaignData:
     start: float | None
     """Wall time the first session started (or the first bucket, without statistics)."""
     end: float | None
-    pipelines: tuple[PipelineTotals, ...]
+    pipelines: tuple[PipelineStats, ...]
     features: Mapping[str, int] | None
     """Cases using each feature of `lang.features.FEATURES` (0 included)."""
     feature_cases: int
     """Cases of the chunks that reported features (the denominator)."""
     opcodes: tuple[OpcodeCoverage, ...]
     missing: tuple[str, ...]
+    regressions: tuple[Regression, ...] = ()
+    """Buckets reopened after a fix (`Bucket.regression`), most counted first."""
 
     # ------------------------------------------------------------ totals
 
@@ -342,6 +354,7 @@ def collect(out: Path, *, store: Path | None = None, top: int = DEFAULT_TOP) -> 
     try:
         buckets = tuple(db.buckets(order_by="count"))
         views = tuple(_bucket_view(db, b) for b in buckets[:top])
+        regressions = tuple(_regression(db, b) for b in buckets if b.regression)
     finally:
         db.close()
     dirs = campaign_dirs(out)
@@ -369,16 +382,10 @@ def collect(out: Path, *, store: Path | None = None, top: int = DEFAULT_TOP) -> 
     start = min(starts) if starts else None
     end = max(ends) if ends else None
 
-    totals: dict[str, PipelineTotals] = {}
+    totals: dict[str, PipelineStats] = {}
     for c in chunks:
         for label, p in c.pipelines.items():
-            old = totals.get(label)
-            statuses = Counter(old.statuses if old else {})
-            statuses.update(p.statuses)
-            totals[label] = PipelineTotals(label=label,
-                                           seconds=(old.seconds if old else 0.0) + p.seconds,
-                                           runs=(old.runs if old else 0) + p.runs,
-                                           statuses=dict(statuses))
+            totals[label] = totals[label].plus(p) if label in totals else p
     featured = [c for c in chunks if c.features is not None]
     features: dict[str, int] | None = None
     if featured:
@@ -397,7 +404,16 @@ def collect(out: Path, *, store: Path | None = None, top: int = DEFAULT_TOP) -> 
         checkpoint_totals=_totals(checkpoints), chunks=chunks, stats_present=present,
         stats_bad_lines=bad_lines, buckets=buckets, top=views, start=start, end=end,
         pipelines=tuple(totals.values()), features=features,
-        feature_cases=sum(c.cases for c in featured), opcodes=opcodes, missing=tuple(missing))
+        feature_cases=sum(c.cases for c in featured), opcodes=opcodes, missing=tuple(missing),
+        regressions=regressions)
+
+
+def _regression(db: FindingStore, bucket: Bucket) -> Regression:
+    last = next((h for h in reversed(db.history(bucket.signature))
+                 if h.event is Event.REGRESSED), None)
+    return Regression(bucket=bucket, reopened_at=last.at if last else None,
+                      reopened_run=(last.run or None) if last else None,
+                      detail=last.detail if last else "")
 
 
 # ---------------------------------------------------------------- rows both writers show
@@ -441,6 +457,7 @@ def summary_rows(data: CampaignData) -> list[tuple[str, str, str]]:
          str(data.cases_with_findings) if data.chunks else "–"),
         ("recorded", "findings counted in buckets (store)", str(data.recorded)),
         ("buckets", "buckets", str(len(data.buckets))),
+        ("regressions", "regressions (fixed buckets that came back)", str(len(data.regressions))),
         ("bucket-statuses", "buckets by status", ", ".join(
             f"{k} {v}" for k, v in sorted(data.bucket_status_counts().items())) or "–"),
         ("harness-errors", "harness errors (bugs in rgpu-fuzz)",
@@ -472,8 +489,18 @@ def feature_rows(data: CampaignData) -> list[tuple[str, str, str, str]]:
 
 def bucket_rows(data: CampaignData) -> list[tuple[str, str, str, str, str, str]]:
     """(id, count, kind, status, first seen, signature) of every bucket, most counted first."""
-    return [(b.id, str(b.count), b.kind, str(b.status), when(b.first_seen), b.signature)
-            for b in data.buckets]
+    return [(b.id, str(b.count), b.kind, f"{b.status} (regression)" if b.regression
+             else str(b.status), when(b.first_seen), b.signature) for b in data.buckets]
+
+
+REGRESSION_HEADER = ("bucket", "count", "fixed at", "reopened at", "reopened by run",
+                     "what reopened it")
+
+
+def regression_rows(data: CampaignData) -> list[tuple[str, str, str, str, str, str]]:
+    """(id, count, fixed at, reopened at, reopened by run, what reopened it)."""
+    return [(r.bucket.id, str(r.bucket.count), when(r.bucket.fixed_at), when(r.reopened_at),
+             r.reopened_run or "–", r.detail or "–") for r in data.regressions]
 
 
 def diff_header(view: BucketView) -> tuple[str, str]:
@@ -492,7 +519,23 @@ def hex_bits(view: BucketView, buffer: str, bits: int) -> str:
     return f"0x{bits:0{width}x}"
 
 
-__all__ = ["DEFAULT_TOP", "BucketView", "CampaignData", "CampaignReportError",
-           "OpcodeCoverage", "PipelineTotals", "bucket_rows", "campaign_dirs", "collect",
-           "diff_header",
-           "feature_rows", "hex_bits", "pipeline_rows", "summary_rows", "when"]
+__all__ = [
+    "DEFAULT_TOP",
+    "REGRESSION_HEADER",
+    "BucketView",
+    "CampaignData",
+    "CampaignReportError",
+    "OpcodeCoverage",
+    "PipelineStats",
+    "Regression",
+    "bucket_rows",
+    "campaign_dirs",
+    "collect",
+    "diff_header",
+    "feature_rows",
+    "hex_bits",
+    "pipeline_rows",
+    "regression_rows",
+    "summary_rows",
+    "when",
+]

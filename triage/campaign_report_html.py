@@ -12,11 +12,13 @@ from collections.abc import Sequence
 from html import escape
 
 from rgpu_fuzz.triage.campaign_report import (
+    REGRESSION_HEADER,
     CampaignData,
     bucket_rows,
     diff_header,
     feature_rows,
     pipeline_rows,
+    regression_rows,
     summary_rows,
     when,
 )
@@ -44,6 +46,7 @@ pre { background: #f6f8fa; border: 1px solid #e1e4e8; padding: 8px 10px; overflo
 .missing { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px;
            padding: 6px 12px; margin: 12px 0; }
 .sig { word-break: break-all; }
+.regression { color: #b42318; font-weight: 600; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr));
         gap: 8px 20px; }
 figure { margin: 6px 0; }
@@ -100,8 +103,9 @@ def _buckets(data: CampaignData) -> str:
            f"<tbody>{''.join(rows)}</tbody></table>"]
     for view in data.top:
         b = view.bucket
+        flag = ' <span class="regression">regression</span>' if b.regression else ""
         out.append(f'<h3 id="bucket-{b.id}">Bucket <code>{b.id}</code> '
-                   f"({b.count}×): {_e(b.kind)}</h3>")
+                   f"({b.count}×): {_e(b.kind)}{flag}</h3>")
         out.append(f'<p class="sig"><code>{_e(b.signature)}</code><br>'
                    f'Report: <a href="{_e(view.report_name)}">{_e(view.report_name)}</a>'
                    + (f" · best reproducer <code>{_e(view.case_id)}</code>"
@@ -163,6 +167,12 @@ def render_html(data: CampaignData, plots: Sequence[Plot]) -> str:
         figs = "".join(_figure(by_name[f"opcodes-{c.target}"]) for c in data.opcodes
                        if f"opcodes-{c.target}" in by_name)
         sections.append(("opcodes", "Simulator opcode coverage", figs + _opcodes(data)))
+    if data.regressions:
+        sections.append(("regressions", f"Regressions ({len(data.regressions)})",
+                         '<p class="regression">Buckets that were fixed and came back; each '
+                         "is open again (status new).</p>" + _table(
+                             REGRESSION_HEADER,
+                             regression_rows(data), "lrllll", key="regressions")))
     sections.append(("buckets", "Buckets", _buckets(data)))
     missing = "".join(f'<div class="missing" data-k="missing">Missing: {_e(m)}</div>'
                       for m in data.missing)

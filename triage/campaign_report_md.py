@@ -15,6 +15,7 @@ from typing import Any
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.triage.campaign_report import (
+    REGRESSION_HEADER,
     BucketView,
     CampaignData,
     bucket_rows,
@@ -22,6 +23,7 @@ from rgpu_fuzz.triage.campaign_report import (
     feature_rows,
     hex_bits,
     pipeline_rows,
+    regression_rows,
     summary_rows,
     when,
 )
@@ -136,13 +138,19 @@ def render_markdown(data: CampaignData, plots: Sequence[Plot]) -> str:
                   "", f"Most executed ({TOP_OPCODES}):", "",
                   *_table(("opcode", "wave-instructions"), [(k, str(v)) for k, v in top], "lr"),
                   ""]
+    if data.regressions:
+        lines += [f"## Regressions ({len(data.regressions)})", "",
+                  "Buckets that were fixed and came back; each is open again (status new).", "",
+                  *_table(REGRESSION_HEADER,
+                          regression_rows(data), "lrllll"), ""]
     lines += ["## Buckets", ""]
     lines += _table(("id", "count", "kind", "status", "first seen", "signature"),
                     bucket_rows(data), "lrllll") if data.buckets else ["No findings."]
     lines.append("")
     for view in data.top:
         b = view.bucket
-        lines += [f"### Bucket {b.id} ({b.count}×): {b.kind}", "", f"`{b.signature}`", "",
+        flag = " — **regression**" if b.regression else ""
+        lines += [f"### Bucket {b.id} ({b.count}×): {b.kind}{flag}", "", f"`{b.signature}`", "",
                   f"Report: [{view.report_name}]({view.report_name})", ""]
         if view.kernel is not None:
             lines += [_fence(view.kernel, "rust"), ""]

@@ -37,13 +37,22 @@ RECORD_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PipelineChunkStats:
-    """One pipeline's share of one chunk."""
+class PipelineStats:
+    """One pipeline's share of some cases: of one chunk (`ChunkStats.pipelines`), or of a
+    whole campaign (the report's sum over its chunks, `plus`)."""
 
+    label: str
     seconds: float
-    """Sum of the pipeline's `total` seconds over the chunk's cases."""
+    """Sum of the pipeline's `total` seconds over the cases."""
     runs: int
     statuses: Mapping[str, int]
+
+    def plus(self, other: PipelineStats) -> PipelineStats:
+        """Both shares together (same label)."""
+        statuses = Counter(self.statuses)
+        statuses.update(other.statuses)
+        return PipelineStats(label=self.label, seconds=self.seconds + other.seconds,
+                             runs=self.runs + other.runs, statuses=dict(statuses))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,7 +67,7 @@ class ChunkStats:
     campaign has several sessions)."""
     cases: int
     gen_seconds: float
-    pipelines: Mapping[str, PipelineChunkStats]
+    pipelines: Mapping[str, PipelineStats]
     findings: int
     cases_with_findings: int
     invalid: Mapping[str, int] = field(default_factory=dict)
@@ -86,8 +95,8 @@ class ChunkStats:
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> ChunkStats:
         """The record of one line; KeyError/TypeError/ValueError when it is not one."""
-        pipes = {str(label): PipelineChunkStats(
-                    seconds=float(p["seconds"]), runs=int(p["runs"]),
+        pipes = {str(label): PipelineStats(
+                    label=str(label), seconds=float(p["seconds"]), runs=int(p["runs"]),
                     statuses={str(k): int(v) for k, v in p["statuses"].items()})
                  for label, p in doc["pipelines"].items()}
         feats = doc.get("features")
@@ -107,8 +116,8 @@ class ChunkStats:
 def chunk_stats(result: Any, session_start: float, now: float | None = None) -> ChunkStats:
     """The record of a `campaign_jobs.ChunkResult` (typed `Any`: the result type lives in
     the module that imports this one's users, and older results lack the new fields)."""
-    pipes = {label: PipelineChunkStats(seconds=sum(secs), runs=len(secs),
-                                       statuses=dict(result.statuses.get(label, {})))
+    pipes = {label: PipelineStats(label=label, seconds=sum(secs), runs=len(secs),
+                                  statuses=dict(result.statuses.get(label, {})))
              for label, secs in result.seconds.items()}
     features = getattr(result, "features", None)
     opcodes = getattr(result, "opcodes", None)
@@ -237,5 +246,5 @@ class SimOpcodeCapture:
         return got
 
 
-__all__ = ["STATS_FILE", "ChunkStats", "PipelineChunkStats", "SimOpcodeCapture", "StatsLog",
+__all__ = ["STATS_FILE", "ChunkStats", "PipelineStats", "SimOpcodeCapture", "StatsLog",
            "append_chunk_stats", "chunk_stats", "read_chunk_stats"]

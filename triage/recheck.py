@@ -20,10 +20,14 @@ Rules it keeps:
 
 from __future__ import annotations
 
+import functools
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
@@ -157,15 +161,11 @@ class Rechecker:
         return list(dict.fromkeys([*arbiter, *specs]))
 
     def matches(self, bucket: Bucket, finding: Finding, ops: tuple[str, ...]) -> bool:
-        """The finding is the bucket's bug: same signature, or (wrong code) the campaign's
-        placement puts it there."""
-        if finding.signature == bucket.signature:
-            return True
-        return (coarse_key(finding.signature) == coarse_key(bucket.signature)
-                and place(finding, ops, [bucket.signature]) == bucket.signature)
+        """The finding is the bucket's bug (see `_matches`)."""
+        return _matches(bucket.signature, finding, ops)
 
-    def run_bucket(self, bucket: Bucket) -> tuple[Event, str]:
-        """Rerun one bucket; what it saw, and a one-line detail. Changes nothing."""
+    def plan(self, bucket: Bucket) -> tuple[Case, list[Pipeline]] | tuple[Event, str]:
+        """The reproducer and the pipelines to rerun it on, or (SKIPPED, why not)."""
         if bucket.best_case_id is None:
             return Event.SKIPPED, "no stored reproducer"
         case = self.store.case(bucket.best_case_id)
@@ -175,29 +175,112 @@ class Rechecker:
             if isinstance(p, str):
                 return Event.SKIPPED, p
             pipelines.append(p)
-        module = case_module(case)
-        ops = kernel_operations(module) if module is not None else ()
-        verdict: Verdict | None = None
-        for _ in range(self.tries):
-            outcomes = run_case(case, pipelines)
-            missing = _not_run(outcomes)
-            if missing:
-                return Event.SKIPPED, missing
-            verdict = judge(case, outcomes, self.policy, module)
-            hit = next((f for f in verdict.findings if self.matches(bucket, f, ops)), None)
-            if hit is not None:
-                event = (Event.REGRESSED if bucket.status is BucketStatus.FIXED
-                         else Event.REPRODUCES)
-                return event, f"case {case.id}: {hit.detail}"[:300]
-            if not verdict.agree:
-                break
-        assert verdict is not None
-        labels = ", ".join(p.label for p in pipelines)
-        if verdict.agree:
-            times = f" ({self.tries} times)" if self.tries > 1 else ""
-            return Event.FIXED, f"case {case.id} agrees on {labels}{times}"
-        others = "; ".join(dict.fromkeys(f.signature for f in verdict.findings))
-        return Event.CHANGED, f"case {case.id} diverges otherwise: {others}"[:300]
+        return case, pipelines
+
+    def run_bucket(self, bucket: Bucket) -> tuple[Event, str]:
+        """Rerun one bucket; what it saw, and a one-line detail. Changes nothing."""
+        planned = self.plan(bucket)
+        if isinstance(planned[0], Event):
+            return cast(tuple[Event, str], planned)
+        case, pipelines = cast(tuple[Case, list[Pipeline]], planned)
+        return evaluate(case, pipelines, self.policy, self.tries, bucket.signature,
+                        bucket.status is BucketStatus.FIXED)
+
+
+def _matches(signature: str, finding: Finding, ops: tuple[str, ...]) -> bool:
+    """The finding is the bucket's bug: same signature, or (wrong code) the campaign's
+    placement puts it there."""
+    if finding.signature == signature:
+        return True
+    return (coarse_key(finding.signature) == coarse_key(signature)
+            and place(finding, ops, [signature]) == signature)
+
+
+def evaluate(case: Case, pipelines: list[Pipeline], policy: Policy, tries: int,
+             signature: str, fixed: bool) -> tuple[Event, str]:
+    """Run a bucket's reproducer `tries` times and say what that means for the bucket
+    (`fixed`: the bucket is fixed now). Changes nothing; runs in any process."""
+    module = case_module(case)
+    ops = kernel_operations(module) if module is not None else ()
+    verdict: Verdict | None = None
+    for _ in range(tries):
+        outcomes = run_case(case, pipelines)
+        missing = _not_run(outcomes)
+        if missing:
+            return Event.SKIPPED, missing
+        verdict = judge(case, outcomes, policy, module)
+        hit = next((f for f in verdict.findings if _matches(signature, f, ops)), None)
+        if hit is not None:
+            return (Event.REGRESSED if fixed else Event.REPRODUCES,
+                    f"case {case.id}: {hit.detail}"[:300])
+        if not verdict.agree:
+            break
+    assert verdict is not None
+    labels = ", ".join(p.label for p in pipelines)
+    if verdict.agree:
+        times = f" ({tries} times)" if tries > 1 else ""
+        return Event.FIXED, f"case {case.id} agrees on {labels}{times}"
+    others = "; ".join(dict.fromkeys(f.signature for f in verdict.findings))
+    return Event.CHANGED, f"case {case.id} diverges otherwise: {others}"[:300]
+
+
+@dataclass(frozen=True, slots=True)
+class _RerunJob:
+    """One bucket's rerun for a worker process: the case as TOML, pipeline specs, the plugin
+    files that define them, and how to judge."""
+
+    case_toml: str
+    specs: tuple[str, ...]
+    plugins: tuple[str, ...]
+    policy: Policy
+    tries: int
+    signature: str
+    fixed: bool
+
+
+_worker_pipelines: dict[tuple[str, tuple[str, ...]], Pipeline] = {}
+
+
+def _rerun(job: _RerunJob) -> tuple[str, str]:
+    """Worker side of `recheck(jobs=N)`: pipelines are made once per process and kept."""
+    registry = Registry()
+    for path in job.plugins:
+        registry.load_plugin(path)
+    pipelines = []
+    for spec in job.specs:
+        key = (spec, job.plugins)
+        if key not in _worker_pipelines:
+            _worker_pipelines[key] = registry.create(spec)
+        pipelines.append(_worker_pipelines[key])
+    event, text = evaluate(casefile.loads(job.case_toml), pipelines, job.policy, job.tries,
+                           job.signature, job.fixed)
+    return str(event), text
+
+
+def _submit(pool: Executor, checker: Rechecker,
+            bucket: Bucket) -> Callable[[], tuple[Event, str]]:
+    """Start one bucket's rerun in `pool`; the returned call waits for what it saw."""
+    planned = checker.plan(bucket)
+    if isinstance(planned[0], Event):
+        skipped = cast(tuple[Event, str], planned)
+        return lambda: skipped
+    case, pipes = cast(tuple[Case, list[Pipeline]], planned)
+    fut = pool.submit(_rerun, _RerunJob(
+        casefile.dumps(case), tuple(str(p.spec) for p in pipes), _plugin_files(pipes),
+        checker.policy, checker.tries, bucket.signature, bucket.status is BucketStatus.FIXED))
+
+    def wait() -> tuple[Event, str]:
+        event, text = fut.result()
+        return Event(event), text
+    return wait
+
+
+def _plugin_files(pipelines: Iterable[Pipeline]) -> tuple[str, ...]:
+    import sys
+
+    files = {getattr(sys.modules.get(type(p).__module__), "__file__", None)
+             for p in pipelines if p.is_plugin}
+    return tuple(sorted(f for f in files if f))
 
 
 def _not_run(outcomes: Mapping[str, Outcome]) -> str:
@@ -219,10 +302,12 @@ def reference_run(store: FindingStore, bucket: Bucket) -> Run | None:
 
 def recheck(store: FindingStore, registry: Registry, policy: Policy, *,
             statuses: Iterable[BucketStatus] = DEFAULT_STATUSES, ids: Iterable[str] = (),
-            tries: int = 1,
+            tries: int = 1, jobs: int = 1,
             on_result: Callable[[BucketRecheck], None] | None = None) -> RecheckReport:
     """Recheck the buckets with one of `statuses` (or exactly those `ids` name) as one run
-    of the store; each bucket's status moves as the module docstring says."""
+    of the store; each bucket's status moves as the module docstring says. With `jobs` > 1
+    the reruns go to that many worker processes (spawned, dying with this one); this process
+    alone writes the store, in bucket order, so the result is the same as with one."""
     wanted = [store.bucket(i) for i in ids] if ids else [
         b for s in statuses for b in store.buckets(order_by="count", status=s)]
     unknown = load_pipelines_for(store, registry, wanted)
@@ -235,10 +320,23 @@ def recheck(store: FindingStore, registry: Registry, policy: Policy, *,
                            "statuses": sorted(str(s) for s in statuses), "ids": list(ids)})
     checker = Rechecker(store, registry, policy, tries=tries, unknown=unknown)
     results = []
+    pool = None
     try:
-        for b in wanted:
+        outcomes: list[Callable[[], tuple[Event, str]]]
+        if jobs > 1 and len(wanted) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            from multiprocessing import get_context
+
+            from rgpu_fuzz.pipelines.workers import die_with_parent
+
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"),
+                                       initializer=die_with_parent, initargs=(os.getpid(),))
+            outcomes = [_submit(pool, checker, b) for b in wanted]
+        else:
+            outcomes = [functools.partial(checker.run_bucket, b) for b in wanted]
+        for b, outcome in zip(wanted, outcomes, strict=True):
             start = time.perf_counter()
-            event, text = checker.run_bucket(b)
+            event, text = outcome()
             # a regression: what changed since the fix; else since it last reproduced
             before = (_run_or_none(store, b.fixed_run) if event is Event.REGRESSED
                       else reference_run(store, b))
@@ -250,6 +348,8 @@ def recheck(store: FindingStore, registry: Registry, policy: Policy, *,
             if on_result:
                 on_result(result)
     finally:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         store.end_run()
     return RecheckReport(run=store.run(run.id), results=tuple(results))
 

@@ -1,10 +1,11 @@
 """Campaign jobs and results as plain data: the one encoding that crosses a process or machine
 boundary (issue 13 "Executors").
 
-A job (`ChunkJob`, `ReduceJob`) goes to a worker and a result (`ChunkResult`, `ReduceResult`,
-with their `Outcome`s and `Verdict`s) comes back as msgpack of maps, lists, strings,
-integers, floats and byte strings — never pickle, so a worker on another machine, another
-Python or another numpy reads it, and nothing it receives can run code when decoded.
+A job (`ChunkJob`, `ReduceJob`, `JudgeJob`) goes to a worker and its result (`ChunkResult`,
+`ReduceResult`, `JudgeResult`, with their `Outcome`s and `Verdict`s) comes back as msgpack
+of maps, lists, strings, integers, floats and byte strings — never pickle, so a worker on
+another machine, another Python or another numpy reads it, and nothing it receives can run
+code when decoded.
 
 Rules of the encoding:
 * A dataclass is a map of its fields by name plus `"!"`: the class name. Decoding is directed
@@ -39,15 +40,22 @@ import numpy as np
 from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.outcome import Buffer
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.triage.campaign_jobs import ChunkJob, ChunkResult, ReduceJob, ReduceResult
+from rgpu_fuzz.triage.campaign_jobs import (
+    ChunkJob,
+    ChunkResult,
+    JudgeJob,
+    JudgeResult,
+    ReduceJob,
+    ReduceResult,
+)
 
 T = TypeVar("T")
 
 TAG = "!"
 """The map key that names a dataclass's class."""
 
-Job = ChunkJob | ReduceJob
-Result = ChunkResult | ReduceResult
+Job = ChunkJob | ReduceJob | JudgeJob
+Result = ChunkResult | ReduceResult | JudgeResult
 
 
 class WireError(HarnessBug):

@@ -60,6 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "is measured side by side with this one")
     p.add_argument("--sim-rounds", type=int, default=1,
                    help="`sim`: alternations of this simulator and the baseline")
+    p.add_argument("--sim-warmup", type=int, default=10,
+                   help="`sim`: unmeasured launches of each case before the warm ones")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
     bench_campaign.add_arguments(p)
     bench_buckets.add_arguments(p)

@@ -132,11 +132,9 @@ def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
         summary = campaign.run().data
     finally:
         campaign.close()
-    probes = campaign.keys.stats if campaign.keys is not None else None
     return {"cases": summary["cases"], "seconds": summary["seconds"],
             "findings": len(campaign.assigned), "buckets": len(summary["buckets"]),
-            "probes": probes.probes if probes else 0,
-            "probe_seconds": probes.seconds if probes else 0.0}, campaign
+            "probes": summary["probes"], "probe_seconds": summary["probe_seconds"]}, campaign
 
 
 def _score(campaign: _Recording, scenario: Scenario, reg: Registry,

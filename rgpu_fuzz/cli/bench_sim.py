@@ -5,9 +5,12 @@ Each case of the kernel set (the conformance cases, the corpus and `--seeds` gen
 cases) is compiled once per spec (`--sim-specs`, default gfx942 at O0 and O3) in a worker.
 The code objects are then measured in fresh processes, each going through the set once as
 a campaign worker would (`campaign`: the first launch of each case pays decoding, binding
-and simulation, with the per-process caches of the cases before it) and then `--repeat`
-more times (`warm`: simulation alone; wave-instructions over simulated seconds, per case
-and in total). With `--sim-baseline REV` (a git revision or a checkout's directory) the
+and simulation, with the per-process caches of the cases before it), then `--sim-warmup`
+more times unmeasured (the simulator compiles the code a program runs often:
+`rgpu_fuzz.sim.fuse`), then `--repeat` more times (`warm`: simulation alone;
+wave-instructions over simulated seconds, per case and in total). Every launch's status,
+fault signature and a hash of its output buffers are compared between the two trees
+(`identical`, `differ`). With `--sim-baseline REV` (a git revision or a checkout's directory) the
 same launches are measured with that revision's simulator, alternating with this one
 `--sim-rounds` times, so old and new are measured side by side under the same load (the
 load average is reported). A profile of one pass over the set in this process says where
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import json
 import os
 import pickle
@@ -69,10 +73,11 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
         if baseline:
             trees["baseline"] = _baseline_tree(baseline, Path(tmp))
         runs: dict[str, list[dict[str, Any]]] = {k: [] for k in trees}
+        warmup = getattr(args, "sim_warmup", 0) or 0
         try:
             for _ in range(rounds):
                 for label, tree in trees.items():
-                    runs[label].append(_measure_in(tree, path, args.repeat))
+                    runs[label].append(_measure_in(tree, path, args.repeat, warmup))
         finally:
             if "baseline" in trees and trees["baseline"].parent == Path(tmp):
                 subprocess.run(["git", "worktree", "remove", "--force",
@@ -90,6 +95,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
             row[label] = _summary([m[spec] for m in measured])
         if "baseline" in row:
             row["ratio_current_over_baseline"] = _ratios(row["current"], row["baseline"])
+            row["outputs"] = _same_outputs(runs["current"][0][spec], runs["baseline"][0][spec])
         row["decoder"] = decode_throughput([read_code_object(lc.code_object) for _, lc in ls],
                                            args.repeat)
         row["where_time_goes"] = _profile_pass(ls)
@@ -108,13 +114,24 @@ def _baseline_tree(baseline: str, tmp: Path) -> Path:
     return tree
 
 
-def _measure_in(tree: Path, launches: Path, repeat: int) -> dict[str, Any]:
+def _same_outputs(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
+    """Launches whose (status, fault signature, output hash, wave-instructions) agree."""
+    def key(r: dict[str, Any]) -> tuple[Any, ...]:
+        return r["status"], r["fault"], r["outputs"], r["wave_instructions"]
+    differ = [a["case"] for a, b in zip(current["warm"], baseline["warm"], strict=True)
+              if key(a) != key(b)]
+    return {"identical": len(current["warm"]) - len(differ), "differ": differ}
+
+
+def _measure_in(tree: Path, launches: Path, repeat: int, warmup: int = 0) -> dict[str, Any]:
     """`measure_file` in a fresh interpreter whose `rgpu_fuzz` is the one in `tree` (this
     file is run by path, so the same measurement drives either simulator)."""
     code = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
-            "g = runpy.run_path(sys.argv[2]); g['measure_file'](sys.argv[3], int(sys.argv[4]))")
+            "g = runpy.run_path(sys.argv[2]); "
+            "g['measure_file'](sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))")
     proc = subprocess.run([sys.executable, "-c", code, str(tree), __file__, str(launches),
-                           str(repeat)], capture_output=True, text=True, check=False,
+                           str(repeat), str(warmup)], capture_output=True, text=True,
+                          check=False,
                           env={**os.environ, "PYTHONPATH": str(tree)})
     if proc.returncode != 0:
         raise RuntimeError(f"bench sim worker ({tree}) failed:\n{proc.stderr[-2000:]}")
@@ -122,7 +139,7 @@ def _measure_in(tree: Path, launches: Path, repeat: int) -> dict[str, Any]:
     return result
 
 
-def measure_file(launches_path: str, repeat: int) -> None:
+def measure_file(launches_path: str, repeat: int, warmup: int = 0) -> None:
     """Worker: measure every launch of the pickle, print one JSON line (see the module
     docstring for `campaign` and `warm`)."""
     from rgpu_fuzz.sim.code import decode_text
@@ -142,13 +159,19 @@ def measure_file(launches_path: str, repeat: int) -> None:
             first.append({k: res.seconds[k] for k in ("decode", "bind", "simulate")})
         warm = []
         for name, lc in ls:
+            for _ in range(warmup):
+                one(lc)
             times = []
             for _ in range(repeat):
                 res = one(lc)
                 times.append(res.seconds["simulate"])
+            digest = hashlib.sha256()
+            for buf in sorted(res.buffers):
+                digest.update(buf.encode() + b"\0" + res.buffers[buf])
             warm.append({"case": name, "wave_instructions": res.wave_instructions,
                          "seconds": statistics.median(times), "status": str(res.status),
-                         "fault": res.fault.signature if res.fault else None})
+                         "fault": res.fault.signature if res.fault else None,
+                         "outputs": digest.hexdigest()[:16]})
         out[spec] = {"first": first, "warm": warm}
     print(json.dumps(out))
 

@@ -85,6 +85,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     recheck.add_argument("--update-corpus", action="store_true",
                          help="rewrite the known divergences of fixed buckets as `agree` "
                               "(without it, they are only listed)")
+    recheck.add_argument("--jobs", type=int, default=1,
+                         help="reruns at once, in worker processes (default: %(default)s)")
     recheck.add_argument("--json", action="store_true", help="one JSON object on stdout")
     add_plugin_argument(recheck)
     add_store_argument(recheck)
@@ -321,8 +323,8 @@ def _recheck(args: argparse.Namespace) -> int:
     from rgpu_fuzz.triage.recheck import DEFAULT_STATUSES, recheck, update_corpus
     from rgpu_fuzz.triage.store import BucketStatus, IdLookupError
 
-    if args.tries < 1:
-        raise UserError("--tries must be >= 1")
+    if args.tries < 1 or args.jobs < 1:
+        raise UserError("--tries and --jobs must be >= 1")
     name = args.policy
     if name is None:
         with _open(args, readonly=True) as store:
@@ -347,7 +349,7 @@ def _recheck(args: argparse.Namespace) -> int:
     with _open(args) as store:
         try:
             report = recheck(store, reg, policy, statuses=statuses, ids=args.ids,
-                             tries=args.tries, on_result=line)
+                             tries=args.tries, jobs=args.jobs, on_result=line)
         except IdLookupError as e:
             raise UserError(str(e)) from None
         updates = (update_corpus(store, reg, policy, corpus, write=args.update_corpus)

@@ -35,6 +35,8 @@ BlockFn: TypeAlias = Callable[[LaneState, np.ndarray], tuple[Any, np.ndarray]]
 _DIVISION = {ast.BinOp.DIV: "/", ast.BinOp.REM: "%"}
 _LEAVES = (ast.Name, ast.IntLit, ast.FloatLit, ast.BoolLit, ast.AssocConst)
 """Expressions without sub-expressions: they never diverge (asked about most often)."""
+_FOLDABLE = (*_LEAVES, ast.Unary, ast.Cast)
+"""The expressions `constant_value` may fold (the others are never constant)."""
 
 
 def scalar_of(ty: Type | None) -> Scalar:
@@ -159,10 +161,11 @@ class ExprCompiler:
     # ------------------------------------------------------------ dispatch
 
     def expr(self, e: ast.Expr) -> ExprFn:
-        folded = self.constant_value(e)
-        if folded is not None:
-            folded.flags.writeable = False
-            return lambda st, m: folded
+        if isinstance(e, _FOLDABLE):
+            folded = self.constant_value(e)
+            if folded is not None:
+                folded.flags.writeable = False
+                return lambda st, m: folded
         match e:
             case ast.Name():
                 return self.name(e)
@@ -235,6 +238,7 @@ class ExprCompiler:
 
             return short_circuit
         span = e.span
+        impl = semantics.binary_fn(op, ty)
         if op in _DIVISION and ty.is_int:
             name = _DIVISION[op]
 
@@ -244,7 +248,7 @@ class ExprCompiler:
                     m = st.live(m)
                 b = rf(st, m)
                 trap_division(semantics.trap_lanes(name, ty, a, b), m, span)
-                return semantics.binary(op, ty, a, b)
+                return impl(a, b)
 
             return divide
         if lhs_diverges or self.may_diverge(e.rhs):
@@ -252,10 +256,10 @@ class ExprCompiler:
 
             def general(st: LaneState, m: np.ndarray) -> np.ndarray:
                 (a, b), _ = operands(st, m)
-                return semantics.binary(op, ty, a, b)
+                return impl(a, b)
 
             return general
-        return lambda st, m: semantics.binary(op, ty, lf(st, m), rf(st, m))
+        return lambda st, m: impl(lf(st, m), rf(st, m))
 
     def method_call(self, e: ast.MethodCall) -> ExprFn:
         if e.method == "len":

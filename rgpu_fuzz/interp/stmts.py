@@ -225,15 +225,16 @@ class FnCompiler(ExprCompiler):
         if op is None:
             return lambda old, v, m: v
         span = s.span
+        impl = semantics.binary_fn(op, ty)
         if ty.is_int and op in (ast.BinOp.DIV, ast.BinOp.REM):
             name = op.value
 
             def divide(old: np.ndarray, v: np.ndarray, m: np.ndarray) -> np.ndarray:
                 trap_division(semantics.trap_lanes(name, ty, old, v), m, span)
-                return semantics.binary(op, ty, old, v)
+                return impl(old, v)
 
             return divide
-        return lambda old, v, m: semantics.binary(op, ty, old, v)
+        return lambda old, v, m: impl(old, v)
 
     def assign_local(self, s: ast.Assign, target: ast.Name) -> StmtFn:
         b = target.binding

@@ -8,9 +8,10 @@ rustc — so `fn g() -> u32 { return 2u32; }` checks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.ast import evolve
 from rgpu_fuzz.lang.env import (
     AnyTy,
     Env,
@@ -61,7 +62,7 @@ class BodyChecker(ExprChecker):
                 return t, SliceTy(t.elem, t.mutable)
             case ast.ArrayType():
                 length, n = self.array_len(t.len)
-                return replace(t, len=length), _ERR if n is None else ArrayTy(t.elem, n)
+                return evolve(t, len=length), _ERR if n is None else ArrayTy(t.elem, n)
         raise AssertionError(f"unknown type expression {t!r}")
 
     def declare(self, name: str, ty: AnyTy, mutable: bool, kind: str) -> int:
@@ -81,7 +82,7 @@ class BodyChecker(ExprChecker):
             seen.add(p.name)
             ty_expr, _ = self.resolve_type(p.ty)
             binding = self.declare(p.name, ty, p.mutable, "param")
-            params.append(replace(p, ty=ty_expr, binding=binding))
+            params.append(evolve(p, ty=ty_expr, binding=binding))
         ret = self.fn.ret
         body, body_ty = self.block(fn.body, ret)
         if body_ty is UNIT and ret not in (UNIT, _ERR):
@@ -89,7 +90,7 @@ class BodyChecker(ExprChecker):
             self.env.error(f"mismatched types: expected `{ret}`, found `()`", span,
                            "implicitly returns `()` as its body has no tail or `return` "
                            "expression")
-        return replace(fn, params=tuple(params), body=body)
+        return evolve(fn, params=tuple(params), body=body)
 
     # -------------------------------------------------------------- blocks and branches
 
@@ -114,13 +115,13 @@ class BodyChecker(ExprChecker):
             if diverges and ty is UNIT:
                 ty = NEVER
         self.scopes.pop()
-        return replace(b, stmts=tuple(stmts), tail=tail), ty
+        return evolve(b, stmts=tuple(stmts), tail=tail), ty
 
     def check_block_expr(self, e: ast.BlockExpr, hint: Type | None) -> ast.BlockExpr:
         self.unsafe_depth += e.unsafe
         block, ty = self.block(e.block, hint)
         self.unsafe_depth -= e.unsafe
-        return replace(e, block=block, ty=ty)
+        return evolve(e, block=block, ty=ty)
 
     def check_if(self, e: ast.If, hint: Type | None) -> ast.If:
         cond = self.coerce(self.expr(e.cond), Scalar.BOOL)
@@ -131,7 +132,7 @@ class BodyChecker(ExprChecker):
                 self.env.error("`if` may be missing an `else` clause", e.span,
                                "an `if` without `else` has type `()`; add an `else` branch "
                                f"that gives a value (expected {describe(hint or tt)})")
-            return replace(e, cond=cond, then=then, ty=UNIT)
+            return evolve(e, cond=cond, then=then, ty=UNIT)
         if isinstance(e.else_, ast.If):
             else_: ast.Block | ast.If = self.check_if(e.else_, hint)
             et, else_span = else_.ty, else_.span
@@ -145,7 +146,7 @@ class BodyChecker(ExprChecker):
         if isinstance(et, Infer) and not isinstance(result, Infer):
             else_ = (self.settle_if(else_, result) if isinstance(else_, ast.If)
                      else self.settle_block(else_, result))
-        return replace(e, cond=cond, then=then, else_=else_, ty=result)
+        return evolve(e, cond=cond, then=then, else_=else_, ty=result)
 
     def _join(self, tt: AnyTy, et: AnyTy, else_span: Span) -> AnyTy:
         """The type of an `if` from its branches' types."""
@@ -175,16 +176,16 @@ class BodyChecker(ExprChecker):
             case ast.ExprStmt():
                 e = self.expr(s.expr, None if s.semi else UNIT)
                 e = self.need_known(e) if s.semi else self.coerce(e, UNIT)
-                return replace(s, expr=e), e.ty is NEVER
+                return evolve(s, expr=e), e.ty is NEVER
             case ast.While():
                 cond = self.coerce(self.expr(s.cond), Scalar.BOOL)
                 body = self.loop_body(s.body)
-                return replace(s, cond=cond, body=body), False
+                return evolve(s, cond=cond, body=body), False
             case ast.Loop():
                 self.loops.append(_LoopFrame())
                 body, _ = self.block(s.body, UNIT)
                 frame = self.loops.pop()
-                return replace(s, body=body), not frame.has_break
+                return evolve(s, body=body), not frame.has_break
             case ast.For():
                 return self.for_(s), False
             case ast.Break() | ast.Continue():
@@ -224,7 +225,7 @@ class BodyChecker(ExprChecker):
                 ty = _ERR
         # the initialiser saw the old binding; the new one shadows from the next statement on
         binding = self.declare(s.name, ty, s.mutable, "let")
-        return replace(s, ty=ty_expr, init=init, binding=binding), init.ty is NEVER
+        return evolve(s, ty=ty_expr, init=init, binding=binding), init.ty is NEVER
 
     def for_(self, s: ast.For) -> ast.For:
         start, end = self.expr(s.start), self.expr(s.end)
@@ -236,7 +237,7 @@ class BodyChecker(ExprChecker):
             end = self.coerce(end, st)
         if isinstance(start.ty, Infer) and isinstance(end.ty, Infer):
             start = self.need_known(start)
-            end = replace(end, ty=_ERR)
+            end = evolve(end, ty=_ERR)
         var_ty = start.ty if start.ty is not _ERR else end.ty
         assert var_ty is not None
         if var_ty not in (_ERR, NEVER) and not (isinstance(var_ty, Scalar) and var_ty.is_int):
@@ -247,7 +248,7 @@ class BodyChecker(ExprChecker):
         binding = self.declare(s.var, var_ty, False, "for")
         body = self.loop_body(s.body)
         self.scopes.pop()
-        return replace(s, start=start, end=end, body=body, binding=binding)
+        return evolve(s, start=start, end=end, body=body, binding=binding)
 
     def return_(self, s: ast.Return) -> ast.Return:
         ret: AnyTy = self.fn.ret if self.fn is not None else _ERR
@@ -257,7 +258,7 @@ class BodyChecker(ExprChecker):
                                s.span, "`return;` gives `()`: return a value")
             return s
         value = self.coerce(self.expr(s.value, concrete(ret)), ret)
-        return replace(s, value=value)
+        return evolve(s, value=value)
 
     # -------------------------------------------------------------- assignment
 
@@ -279,7 +280,7 @@ class BodyChecker(ExprChecker):
             if tt is not _ERR and not op_accepts(s.op, tt):
                 self.env.error(f"binary assignment operation `{s.op.value}=` cannot be applied "
                                f"to type `{tt}`", s.span)
-        return replace(s, target=target, value=value), value.ty is NEVER
+        return evolve(s, target=target, value=value), value.ty is NEVER
 
     def assign_target(self, s: ast.Assign) -> ast.Expr:
         t = s.target
@@ -289,17 +290,17 @@ class BodyChecker(ExprChecker):
                 if t.ident in self.env.const_types:
                     self.env.error("invalid left-hand side of assignment", s.span,
                                    f"`{t.ident}` is a constant")
-                    return replace(self.name(t, "value"), ty=_ERR)
+                    return evolve(self.name(t, "value"), ty=_ERR)
                 typed = self.name(t, "place")
                 if typed.ty is not _ERR:  # a shared array as a whole
                     self.env.error(f"`{t.ident}` is a shared array; it can only be indexed "
                                    "or used with `.len()`", t.span)
-                return replace(typed, ty=_ERR)
+                return evolve(typed, ty=_ERR)
             typed = self.name(t, "place")
             if isinstance(local.ty, SliceTy):
                 self.env.error(f"`{t.ident}` is a buffer (`{local.ty}`); assign to its "
                                "elements instead", t.span)
-                return replace(typed, ty=_ERR)
+                return evolve(typed, ty=_ERR)
             if not local.mutable:
                 self._immutable(local, s.span)
             return typed
@@ -322,7 +323,7 @@ class BodyChecker(ExprChecker):
                 self.env.error("invalid left-hand side of assignment", s.span)
             return typed_index
         self.env.error("invalid left-hand side of assignment", t.span)
-        return replace(self.expr(t), ty=_ERR)
+        return evolve(self.expr(t), ty=_ERR)
 
     def _immutable(self, local: Local, span: Span) -> None:
         if local.kind == "param":

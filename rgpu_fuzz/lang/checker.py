@@ -15,10 +15,11 @@ typed `Infer.ERR` so that nothing built on it reports again. Passes, in order:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.ast import evolve
 from rgpu_fuzz.lang.bodies import BodyChecker
 from rgpu_fuzz.lang.callgraph import find_cycles
 from rgpu_fuzz.lang.consts import check_const_expr, evaluate_consts
@@ -88,7 +89,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
         check_const_expr(c.value, env)
         checker = BodyChecker(env, None)
         value = checker.coerce(checker.expr(c.value, c.ty.scalar), c.ty.scalar)
-        typed[id(c)] = typed_const = replace(c, value=value)
+        typed[id(c)] = typed_const = evolve(c, value=value)
         if len(env.errors) == before:
             clean_consts[name] = typed_const
     env.const_values = evaluate_consts(clean_consts, env)
@@ -108,7 +109,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
     typed_fns: dict[str, ast.Fn] = {}
     bindings: dict[str, int] = {}
     calls: dict[str, list[tuple[str, Span]]] = {}
-    barrier_users: set[str] = set()
+    barrier_users: dict[str, int] = {}
     clean_kernels: list[str] = []
     for name, fn in fns.items():
         before = len(env.errors)
@@ -117,7 +118,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
         bindings[name] = checker.next_binding
         calls[name] = checker.calls
         if checker.barriers:
-            barrier_users.add(name)
+            barrier_users[name] = len(checker.barriers)
         if fn.kernel and len(env.errors) == before:
             clean_kernels.append(name)
 
@@ -129,7 +130,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
     varying = varying_helpers({h: typed_fns[h] for h in helpers})
     for name in clean_kernels:
         if name in barrier_users:
-            check_barrier_placement(typed_fns[name], env)
+            check_barrier_placement(typed_fns[name], env, barrier_users[name])
             check_uniformity(typed_fns[name], env, varying)
 
     kernels = tuple(name for name, fn in fns.items() if fn.kernel)
@@ -140,7 +141,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
     if env.errors:
         raise DiagnosticError(sorted(env.errors, key=lambda d: d.span.start))
     return CheckedModule(
-        module=replace(module, items=tuple(typed.get(id(i), i) for i in module.items)),
+        module=evolve(module, items=tuple(typed.get(id(i), i) for i in module.items)),
         source=file,
         consts=MappingProxyType(dict(env.const_values)),
         const_types=MappingProxyType(dict(env.const_types)),
@@ -185,7 +186,7 @@ def _check_shared(s: ast.Shared, env: Env) -> ast.Shared:
     if ty is not None:
         init = checker.coerce(init, ty)
         env.shared[s.name] = ty
-    return replace(s, len=length, init=init)
+    return evolve(s, len=length, init=init)
 
 
 def _elem_bytes(s: Scalar) -> int:

@@ -11,10 +11,8 @@ refuses so that every pipeline reads the same type from the source.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.ast import BinOp, NameKind, UnOp
+from rgpu_fuzz.lang.ast import BinOp, NameKind, UnOp, evolve
 from rgpu_fuzz.lang.env import (
     AnyTy,
     Env,
@@ -100,7 +98,7 @@ class ExprChecker:
             return self.settle(e, expected)
         self.env.error(
             f"mismatched types: expected {describe(expected)}, found {describe(t)}", e.span)
-        return replace(e, ty=_ERR) if isinstance(t, Infer) else e
+        return evolve(e, ty=_ERR) if isinstance(t, Infer) else e
 
     def settle(self, e: ast.Expr, ty: Type) -> ast.Expr:
         """Give the provisional subtree of `e` the real type `ty` (checking literal ranges)."""
@@ -110,30 +108,30 @@ class ExprChecker:
         match e:
             case ast.IntLit():
                 self.check_int_range(e, ty, negated=False)
-                return replace(e, ty=ty)
+                return evolve(e, ty=ty)
             case ast.FloatLit():
                 self.check_float_range(e, ty)
-                return replace(e, ty=ty)
+                return evolve(e, ty=ty)
             case ast.Unary(op=UnOp.NEG):
                 if ty.is_int and not ty.is_signed:
                     self.env.error(f"cannot apply unary operator `-` to type `{ty}`", e.span,
                                    "unsigned values cannot be negated")
-                    return replace(e, ty=ty)
+                    return evolve(e, ty=ty)
                 return self.settle_negations(e, ty)
             case ast.Unary():
-                return replace(e, operand=self.settle(e.operand, ty), ty=ty)
+                return evolve(e, operand=self.settle(e.operand, ty), ty=ty)
             case ast.Binary(op=op) if op in SHIFTS:
-                return replace(e, lhs=self.settle(e.lhs, ty), ty=ty)
+                return evolve(e, lhs=self.settle(e.lhs, ty), ty=ty)
             case ast.Binary():
-                return replace(e, lhs=self.settle(e.lhs, ty), rhs=self.settle(e.rhs, ty), ty=ty)
+                return evolve(e, lhs=self.settle(e.lhs, ty), rhs=self.settle(e.rhs, ty), ty=ty)
             case ast.If():
                 return self.settle_if(e, ty)
             case ast.BlockExpr():
-                return replace(e, block=self.settle_block(e.block, ty), ty=ty)
-        return replace(e, ty=ty)
+                return evolve(e, block=self.settle_block(e.block, ty), ty=ty)
+        return evolve(e, ty=ty)
 
     def settle_block(self, b: ast.Block, ty: Type) -> ast.Block:
-        return b if b.tail is None else replace(b, tail=self.settle(b.tail, ty))
+        return b if b.tail is None else evolve(b, tail=self.settle(b.tail, ty))
 
     def settle_if(self, e: ast.If, ty: Type) -> ast.If:
         else_: ast.Block | ast.If | None = e.else_
@@ -141,7 +139,7 @@ class ExprChecker:
             else_ = self.settle_if(else_, ty)
         elif isinstance(else_, ast.Block):
             else_ = self.settle_block(else_, ty)
-        return replace(e, then=self.settle_block(e.then, ty), else_=else_, ty=ty)
+        return evolve(e, then=self.settle_block(e.then, ty), else_=else_, ty=ty)
 
     def need_known(self, e: ast.Expr) -> ast.Expr:
         """`e` where nothing fixes a provisional type: "cannot infer type" at its literal."""
@@ -153,7 +151,7 @@ class ExprChecker:
         self.env.error(f"type annotations needed: cannot infer type of numeric literal `{text}`",
                        lit.span, f"give the literal a suffix, e.g. `{example}`, or annotate "
                        "the type")
-        return replace(e, ty=_ERR)
+        return evolve(e, ty=_ERR)
 
     def settle_negations(self, e: ast.Unary, ty: Type) -> ast.Expr:
         """Settle a chain of `-` as a whole: a literal at its bottom counts as negated when
@@ -166,11 +164,11 @@ class ExprChecker:
         if isinstance(inner, ast.IntLit):
             assert isinstance(ty, Scalar)
             self.check_int_range(inner, ty, negated=len(chain) % 2 == 1)
-            out: ast.Expr = replace(inner, ty=ty)
+            out: ast.Expr = evolve(inner, ty=ty)
         else:
             out = self.settle(inner, ty)
         for neg in reversed(chain):
-            out = replace(neg, operand=out, ty=ty)
+            out = evolve(neg, operand=out, ty=ty)
         return out
 
     def check_int_range(self, lit: ast.IntLit, ty: Scalar, *, negated: bool) -> None:
@@ -201,21 +199,21 @@ class ExprChecker:
         expressions, `if`/block tails and literals under casts — callers still `coerce`."""
         match e:
             case ast.IntLit(suffix=None):
-                return replace(e, ty=Infer.INT)
+                return evolve(e, ty=Infer.INT)
             case ast.IntLit(suffix=s):
                 assert s is not None
                 if s.is_float:  # the lexer makes `2f32` a FloatLit; be safe anyway
-                    return replace(e, ty=s)
+                    return evolve(e, ty=s)
                 self.check_int_range(e, s, negated=False)
-                return replace(e, ty=s)
+                return evolve(e, ty=s)
             case ast.FloatLit(suffix=None):
-                return replace(e, ty=Infer.FLOAT)
+                return evolve(e, ty=Infer.FLOAT)
             case ast.FloatLit(suffix=s):
                 assert s is not None
                 self.check_float_range(e, s)
-                return replace(e, ty=s)
+                return evolve(e, ty=s)
             case ast.BoolLit():
-                return replace(e, ty=Scalar.BOOL)
+                return evolve(e, ty=Scalar.BOOL)
             case ast.Name():
                 return self.name(e, "value")
             case ast.Unary():
@@ -236,8 +234,8 @@ class ExprChecker:
                 if assoc_const_value(e.scalar, e.name) is None:
                     self.env.error(f"no associated item named `{e.name}` found for type "
                                    f"`{e.scalar}` in the current scope", e.span)
-                    return replace(e, ty=_ERR)
-                return replace(e, ty=e.scalar)
+                    return evolve(e, ty=_ERR)
+                return evolve(e, ty=e.scalar)
             case ast.ArrayRepeat():
                 return self.array_repeat(e, hint)
             case ast.ArrayList():
@@ -262,10 +260,10 @@ class ExprChecker:
             if isinstance(local.ty, SliceTy) and usage == "value":
                 self.env.error(f"`{e.ident}` is a buffer (`{local.ty}`); it can only be "
                                "indexed or used with `.len()`", e.span)
-                return replace(e, kind=NameKind.LOCAL, binding=local.binding, ty=_ERR)
-            return replace(e, kind=NameKind.LOCAL, binding=local.binding, ty=local.ty)
+                return evolve(e, kind=NameKind.LOCAL, binding=local.binding, ty=_ERR)
+            return evolve(e, kind=NameKind.LOCAL, binding=local.binding, ty=local.ty)
         if e.ident in self.env.const_types:
-            return replace(e, kind=NameKind.CONST, ty=self.env.const_types[e.ident])
+            return evolve(e, kind=NameKind.CONST, ty=self.env.const_types[e.ident])
         if e.ident in self.env.shared:
             ty: AnyTy = self.env.shared[e.ident]
             if self.fn is None:
@@ -279,16 +277,16 @@ class ExprChecker:
                 self.env.error(f"`{e.ident}` is a shared array; it can only be indexed or "
                                "used with `.len()`", e.span)
                 ty = _ERR
-            return replace(e, kind=NameKind.SHARED, ty=ty)
+            return evolve(e, kind=NameKind.SHARED, ty=ty)
         self.env.error(f"cannot find value `{e.ident}` in this scope", e.span)
-        return replace(e, ty=_ERR)
+        return evolve(e, ty=_ERR)
 
     def unary(self, e: ast.Unary) -> ast.Unary:
         marks_child = not self._neg_marked
         self._neg_marked = False
         if e.op is UnOp.NEG and isinstance(e.operand, ast.IntLit) and e.operand.suffix:
             s = e.operand.suffix
-            operand: ast.Expr = replace(e.operand, ty=s)
+            operand: ast.Expr = evolve(e.operand, ty=s)
             if s.is_signed or not marks_child:
                 self.check_int_range(e.operand, s, negated=marks_child)
         else:
@@ -300,7 +298,7 @@ class ExprChecker:
         t = operand.ty
         assert t is not None
         if t is _ERR or t is NEVER:
-            return replace(e, operand=operand, ty=t)
+            return evolve(e, operand=operand, ty=t)
         if e.op is UnOp.NEG:
             ok = t in (Infer.INT, Infer.FLOAT) or (
                 isinstance(t, Scalar) and (t.is_signed or t.is_float))
@@ -311,30 +309,30 @@ class ExprChecker:
             notes = ("unsigned values cannot be negated",) if is_int(t) else ()
             self.env.error(f"cannot apply unary operator `{e.op.value}` to type `{shown}`",
                            e.span, *notes)
-            return replace(e, operand=operand, ty=_ERR)
-        return replace(e, operand=operand, ty=t)
+            return evolve(e, operand=operand, ty=_ERR)
+        return evolve(e, operand=operand, ty=t)
 
     def binary(self, e: ast.Binary) -> ast.Binary:
         lhs, rhs = self.expr(e.lhs), self.expr(e.rhs)
         lt, rt = lhs.ty, rhs.ty
         assert lt is not None and rt is not None
         if e.op in LOGICAL:
-            return replace(e, lhs=self.coerce(lhs, Scalar.BOOL),
+            return evolve(e, lhs=self.coerce(lhs, Scalar.BOOL),
                            rhs=self.coerce(rhs, Scalar.BOOL), ty=Scalar.BOOL)
         if e.op in SHIFTS:
             if rt is Infer.INT:
                 rhs = self.settle(rhs, Scalar.I32)  # rustc defaults a shift amount to i32
                 rt = Scalar.I32
             if _ERR in (lt, rt):
-                return replace(e, lhs=lhs, rhs=rhs, ty=lt if lt is _ERR else _ERR)
+                return evolve(e, lhs=lhs, rhs=rhs, ty=lt if lt is _ERR else _ERR)
             if not (is_int(lt) and is_int(rt)):
                 self.env.error(f"no implementation for `{_show(lt)} {e.op.value} {_show(rt)}`",
                                e.span)
-                return replace(e, lhs=lhs, rhs=rhs, ty=_ERR)
-            return replace(e, lhs=lhs, rhs=rhs, ty=lt)
+                return evolve(e, lhs=lhs, rhs=rhs, ty=_ERR)
+            return evolve(e, lhs=lhs, rhs=rhs, ty=lt)
         result: AnyTy = Scalar.BOOL if e.op in COMPARISONS else _ERR
         if _ERR in (lt, rt):
-            return replace(e, lhs=lhs, rhs=rhs, ty=result)
+            return evolve(e, lhs=lhs, rhs=rhs, ty=result)
         if lt is NEVER or rt is NEVER:
             t: AnyTy = rt if lt is NEVER else lt
         elif isinstance(lt, Infer) and not isinstance(rt, Infer):
@@ -344,18 +342,18 @@ class ExprChecker:
         else:
             self.env.error(f"mismatched types: expected {describe(lt)}, found {describe(rt)}",
                            rhs.span)
-            return replace(e, lhs=lhs, rhs=rhs, ty=result)
+            return evolve(e, lhs=lhs, rhs=rhs, ty=result)
         if lhs.ty is _ERR or rhs.ty is _ERR:
-            return replace(e, lhs=lhs, rhs=rhs, ty=result)
+            return evolve(e, lhs=lhs, rhs=rhs, ty=result)
         if not op_accepts(e.op, t):
             self.env.error(f"binary operation `{e.op.value}` cannot be applied to type "
                            f"`{_show(t)}`", e.span)
-            return replace(e, lhs=lhs, rhs=rhs, ty=result)
+            return evolve(e, lhs=lhs, rhs=rhs, ty=result)
         if e.op in COMPARISONS:
             if isinstance(t, Infer):
                 lhs, rhs = self.need_known(lhs), rhs
-            return replace(e, lhs=lhs, rhs=rhs, ty=Scalar.BOOL)
-        return replace(e, lhs=lhs, rhs=rhs, ty=t)
+            return evolve(e, lhs=lhs, rhs=rhs, ty=Scalar.BOOL)
+        return evolve(e, lhs=lhs, rhs=rhs, ty=t)
 
     def cast(self, e: ast.Cast) -> ast.Cast:
         operand = self.expr(e.expr)
@@ -368,7 +366,7 @@ class ExprChecker:
                 operand = self.need_known(operand)
             t = operand.ty
         if t is _ERR or t is NEVER:
-            return replace(e, expr=operand, ty=e.to)
+            return evolve(e, expr=operand, ty=e.to)
         if not isinstance(t, Scalar):
             self.env.error(f"non-primitive cast: `{t}` as `{e.to}`", e.span)
         elif e.to is Scalar.BOOL:
@@ -377,7 +375,7 @@ class ExprChecker:
         elif t is Scalar.BOOL and e.to.is_float:
             self.env.error(f"casting `bool` as `{e.to}` is invalid", e.span,
                            "cast through an integer first, e.g. `b as u8 as f32`")
-        return replace(e, expr=operand, ty=e.to)
+        return evolve(e, expr=operand, ty=e.to)
 
     def index(self, e: ast.Index) -> ast.Index:
         base = self.place(e.base)
@@ -395,7 +393,7 @@ class ExprChecker:
             shown = f"[{bt.elem}]" if isinstance(bt, SliceTy) else _show(bt)
             self.env.error(f"the type `{shown}` cannot be indexed by `{_show(it)}`",
                            index.span, "indices are `usize`: cast with `as usize`")
-        return replace(e, base=base, index=index, ty=elem)
+        return evolve(e, base=base, index=index, ty=elem)
 
     def place(self, e: ast.Expr) -> ast.Expr:
         """The base of an indexing or `.len()`: a named array, buffer or shared array."""
@@ -405,7 +403,7 @@ class ExprChecker:
         if typed.ty is not _ERR:
             self.env.error("only named arrays, buffers and shared arrays can be indexed or "
                            "used with `.len()`", e.span)
-        return replace(typed, ty=_ERR)
+        return evolve(typed, ty=_ERR)
 
     def method_call(self, e: ast.MethodCall) -> ast.MethodCall:
         if e.method == LEN:
@@ -416,7 +414,7 @@ class ExprChecker:
                 return self._no_method(e, recv)
             if e.args:
                 self._arity(e.span, "method", 0, len(e.args))
-            return replace(e, receiver=recv, args=tuple(self.expr(a) for a in e.args),
+            return evolve(e, receiver=recv, args=tuple(self.expr(a) for a in e.args),
                            ty=Scalar.USIZE)
         recv = self.expr(e.receiver)
         rt = recv.ty
@@ -424,20 +422,20 @@ class ExprChecker:
             assert isinstance(rt, Infer)
             self.env.error(f"can't call method `{e.method}` on ambiguous numeric type "
                            f"`{rt.value}`", recv.span, "give the literal a suffix, e.g. `1u32`")
-            return replace(e, receiver=replace(recv, ty=_ERR),
+            return evolve(e, receiver=evolve(recv, ty=_ERR),
                            args=tuple(self.need_known(self.expr(a)) for a in e.args), ty=_ERR)
         sig = method_signature(e.method, rt) if isinstance(rt, Scalar) else None
         if sig is None:
             return self._no_method(e, recv)
         args = self.args(e.args, sig.params, e.span, "method")
-        return replace(e, receiver=recv, args=args, ty=sig.result)
+        return evolve(e, receiver=recv, args=args, ty=sig.result)
 
     def _no_method(self, e: ast.MethodCall, recv: ast.Expr) -> ast.MethodCall:
         args = tuple(self.need_known(self.expr(a)) for a in e.args)
         if recv.ty is not _ERR:
             self.env.error(f"no method named `{e.method}` found for type `{_show(recv.ty)}` "
                            "in the current scope", e.span)
-        return replace(e, receiver=recv, args=args, ty=_ERR)
+        return evolve(e, receiver=recv, args=args, ty=_ERR)
 
     def args(self, args: tuple[ast.Expr, ...], params: tuple[AnyTy, ...], span: Span,
              what: str) -> tuple[ast.Expr, ...]:
@@ -466,10 +464,10 @@ class ExprChecker:
                 self.env.error(f"kernel `{e.func}` cannot be called", e.span,
                                "a `#[kernel]` function is an entry point; move the shared "
                                "code into a helper `fn`")
-                return replace(e, args=tuple(self.need_known(self.expr(a)) for a in e.args),
+                return evolve(e, args=tuple(self.need_known(self.expr(a)) for a in e.args),
                                ty=_ERR)
             self.calls.append((e.func, e.span))
-            return replace(e, args=self.args(e.args, sig.params, e.span, "function"),
+            return evolve(e, args=self.args(e.args, sig.params, e.span, "function"),
                            ty=sig.ret)
         if e.func in PRELUDE_FUNCTIONS:
             ret = PRELUDE_FUNCTIONS[e.func]
@@ -481,18 +479,18 @@ class ExprChecker:
                                    "check; call it in the `#[kernel]` function")
                 else:
                     self.barriers.append(e.span)
-            return replace(e, args=args, ty=UNIT if ret is None else ret)
+            return evolve(e, args=args, ty=UNIT if ret is None else ret)
         self.env.error(f"cannot find function `{e.func}` in this scope", e.span)
-        return replace(e, args=tuple(self.need_known(self.expr(a)) for a in e.args), ty=_ERR)
+        return evolve(e, args=tuple(self.need_known(self.expr(a)) for a in e.args), ty=_ERR)
 
     def assoc_call(self, e: ast.AssocCall) -> ast.AssocCall:
         sig = ASSOC_FUNCTIONS.get((e.scalar, e.name))
         if sig is None:
             self.env.error(f"no function or associated item named `{e.name}` found for type "
                            f"`{e.scalar}` in the current scope", e.span)
-            return replace(e, args=tuple(self.need_known(self.expr(a)) for a in e.args),
+            return evolve(e, args=tuple(self.need_known(self.expr(a)) for a in e.args),
                            ty=_ERR)
-        return replace(e, args=self.args(e.args, sig.params, e.span, "function"),
+        return evolve(e, args=self.args(e.args, sig.params, e.span, "function"),
                        ty=sig.result)
 
     # -------------------------------------------------------------- arrays
@@ -502,10 +500,10 @@ class ExprChecker:
         `array_limit` (docs/language.md "Limits")."""
         n: int | None = None
         if isinstance(e, ast.IntLit) and e.suffix in (None, Scalar.USIZE):
-            typed: ast.Expr = replace(e, ty=Scalar.USIZE)
+            typed: ast.Expr = evolve(e, ty=Scalar.USIZE)
             n = e.value
         elif isinstance(e, ast.Name) and self.env.const_types.get(e.ident) is Scalar.USIZE:
-            typed = replace(e, kind=NameKind.CONST, ty=Scalar.USIZE)
+            typed = evolve(e, kind=NameKind.CONST, ty=Scalar.USIZE)
             value = self.env.const_values.get(e.ident)
             if value is None:
                 return typed, None  # the const has an error of its own
@@ -514,7 +512,7 @@ class ExprChecker:
         else:
             self.env.error("array length must be an integer literal or a `usize` const",
                            e.span)
-            return replace(e, ty=_ERR), None
+            return evolve(e, ty=_ERR), None
         if n < 1:
             self.env.error(f"array length must be at least 1, found {n}", e.span)
             return typed, None
@@ -530,7 +528,7 @@ class ExprChecker:
             value = self.coerce(self.expr(e.value, hint.elem), hint.elem)
         else:
             value = self.need_known(self.expr(e.value))
-        return replace(e, value=value, len=length, ty=self._array_ty(value, n))
+        return evolve(e, value=value, len=length, ty=self._array_ty(value, n))
 
     def array_list(self, e: ast.ArrayList, hint: Type | None) -> ast.ArrayList:
         elems = [self.expr(x, hint.elem if isinstance(hint, ArrayTy) else None)
@@ -545,7 +543,7 @@ class ExprChecker:
             want = first.ty
         assert want is not None
         typed = tuple(self.coerce(x, want) for x in elems)
-        return replace(e, elems=typed, ty=self._array_ty(typed[0], len(typed)))
+        return evolve(e, elems=typed, ty=self._array_ty(typed[0], len(typed)))
 
     def _array_ty(self, elem: ast.Expr, n: int | None) -> AnyTy:
         t = elem.ty

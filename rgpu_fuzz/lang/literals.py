@@ -12,6 +12,7 @@ import math
 import re
 import struct
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -59,9 +60,12 @@ def round_to_float(q: Fraction, ty: Scalar) -> float:
     return sign * math.ldexp(n, shift)
 
 
+@lru_cache(maxsize=4096)
 def float_literal_value(text: str, ty: Scalar) -> float:
     """The exact value of a float literal's text (`FloatLit.text`) in `ty`, correctly rounded
-    from the decimal (not via f64 for f32); a Python float holding that `ty` value."""
+    from the decimal (not via f64 for f32); a Python float holding that `ty` value. Cached:
+    the checker, the interpreter and the lowering each ask for every literal of a case, and
+    generated kernels reuse a few hundred texts."""
     m = _FLOAT_TEXT.fullmatch(text)
     if m is None:
         raise ValueError(f"not a float literal: {text!r}")

@@ -58,45 +58,56 @@ def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
     return frozenset(varying)
 
 
-def check_barrier_placement(kernel: ast.Fn, env: Env) -> None:
+def check_barrier_placement(kernel: ast.Fn, env: Env, barriers: int | None = None) -> None:
     """Report every `sync_threads()` that is not a statement of its own reached only through
     blocks and the bodies of `if`/`else`, `while`, `loop` and `for`. A barrier inside an
     expression (a condition, a `let` initialiser, an operand, an `if` used as a value) is
     outside the language: the lowering splits kernels into barrier-free regions at
-    statements (`lower/host.py`)."""
-    _structural_block(kernel.body, env)
+    statements (`lower/host.py`). `barriers`, when given, is how many `sync_threads()` calls
+    the kernel's body holds (the body checker counts them); when every one of them stands
+    where a statement barrier may, the rest of the tree is not walked."""
+    rest: list[object] = []
+    placed = _structural_block(kernel.body, rest)
+    if barriers is not None and placed == barriers:
+        return
+    for node in rest:
+        _no_barrier(node, env)
 
 
-def _structural_block(b: ast.Block, env: Env) -> None:
+def _structural_block(b: ast.Block, rest: list[object]) -> int:
+    """The barriers standing as statements under `b`; the nodes where a barrier would be
+    misplaced go to `rest`."""
+    placed = 0
     tail = () if b.tail is None else (ast.ExprStmt(expr=b.tail, span=b.tail.span),)
     for s in (*b.stmts, *tail):
         match s:
             case ast.ExprStmt(expr=ast.Call(func=func, args=())) if func == BARRIER:
-                pass
+                placed += 1
             case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
-                _structural_block(block, env)
+                placed += _structural_block(block, rest)
             case ast.ExprStmt(expr=ast.If() as e):
-                _structural_if(e, env)
+                placed += _structural_if(e, rest)
             case ast.While():
-                _no_barrier(s.cond, env)
-                _structural_block(s.body, env)
+                rest.append(s.cond)
+                placed += _structural_block(s.body, rest)
             case ast.Loop():
-                _structural_block(s.body, env)
+                placed += _structural_block(s.body, rest)
             case ast.For():
-                _no_barrier(s.start, env)
-                _no_barrier(s.end, env)
-                _structural_block(s.body, env)
+                rest += (s.start, s.end)
+                placed += _structural_block(s.body, rest)
             case _:
-                _no_barrier(s, env)
+                rest.append(s)
+    return placed
 
 
-def _structural_if(e: ast.If, env: Env) -> None:
-    _no_barrier(e.cond, env)
-    _structural_block(e.then, env)
+def _structural_if(e: ast.If, rest: list[object]) -> int:
+    rest.append(e.cond)
+    placed = _structural_block(e.then, rest)
     if isinstance(e.else_, ast.If):
-        _structural_if(e.else_, env)
+        placed += _structural_if(e.else_, rest)
     elif isinstance(e.else_, ast.Block):
-        _structural_block(e.else_, env)
+        placed += _structural_block(e.else_, rest)
+    return placed
 
 
 def _no_barrier(node: object, env: Env) -> None:

@@ -26,6 +26,7 @@ A kernel with barriers is lowered *structurally*, inline in the entry function:
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import llvmlite.ir as ir
 
@@ -174,19 +175,19 @@ class EntryState(FnState):
     def _layout(self, kernel: ast.Fn) -> int:
         offset = _FRAME_HEADER
         types: dict[int, Scalar | ArrayTy] = {}
-        loops = {n.binding for n in walk(kernel) if isinstance(n, ast.For)}
+        loops = set()
         for n in walk(kernel):
             match n:
                 case ast.Let(binding=bnd, init=init) if bnd is not None:
                     types[bnd] = init.ty  # type: ignore[assignment]
                 case ast.For(binding=bnd, start=start) if bnd is not None:
                     types[bnd] = start.ty  # type: ignore[assignment]
+                    loops.add(bnd)
                 case ast.Param(binding=bnd, ty=ast.ScalarType(scalar=s)) if bnd is not None:
                     types[bnd] = s
         for bnd in sorted(types):
             self.offsets[bnd] = offset
-            size = storage_type(types[bnd]).get_abi_size(_target_data())
-            offset += (size + 7) // 8 * 8
+            offset += (_abi_size(types[bnd]) + 7) // 8 * 8
             if bnd in loops:
                 offset += 16  # a structural `for`: its range end, then an exhausted flag
         return offset
@@ -325,6 +326,14 @@ def host_trap_fn(module: ir.Module) -> ir.Function:
     return fn
 
 
+@cache
+def _abi_size(ty: Scalar | ArrayTy) -> int:
+    """Bytes a local of `ty` takes in a thread's frame. Cached: llvmlite answers by printing
+    and parsing a module (~40 µs), and a kernel has dozens of locals of a few types."""
+    return int(storage_type(ty).get_abi_size(_target_data()))
+
+
+@cache
 def _target_data():  # type: ignore[no-untyped-def]
     import llvmlite.binding as llvm
 

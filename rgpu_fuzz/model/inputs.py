@@ -8,6 +8,7 @@ numpy versions and machines.
 from __future__ import annotations
 
 import struct
+from functools import cache
 
 import numpy as np
 
@@ -62,6 +63,13 @@ def materialise(arg: BufferArg) -> np.ndarray:
     return from_bits(bits, arg.elem)
 
 
+@cache
+def _edge_array(ty: Scalar) -> np.ndarray:
+    arr = np.asarray(edge_bits(ty), dtype=np.uint64)
+    arr.flags.writeable = False
+    return arr
+
+
 def random_bits(seed: int, dist: Dist, ty: Scalar, n: int) -> np.ndarray:
     """`n` bit patterns of `ty` drawn from `dist`, as uint64."""
     raw = np.random.PCG64(seed).random_raw(2 * n).astype(np.uint64)
@@ -70,7 +78,7 @@ def random_bits(seed: int, dist: Dist, ty: Scalar, n: int) -> np.ndarray:
     uniform = raw[n:] & mask
     if dist is Dist.UNIFORM:
         return uniform
-    edges = np.asarray(edge_bits(ty), dtype=np.uint64)
+    edges = _edge_array(ty)
     choose = raw[:n]
     pick_edge = (choose & np.uint64(1)) == 0
     edge = edges[((choose >> np.uint64(1)) % np.uint64(len(edges))).astype(np.int64)]

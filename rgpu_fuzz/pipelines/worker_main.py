@@ -6,6 +6,7 @@ the process (abort, segfault, the memory limit) is seen by the parent as end of 
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import pickle
@@ -48,6 +49,12 @@ def main() -> int:
     os.dup2(2, 1)
     del stdout
     cache: dict[str, object] = {}
+    # Checking and lowering allocate many short-lived objects with reference cycles (typed
+    # AST copies, llvmlite IR): with the default gen-0 threshold (700) collections run every
+    # few statements, and each full one rescans every imported module. A larger gen-0 budget
+    # and freezing what the imports left (gc.freeze, below) measured ~10 % less worker CPU on
+    # a default llvm-cpu:O0 case (in process, 32 cases, twice each way).
+    gc.set_threshold(10_000, 10, 10)
     while True:
         header = _read_exact(stdin, _HEADER.size)
         if header is None:
@@ -62,6 +69,7 @@ def main() -> int:
             if fn is None:
                 module, _, name = target.partition(":")
                 fn = cache[target] = getattr(importlib.import_module(module), name)
+                gc.freeze()  # the modules just imported live as long as the worker
         except Exception:
             _send(proto, ("raised", traceback.format_exc()))
             continue

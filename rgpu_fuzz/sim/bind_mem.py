@@ -40,10 +40,10 @@ def complete(w: Wave, p: Pending) -> None:
     if p.done:
         return
     p.done = True
-    for k, v in zip(p.sregs, p.svalues, strict=True):
+    for i, (k, v) in enumerate(zip(p.sregs, p.svalues, strict=True)):
         if w.pend_s.get(k) is p:
             w.S[k] = v
-            w.sdef[k] = FULL
+            w.sdef[k] = FULL if p.sdefs is None else p.sdefs[i]
             del w.pend_s[k]
     if p.vdata is not None:
         n = p.vdata.shape[1]
@@ -187,7 +187,8 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         addr = (base(w) + sum(g(w) for g, _ in offs) + extra) & 0xFFFF_FFFF_FFFF_FFFC
         data = w.mem.glob.read_scalar(addr, op.width, inst.mnemonic)
         vals = tuple(int.from_bytes(data[4 * k:4 * k + 4], "little") for k in range(n))
-        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals)
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals,
+                    sdefs=w.mem.glob.scalar_defined(addr, op.width))
         for r in regs:
             w.pend_s[r] = p
         w.lgkm_queue.append(p)
@@ -287,8 +288,9 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
     and reloads at O0) and dword-aligned: in the swizzled layout (`memory.Private`) dword
     `o/4` of every lane is one contiguous row, so the access is a row copy per dword.
     Anything else (a misaligned or out-of-range offset) takes the general path, which
-    reports it as before, as do partly defined values (`Wave.vpart`, bytes with some
-    defined bits), which need the general path's per-bit bookkeeping."""
+    reports it as before, as do partly defined values (`Wave.vpart` entries of the
+    registers accessed, bytes with some defined bits), which need the general path's
+    per-bit bookkeeping; `Wave.vpart` entries of other registers change nothing here."""
     n = op.width // 4
     store = op.store
 
@@ -302,11 +304,14 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
         priv = w.private
         if o & 3 or o + 4 * n > priv.size or priv.size & 3:
             return general(w)
-        rows = priv.data.view(np.uint32).reshape(-1, w.lanes)
-        shadow = priv.defined.view(np.uint32).reshape(-1, w.lanes)
+        views = w.scratch_views
+        if views is None or views[0] is not priv:
+            views = w.scratch_views = (priv, priv.data.view(np.uint32).reshape(-1, w.lanes),
+                                       priv.defined.view(np.uint32).reshape(-1, w.lanes))
+        rows, shadow = views[1], views[2]
         r = o >> 2
         if store:
-            if w.vpart:
+            if w.vpart and any(c in w.vpart for c in range(col, col + n)):
                 return general(w)
             if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
                 raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
@@ -322,7 +327,8 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
             return
         words = shadow[r:r + n]
         defined = words == _DEFINED_WORD
-        if w.vpart or ((words != 0) & ~defined).any():
+        if (w.vpart and any(c in w.vpart for c in range(col, col + n))) or \
+                ((words != 0) & ~defined).any():
             return general(w)
         _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
     return step

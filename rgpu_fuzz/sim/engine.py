@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -14,19 +15,22 @@ from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim import program as tiers
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.fuse import MAX_RUN, RUN_BASE, RunStop
 from rgpu_fuzz.sim.inst import Inst
 from rgpu_fuzz.sim.loader import (
     CODE_OBJECT_BASE,
     KernargBuilder,
     TargetConfig,
     init_wave,
+    private_segment_size,
     set_up_launch,
     target_config,
 )
 from rgpu_fuzz.sim.memory import AddressSpace, Lds, Private
 from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import BARRIER, END, TRAP, Program, bind_program
+from rgpu_fuzz.sim.program import BARRIER, END, TRAP, Program, bind_program, tier_up
 from rgpu_fuzz.sim.wave import Wave
 
 SHARED_APERTURE_HI = 0x0001_0000
@@ -94,8 +98,11 @@ class LaunchMemory:
         return w.index * self.wave_bytes
 
 
-_PROGRAMS: dict[tuple[str, Env], Program] = {}
-_CODE_OBJECTS: dict[str, Any] = {}
+_PROGRAMS: OrderedDict[tuple[str, Env], Program] = OrderedDict()
+_CODE_OBJECTS: OrderedDict[str, Any] = OrderedDict()
+_CACHED = 256
+"""Code objects and bound programs kept per process, least recently used dropped first (a
+smaller bound than a benchmark's or a test run's kernel set rebinds every launch)."""
 """Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
 
 
@@ -124,9 +131,11 @@ def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: En
     prog = _PROGRAMS.get(key)
     if prog is None:
         prog = bind_program(insts, env, None)
-        if len(_PROGRAMS) > 64:
-            _PROGRAMS.clear()
+        if len(_PROGRAMS) >= _CACHED:
+            _PROGRAMS.popitem(last=False)
         _PROGRAMS[key] = prog
+    else:
+        _PROGRAMS.move_to_end(key)
     return prog
 
 
@@ -150,9 +159,11 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     co = _CODE_OBJECTS.get(code_hash)
     if co is None:
         co = read_code_object(code_object)
-        if len(_CODE_OBJECTS) > 64:
-            _CODE_OBJECTS.clear()
+        if len(_CODE_OBJECTS) >= _CACHED:
+            _CODE_OBJECTS.popitem(last=False)
         _CODE_OBJECTS[code_hash] = co
+    else:
+        _CODE_OBJECTS.move_to_end(code_hash)
     kernel = co.kernel(kernel_name)
     cfg = target_config(target or co.target.name)
     lanes = cfg.wave_size
@@ -163,7 +174,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     t2 = time.perf_counter()
 
     kd = kernel.descriptor
-    private_size = kd.private_segment_fixed_size
+    private_size = private_segment_size(kd)
     mem = LaunchMemory(lanes, private_size)
     group_size = kd.group_segment_fixed_size + dynamic_lds
     try:
@@ -178,6 +189,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     status = Status.OK
     total = 0
     counts = [0] * len(prog.steps)
+    runs = [0] * len(prog.steps)
     trace: list[TraceRow] = []
     wave_counter = 0
     items = block[0] * block[1] * block[2]
@@ -201,7 +213,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
                         w.pc = entry
                         waves.append(w)
                         wave_counter += 1
-                    status, total = _run_group(waves, prog, counts, total, step_limit,
+                    status, total = _run_group(waves, prog, counts, runs, total, step_limit,
                                                trace if trace_wave is not None else None,
                                                trace_wave)
                     if status is Status.TRAP:
@@ -222,6 +234,10 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         np.seterr(**old_err)
     t3 = time.perf_counter()
     _freeze_caches()
+    for i, c in enumerate(runs):
+        if c:
+            for m in range(i + 1, i + prog.run_len[i]):
+                counts[m] += c
     opcodes: dict[str, int] = {}
     for i, c in enumerate(counts):
         if c:
@@ -267,10 +283,9 @@ class _Trapped(Exception):
     pass
 
 
-def _run_group(waves: list[Wave], prog: Program, counts: list[int], total: int,
-               limit: int, trace: list[TraceRow] | None,
+def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[int],
+               total: int, limit: int, trace: list[TraceRow] | None,
                trace_wave: int | None) -> tuple[Status, int]:
-    steps = prog.steps
     while True:
         live = [w for w in waves if not w.ended]
         if not live:
@@ -283,7 +298,7 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], total: int,
             if trace is not None and w.index == trace_wave:
                 r, n = _run_traced(w, prog, counts, trace)
             else:
-                r, n = _run_wave(w, steps, counts, limit - total)
+                r, n = _run_wave(w, prog, counts, runs, limit - total)
             total += n
             if r == TRAP:
                 return Status.TRAP, total
@@ -298,11 +313,42 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], total: int,
             raise SimStop(Fault(FaultKind.BARRIER_DEADLOCK, "no wave can make progress"))
 
 
-def _run_wave(w: Wave, steps: list[Any], counts: list[int], budget: int) -> tuple[int, int]:
+def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int],
+              budget: int) -> tuple[int, int]:
+    """Run `w` until it ends, waits at a barrier or traps: on the fused tier
+    (`Program.fast`, where a step may run several instructions: `RUN_BASE - k`) while the
+    step budget has room for a whole run, then on the bound steps, one instruction at a
+    time, so that the budget stops at the same instruction either way."""
     i = w.pc
     n = 0
+    fast, steps, heat = prog.fast, prog.steps, prog.heat
     n_steps = len(steps)
+    soft = budget - MAX_RUN
+    hot = tiers.HOT
     try:
+        while n <= soft:
+            if i >= n_steps:
+                w.pc = n_steps - 1
+                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            h = heat[i] + 1
+            heat[i] = h
+            if h == 1 or h == hot:
+                tier_up(prog, i, h)
+            r = fast[i](w)
+            counts[i] += 1
+            n += 1
+            if r is None:
+                i += 1
+            elif r >= 0:
+                i = r
+            elif r <= RUN_BASE:
+                k = RUN_BASE - r
+                runs[i] += 1
+                n += k - 1
+                i += k
+            else:
+                w.pc = i + 1
+                return r, n
         while True:
             if i >= n_steps:
                 w.pc = n_steps - 1
@@ -320,6 +366,10 @@ def _run_wave(w: Wave, steps: list[Any], counts: list[int], budget: int) -> tupl
             if n > budget:
                 raise SimStop(Fault(FaultKind.STEP_LIMIT,
                                     f"more than {budget} wave-instructions", i))
+    except RunStop as stop:
+        for m in range(stop.offset):
+            counts[i + m] += 1
+        raise SimStop(replace(stop.fault, pc=i + stop.offset)) from None
     except SimStop as stop:
         raise SimStop(replace(stop.fault, pc=i)) from None
     except Exception as e:  # a simulator bug: reported as a fault of the simulator, with its place

@@ -37,6 +37,38 @@ user range, as ROCr places its code-object allocations on Linux — far from add
 code that took an ELF virtual address for a device address faults instead of working by
 accident, and away from the launch's buffers (`AddressSpace`'s first mapping)."""
 
+KERNARG_POOL_GRANULE = 4096
+"""The kernarg segment starts a 4 KiB page and is mapped through its end, bytes past
+`kernarg_segment_size` undefined. HIP's runtime (clr `VirtualGPU::allocKernArg`)
+sub-allocates each dispatch's segment from a per-queue kernarg pool (AMDGPUUsage "Kernel
+Dispatch" step 3: the memory region with the kernarg property), aligned and packed one after
+another, so the bytes after a segment are mapped pool memory holding other dispatches'
+arguments; GPU virtual memory maps whole pages. LLVM relies on it: a uniform 3-dword
+kernarg load is widened to `s_load_dwordx4` (AMDGPUTargetLowering::WidenOrSplitVectorLoad:
+"widen from vec3 to vec4 when the load is at least 8-byte aligned"; gfx9 has no
+s_load_dwordx3), reading up to 4 bytes past the segment. Reading them is no fault; using
+what was read is `sim-uninit-read` (the values belong to no argument)."""
+HIP_STACK_SIZE = 1024
+HIP_STACK_SIZE_MAX = 16 * 1024
+"""A kernel whose stack LLVM cannot bound (recursion, indirect calls, dynamic allocas:
+descriptor bit USES_DYNAMIC_STACK, metadata `.uses_dynamic_stack`) gets more than its
+private_segment_fixed_size: HIP's runtime sets the dispatch packet's private_segment_size
+to max(device stack size, fixed size), at most 16 KiB (clr `rocvirtual.cpp`
+submitKernelInternal, `usedStackSize_ & 1`); the device stack size is 1024 bytes per
+work-item unless hipDeviceSetLimit(hipLimitStackSize) changes it (clr `device.hpp`
+`stack_size_{1024}`; OpenCL uses 16 KiB)."""
+
+
+def private_segment_size(kd: Any) -> int:
+    """Scratch bytes per work-item the runtime gives a launch of the kernel with descriptor
+    `kd` (and puts in the dispatch packet): the fixed size, or for a dynamic stack the HIP
+    default stack size (HIP_STACK_SIZE)."""
+    fixed = int(kd.private_segment_fixed_size)
+    if kd.has_field("USES_DYNAMIC_STACK") and kd.field("USES_DYNAMIC_STACK"):
+        return min(max(HIP_STACK_SIZE, fixed), HIP_STACK_SIZE_MAX)
+    return fixed
+
+
 PF_W = 2
 _MASK64 = (1 << 64) - 1
 
@@ -210,8 +242,9 @@ def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, in
             raise SimStop(Fault(FaultKind.KERNARG_MISMATCH, packed.detail))
         seg = packed
     kd = kernel.descriptor
-    private_size = kd.private_segment_fixed_size
-    karg = space.map("kernarg segment", seg.data, align=max(seg.alignment, 64))
+    private_size = private_segment_size(kd)
+    karg = space.map("kernarg segment", seg.data, align=max(seg.alignment, KERNARG_POOL_GRANULE),
+                     pad_to=KERNARG_POOL_GRANULE)
     queue = space.map("queue", bytes(256))
     packet = dispatch_packet(grid, block, dispatch.grid_dims, private_size,
                              kd.group_segment_fixed_size if group_size is None else group_size,

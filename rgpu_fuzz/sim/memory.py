@@ -24,6 +24,10 @@ class Mapping:
     base: int
     data: np.ndarray  # uint8
     writable: bool = True
+    defined_size: int | None = None
+    """Bytes from `base` that hold the mapping's contents; the rest of `data` is mapped but
+    holds nothing the launch put there (a pool the runtime sub-allocates from): reading it
+    is no fault, using what it read is `sim-uninit-read`. None: all of `data`."""
 
     @property
     def end(self) -> int:
@@ -44,13 +48,17 @@ class AddressSpace:
         self._next = first
 
     def map(self, name: str, data: np.ndarray | bytes, *, writable: bool = True,
-            align: int = PAGE) -> Mapping:
+            align: int = PAGE, pad_to: int = 0) -> Mapping:
         """Place a copy of `data` (bytes or any array, taken as raw bytes) at the next free
-        aligned address after a guard page."""
+        aligned address after a guard page. `pad_to`: map zeros after it up to the next
+        multiple of `pad_to` bytes, as undefined contents (`Mapping.defined_size`)."""
         raw = np.frombuffer(bytes(data) if isinstance(data, bytes | bytearray)
                             else np.ascontiguousarray(data).tobytes(), np.uint8).copy()
+        size = len(raw)
+        if pad_to and size % pad_to:
+            raw = np.concatenate([raw, np.zeros(pad_to - size % pad_to, np.uint8)])
         base = (self._next + align - 1) // align * align
-        m = Mapping(name, base, raw, writable)
+        m = Mapping(name, base, raw, writable, size if len(raw) != size else None)
         self._next = base + max(len(raw), 1) + PAGE
         i = bisect.bisect_right(self._bases, base)
         if i < len(self._maps) and base + len(raw) + PAGE > self._bases[i]:
@@ -121,6 +129,15 @@ class AddressSpace:
             raise _oob(what, f"{width}-byte scalar load at {self.describe(address)}")
         off = address - m.base
         return m.data[off:off + width].tobytes()
+
+    def scalar_defined(self, address: int, width: int) -> tuple[int, ...] | None:
+        """The defined bits of each dword of a scalar load `read_scalar` allowed: None when
+        all are (every mapping but a padded one)."""
+        m = self.find(address)
+        if m is None or m.defined_size is None or address + width <= m.base + m.defined_size:
+            return None
+        valid = m.base + m.defined_size - address
+        return tuple((1 << 8 * max(0, min(4, valid - k))) - 1 for k in range(0, width, 4))
 
 
 class Lds:

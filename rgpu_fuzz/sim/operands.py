@@ -137,6 +137,17 @@ def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
         if op.neg:
             t2 = typed
             typed = lambda w: -t2(w)  # noqa: E731
+    elif ty[0] == "b" and (op.abs or op.neg):
+        # VOP3 abs/neg on an untyped move (V_CNDMASK_B32/B16: LLVM folds fneg/fabs of a
+        # select's operands into them) clear / flip the sign bit, abs first; no flush.
+        sign = dtype(1 << (bits - 1))
+        t3 = typed
+        if op.abs and op.neg:
+            typed = lambda w: (t3(w) & ~sign) | sign  # noqa: E731
+        elif op.abs:
+            typed = lambda w: t3(w) & ~sign  # noqa: E731
+        else:
+            typed = lambda w: t3(w) ^ sign  # noqa: E731
     return typed, defined
 
 

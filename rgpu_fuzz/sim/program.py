@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from rgpu_fuzz.sim.bind_mem import (
     wait,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.fuse import cached, compiled, run_length, starts_run
 from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
@@ -61,6 +62,14 @@ class Program:
     """The same instructions as bound: a shared one may carry another copy's address."""
     steps: list[Step]
     index: dict[int, int]
+    fast: list[Step] = field(default_factory=list)
+    """What the engine runs at each index: the bound step, or a fused run starting there
+    (`rgpu_fuzz.sim.fuse`)."""
+    run_len: dict[int, int] = field(default_factory=dict)
+    """Index → instructions of the fused run installed there."""
+    env: Env | None = None
+    heat: list[int] = field(default_factory=list)
+    """Executions of each index on the engine's fused tier, over launches (`tier_up`)."""
 
 
 def _unsupported(inst: Inst, why: str) -> Step:
@@ -69,6 +78,7 @@ def _unsupported(inst: Inst, why: str) -> Step:
 
     def step(w: Wave) -> None:
         raise SimStop(fault)
+    step.unsupported = True  # type: ignore[attr-defined]
     return step
 
 
@@ -307,6 +317,7 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     if shared is None or len(shared) > _SHARED_LIMIT:
         shared = _SHARED[env] = {}
     steps: list[Step] = []
+    fast: list[Step] = []
 
     def lazy(i: int) -> Step:
         def bind_then_run(w: Wave) -> Any:
@@ -315,6 +326,8 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
                 inst = inst.at(addresses[i])
             step = bind_one(inst, env, mem, index_of)
             steps[i] = step
+            if fast[i] is bind_then_run:
+                fast[i] = step
             if inst.share_key:
                 shared[inst.share_key] = step
             return step(w)
@@ -324,7 +337,40 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     for i, inst in enumerate(templates):
         step = get(inst.share_key) if inst.share_key else None
         steps.append(step if step is not None else lazy(i))
-    return Program(insts, templates, steps, index)
+    fast.extend(steps)
+    return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps))
+
+
+HOT = 64
+"""Executions of an instruction (per program, over launches) after which the run starting
+there is fused; a run whose words were fused before in this process is used at its first
+execution. Compiling a run costs ~1-2 ms (~70 us per instruction), so at 8 the first launch
+of the bench's O0 cases cost 1.5-2x main's (compiles of code that then ran a few times);
+at 64, measured side by side at load ~1: first launch 4.82 s vs main's 4.66 s (74 O0
+cases), loops and code seen again still fused."""
+SETTLED = -(1 << 62)
+"""`Program.heat` of an index whose tier is decided: it never reaches 1 or `HOT` again."""
+
+
+def tier_up(prog: Program, i: int, heat: int) -> None:
+    """Called by the engine when index `i` reaches 1 or `HOT` executions: installs the
+    fused run from `i` in `prog.fast` if it is compiled already (first execution) or hot
+    (`HOT`: compiled now)."""
+    templates, env = prog.templates, prog.env
+    assert env is not None
+    hot = heat >= HOT
+    if not hot and not starts_run(templates[i], env):
+        return
+    k = run_length(templates, i, env)
+    make = None
+    if k >= 2 and (hot or cached(templates[i:i + k], env)):
+        make = compiled(templates[i:i + k], env)
+    if make is not None:
+        prog.fast[i] = make(prog.steps, i)
+        prog.run_len[i] = k
+        prog.heat[i] = SETTLED
+    elif hot:
+        prog.heat[i] = SETTLED
 
 
 _CACHE: OrderedDict[tuple[str, str], list[Inst]] = OrderedDict()

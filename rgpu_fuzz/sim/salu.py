@@ -96,7 +96,14 @@ def _unop(bits: int, f: Callable[[int], int], scc: bool = True, dbits: int = 0) 
 
 
 def _bfe(bits: int, signed: bool) -> SOp:
+    """S_BFE_{U,I}{32,64} (CDNA3 ISA "SOP2": D = (S0 >> S1[4:0] / S1[5:0]) & ((1 <<
+    S1[22:16]) - 1), sign-extended from the field's top bit for I). Per-bit definedness: the
+    field's bits are as defined as the source bits they come from, the bits above it are
+    defined zeros (U) or copies of the field's top bit (I). LLVM extracts an i8 kernarg
+    sign-extended to 64 bits with `s_bfe_i64 s[0:1], s[18:19], 0x80000` after a 32-bit
+    load into s18 alone: s19 is never written and cannot reach the result."""
     m = (1 << bits) - 1
+    reads = (bits - 1) | (0x7F << 16)
 
     def fn(a: int, b: int) -> tuple[int, int]:
         off = b & (bits - 1)
@@ -106,7 +113,20 @@ def _bfe(bits: int, signed: bool) -> SOp:
             v -= 1 << width
         r = v & m
         return r, _nz(r)
-    return SOp("plain", bits, (bits, 32), fn)
+
+    def bitdef(a: int, da: int, b: int, db: int) -> int:
+        if db & reads != reads:
+            return 0
+        off = b & (bits - 1)
+        width = (b >> 16) & 0x7F
+        if not width:
+            return m
+        field = (1 << width) - 1
+        moved = (da >> off) | ~(m >> off)  # bits shifted in from above S0 are zeros
+        if signed and not (moved >> (width - 1)) & 1:
+            return moved & field & m
+        return ((moved & field) | ~field) & m
+    return SOp("plain", bits, (bits, 32), fn, bitdef)
 
 
 def _ff1(bits: int) -> Callable[[int], int]:
@@ -133,6 +153,15 @@ def _sext(bits: int) -> Callable[[int], int]:
 def _cmp(bits: int, signed: bool, f: Callable[[int, int], bool]) -> SOp:
     conv = (_s32 if bits == 32 else _s64) if signed else (lambda x: x)
     return SOp("cmp", 0, (bits, bits), lambda a, b: (None, int(f(conv(a), conv(b)))))
+
+
+def _cmpk(signed: bool, f: Callable[[int, int], bool]) -> SOp:
+    """S_CMPK_*: S0 against SIMM16, sign-extended for the I32 forms and zero-extended for the
+    U32 forms (CDNA3 ISA "SOPK": S_CMPK_LT_I32 `SCC = S0.i32 < 32'I(signext(SIMM16))`,
+    S_CMPK_LT_U32 `SCC = S0.u32 < 32'U(SIMM16)`)."""
+    cmp = _cmp(32, signed, f).fn
+    ext = _sext(16) if signed else (lambda k: k & 0xFFFF)
+    return SOp("cmpk", 0, (32, 32), lambda a, k: cmp(a, ext(k) & M32))
 
 
 def _table() -> dict[str, SOp]:
@@ -256,7 +285,7 @@ def _table() -> dict[str, SOp]:
                         ("GT", lambda a, b: a > b), ("GE", lambda a, b: a >= b),
                         ("LT", lambda a, b: a < b), ("LE", lambda a, b: a <= b)):
             t[f"S_CMP_{name}_{sfx}"] = _cmp(32, signed, f)
-            t[f"S_CMPK_{name}_{sfx}"] = SOp("cmpk", 0, (32, 32), _cmp(32, signed, f).fn)
+            t[f"S_CMPK_{name}_{sfx}"] = _cmpk(signed, f)
     t["S_CMP_EQ_U64"] = _cmp(64, False, lambda a, b: a == b)
     t["S_CMP_LG_U64"] = _cmp(64, False, lambda a, b: a != b)
     t["S_BITCMP0_B32"] = SOp("cmp", 0, (32, 32), lambda a, b: (None, int(not a >> (b & 31) & 1)))

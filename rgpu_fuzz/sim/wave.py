@@ -54,6 +54,8 @@ class Pending:
     smem: bool
     sregs: tuple[int, ...] = ()
     svalues: tuple[int, ...] = ()
+    sdefs: tuple[int, ...] | None = None
+    """Defined bits per scalar destination (None: all; a read past a kernarg segment)."""
     vcol: int = -1
     vdata: np.ndarray | None = None
     vdef: np.ndarray | None = None
@@ -92,6 +94,8 @@ class Wave:
     pend_s: dict[int, Pending] = field(default_factory=dict)
     pend_v: dict[int, Pending] = field(default_factory=dict)
     private: Any = None
+    scratch_views: Any = None
+    """(private, its data and shadow as dword rows): `bind_mem`'s uniform scratch path."""
     mem: Any = None
     full: np.ndarray = field(init=False)
 

@@ -103,3 +103,71 @@ def test_undefined_symbol_refuses_to_load() -> None:
     assert res.status is Status.FAULT and res.fault is not None
     assert res.fault.kind is FaultKind.LOAD_FAILURE
     assert "undefined symbol ext" in res.fault.detail
+
+
+KERNARG = "kernarg_past_end.ll"
+
+
+@pytest.mark.parametrize("opt", (0, 3))
+def test_a_widened_kernarg_load_past_the_segment_is_no_fault(opt: int) -> None:
+    """`sum3`'s kernarg segment is 20 bytes; at O3 LLVM 22 loads a, b, c with one
+    `s_load_dwordx4 s[0:3], s[4:5], 0x8` (bytes 8..23: 4 past the end), as ROCm's kernarg
+    pool allows. Expected by hand: 7 + 5 * 6 = 37 (before the padded mapping, O3 was
+    `sim-oob-access`)."""
+    args = [Arg("out")] + [Arg(data=v.to_bytes(4, "little")) for v in (7, 5, 6)]
+    res = run(build(KERNARG, opt=opt), (1, 1, 1), (1, 1, 1), args,
+              {"out": np.zeros(1, np.uint32)}, kernel="sum3")
+    assert res.status is Status.OK, res.fault
+    assert out(res, "out", np.uint32).tolist() == [37]
+
+
+@pytest.mark.parametrize(("off", "want"), [
+    (8, 8),  # the last argument itself: `off`
+    (12, FaultKind.UNINIT_READ),  # pool bytes past the 12-byte segment: mapped, not ours
+    (4092, FaultKind.UNINIT_READ),  # the last dword of the segment's page
+    (4096, FaultKind.OOB_ACCESS),  # the next page: outside every mapping
+])
+def test_kernarg_bytes_past_the_segment_read_but_are_undefined(off: int, want: object) -> None:
+    """`peek` stores the dword at kernarg + off. The segment (12 bytes) starts a page that is
+    mapped to its end (KERNARG_POOL_GRANULE); a store of a dword read past the segment is
+    `sim-uninit-read`, a read past the page `sim-oob-access`."""
+    res = run(build(KERNARG, opt=3), (1, 1, 1), (1, 1, 1),
+              [Arg("out"), Arg(data=off.to_bytes(4, "little"))],
+              {"out": np.zeros(1, np.uint32)}, kernel="peek")
+    if isinstance(want, int):
+        assert res.status is Status.OK, res.fault
+        assert out(res, "out", np.uint32).tolist() == [want]
+    else:
+        assert res.fault is not None and res.fault.kind is want, res.fault
+
+
+def test_scalar_defined_masks_bytes_past_the_contents() -> None:
+    """A 16-byte scalar load at offset 8 of a 13-byte mapping padded to 4096: dword 0
+    (bytes 8..11) defined, dword 1 one byte (12), dwords 2-3 none. By hand."""
+    space = AddressSpace()
+    m = space.map("k", bytes(13), pad_to=4096)
+    assert len(m.data) == 4096 and m.defined_size == 13
+    assert space.scalar_defined(m.base + 8, 16) == (0xFFFF_FFFF, 0xFF, 0, 0)
+    assert space.scalar_defined(m.base, 12) is None
+    assert space.map("b", bytes(12)).defined_size is None
+
+
+@pytest.mark.parametrize("opt", (0, 3))
+@pytest.mark.parametrize(("n", "want"), [
+    (10, 55),  # 10 frames of 32 (O3) / 48 (O0) bytes: over the fixed size, under 1024
+    (64, FaultKind.OOB_ACCESS),  # 64 frames: 2048 / 3072 bytes, past the 1024-byte stack
+])
+def test_a_dynamic_stack_gets_the_runtimes_default_stack(opt: int, n: int,
+                                                         want: object) -> None:
+    """`rec` recurses, so LLVM 22 sets `.uses_dynamic_stack` and a private_segment_fixed_size
+    of one frame (32 bytes at O3, 48 at O0; `llc-22` prints the same). HIP launches such a
+    kernel with max(1024, fixed) bytes of scratch per work-item (loader.HIP_STACK_SIZE,
+    clr rocvirtual.cpp). Expected by hand: 10 + 9 + ... + 1 = 55; 64 frames overflow.
+    Before: n = 10 was `sim-oob-access` (fixed size only)."""
+    res = run(build("dynamic_stack.ll", opt=opt), (1, 1, 1), (2, 1, 1),
+              [Arg("out"), Arg(data=n.to_bytes(4, "little"))], {"out": np.zeros(1, np.uint32)})
+    if isinstance(want, int):
+        assert res.status is Status.OK, res.fault
+        assert out(res, "out", np.uint32).tolist() == [want]
+    else:
+        assert res.fault is not None and res.fault.kind is want, res.fault

@@ -14,6 +14,7 @@ import html
 import re
 import shutil
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -193,6 +194,40 @@ def test_a_campaign_without_statistics_is_reported_from_the_store(
     assert len(read_chunk_stats(old).chunks) == CASES // CHUNK
     assert main(["report", "campaign", str(old), "--md", str(tmp_path / "o.md")]) == 0
     assert "1 unreadable line(s)" in (tmp_path / "o.md").read_text(encoding="utf-8")
+
+
+def test_a_bucket_a_recheck_reopened_is_flagged_as_a_regression(
+        campaign: Path, tmp_path: Path) -> None:
+    """A bucket fixed by one recheck run and reopened by the next (what `triage recheck`
+    does when a fixed bug comes back) is listed under Regressions, with the fixing time, the
+    reopening run and its line, as the store's own history has them; no other bucket is."""
+    from rgpu_fuzz.triage.store import Event
+
+    run = tmp_path / "run"
+    shutil.copytree(campaign, run)
+    with FindingStore(run / "findings.sqlite") as store:
+        target, *others = store.buckets(order_by="count")
+        store.begin_run("recheck", ("ref",), {"LLVM": "22.1"}, "host")
+        store.note_recheck(target.signature, Event.FIXED, "all pipelines agree")
+        store.begin_run("recheck", ("ref",), {"LLVM": "22.2"}, "host")
+        back = store.note_recheck(target.signature, Event.REGRESSED, "reproduces again")
+        (entry,) = [h for h in store.history(target.signature) if h.event is Event.REGRESSED]
+    assert back.regression and back.fixed_at is not None
+    assert main(["report", "campaign", str(run), "--html", str(tmp_path / "r.html"),
+                 "--md", str(tmp_path / "r.md")]) == 0
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert _value(page, "regressions") == "1"
+    section = page[page.index('<section id="regressions">'):]
+    section = section[:section.index("</section>")]
+    rows = re.findall(r"<tr>(.*?)</tr>", section.split("<tbody>")[1])
+    assert len(rows) == 1
+    cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", rows[0])]
+    assert cells[0] == target.id and cells[4] == entry.run and cells[5] == "reproduces again"
+    assert cells[2] == time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(back.fixed_at))
+    assert f'Bucket <code>{target.id}</code>' in page and "new (regression)" in page
+    assert all(b.id not in section for b in others)
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert "## Regressions (1)" in md and "reproduces again" in md
 
 
 def test_shards_side_by_side_with_their_merged_store(tmp_path: Path) -> None:

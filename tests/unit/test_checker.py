@@ -592,3 +592,10 @@ def test_negated_literal_ranges_follow_rustc(expr: str, ok: bool) -> None:
     else:
         with pytest.raises(DiagnosticError, match="literal out of range for `i32`"):
             check_source(src)
+
+
+def test_barrier_in_an_expression_next_to_a_statement_barrier() -> None:
+    """The placement check skips its walk when every barrier the body checker counted is a
+    statement; one statement barrier must not hide one inside an expression."""
+    expect_error(kernel("    sync_threads();\n    let v = { sync_threads(); 1u32 };\n"),
+                 "`sync_threads()` must be a statement of its own", 5, 15)

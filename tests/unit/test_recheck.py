@@ -104,8 +104,9 @@ def test_recheck_marks_fixed_then_reopens_as_regression(
 
     # the bug is taken out of the plugin: fixed, with the versions that fixed it
     plugin.write_text(FIXED)
+    # (in 2 worker processes: `--jobs` must see and record exactly what one process does)
     rc, fixed = cli(capsys, "triage", "recheck", "--store", store, "--corpus", str(corpus),
-                    "--json")
+                    "--jobs", "2", "--json")
     assert rc == 0 and fixed["summary"] == {"reproduces": 0, "fixed": 2, "regressed": 0,
                                             "changed": 0, "skipped": 0}
     run_id = fixed["run"]["id"]

@@ -40,10 +40,15 @@ from rgpu_fuzz.model.outcome import (
 from rgpu_fuzz.model.scalars import Scalar, from_bits
 from rgpu_fuzz.oracles import ElementDiff, Finding, FindingKind, Verdict
 from rgpu_fuzz.triage import wire
+from rgpu_fuzz.triage.bugkey import ProbeAnswer, ProbeStats, TypedOp
 from rgpu_fuzz.triage.campaign_jobs import (
     ChunkJob,
     ChunkResult,
     Found,
+    JudgeJob,
+    JudgeResult,
+    Keying,
+    Probed,
     ReduceJob,
     ReduceResult,
     Setup,
@@ -172,6 +177,25 @@ def test_jobs_and_results_come_back_equal() -> None:
     assert wire.decode_result(wire.encode(red)) == red
 
 
+def test_bug_key_jobs_and_their_probe_answers_come_back_equal() -> None:
+    setup = Setup(("ref", "llvm-cpu:O0"), "default", "default")
+    shl = TypedOp(family="shl:int", template="{0} << {1}", operands=(Scalar.U8, Scalar.U32),
+                  result=Scalar.U8)
+    keying = Keying(True, (ProbeAnswer("llvm-cpu:O0", shl, True),))
+    for job in (ChunkJob(setup, 1, (8,), keying), ReduceJob(setup, "[c]\n", "s", 5.0, keying),
+                JudgeJob(setup, ("[a]\n", "[b]\n"), keying)):
+        back = wire.decode_job(wire.encode_job(job))
+        assert back == job and back.keying.known[0].op.operands == (Scalar.U8, Scalar.U32)
+    probed = Probed([ProbeAnswer("llvm-cpu:O0", shl, False)], ProbeStats(3, 0.25))
+    found = Found("[case]\n", {"ref": OUTCOMES[0]}, _verdict(), ("xor",),
+                  {"wrong-code|llvm-cpu:O0|ops=xor": "wrong-code|llvm-cpu:O0|probe=xor:int"})
+    judged = JudgeResult(["a", "b"], [found], probed)
+    assert wire.decode_result(wire.encode(judged)) == judged
+    red = ReduceResult("s", "id", None, "s", {}, None, 1, 1, 5, 5, 3, 1.5, out_of_time=True,
+                       bug_key="k", probed=probed)
+    assert wire.decode_result(wire.encode(red)) == red
+
+
 def test_a_real_chunk_result_survives_the_wire() -> None:
     """A chunk the seeded xor → or bug finds something in (seed 59, see test_campaign): every
     output buffer's bits and every finding come back."""
@@ -220,5 +244,5 @@ def test_bad_messages_are_refused() -> None:
         wire.decode(msgpack.packb({**good, "!": "Ok"}), Trap)
     with pytest.raises(wire.WireError, match="not a TrapKind"):
         wire.decode(msgpack.packb({**good, "kind": "segfault"}), Trap)
-    with pytest.raises(wire.WireError, match="expected one of ChunkJob, ReduceJob"):
+    with pytest.raises(wire.WireError, match="expected one of ChunkJob, JudgeJob, ReduceJob"):
         wire.decode_job(wire.encode(Trap(kind=TrapKind.DIV_BY_ZERO)))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.campaign_jobs import reduce_finding, run_chunk
+from rgpu_fuzz.triage.campaign_jobs import judge_cases, reduce_finding, run_chunk
 
 Runner = Callable[[bytes], bytes]
 """A worker-side entry: an encoded job in, an encoded result out (module-level, so a process
@@ -45,6 +45,8 @@ def run_encoded(payload: bytes) -> bytes:
         job = wire.decode_job(payload)
         if isinstance(job, wire.ChunkJob):
             return wire.encode(run_chunk(job))
+        if isinstance(job, wire.JudgeJob):
+            return wire.encode(judge_cases(job))
         return wire.encode(reduce_finding(job))
     except Exception:
         return wire.encode(JobError(traceback.format_exc()))

@@ -13,6 +13,14 @@ knows what was already counted — queues them again. Until the restarted actor 
 no job goes to it: a call made while it restarts fails at once (at-most-once semantics), and
 under load the restart takes seconds, which would burn a job's tries without running it.
 
+Ray Client (`ray://HOST:PORT`) and token authentication: since Ray 2.5x a head started with
+`ray start --head` requires a token when one is configured (`RAY_AUTH_MODE=token`, or any
+token in `~/.ray/auth_token`, which every local `ray.init()` creates), while a client given an
+explicit address never sends one unless `RAY_AUTH_MODE=token` is set. Ray Client retries the
+refusal as if the server were starting and ends, after ~30 s, with "ray client connection
+timeout". `start` therefore asks the client server once (one PING) before connecting, and
+turns a refusal into one line that names the settings.
+
 `ray` is an optional dependency (`pip install 'rgpu-fuzz[ray]'`); it is imported when this
 executor starts.
 """
@@ -29,6 +37,9 @@ from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.triage import wire
 from rgpu_fuzz.triage.executors.base import Done, Executor, decode_outcome, run_encoded
 
+PROBE_TIMEOUT_S = 15.0
+"""How long `ray://HOST:PORT` may take to answer the first PING."""
+
 START_TIMEOUT_S = 300.0
 """How long the actors may take to start: an actor waits for a free CPU, so asking for more
 `--jobs` than the cluster has CPUs would otherwise wait for ever."""
@@ -36,6 +47,45 @@ START_TIMEOUT_S = 300.0
 
 class RayUnavailable(RgpuError):
     """`--executor ray` without ray installed, or a cluster that cannot be reached."""
+
+
+def _check_client_server(address: str) -> None:
+    """One PING to the Ray Client server at `ray://HOST:PORT`, over a channel made as Ray
+    Client makes its own (with the token interceptor when `RAY_AUTH_MODE=token`). Raises
+    `RayUnavailable` when nothing answers or the server refuses the credentials; any other
+    answer is left to `ray.init`."""
+    try:  # Ray's own channel helper (2.5x); older Rays have no token authentication
+        import grpc  # type: ignore[import-untyped]
+        from ray._private.grpc_utils import init_grpc_channel
+        from ray.core.generated import ray_client_pb2, ray_client_pb2_grpc
+    except ImportError:
+        return
+    if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+        return  # TLS set-up is Ray Client's own (certificates from the environment)
+    try:
+        channel = init_grpc_channel(address.removeprefix("ray://"))
+    except Exception as e:  # ray.exceptions.AuthenticationError: token mode, no token
+        raise RayUnavailable(f"cannot reach {address}: {str(e).splitlines()[0]}") from None
+    try:
+        grpc.channel_ready_future(channel).result(timeout=PROBE_TIMEOUT_S)
+        ping = ray_client_pb2.ClusterInfoRequest(  # type: ignore[attr-defined]
+            type=ray_client_pb2.ClusterInfoType.PING)  # type: ignore[attr-defined]
+        ray_client_pb2_grpc.RayletDriverStub(channel).ClusterInfo(ping, timeout=PROBE_TIMEOUT_S)
+    except grpc.FutureTimeoutError:
+        raise RayUnavailable(f"cannot reach {address}: no Ray Client server answered within "
+                             f"{PROBE_TIMEOUT_S:.0f}s (is the head started with "
+                             "--ray-client-server-port?)") from None
+    except grpc.RpcError as e:
+        if e.code() == grpc.StatusCode.UNAUTHENTICATED:
+            sent = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
+            raise RayUnavailable(
+                f"{address} refused the connection: the cluster uses token authentication; "
+                + ("the token sent (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) "
+                   "is not the cluster's" if sent else
+                   "set RAY_AUTH_MODE=token and the cluster's token in RAY_AUTH_TOKEN (or "
+                   "RAY_AUTH_TOKEN_PATH, or ~/.ray/auth_token)")) from None
+    finally:
+        channel.close()
 
 
 class ChunkActor:
@@ -92,6 +142,8 @@ class RayExecutor(Executor):
                     ray.init(address="local", num_cpus=self.jobs,
                              _system_config={"worker_niceness": 0}, **options)
                 else:
+                    if self.address.startswith("ray://"):
+                        _check_client_server(self.address)
                     ray.init(address=self.address, **options)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 where = self.address or "a local Ray instance"

@@ -10,6 +10,7 @@ ask `trap_lanes` which lanes trap and mask them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache, partial
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from rgpu_fuzz.lang.semantics import floats, ints
 from rgpu_fuzz.lang.semantics.casts import cast
 from rgpu_fuzz.model.scalars import Scalar
 
-__all__ = ["binary", "cast", "from_bits", "method", "to_bits", "trap_lanes", "unary"]
+__all__ = ["binary", "binary_fn", "cast", "from_bits", "method", "to_bits", "trap_lanes", "unary"]
 
 _Arr = np.ndarray
 
@@ -76,13 +77,36 @@ def binary(op: BinOp, ty: Scalar, a: _Arr, b: _Arr) -> _Arr:
     Comparisons and `&& ||` give bool arrays; `&& ||` here combine values already evaluated
     (short-circuiting is the caller's job). Trapping lanes of `/ %` give an unspecified value.
     """
+    return binary_fn(op, ty)(a, b)
+
+
+@cache
+def binary_fn(op: BinOp, ty: Scalar) -> Callable[[_Arr, _Arr], _Arr]:
+    """`binary` with the operator and type fixed: the interpreter looks it up once per
+    operator node when it compiles, not on every execution."""
     if op in _COMPARE:
-        return _COMPARE[op](a, b)
+        return _COMPARE[op]
     if op in _BITWISE:
-        return _BITWISE[op](a, b)
+        return _BITWISE[op]
     if ty.is_float:
-        return _FLOAT_ARITH[op](a, b)
-    return _INT_ARITH[op](ty, a, b)
+        return _FLOAT_ARITH[op]
+    if op in _WRAPPING:
+        return _wrapping(_WRAPPING[op], ty.dtype, ty.bits_dtype)
+    return partial(_INT_ARITH[op], ty)
+
+
+_WRAPPING = {BinOp.ADD: np.add, BinOp.SUB: np.subtract, BinOp.MUL: np.multiply}
+
+
+def _wrapping(ufunc: np.ufunc, dtype: np.dtype, bits: np.dtype) -> Callable[[_Arr, _Arr], _Arr]:
+    """`ints.wrapping_add/sub/mul` for one type: on the unsigned view, where numpy wraps
+    modulo 2**bits, viewed back (the low bits of a product do not depend on signedness)."""
+
+    def op(a: _Arr, b: _Arr) -> _Arr:
+        u = ufunc(np.asarray(a, dtype=dtype).view(bits), np.asarray(b, dtype=dtype).view(bits))
+        return u.astype(bits, copy=False).view(dtype)
+
+    return op
 
 
 def trap_lanes(op: str, ty: Scalar, a: _Arr, b: _Arr) -> tuple[_Arr, _Arr]:

@@ -1,0 +1,34 @@
+; LLVM 22.1.8 (Debian llvm-22; also llc-19): wrong code for an i64 srem on AMDGPU.
+; CodeGenPrepare's slow-division bypass splits `srem i64 4294967294, %d` into a 32-bit block
+; `%4 = urem i32 -2, (trunc i64 %d to i32)` taken when (%d & 0xFFFFFFFF00000000) == 0 and the
+; full i64 path. Instruction selection lowers that urem with the 24-bit float division
+; (the DIVREM24 shape: v_cvt_f32_u32, v_rcp_iflag_f32, v_trunc_f32, v_fma_f32,
+; v_cmp_ge_f32 |r|, +1, then `v_and_b32 v6, 0x7ff, v1`), although the numerator 0xfffffffe
+; has 32 significant bits:
+;   llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -O3 srem64_bypass_urem_24bit.ll -o - \
+;     | sed -n '/v_rcp_iflag/,/v_and_b32_e32 v6, 0x7ff/p'
+; The same `urem i32 -2, %d` in a kernel of its own is lowered with the exact 32-bit
+; expansion (v_mul_hi_u32 ... two conditional subtractions).
+;
+; Why the result is wrong whatever the float rounding: the numerator converts to 2^32, the
+; quotient estimate trunc(2^32 * rcp(7)) is a multiple of 64 near 613566784 (f32 has 24
+; significand bits), the fix-up adds at most 1, so r = 0xfffffffe - q*7 cannot be the exact
+; 4294967294 mod 7 = 2 (which needs q = 613566756); the simulator computes 0x737 & 0x7ff for
+; tid 0. Expected by hand for tid 0..6 (d = 7..1): 2, 2, 4, 2, 2, 0, 0. `-O0` is right.
+; Found by the rgpu-fuzz 30-min campaign of 2026-12-01 (case c966fd2426ca, seed 102205),
+; reduced by hand; regression test tests/sim/test_llvm_bugs_o3.py pins it.
+target triple = "amdgcn-amd-amdhsa"
+
+declare i32 @llvm.amdgcn.workitem.id.x()
+
+define amdgpu_kernel void @k(ptr addrspace(1) %out) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t = zext nneg i32 %tid to i64
+  %d = sub nsw i64 7, %t
+  %r = srem i64 4294967294, %d
+  %r32 = trunc i64 %r to i32
+  %p = getelementptr i32, ptr addrspace(1) %out, i64 %t
+  store i32 %r32, ptr addrspace(1) %p
+  ret void
+}

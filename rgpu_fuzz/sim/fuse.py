@@ -1,0 +1,113 @@
+"""Straight-line runs of ALU instructions fused into one generated Python function (the
+second execution tier, issue 10 "Speed").
+
+The bound steps (`bind_alu`, `operands`) execute an instruction as a few layers of
+closures that track definedness per lane and check for pending loads at every operand.
+Most of that work decides nothing when every register a run reads is defined and no load
+is in flight to any of them: then every result is defined, whatever the operation
+(definedness is monotone: a value computed from defined values is defined). A fused run
+checks exactly that, once at its entry for the vectors and at each read for scalars and
+single lanes, and then executes each instruction as straight-line code: scalar state as
+Python ints in `Wave.S`, vectors as numpy columns of `Wave.V`, EXEC's select skipped when
+EXEC is full, the destination's definedness set to "defined" on the lanes written.
+
+Where a check fails, the run continues from that instruction on the bound steps, which
+then compute definedness and raise the faults exactly as they would have. The semantics of
+every operation stay in the tables (`valu.VALU`, `salu.SALU`): the generated code calls the
+table's function; what is generated is only operand access and the bookkeeping the checks
+made unnecessary (`rgpu_fuzz.sim.fuse_emit`). Fused code is cached by the instructions'
+words (`Inst.share_key`) across code objects, as the bound steps are."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.fault import Fault, SimStop
+from rgpu_fuzz.sim.fuse_emit import Emitter, NotFusible, fusible_kind
+from rgpu_fuzz.sim.inst import Inst
+from rgpu_fuzz.sim.operands import Env
+from rgpu_fuzz.sim.wave import Wave
+
+MAX_RUN = 48
+"""Instructions per fused run at most (the engine leaves this much of the step budget to
+the bound steps, so that `sim-step-limit` stops at the same instruction)."""
+RUN_BASE = -16
+"""A fused run of k instructions returns `RUN_BASE - k` to the engine."""
+
+Step = Callable[[Wave], Any]
+
+
+class RunStop(Exception):
+    """A fault inside a fused run: `offset` is the instruction of the run that raised."""
+
+    def __init__(self, fault: Fault, offset: int) -> None:
+        super().__init__(fault.detail)
+        self.fault = fault
+        self.offset = offset
+
+
+def finish(w: Wave, steps: list[Step], i: int, j: int, k: int) -> int:
+    """Run instructions `j..k-1` of the run at `i` on the bound steps (a check failed at `j`):
+    they compute definedness and raise faults as they do outside a run."""
+    at = j
+    try:
+        while at < k:
+            steps[i + at](w)
+            at += 1
+    except SimStop as stop:
+        raise RunStop(stop.fault, at) from None
+    return RUN_BASE - k
+
+
+_COMPILED: dict[tuple[Env, bool, tuple[Any, ...]], Callable[..., Step] | None] = {}
+_COMPILED_LIMIT = 20_000
+
+
+def run_length(templates: Sequence[Inst], i: int, env: Env) -> int:
+    """How many instructions from `i` a fused run covers (0 or 1: no run)."""
+    n = 0
+    end = min(len(templates), i + MAX_RUN)
+    j = i
+    while j < end and fusible_kind(templates[j], env) is not None:
+        j += 1
+        n += 1
+    return n
+
+
+def compiled(insts: Sequence[Inst], env: Env) -> Callable[..., Step] | None:
+    """The factory `make(steps, i) -> step` of the fused run `insts` (None when the run
+    cannot be fused), compiled once per process for these instruction words."""
+    key = (env, env.true16, tuple(inst.share_key for inst in insts))
+    if key in _COMPILED:
+        return _COMPILED[key]
+    try:
+        make = Emitter(insts, env).compile()
+    except NotFusible:
+        make = None
+    if len(_COMPILED) > _COMPILED_LIMIT:
+        _COMPILED.clear()
+        _HEADS.clear()
+    _COMPILED[key] = make
+    if make is not None:
+        _HEADS.add((env, insts[0].share_key))
+    return make
+
+
+_HEADS: set[tuple[Env, tuple[Any, ...]]] = set()
+"""(env, words) of the first instruction of every run compiled in this process."""
+
+
+def starts_run(inst: Inst, env: Env) -> bool:
+    """Whether some compiled run begins with `inst` (cheap: one set lookup)."""
+    return (env, inst.share_key) in _HEADS
+
+
+def cached(insts: Sequence[Inst], env: Env) -> bool:
+    return (env, env.true16, tuple(inst.share_key for inst in insts)) in _COMPILED
+
+
+__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "cached", "compiled", "finish", "np", "run_length",
+           "starts_run"]
