@@ -18,6 +18,9 @@ from rgpu_fuzz.triage.store_cases import drop_orphans, offer_best, trim_examples
 from rgpu_fuzz.triage.store_runs import reopen
 from rgpu_fuzz.triage.store_schema import StoreBase, open_for_reading
 
+_COPIED_AS_IS = ("cases", "outcomes", "plugins", "runs", "history", "probes")
+"""Tables whose rows are immutable facts keyed by content: a merge keeps the first copy."""
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MergeSummary:
@@ -40,20 +43,10 @@ class StoreMerge(StoreBase):
     def _merge(self, src: sqlite3.Connection) -> MergeSummary:
         buckets = new = 0
         with self._write() as db:
-            for row in src.execute("SELECT * FROM cases"):
-                db.execute("INSERT OR IGNORE INTO cases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           tuple(row))
-            for row in src.execute("SELECT * FROM outcomes"):
-                db.execute("INSERT OR IGNORE INTO outcomes VALUES (?, ?, ?)", tuple(row))
-            for row in src.execute("SELECT * FROM plugins"):
-                db.execute("INSERT OR IGNORE INTO plugins VALUES (?, ?, ?)", tuple(row))
-            for row in src.execute("SELECT * FROM runs"):
-                db.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           tuple(row))
-            for row in src.execute("SELECT * FROM history"):
-                db.execute("INSERT OR IGNORE INTO history VALUES (?, ?, ?, ?, ?)", tuple(row))
-            for row in src.execute("SELECT * FROM probes"):
-                db.execute("INSERT OR IGNORE INTO probes VALUES (?, ?, ?, ?, ?, ?)", tuple(row))
+            for table in _COPIED_AS_IS:
+                for row in src.execute(f"SELECT * FROM {table}"):
+                    marks = ", ".join("?" * len(row))
+                    db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", tuple(row))
             for b in (bucket_from_row(r) for r in src.execute("SELECT * FROM buckets")):
                 buckets += 1
                 mine_row = db.execute("SELECT * FROM buckets WHERE signature = ?",

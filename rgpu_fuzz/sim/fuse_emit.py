@@ -540,35 +540,32 @@ def _v_cndmask(e: Emitter, inst: Inst, spec: Any) -> None:
     e.vwrite(ops[0], spec.dst, inst, f"np.where(_m, {b}, {a})", d)
 
 
-def _v_carry_out(e: Emitter, inst: Inst, spec: Any) -> None:
-    ops = _with_vcc(inst.operands, 4, (1,))
-    if len(ops) != 4:
+def _v_carry(e: Emitter, inst: Inst, spec: Any, *, carry_in: bool) -> None:
+    """VOP2/VOP3b add/sub with a carry-out mask, and with a carry-in mask when `carry_in`."""
+    n = 5 if carry_in else 4
+    ops = _with_vcc(inst.operands, n, (1, 4) if carry_in else (1,))
+    if len(ops) != n:
         raise NotFusible("operand count")
     srcs = list(zip(ops[2:4], spec.src, strict=True))
     a, b = (e.vread(o, t) for o, t in srcs)
     d = e.all_of([e.vdef(o, t) for o, t in srcs])
-    e.line(f"_r2, _c = {e.name(spec.fn)}(np.asarray({a}), np.asarray({b}))")
+    if carry_in:
+        e.line(f"_cin = {e.lane_mask(ops[4])}")
+    cin = ", _cin" if carry_in else ""
+    e.line(f"_r2, _c = {e.name(spec.fn)}(np.asarray({a}), np.asarray({b}){cin})")
     if d != "True":
         e.line(f"_dc = {d}")
         d = "_dc"
     e.mask_write(ops[1], e.lanewise_value("_c"), d)
     e.vwrite(ops[0], "u32", inst, "_r2", d)
+
+
+def _v_carry_out(e: Emitter, inst: Inst, spec: Any) -> None:
+    _v_carry(e, inst, spec, carry_in=False)
 
 
 def _v_carry_in(e: Emitter, inst: Inst, spec: Any) -> None:
-    ops = _with_vcc(inst.operands, 5, (1, 4))
-    if len(ops) != 5:
-        raise NotFusible("operand count")
-    srcs = list(zip(ops[2:4], spec.src, strict=True))
-    a, b = (e.vread(o, t) for o, t in srcs)
-    d = e.all_of([e.vdef(o, t) for o, t in srcs])
-    e.line(f"_cin = {e.lane_mask(ops[4])}")
-    e.line(f"_r2, _c = {e.name(spec.fn)}(np.asarray({a}), np.asarray({b}), _cin)")
-    if d != "True":
-        e.line(f"_dc = {d}")
-        d = "_dc"
-    e.mask_write(ops[1], e.lanewise_value("_c"), d)
-    e.vwrite(ops[0], "u32", inst, "_r2", d)
+    _v_carry(e, inst, spec, carry_in=True)
 
 
 def _v_mad64(e: Emitter, inst: Inst, spec: Any) -> None:
