@@ -1,9 +1,14 @@
 """Running the threads of a block inside the generated code (host target).
 
-A kernel without `sync_threads` becomes a per-thread function (`<kernel>.thread`, locals in
-allocas) that the entry calls for every thread of every block, x fastest.
+The entry (`grid_loop`) calls `<kernel>.block` (`noinline`) for every block of the grid, x
+fastest; that function runs one block's threads. Kept out of line, the block loops are not
+part of the loop nest O2/O3 optimise around the kernel's code (the harness's loops, not the
+kernel's: O3 optimisation CPU on 50 default cases halved, mean 38 → 19 ms).
 
-A kernel with barriers is lowered *structurally*, inline in the entry function:
+A kernel without `sync_threads` becomes a per-thread function (`<kernel>.thread`, locals in
+allocas) that the block function calls for every thread of its block, x fastest.
+
+A kernel with barriers is lowered *structurally*, inline in the block function:
 * The checker proves barriers sit in uniform control flow: the kernel's top level, or inside
   `if`/`while`/`for`/`loop`/blocks whose conditions every thread of the block evaluates alike.
   A statement that (transitively) contains a barrier is lowered once per block, not per thread.
@@ -45,7 +50,16 @@ from rgpu_fuzz.lower.context import (
     storage_type,
 )
 from rgpu_fuzz.lower.stmts import BodyLowerer
-from rgpu_fuzz.lower.values import I8, I32, I64, PTR, VOID, load_scalar, store_scalar
+from rgpu_fuzz.lower.values import (
+    I8,
+    I32,
+    I64,
+    PTR,
+    VOID,
+    load_scalar,
+    private_alloca,
+    store_scalar,
+)
 from rgpu_fuzz.model.kernel_abi import KernelParam, flatten
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -149,11 +163,12 @@ class StructuralLoop(LoopTarget):
 
 
 class EntryState(FnState):
-    """The kernel entry: loops over blocks; for a kernel with barriers, also the structural
-    code and its regions, with locals in per-thread frames."""
+    """The block function (one block of the grid, `grid_loop`): the loop over its threads;
+    for a kernel with barriers, the structural code and its regions, with locals in
+    per-thread frames. Its last three arguments are the block's id (x, y, z)."""
 
     def __init__(self, ms: ModuleState, fn: ir.Function, kernel: ast.Fn) -> None:
-        self.args_p, launch, shared, self.frames, trap = fn.args
+        self.args_p, launch, shared, self.frames, trap, *self.block_id = fn.args
         super().__init__(ms, fn, ir.Constant(PTR, None), shared, trap)
         self.tctx = self.temp(ir.ArrayType(I32, 12), "tctx")
         self.kernel = kernel
@@ -301,6 +316,51 @@ class EntryState(FnState):
             self.b.store(self.b.select(is_old, ir.Constant(I8, RUNNING), state), self.frame)
 
         self.region(emit, all_threads=True)
+
+
+def grid_loop(module: ir.Module, symbol: str, block_fn: ir.Function) -> ir.Function:
+    """The entry `symbol` (`HostTarget`'s ABI): `block_fn` called for every block of the
+    grid, z outermost and x fastest, with the block's id; it stops after a block whose
+    thread trapped (the trap record's code is not 0)."""
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5), name=symbol)
+    fn.attributes.add("noinline")
+    fn.attributes.add("optnone")
+    args, launch, shared, frames, trap = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    grid = [b.load(b.gep(launch, [ir.Constant(I64, i)], source_etype=I32), typ=I32)
+            for i in range(3)]
+    done = fn.append_basic_block("grid.end")
+    ids: list[ir.Value] = [ir.Constant(I32, 0)] * 3
+
+    def loop(axis: int) -> None:
+        counter = private_alloca(b, I32, f"block{'xyz'[axis]}.i", 0)
+        b.store(ir.Constant(I32, 0), counter)
+        head = fn.append_basic_block(f"block{'xyz'[axis]}.head")
+        body = fn.append_basic_block(f"block{'xyz'[axis]}.body")
+        end = fn.append_basic_block(f"block{'xyz'[axis]}.end")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.load(counter, typ=I32)
+        b.cbranch(b.icmp_unsigned("<", i, grid[axis]), body, end)
+        b.position_at_end(body)
+        ids[axis] = i
+        if axis == 0:
+            b.call(block_fn, [args, launch, shared, frames, trap, *ids])
+            go_on = fn.append_basic_block("block.ok")
+            trapped = b.icmp_unsigned("!=", b.load(trap, typ=I32), ir.Constant(I32, 0))
+            b.cbranch(trapped, done, go_on)
+            b.position_at_end(go_on)
+        else:
+            loop(axis - 1)
+        b.store(b.add(b.load(counter, typ=I32), ir.Constant(I32, 1)), counter)
+        b.branch(head)
+        b.position_at_end(end)
+
+    loop(2)
+    b.branch(done)
+    b.position_at_end(done)
+    b.ret_void()
+    return fn
 
 
 def host_trap_fn(module: ir.Module) -> ir.Function:
