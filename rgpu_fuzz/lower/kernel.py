@@ -237,9 +237,10 @@ class StructuralLowerer(BodyLowerer):
 
         def end_ptr() -> ir.Value:
             assert st.frame is not None
-            return b.gep(st.frame, [ir.Constant(I64, end_slot)], source_etype=I8)
+            return self.b.gep(st.frame, [ir.Constant(I64, end_slot)], source_etype=I8)
 
         def init() -> None:
+            b = self.b
             start = self.expr(s.start)
             end = self.expr(s.end)
             store_scalar(b, start, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
@@ -256,6 +257,7 @@ class StructuralLowerer(BodyLowerer):
         b.position_at_end(head)
 
         def cond() -> None:
+            b = self.b
             i = load_scalar(b, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
             end = load_scalar(b, end_ptr(), sc)
             cmp = b.icmp_signed if sc.is_signed else b.icmp_unsigned
@@ -273,6 +275,7 @@ class StructuralLowerer(BodyLowerer):
         self._loop_body(s.body)
 
         def step() -> None:
+            b = self.b
             var = st.slot(s.binding, sc)  # type: ignore[arg-type]
             i = load_scalar(b, var, sc)
             if s.inclusive:
@@ -342,6 +345,7 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
     fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I32] * 3), name=f"{entry}.block")
     fn.linkage = "internal"
     fn.attributes.add("noinline")
+    fn.attributes.add("optnone")
     st = EntryState(ms, fn, kernel)
     for axis in range(3):
         st.set_word(TCTX_BID + axis, st.block_id[axis])

@@ -106,9 +106,9 @@ class LlvmCpuPipeline(Pipeline):
                      help="with det: compile twice 1 case in N, chosen by the case id, so a "
                           "nondeterminism finding still shows on its own case")
     THREAD_CALLS = Flag(name="threadcall",
-                        help="keep the per-thread function a call in the thread loop "
-                             "(noinline): O2/O3 then optimise the kernel's code, not the "
-                             "harness loop around it (less compile time; other IR)")
+                        help="no effect: the host lowering always keeps the kernel's code "
+                             "out of the harness's loops (lower.host); accepted so that "
+                             "specs written before still parse")
     options = (OPT, DET, DET_SAMPLE, LLC, THREAD_CALLS)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
@@ -133,19 +133,11 @@ class LlvmCpuPipeline(Pipeline):
     def llc(self) -> str | None:
         return self.option(self.LLC)
 
-    def ir_transform(self, entry: str) -> Callable[[str], str] | None:
-        """What the worker applies to a case's lowered IR before optimisation (None: the
-        IR as lowered): `threadcall`'s attribute, then a subclass's `transform_ir`."""
+    def ir_transform(self) -> Callable[[str], str] | None:
+        """What the worker applies to a case's lowered IR before optimisation: a
+        subclass's `transform_ir` (None: the IR as lowered)."""
         custom = type(self).transform_ir is not LlvmCpuPipeline.transform_ir
-        if not self.option(self.THREAD_CALLS):
-            return self.transform_ir if custom else None
-        hook = self.transform_ir
-
-        def transform(ir_text: str) -> str:
-            kept = keep_thread_call(ir_text, entry)
-            return hook(kept) if custom else kept
-
-        return transform
+        return self.transform_ir if custom else None
 
     def transform_ir(self, ir_text: str) -> str:
         """Rewrite the lowered IR text before optimisation; the identity here.
@@ -264,24 +256,6 @@ def artefacts(case: Case, spec: str = "llvm-cpu", *,
     return texts
 
 
-
-
-def keep_thread_call(ir_text: str, entry: str) -> str:
-    """`threadcall`: the per-thread function of a kernel without barriers (`lower.host`,
-    `<entry>.thread`, called in the loop over a block's threads) marked `noinline`. Inlined,
-    O2/O3's loop passes also work on the harness's thread loop around the kernel's code;
-    kept as a call they optimise the kernel's code as a function, as a GPU compiler sees it
-    (O3 optimisation CPU -12 to -27 % in four in-process runs of 32 default cases). Applied
-    to the lowered text, so `llvm-cpu:O0` and `:O3:threadcall` of one case share one
-    lowering; a kernel with barriers has no such function and is left as it is."""
-    header = f'define internal void @"{entry}.thread"('
-    at = ir_text.find(header)
-    if at < 0:
-        return ir_text
-    end = ir_text.index("\n", at)
-    return f"{ir_text[:end]} noinline{ir_text[end:]}"
-
-
 # ---------------------------------------------------------------------- in the worker
 
 
@@ -289,7 +263,7 @@ def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Ou
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
     return lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
-                              transform=pipeline.ir_transform(case.entry),
+                              transform=pipeline.ir_transform(),
                               clock=clock, upto=upto)
 
 
@@ -512,7 +486,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     builds: dict[int, LlvmBuild] = {}
     for i, case in enumerate(cases):
         got = lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
-                                 transform=pipeline.ir_transform(case.entry),
+                                 transform=pipeline.ir_transform(),
                                  clock=clocks[i], upto="llvm-ir")
         if isinstance(got, LlvmBuild):
             builds[i] = got
