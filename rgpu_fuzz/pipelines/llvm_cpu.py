@@ -1,9 +1,10 @@
 """`llvm-cpu`: our lowering → LLVM IR → new-pass-manager optimisation → MCJIT on the host.
 
 Options: `O0`…`O3` (default `O2`), `timeout=SECONDS` (default 60; compile and run together),
-`det` (compile twice and compare; with `detsample=N` only one case in N, chosen by its
-id), `llc=PATH` (code generation by an external `llc`, whose
-object MCJIT then loads), e.g. `llvm-cpu:O3:timeout=30`, `llvm-cpu:O2:llc=/usr/bin/llc-19`.
+`det` (compile twice and compare: every case run alone, and in a batch one case in
+`detsample=N`, default 4, chosen by its id; `DET_SAMPLE`), `llc=PATH` (code generation by
+an external `llc`, whose object MCJIT then loads), e.g. `llvm-cpu:O3:timeout=30`,
+`llvm-cpu:O2:llc=/usr/bin/llc-19`.
 
 Everything that touches LLVM runs in a worker process (`execute`), since LLVM aborts on
 fatal errors and JIT code can crash or loop; the shared stages (`llvm_stages`: check, lower,
@@ -58,6 +59,15 @@ from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 60.0
+DET_SAMPLE = 4
+"""`det`'s default `detsample`. The determinism check (DESIGN.md §4) compiles a case a second
+time (O3 optimisation and code generation again: ~20 ms of a ~70 ms case, the largest part
+after the first compilation). In a campaign's batches it runs on one case in N, chosen by
+the case's id so that a finding reproduces from its own case; every case run alone (a
+campaign's re-check of every case with a finding, each reduction candidate, `reproduce`) is
+compiled twice. What sampling gives up: nondeterminism that shows on a fraction p of cases
+is first seen after ~N/p cases instead of 1/p; what it keeps: every such case that also has
+another finding is checked, and every finding reproduces and reduces with the check on."""
 ARTEFACT_KEYS = ("llvm-ir", "llvm-ir-opt", "asm")
 """What `artefacts` returns: lowered (and transformed) IR, optimised IR, host assembly."""
 
@@ -102,9 +112,10 @@ class LlvmCpuPipeline(Pipeline):
                help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
     LLC = PathOption(name="llc", executable=True,
                      help="code generation by this external llc (MCJIT loads its object)")
-    DET_SAMPLE = Int(name="detsample", value=1, min=1, execution=True,
-                     help="with det: compile twice 1 case in N, chosen by the case id, so a "
-                          "nondeterminism finding still shows on its own case")
+    DET_SAMPLE = Int(name="detsample", value=DET_SAMPLE, min=1, execution=True,
+                     help="with det: in a batch compile twice 1 case in N (default "
+                          f"{DET_SAMPLE}), chosen by the case id; a case run alone (a "
+                          "finding checked alone, reduction, reproduce) every time")
     THREAD_CALLS = Flag(name="threadcall",
                         help="no effect: the host lowering always keeps the kernel's code "
                              "out of the harness's loops (lower.host); accepted so that "
@@ -124,8 +135,8 @@ class LlvmCpuPipeline(Pipeline):
         return self.option(self.DET)
 
     def checks_determinism_of(self, case: Case) -> bool:
-        """Whether `case` is compiled twice: with `det`, every case, or with `detsample=N`
-        the cases whose id (a hash of the case's content) is 0 modulo N."""
+        """Whether `case` is compiled twice in a batch: with `det`, the cases whose id (a
+        hash of the case's content) is 0 modulo `detsample` (every case with 1)."""
         n = self.option(self.DET_SAMPLE)
         return self.check_determinism and (n == 1 or int(case.id, 16) % n == 0)
 
@@ -150,9 +161,10 @@ class LlvmCpuPipeline(Pipeline):
         return ir_text
 
     def job(self, case: Case) -> Job:
-        """The worker's description of compiling and running `case` with this pipeline."""
+        """The worker's description of compiling and running `case` alone with this
+        pipeline: with `det`, compiled twice whatever `detsample` says (`DET_SAMPLE`)."""
         return Job(casefile.dumps(case), self.opt_level, ClassRef.of(type(self)),
-                   str(self.spec), self.checks_determinism_of(case), self.llc)
+                   str(self.spec), self.check_determinism, self.llc)
 
     def artefact_text(self, case: Case, kind: str) -> str | None:
         """`reproduce --show ir|asm`: the IR before and after optimisation, or the assembly."""
