@@ -1,0 +1,89 @@
+"""Which outputs of a finished launch depend on the unspecified bits of an arithmetic NaN
+(docs/language.md "NaN bits"), and what else they may hold.
+
+The first run computes one allowed execution. When a kernel can observe NaN bits (it calls
+`to_bits`, or a float output holds a NaN), the launch runs again under
+`semantics.nan.exploring`: once with every arithmetic NaN's sign flipped and, where some NaN
+had another allowed payload, twice more (other payload; both). An output element that is
+equal in every run does not depend on the choice and is compared exactly (a NaN too: its
+bits came from the inputs or a literal). One that differs may hold any run's value; where
+every run stored a NaN's bits it may hold any NaN the rule allows. Runs that trap or are
+rejected add nothing: an allowed execution that traps where the first did not is outside
+what one outcome can express.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+import numpy as np
+
+from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.features import walk
+from rgpu_fuzz.lang.semantics.nan import Explorer, NanChoice, exploring, is_nan_bits
+from rgpu_fuzz.model.latitude import Latitude
+
+_WIDTHS = {np.dtype(np.float32): 32, np.dtype(np.float64): 64, np.dtype(np.uint32): 32,
+           np.dtype(np.int32): 32, np.dtype(np.uint64): 64, np.dtype(np.int64): 64}
+
+
+_TO_BITS: dict[int, tuple[ast.Module, bool]] = {}
+
+
+def _calls_to_bits(module: ast.Module) -> bool:
+    """Memoised by identity (hashing a frozen AST walks all of it)."""
+    hit = _TO_BITS.get(id(module))
+    if hit is None or hit[0] is not module:
+        if len(_TO_BITS) > 256:
+            _TO_BITS.clear()
+        hit = module, any(isinstance(n, ast.MethodCall) and n.method == "to_bits"
+                          for n in walk(module))
+        _TO_BITS[id(module)] = hit
+    return hit[1]
+
+
+def observes_nan_bits(module: ast.Module, outputs: Mapping[str, np.ndarray]) -> bool:
+    """Whether outputs may depend on NaN bits: only `to_bits` turns them into anything but a
+    NaN (casts to integers give 0, comparisons are false), so without it only a float output
+    that holds a NaN can."""
+    return _calls_to_bits(module) or any(
+        a.dtype.kind == "f" and bool(np.isnan(a).any()) for a in outputs.values())
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype != np.bool_ else a
+
+
+def latitudes(first: Mapping[str, np.ndarray],
+              rerun: Callable[[], Mapping[str, np.ndarray] | None]) -> dict[str, Latitude]:
+    """The latitude of every output of `first` (the outputs of a finished run); `rerun`
+    runs the launch again from the original inputs and returns its outputs, or None when
+    it did not finish."""
+    runs: list[Mapping[str, np.ndarray]] = []
+    explorers: list[Explorer] = []
+    for choice in (NanChoice.FLIP_SIGN, NanChoice.OTHER_PAYLOAD, NanChoice.BOTH):
+        explorer = Explorer(choice)
+        with exploring(explorer):
+            out = rerun()
+        explorers.append(explorer)
+        if out is not None:
+            runs.append(out)
+        if not explorer.produced or not explorer.other_payload:
+            break
+    result = {}
+    for name, values in first.items():
+        base = _bits(values)
+        alternatives = np.stack([_bits(r[name]) for r in runs]) if runs else \
+            np.empty((0, len(base)), dtype=base.dtype)
+        width = _WIDTHS.get(values.dtype, 0)
+        nan = np.zeros(len(base), dtype=bool)
+        patterns: frozenset[int] = frozenset()
+        if width and len(alternatives):
+            differs = (alternatives != base).any(axis=0)
+            nan = differs & is_nan_bits(base, width)
+            for alt in alternatives:
+                nan &= is_nan_bits(alt, width)
+            patterns = frozenset().union(*(e.patterns(width) for e in explorers))
+        result[name] = Latitude(alternatives=alternatives, nan=nan, width=width,
+                                patterns=patterns)
+    return result
