@@ -40,7 +40,7 @@ from rgpu_fuzz.model.kernel_abi import (
 from rgpu_fuzz.model.outcome import CompileCrash
 
 __all__ = ["LaunchPlan", "LoadedKernel", "dispatch_of", "kernel_arguments", "load_code_object",
-           "load_kernel", "pack_launch"]
+           "load_kernel", "load_kernels", "pack_launch"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,16 +70,34 @@ def load_code_object(hsaco: bytes, kernel: str, *,
                      verify: bool = True) -> LoadedKernel | CompileCrash:
     """`load_kernel` for an already linked code object (e.g. one a pipeline's
     `transform_code_object` hook returned)."""
+    return load_kernels(hsaco, (kernel,), verify=verify)[kernel]
+
+
+def load_kernels(hsaco: bytes, kernels: Sequence[str], *,
+                 verify: bool = True) -> dict[str, LoadedKernel | CompileCrash]:
+    """`load_code_object` for several kernels of one code object (a batch's), read once.
+    Each kernel is verified by the whole-object rules and its own
+    (`verify_code_object(co, kernel)`), so a broken descriptor fails only its own launch."""
     try:
         co = read_code_object(hsaco)
-        k = co.kernel(kernel)
     except CodeObjectError as e:
-        return CompileCrash(stage="codeobj", signature=f"codeobj-unreadable: {e}"[:200],
-                            log=str(e))
-    if verify and (violations := verify_code_object(co)):
-        return CompileCrash(stage="codeobj", signature=violations[0].signature,
-                            log=_violations_log(violations))
-    return LoadedKernel(hsaco, co, k)
+        unreadable = CompileCrash(stage="codeobj", signature=f"codeobj-unreadable: {e}"[:200],
+                                  log=str(e))
+        return dict.fromkeys(kernels, unreadable)
+    out: dict[str, LoadedKernel | CompileCrash] = {}
+    for name in kernels:
+        try:
+            k = co.kernel(name)
+        except CodeObjectError as e:
+            out[name] = CompileCrash(stage="codeobj", signature=f"codeobj-unreadable: {e}"[:200],
+                                     log=str(e))
+            continue
+        if verify and (violations := verify_code_object(co, name)):
+            out[name] = CompileCrash(stage="codeobj", signature=violations[0].signature,
+                                     log=_violations_log(violations))
+        else:
+            out[name] = LoadedKernel(hsaco, co, k)
+    return out
 
 
 def _scalar_arg(arg: FlatArg, value: int) -> ArgValue:

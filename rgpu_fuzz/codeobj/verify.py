@@ -146,8 +146,11 @@ def _kernel(co: CodeObject, k: Kernel) -> list[Violation]:
     return out
 
 
-def verify_code_object(co: CodeObject) -> tuple[Violation, ...]:
-    """Every broken rule of `co`, in kernel order; empty when a loader would accept it."""
+def verify_code_object(co: CodeObject, kernel: str | None = None) -> tuple[Violation, ...]:
+    """Every broken rule of `co`, in kernel order; empty when a loader would accept it.
+    With `kernel`, the whole-object rules and that kernel's own: what launching it relies
+    on (a batch's code object holds many kernels, and one kernel's broken descriptor says
+    nothing about another's launch)."""
     out: list[Violation] = []
     if not co.elf.is_relocatable and co.text is None:
         out.append(Violation("no-text", "no .text section"))
@@ -156,5 +159,6 @@ def verify_code_object(co: CodeObject) -> tuple[Violation, ...]:
         out.append(Violation("target-mismatch", f"amdhsa.target {co.metadata.target!r}, "
                              f"e_flags say {expected!r}"))
     for k in co.kernels:
-        out.extend(_kernel(co, k))
+        if kernel is None or k.name == kernel:
+            out.extend(_kernel(co, k))
     return tuple(out)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +38,9 @@ import numpy as np
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj.kernarg import KernargSegment
-from rgpu_fuzz.codeobj.launch import LaunchPlan, load_code_object
+from rgpu_fuzz.codeobj.launch import LaunchPlan, LoadedKernel, load_code_object
 from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.kernel_abi import (
     TRAP_PARAM,
     TRAP_RECORD_WORDS,
@@ -58,10 +59,10 @@ from rgpu_fuzz.model.outcome import (
     detail,
 )
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES
+from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES, case_of
 from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
-from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
+from rgpu_fuzz.pipelines.stages import describe_failure, last_stage, outcome_of, report_stage
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
 STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
@@ -126,6 +127,77 @@ class AmdgpuSimPipeline(Pipeline):
         result = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim:execute", self.job(case),
                                 timeout=self.timeout)
         return outcome_of(result, self.label, STAGES, is_plugin=self.is_plugin)
+
+    MAX_BATCH = 32
+    """Cases per batch job (a campaign chunk is 8)."""
+    hook_sees_batches: bool = False
+    """Whether `transform_code_object` may be given a batch's code object (the kernels of
+    many cases in one). A hook written for one case's code object ("the first `s_waitcnt`
+    of `.text`") would rewrite one case of a batch, so by default a subclass with its own
+    hook runs each case alone; a hook that treats every kernel alike may set this."""
+
+    @property
+    def batches(self) -> bool:
+        """Whether `run_many` compiles cases together (`amdgpu_sim_batch`): not with `det`,
+        a code-object hook that does not take batches, or a subclass's own `_run` or `job`
+        (a batch would bypass them)."""
+        cls = type(self)
+        own_hook = cls.transform_code_object is not AmdgpuSimPipeline.transform_code_object
+        return not (self.option(self.DET) or (own_hook and not cls.hook_sees_batches)
+                    or cls._run is not AmdgpuSimPipeline._run
+                    or cls.job is not AmdgpuSimPipeline.job)
+
+    def batch_job(self, cases: Sequence[Case]) -> Any:
+        from rgpu_fuzz.pipelines.amdgpu_sim_batch import BatchJob
+
+        return BatchJob(tuple(casefile.dumps(c) for c in cases), self.option(self.TARGET),
+                        self.option(self.OPT), ClassRef.of(type(self)), str(self.spec),
+                        self.option(self.LLC), self.option(self.STEPS), self.timeout)
+
+    def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
+        """A chunk's cases compiled into one code object and launched from it
+        (`amdgpu_sim_batch`). Nothing of one case is lost to another: a case whose own
+        stage kills the worker runs alone (`_run`) for its own outcome, a launch that
+        overstays its timeout is its own `Timeout`, and after a failure of the batch as a
+        whole (no case to blame) every case runs alone. A batch's finding is checked alone
+        by the campaign (`triage.campaign_jobs`)."""
+        if not self.batches:
+            return [self._run(c) for c in cases]
+        out: list[Outcome | None] = [None] * len(cases)
+        for start in range(0, len(cases), self.MAX_BATCH):
+            self._batch(cases, list(range(start, min(len(cases), start + self.MAX_BATCH))), out)
+        assert all(o is not None for o in out)
+        return out  # type: ignore[return-value]
+
+    def _batch(self, cases: Sequence[Case], idx: list[int], out: list[Outcome | None]) -> None:
+        from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, call_in_worker
+
+        if len(idx) == 1:
+            out[idx[0]] = self._run(cases[idx[0]])
+            return
+        result = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim_batch:execute_batch",
+                                self.batch_job([cases[i] for i in idx]),
+                                timeout=self.timeout * len(idx))
+        if isinstance(result, Done) and isinstance(result.value, list):
+            for i, outcome in zip(idx, result.value, strict=True):
+                out[i] = outcome
+            return
+        if isinstance(result, Raised) and not self.is_plugin:
+            raise HarnessBug(f"{self.label} worker raised:\n{result.traceback}")
+        stage = last_stage(result.log) if isinstance(result, Died | TimedOut) else ""
+        k, sep, what = stage.partition(":")
+        if sep and k.isdigit() and int(k) < len(idx):
+            blamed = idx[int(k)]
+            hung = isinstance(result, TimedOut) or (
+                isinstance(result, Died) and result.signal == "SIGALRM")
+            out[blamed] = (Timeout(stage="simulate", seconds=self.timeout)
+                           if hung and what == "simulate" else self._run(cases[blamed]))
+            rest = [i for i in idx if i != blamed]
+            if rest:
+                self._batch(cases, rest, out)
+            return
+        for i in idx:  # the batch failed as a whole (or a plugin raised): every case alone
+            out[i] = self._run(cases[i])
 
     def trace_text(self, case: Case) -> str:
         """`run --trace`: the instruction trace of the first wave (pc, instruction, EXEC,
@@ -244,18 +316,22 @@ class Launch:
     buffers: dict[str, bytes]
 
 
-def _launch(job: Job, built: _Built) -> tuple[Launch, ArgumentValues] | CompileCrash:
+def _launch(job: Job, built: _Built, loaded: LoadedKernel | CompileCrash | None = None,
+            tag: str = "") -> tuple[Launch, ArgumentValues] | CompileCrash:
     """The case's launch through the code-object path: read and verify the linked code
     object (`codeobj-invalid:<rule>`), pack the kernarg segment once with placeholder
-    addresses (`kernarg-mismatch`), as `hip` does before its runtime calls."""
-    case = casefile.loads(job.case_toml)
+    addresses (`kernarg-mismatch`), as `hip` does before its runtime calls. `loaded` is the
+    kernel when the caller read the code object already (a batch reads it once); `tag` goes
+    before the stages reported (`3:simulate`: case 3 of a batch)."""
+    case = case_of(job.case_toml)
     build = built.build
-    report_stage("codeobj")
-    loaded = load_code_object(built.code_object, build.kernel)
+    report_stage(tag + "codeobj")
+    if loaded is None:
+        loaded = load_code_object(built.code_object, build.kernel)
     if isinstance(loaded, CompileCrash):
         return loaded
     plan = LaunchPlan.of(case, build.params, loaded)
-    report_stage("kernarg")
+    report_stage(tag + "kernarg")
     probe = plan.kernargs(lambda _name: 0, 0)
     if isinstance(probe, CompileCrash):
         return probe
@@ -279,17 +355,19 @@ _REFUSED = {"kernarg-mismatch": "kernarg", "sim-load-failure": "load"}
 """Simulator faults that are the loader refusing the launch, as `hip` reports them."""
 
 
-def _simulate(job: Job, built: _Built, *, trace: bool = False) -> tuple[Outcome, Any]:
+def _simulate(job: Job, built: _Built, *, trace: bool = False,
+              loaded: LoadedKernel | CompileCrash | None = None,
+              tag: str = "") -> tuple[Outcome, Any]:
     from rgpu_fuzz.sim.code import decode_text
     from rgpu_fuzz.sim.engine import Status, simulate
     from rgpu_fuzz.sim.fault import FaultKind
 
     build = built.build
-    got = _launch(job, built)
+    got = _launch(job, built, loaded, tag)
     if isinstance(got, CompileCrash):
         return got, None
     launch, values = got
-    report_stage("simulate")
+    report_stage(tag + "simulate")
     cpu0 = time.process_time()
     res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
                    launch.args, launch.buffers, decode=decode_text, target=job.target,
