@@ -4,10 +4,11 @@ Outputs are grouped into classes of equal results: integers and bools bitwise, f
 except that every NaN equals every NaN and, where the policy allows, +0.0 equals -0.0. When
 the reference explored the NaN bits a kernel can observe (`Buffer.latitude`), it is precise
 instead: an element equals the reference's when it holds a value some allowed choice of NaN
-sign and payload gives, and only then (docs/language.md "NaN bits"). The arbiter (`ref`) decides: every pipeline outside its class is a
-wrong-code finding; crashes, timeouts and trap disagreements are findings of their own. When
-the arbiter itself traps, pipelines must trap the same way; when it rejects the case, the case
-is outside the language and nothing is compared.
+sign and payload gives, and only then (docs/language.md "NaN bits"). The arbiter (`ref`)
+decides: every pipeline outside its class is a wrong-code finding; crashes, timeouts and trap
+disagreements are findings of their own. When the arbiter itself traps, pipelines must trap
+the same way; when it rejects the case, the case is outside the language and nothing is
+compared.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ def _differing(e: Buffer, a: Buffer, loose_zero: bool) -> np.ndarray:
     idx = np.flatnonzero(eb != ab)
     if lat is None or not len(idx) or e.ty is Scalar.BOOL:
         return idx
-    raw = np.ascontiguousarray(a.values, dtype=a.ty.dtype).view(a.ty.bits_dtype)
-    return idx[~lat.allows(idx, raw[idx])]
+    raw_e = np.ascontiguousarray(e.values, dtype=e.ty.dtype).view(e.ty.bits_dtype)
+    raw_a = np.ascontiguousarray(a.values, dtype=a.ty.dtype).view(a.ty.bits_dtype)
+    return idx[~lat.allows(idx, raw_e[idx], raw_a[idx])]
 
 
 def _fmt_value(buf: Buffer, i: int) -> str:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from rgpu_fuzz.interp.nanbits import latitudes, observes_nan_bits
 from rgpu_fuzz.interp.memory import SharedArray, Tracked, global_buffer
+from rgpu_fuzz.interp.nanbits import latitudes, observes_nan_bits, with_consts_evaluated_again
 from rgpu_fuzz.interp.program import CompiledFn, program_for
 from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, TrapSignal
 from rgpu_fuzz.interp.state import LaneState
@@ -100,7 +100,8 @@ def run_kernel(
         return result
 
     def rerun() -> dict[str, np.ndarray] | None:
-        again = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves)
+        again = _run_once(with_consts_evaluated_again(checked), entry, grid, block, args,
+                          step_budget, time_budget, waves)
         return again.outputs if isinstance(again, Finished) else None
 
     return replace(result, latitude=latitudes(result.outputs, rerun))

@@ -7,6 +7,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+_FRACTION_BITS = {32: 23, 64: 52}
+
+
+def float_nan_bits(bits: np.ndarray, width: int) -> np.ndarray:
+    """Which unsigned bit patterns of a `width`-bit IEEE 754 float are NaNs (exponent all
+    ones, trailing significand not zero; §3.4)."""
+    b = np.asarray(bits).astype(np.uint64)
+    frac = (1 << _FRACTION_BITS[width]) - 1
+    exp = np.uint64(((1 << (width - 1)) - 1) & ~frac)
+    return ((b & exp) == exp) & ((b & np.uint64(frac)) != 0)
+
+
+def quiet_bit(width: int) -> int:
+    """IEEE 754 §6.2.1: the first bit of the trailing significand is 1 for a quiet NaN."""
+    return 1 << (_FRACTION_BITS[width] - 1)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Latitude:
@@ -15,24 +31,29 @@ class Latitude:
     `alternatives` (runs × elements, the buffer's unsigned bits dtype) holds what other
     allowed executions stored: an element may equal any of them. Where `nan` is set the
     element is the bits of an arithmetic NaN (a float element, or a 32/64-bit integer that
-    holds `to_bits` of one): any NaN of `width` bits whose sign-cleared pattern is in
-    `patterns` is allowed, with either sign."""
+    holds `to_bits` of one), and the runs saw every payload its operation may choose: any
+    sign goes with any of those payloads, and so does each payload with its quiet bit clear
+    when that signalling NaN was an operand (`signalling`, sign cleared): unchanged
+    propagation."""
 
     alternatives: np.ndarray
     nan: np.ndarray
     width: int = 0
-    patterns: frozenset[int] = frozenset()
+    signalling: frozenset[int] = frozenset()
 
-    def allows(self, index: np.ndarray, bits: np.ndarray) -> np.ndarray:
-        """Which of the elements at `index` (holding unsigned `bits` there) are allowed."""
-        ok = (self.alternatives[:, index] == bits).any(axis=0)
-        if self.width and self.patterns:
-            nan = self.nan[index]
-            if nan.any():
-                b = bits.astype(np.uint64) & np.uint64((1 << (self.width - 1)) - 1)
-                exp = np.uint64(((1 << (self.width - 1)) - 1)
-                                & ~((1 << (23 if self.width == 32 else 52)) - 1))
-                is_nan = ((b & exp) == exp) & ((b & ~exp) != 0)
-                member = np.isin(b, np.fromiter(self.patterns, dtype=np.uint64))
-                ok |= nan & is_nan & member
-        return ok
+    def allows(self, index: np.ndarray, expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+        """Which elements at `index` (the arbiter's bits `expected`, a pipeline's `actual`
+        there, both unsigned) hold a value the language allows."""
+        ok = (self.alternatives[:, index] == actual).any(axis=0)
+        nan = self.nan[index] & ~ok
+        if not self.width or not nan.any():
+            return ok
+        magnitude = np.uint64((1 << (self.width - 1)) - 1)
+        seen = np.vstack([self.alternatives[:, index], expected]).astype(np.uint64) & magnitude
+        got = actual.astype(np.uint64) & magnitude
+        same = (seen == got).any(axis=0)
+        quieted = got | np.uint64(quiet_bit(self.width))
+        unchanged = ((seen == quieted).any(axis=0)
+                     & np.isin(got, np.fromiter(self.signalling, dtype=np.uint64,
+                                                count=len(self.signalling))))
+        return ok | (nan & float_nan_bits(got, self.width) & (same | unchanged))
