@@ -35,6 +35,7 @@ from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, Trap
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.interp.stmts import over_budget
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.semantics.nan import NanChoice, observing
 from rgpu_fuzz.model.latitude import Latitude
 from rgpu_fuzz.model.outcome import Location, Rejected, RejectReason, Trap
 from rgpu_fuzz.model.scalars import Scalar
@@ -94,14 +95,15 @@ def run_kernel(
     When the outputs may depend on the unspecified bits of a NaN, `explore_nans` runs the
     launch again to find which do (`Finished.latitude`, `interp.nanbits`).
     """
-    result = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves)
+    with observing() as seen:
+        result = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves)
     if not explore_nans or not isinstance(result, Finished) or not observes_nan_bits(
-            checked.module, result.outputs):
+            seen.nan_bits, result.outputs):
         return result
 
-    def rerun() -> dict[str, np.ndarray] | None:
-        again = _run_once(with_consts_evaluated_again(checked), entry, grid, block, args,
-                          step_budget, time_budget, waves)
+    def rerun(choice: NanChoice) -> dict[str, np.ndarray] | None:
+        again = _run_once(with_consts_evaluated_again(checked, choice), entry, grid, block,
+                          args, step_budget, time_budget, waves)
         return again.outputs if isinstance(again, Finished) else None
 
     return replace(result, latitude=latitudes(result.outputs, rerun))

@@ -29,7 +29,6 @@ import numpy as np
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.consts import evaluate_consts
 from rgpu_fuzz.lang.env import Env
-from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.semantics.nan import Explorer, NanChoice, exploring
 from rgpu_fuzz.model.latitude import Latitude, float_nan_bits
 
@@ -40,38 +39,39 @@ _WIDTHS = {np.dtype(np.float32): 32, np.dtype(np.float64): 64, np.dtype(np.uint3
            np.dtype(np.int32): 32, np.dtype(np.uint64): 64, np.dtype(np.int64): 64}
 
 
-_TO_BITS: dict[int, tuple[ast.Module, bool]] = {}
-
-
-def _calls_to_bits(module: ast.Module) -> bool:
-    """Memoised by identity (hashing a frozen AST walks all of it)."""
-    hit = _TO_BITS.get(id(module))
-    if hit is None or hit[0] is not module:
-        if len(_TO_BITS) > 256:
-            _TO_BITS.clear()
-        hit = module, any(isinstance(n, ast.MethodCall) and n.method == "to_bits"
-                          for n in walk(module))
-        _TO_BITS[id(module)] = hit
-    return hit[1]
-
-
-def observes_nan_bits(module: ast.Module, outputs: Mapping[str, np.ndarray]) -> bool:
+def observes_nan_bits(saw_nan_bits: bool, outputs: Mapping[str, np.ndarray]) -> bool:
     """Whether outputs may depend on NaN bits: only `to_bits` turns them into anything but a
-    NaN (casts to integers give 0, comparisons are false), so without it only a float output
-    that holds a NaN can."""
-    return _calls_to_bits(module) or any(
+    NaN (casts to integers give 0, comparisons are false), so only a run in which `to_bits`
+    saw a NaN (`saw_nan_bits`) or a float output holds one."""
+    return saw_nan_bits or any(
         a.dtype.kind == "f" and bool(np.isnan(a).any()) for a in outputs.values())
 
 
-def with_consts_evaluated_again(checked: CheckedModule) -> CheckedModule:
-    """`checked` with its `const` items evaluated again, under the NaN choice in force:
-    Rust leaves an arithmetic NaN's bits as open in a const as at run time (rustc's const
-    evaluation gives 0x7fc00000 for `0.0f32 / 0.0f32`, x86 at run time 0xffc00000)."""
+_AGAIN: dict[tuple[int, NanChoice], tuple[CheckedModule, CheckedModule]] = {}
+
+
+def with_consts_evaluated_again(checked: CheckedModule, choice: NanChoice) -> CheckedModule:
+    """`checked` with its `const` items evaluated again under `choice`: Rust leaves an
+    arithmetic NaN's bits as open in a const as at run time (rustc's const evaluation gives
+    0x7fc00000 for `0.0f32 / 0.0f32`, x86 at run time 0xffc00000). `checked` itself when no
+    const changes, so the compiled program is reused; memoised by identity otherwise."""
     consts = {i.name: i for i in checked.module.items if isinstance(i, ast.Const)}
     if not consts:
         return checked
+    hit = _AGAIN.get((id(checked), choice))
+    if hit is not None and hit[0] is checked:
+        return hit[1]
     env = Env(checked.source, const_types=dict(checked.const_types))
-    return replace(checked, consts=evaluate_consts(consts, env))
+    with exploring(Explorer(choice)):
+        values = evaluate_consts(consts, env)
+    same = values.keys() == checked.consts.keys() and all(
+        np.asarray(v).tobytes() == np.asarray(checked.consts[k]).tobytes()
+        for k, v in values.items())
+    again = checked if same else replace(checked, consts=values)
+    if len(_AGAIN) > 64:
+        _AGAIN.clear()
+    _AGAIN[(id(checked), choice)] = (checked, again)
+    return again
 
 
 def _bits(a: np.ndarray) -> np.ndarray:
@@ -80,16 +80,17 @@ def _bits(a: np.ndarray) -> np.ndarray:
 
 
 def latitudes(first: Mapping[str, np.ndarray],
-              rerun: Callable[[], Mapping[str, np.ndarray] | None]) -> dict[str, Latitude]:
+              rerun: Callable[[NanChoice], Mapping[str, np.ndarray] | None]
+              ) -> dict[str, Latitude]:
     """The latitude of every output of `first` (the outputs of a finished run); `rerun`
-    runs the launch again from the original inputs and returns its outputs, or None when
-    it did not finish."""
+    runs the launch again from the original inputs with the consts of a choice (inside the
+    exploring block) and returns its outputs, or None when it did not finish."""
     runs: list[Mapping[str, np.ndarray]] = []
     explorers: list[Explorer] = []
     for choice in NanChoice:
         explorer = Explorer(choice)
         with exploring(explorer):
-            out = rerun()
+            out = rerun(choice)
         explorers.append(explorer)
         if out is not None:
             runs.append(out)

@@ -16,43 +16,51 @@ from __future__ import annotations
 
 import numpy as np
 
-from rgpu_fuzz.lang.semantics.nan import chosen
+from rgpu_fuzz.lang.semantics.nan import EXPLORER, chosen
 from rgpu_fuzz.model.fma import fma32, fma64
 from rgpu_fuzz.model.scalars import Scalar
 
 _QUIET = {"all": "ignore"}
+_exploring = EXPLORER.get
+"""The exploring run in force, if any: checked inline, the common case costs no call."""
 
 
 def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return chosen(np.add(a, b), a, b)
+        r = np.add(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return chosen(np.subtract(a, b), a, b)
+        r = np.subtract(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return chosen(np.multiply(a, b), a, b)
+        r = np.multiply(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return chosen(np.divide(a, b), a, b)
+        r = np.divide(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rust float `%` is C `fmod`: exact, sign of the dividend; NaN for `x % 0` and `inf % y`."""
     with np.errstate(**_QUIET):
-        return chosen(np.fmod(a, b), a, b)
+        r = np.fmod(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def sqrt(a: np.ndarray) -> np.ndarray:
     """Correctly rounded (IEEE 754 §5.4.1 squareRoot); NaN below zero, `sqrt(-0) == -0`."""
     with np.errstate(**_QUIET):
-        return chosen(np.sqrt(a), a)
+        r = np.sqrt(a)
+    return r if _exploring() is None else chosen(r, a)
 
 
 def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -61,17 +69,19 @@ def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     IEEE 754-2008 minNum, which turns a signalling NaN into a quiet NaN result (found by a
     campaign: rustc and llvm-cpu returned 2.0 for `2.0f32.max(sNaN)`, we returned NaN)."""
     with np.errstate(**_QUIET):
-        return chosen(np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmin(a, b))), a, b)
+        r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmin(a, b)))
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rust `f32::max`: as `fmin`, the non-NaN operand wins for every kind of NaN."""
     with np.errstate(**_QUIET):
-        return chosen(np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmax(a, b))), a, b)
+        r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmax(a, b)))
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def mul_add(ty: Scalar, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """`a * b + c` with one rounding (IEEE 754 fusedMultiplyAdd), shared with the simulator's
     `V_FMA_*` (`model.fma`)."""
-    fma = fma32 if ty is Scalar.F32 else fma64
-    return chosen(fma(a, b, c), a, b, c)
+    r = (fma32 if ty is Scalar.F32 else fma64)(a, b, c)
+    return r if _exploring() is None else chosen(r, a, b, c)

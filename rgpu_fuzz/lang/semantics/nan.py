@@ -35,7 +35,8 @@ import numpy as np
 
 from rgpu_fuzz.model.latitude import quiet_bit
 
-__all__ = ["Explorer", "NanChoice", "chosen", "exploring", "preferred"]
+__all__ = ["EXPLORER", "Explorer", "NanChoice", "Observation", "chosen", "exploring",
+           "observe_bits", "observing", "preferred"]
 
 
 class NanChoice(Enum):
@@ -64,23 +65,23 @@ class Explorer:
     """Whether any arithmetic returned a NaN (no NaN: nothing else to explore)."""
 
 
-_EXPLORER: ContextVar[Explorer | None] = ContextVar("rgpu_nan_explorer", default=None)
+EXPLORER: ContextVar[Explorer | None] = ContextVar("rgpu_nan_explorer", default=None)
 
 
 @contextmanager
 def exploring(explorer: Explorer) -> Iterator[Explorer]:
     """Every arithmetic NaN computed inside the block follows `explorer`'s choice."""
-    token = _EXPLORER.set(explorer)
+    token = EXPLORER.set(explorer)
     try:
         yield explorer
     finally:
-        _EXPLORER.reset(token)
+        EXPLORER.reset(token)
 
 
 def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
     """`result` of an arithmetic operation on `operands` (same float type; none for a cast),
     with its NaNs replaced by the exploring run's choice. Outside an exploring run: as is."""
-    explorer = _EXPLORER.get()
+    explorer = EXPLORER.get()
     if explorer is None:
         return result
     r = np.asarray(result)
@@ -105,3 +106,32 @@ def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
         payload |= sign
     out = np.where(nan, payload, np.asarray(r).view(udt)).astype(udt).view(r.dtype)
     return out if isinstance(result, np.ndarray) else out[()]
+
+
+@dataclass
+class Observation:
+    """Whether `to_bits` saw a NaN during an `observing` block (any lane, active or not:
+    a false alarm only costs an exploring run)."""
+
+    nan_bits: bool = False
+
+
+_OBSERVATION: ContextVar[Observation | None] = ContextVar("rgpu_nan_observation", default=None)
+
+
+@contextmanager
+def observing() -> Iterator[Observation]:
+    """Record whether the block turns a NaN into bits."""
+    observation = Observation()
+    token = _OBSERVATION.set(observation)
+    try:
+        yield observation
+    finally:
+        _OBSERVATION.reset(token)
+
+
+def observe_bits(a: np.ndarray) -> None:
+    """`to_bits` calls this with its float operand."""
+    observation = _OBSERVATION.get()
+    if observation is not None and not observation.nan_bits and np.isnan(a).any():
+        observation.nan_bits = True
