@@ -5,7 +5,8 @@ again what it already asked (issue 13; `triage/bugkey.py` says what a probe is).
 An answer is only as good as the compilers it was asked of: answers are filed under a
 *toolchain* fingerprint, the hash of every tool version the run recorded (`toolchains.py`:
 LLVM, rustc, ld.lld, the ISA tables, each plugin file's sha256, rgpu-fuzz's revision), the
-oracle policy and the probe kernels' format. A change of any of them starts an empty set.
+oracle policy, the probe kernels' format and a digest of rgpu-fuzz's source files (so an
+uncommitted edit is a new toolchain). A change of any of them starts an empty set.
 """
 
 from __future__ import annotations
@@ -24,11 +25,17 @@ PROBE_FORMAT = f"probe-kernels/1 seed={PROBE_SEED:#x} threads={PROBE_THREADS}"
 """What the probe kernels are; part of the fingerprint (change it with `bugkey._kernel`)."""
 
 
-def probe_toolchain(versions: Mapping[str, str], policy: str) -> str:
+def probe_toolchain(versions: Mapping[str, str], policy: str, source: str | None = None) -> str:
     """The fingerprint answers are filed under: 16 hex of sha256 over the run's versions,
-    the policy name and `PROBE_FORMAT`."""
-    text = json.dumps({"versions": dict(versions), "policy": policy, "probes": PROBE_FORMAT},
-                      sort_keys=True)
+    the policy name, `PROBE_FORMAT` and the digest of rgpu-fuzz's own source (`source`,
+    by default `toolchains.source_digest()` of the running package: the revision in
+    `versions` does not see uncommitted edits, the digest does)."""
+    if source is None:
+        from rgpu_fuzz.triage.toolchains import source_digest
+
+        source = source_digest()
+    text = json.dumps({"versions": dict(versions), "policy": policy, "probes": PROBE_FORMAT,
+                       "source": source}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import os
 import platform
 import socket
 import sys
@@ -147,6 +148,40 @@ def git_revision() -> str:
         return "not a git checkout"
 
 
+PACKAGE = Path(sys.modules["rgpu_fuzz"].__file__ or ".").resolve().parent
+"""The rgpu_fuzz package directory this process imports from."""
+
+
+def source_digest(root: Path = PACKAGE) -> str:
+    """16 hex of sha256 over every file under `root` (links followed, `__pycache__` and
+    compiled files left out) by relative path and content: what this process really runs,
+    committed or not. The git revision misses uncommitted edits: a store's probe answers
+    filed under the revision were reused after a local edit to the lowering (issue 13)."""
+    if root == PACKAGE:
+        return _package_digest()
+    return _digest(root)
+
+
+@functools.cache
+def _package_digest() -> str:
+    return _digest(PACKAGE)
+
+
+def _digest(root: Path) -> str:
+    h = hashlib.sha256()
+    files: list[tuple[str, Path]] = []
+    for top, dirs, names in os.walk(root, followlinks=True):  # generators/, oracles/, triage/
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in names:
+            path = Path(top, name)
+            if path.suffix not in (".pyc", ".pyo") and path.is_file():
+                files.append((path.relative_to(root).as_posix(), path))
+    for rel, path in sorted(files):
+        h.update(rel.encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
 def host() -> str:
     """The machine a run ran on: host name, OS, architecture, Python."""
     return (f"{socket.gethostname()} ({platform.system()} {platform.machine()}, "
@@ -221,5 +256,5 @@ def changed(before: dict[str, str], after: dict[str, str]) -> dict[str, tuple[st
             for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)}
 
 
-__all__ = ["COMPONENTS", "PROBES", "begin_run", "changed", "collect", "git_revision", "host",
-           "pipeline_versions"]
+__all__ = ["COMPONENTS", "PACKAGE", "PROBES", "begin_run", "changed", "collect", "git_revision",
+           "host", "pipeline_versions", "source_digest"]

@@ -44,6 +44,44 @@ PR_SET_PDEATHSIG = 1
 
 PARENT_PID_ENV = "RGPU_PARENT_PID"
 
+MAX_JOBS_ENV = "RGPU_WORKER_MAX_JOBS"
+RECYCLE_MB_ENV = "RGPU_WORKER_RECYCLE_MB"
+DEFAULT_MAX_JOBS = 1000
+"""A worker is replaced after this many jobs (`RGPU_WORKER_MAX_JOBS`; 0: never)."""
+
+DEFAULT_RECYCLE_SHARE = 0.5
+"""A worker whose address space (VmSize, what RLIMIT_AS limits) has grown past this share
+of its memory limit is replaced after its job (`RGPU_WORKER_RECYCLE_MB` sets the size in
+MiB; 0: never). A worker grows with every case it runs (issue 13: 1.6 MiB per amdgpu-sim
+O0 case measured, 3.4 MiB in session 3's campaign, whose workers reached the 4 GiB limit in
+10 minutes and reported LLVM's `out of memory` as compiler crashes); half the limit leaves
+the other half to one job's own peak."""
+
+OUT_OF_MEMORY_MARKS = ("LLVM ERROR: out of memory", "std::bad_alloc", "MemoryError",
+                       "Cannot allocate memory", "Unable to allocate")
+"""What a job that hit the worker's memory limit leaves in its log or traceback: LLVM's
+`report_bad_alloc_error` (llvm/lib/Support/ErrorHandling.cpp), the C++ runtime, Python,
+errno ENOMEM, numpy."""
+
+
+def out_of_memory(result: object) -> bool:
+    """Whether a job died or raised because its worker ran out of address space."""
+    text = (result.log if isinstance(result, Died) else
+            result.traceback if isinstance(result, Raised) else "")
+    return any(mark in text for mark in OUT_OF_MEMORY_MARKS)
+
+
+def address_space_mb(pid: int) -> float | None:
+    """A process's virtual memory size in MiB (/proc/PID/status VmSize); None off Linux."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
 
 def die_with_parent(parent_pid: int | None = None) -> None:
     """Make the calling process receive SIGKILL when its parent ends, however it ends (a
@@ -232,46 +270,81 @@ class Worker:
 class WorkerPool:
     """A set of reusable workers; a dead or hung worker is replaced before the next job.
 
+    Workers are recycled (closed, and a fresh one started for the next job) after
+    `max_jobs` jobs or once their address space exceeds `recycle_mb`, so a long campaign
+    never reaches the memory limit through growth. A job that runs out of memory anyway is
+    run once more in a fresh worker; when it runs out there too, it is `Raised` with the
+    log: a harness failure (a campaign's harness error), never a compiler finding.
+
     Thread-safe: each call takes a free worker (starting one up to `size`)."""
 
-    def __init__(self, size: int = 1, memory_mb: int = 4096) -> None:
+    def __init__(self, size: int = 1, memory_mb: int = 4096, *,
+                 max_jobs: int = DEFAULT_MAX_JOBS, recycle_mb: float | None = None) -> None:
         self.size = size
         self.memory_mb = memory_mb
+        self.max_jobs = max_jobs
+        self.recycle_mb = memory_mb * DEFAULT_RECYCLE_SHARE if recycle_mb is None else recycle_mb
         self._free: list[Worker] = []
         self._count = 0
         self._cond = threading.Condition()
         self.replaced = 0
+        self.recycled = 0
+        self.out_of_memory = 0
 
-    def _acquire(self) -> Worker:
+    def _acquire(self, *, fresh: bool = False) -> Worker:
         with self._cond:
             while True:
                 while self._free:
                     w = self._free.pop()
-                    if w.alive():
+                    if w.alive() and not fresh:
                         return w
-                    w.close()
+                    w.close()  # dead, or its slot goes to a fresh worker
                     self._count -= 1
+                    if fresh:
+                        break
                 if self._count < self.size:
                     self._count += 1
                     break
                 self._cond.wait()
         return Worker(self.memory_mb)
 
+    def worn(self, w: Worker) -> bool:
+        """Whether `w` has run its `max_jobs` or grown past `recycle_mb`."""
+        if self.max_jobs > 0 and w.jobs >= self.max_jobs:
+            return True
+        size = address_space_mb(w.proc.pid) if self.recycle_mb > 0 else None
+        return size is not None and size > self.recycle_mb
+
     def _release(self, w: Worker, healthy: bool) -> None:
+        worn = healthy and w.alive() and self.worn(w)
         with self._cond:
-            if healthy and w.alive():
+            if healthy and w.alive() and not worn:
                 self._free.append(w)
             else:
                 w.close()
                 self._count -= 1
-                self.replaced += 1
+                if worn:
+                    self.recycled += 1
+                else:
+                    self.replaced += 1
             self._cond.notify()
 
     def call(self, target: str, payload: object, *, timeout: float) -> JobResult:
         w = self._acquire()
         result = w.call(target, payload, timeout)
-        self._release(w, healthy=isinstance(result, Done | Raised))
-        return result
+        self._release(w, healthy=isinstance(result, Done | Raised) and not out_of_memory(result))
+        if not out_of_memory(result):
+            return result
+        self.out_of_memory += 1
+        w = self._acquire(fresh=True)
+        again = w.call(target, payload, timeout)
+        self._release(w, healthy=isinstance(again, Done | Raised) and not out_of_memory(again))
+        if not out_of_memory(again):
+            return again
+        self.out_of_memory += 1
+        log = again.log if isinstance(again, Died) else again.traceback  # type: ignore[union-attr]
+        return Raised(f"worker out of memory (address-space limit {self.memory_mb} MiB), "
+                      f"also in a fresh worker: a harness failure, not a finding\n{log}")
 
     def close(self) -> None:
         with self._cond:
@@ -290,8 +363,17 @@ def default_pool(memory_mb: int = 4096) -> WorkerPool:
     with _pools_lock:
         pool = _pools.get(memory_mb)
         if pool is None:
-            pool = _pools[memory_mb] = WorkerPool(size=os.cpu_count() or 1, memory_mb=memory_mb)
+            pool = _pools[memory_mb] = WorkerPool(
+                size=os.cpu_count() or 1, memory_mb=memory_mb,
+                max_jobs=_env_number(MAX_JOBS_ENV, DEFAULT_MAX_JOBS),
+                recycle_mb=_env_number(RECYCLE_MB_ENV, memory_mb * DEFAULT_RECYCLE_SHARE))
         return pool
+
+
+def _env_number(name: str, default: float) -> int:
+    """A non-negative whole number from the environment; `default` when unset or not one."""
+    text = os.environ.get(name, "").strip()
+    return int(text) if text.isdigit() else int(default)
 
 
 @atexit.register
