@@ -23,6 +23,7 @@ from rgpu_fuzz.lower.host import (
     AllocaState,
     EntryState,
     StructuralLoop,
+    grid_loop,
     has_barrier,
     kernel_params,
     load_params,
@@ -33,6 +34,7 @@ from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import (
     I8,
+    I32,
     I64,
     PTR,
     VOID,
@@ -235,9 +237,10 @@ class StructuralLowerer(BodyLowerer):
 
         def end_ptr() -> ir.Value:
             assert st.frame is not None
-            return b.gep(st.frame, [ir.Constant(I64, end_slot)], source_etype=I8)
+            return self.b.gep(st.frame, [ir.Constant(I64, end_slot)], source_etype=I8)
 
         def init() -> None:
+            b = self.b
             start = self.expr(s.start)
             end = self.expr(s.end)
             store_scalar(b, start, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
@@ -254,6 +257,7 @@ class StructuralLowerer(BodyLowerer):
         b.position_at_end(head)
 
         def cond() -> None:
+            b = self.b
             i = load_scalar(b, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
             end = load_scalar(b, end_ptr(), sc)
             cmp = b.icmp_signed if sc.is_signed else b.icmp_unsigned
@@ -271,6 +275,7 @@ class StructuralLowerer(BodyLowerer):
         self._loop_body(s.body)
 
         def step() -> None:
+            b = self.b
             var = st.slot(s.binding, sc)  # type: ignore[arg-type]
             i = load_scalar(b, var, sc)
             if s.inclusive:
@@ -330,26 +335,30 @@ def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # 
 
 
 def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> LoweredKernel:
-    """The host entry (`HostTarget`): loops over blocks and threads (`lower.host`)."""
+    """The host entry (`HostTarget`): a loop over the grid's blocks calling `<kernel>.block`,
+    which runs one block's threads (`lower.host`)."""
     module = ms.module
     entry = kernel.name
     symbol = f"rgpu_kernel_{entry}"
     barrier = has_barrier(kernel.body)
     thread_fn = None if barrier else lower_thread_fn(ms, kernel)
-    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5), name=symbol)
+    fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I32] * 3), name=f"{entry}.block")
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    fn.attributes.add("optnone")
     st = EntryState(ms, fn, kernel)
+    for axis in range(3):
+        st.set_word(TCTX_BID + axis, st.block_id[axis])
     if barrier:
         load_params(st, kernel, st.args_p, store_scalars=False)
+    if thread_fn is not None:
+        def call(t: ir.Value, _nxt: ir.Block) -> None:
+            st.set_thread(t)
+            st.b.call(thread_fn, [st.args_p, st.tctx, st.shared, st.trap_rec])
+            st.propagate_trap()
 
-    def per_block() -> None:
-        if thread_fn is not None:
-            def call(t: ir.Value, _nxt: ir.Block) -> None:
-                st.set_thread(t)
-                st.b.call(thread_fn, [st.args_p, st.tctx, st.shared, st.trap_rec])
-                st.propagate_trap()
-
-            st.counted(st.nthreads, call, "thread")
-            return
+        st.counted(st.nthreads, call, "thread")
+    else:
         scalars = [(p, ps, slot) for p, (ps, slot) in zip(kernel.params, param_slots(kernel),
                                                           strict=True) if not ps.slice]
 
@@ -363,20 +372,9 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
 
         st.region(init, all_threads=True)
         StructuralLowerer(st).run(StructuralLowerer(st)._block_stmts(kernel.body))
-
-    def blocks(axis: int, bid: list[ir.Value]) -> None:
-        def body(i: ir.Value, _nxt: ir.Block) -> None:
-            st.set_word(TCTX_BID + axis, i)
-            if axis == 0:
-                per_block()
-            else:
-                blocks(axis - 1, bid)
-
-        st.counted(st.grid[axis], body, f"block{'xyz'[axis]}")
-
-    blocks(2, [])
     st.b.ret_void()
     st.finish()
+    grid_loop(module, symbol, fn)
     return LoweredKernel(ir="", symbol=symbol, params=kernel_params(kernel),
                          shared_bytes=shared_bytes, frame_bytes=st.frame_bytes,
                          locations=(), uses_barrier=barrier)

@@ -1,9 +1,10 @@
 """`llvm-cpu`: our lowering → LLVM IR → new-pass-manager optimisation → MCJIT on the host.
 
 Options: `O0`…`O3` (default `O2`), `timeout=SECONDS` (default 60; compile and run together),
-`det` (compile twice and compare; with `detsample=N` only one case in N, chosen by its
-id), `llc=PATH` (code generation by an external `llc`, whose
-object MCJIT then loads), e.g. `llvm-cpu:O3:timeout=30`, `llvm-cpu:O2:llc=/usr/bin/llc-19`.
+`det` (compile twice and compare: every case run alone, and in a batch one case in
+`detsample=N`, default 4, chosen by its id; `DET_SAMPLE`), `llc=PATH` (code generation by
+an external `llc`, whose object MCJIT then loads), e.g. `llvm-cpu:O3:timeout=30`,
+`llvm-cpu:O2:llc=/usr/bin/llc-19`.
 
 Everything that touches LLVM runs in a worker process (`execute`), since LLVM aborts on
 fatal errors and JIT code can crash or loop; the shared stages (`llvm_stages`: check, lower,
@@ -58,6 +59,15 @@ from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 60.0
+DET_SAMPLE = 4
+"""`det`'s default `detsample`. The determinism check (DESIGN.md §4) compiles a case a second
+time (O3 optimisation and code generation again: ~20 ms of a ~70 ms case, the largest part
+after the first compilation). In a campaign's batches it runs on one case in N, chosen by
+the case's id so that a finding reproduces from its own case; every case run alone (a
+campaign's re-check of every case with a finding, each reduction candidate, `reproduce`) is
+compiled twice. What sampling gives up: nondeterminism that shows on a fraction p of cases
+is first seen after ~N/p cases instead of 1/p; what it keeps: every such case that also has
+another finding is checked, and every finding reproduces and reduces with the check on."""
 ARTEFACT_KEYS = ("llvm-ir", "llvm-ir-opt", "asm")
 """What `artefacts` returns: lowered (and transformed) IR, optimised IR, host assembly."""
 
@@ -102,13 +112,14 @@ class LlvmCpuPipeline(Pipeline):
                help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
     LLC = PathOption(name="llc", executable=True,
                      help="code generation by this external llc (MCJIT loads its object)")
-    DET_SAMPLE = Int(name="detsample", value=1, min=1, execution=True,
-                     help="with det: compile twice 1 case in N, chosen by the case id, so a "
-                          "nondeterminism finding still shows on its own case")
+    DET_SAMPLE = Int(name="detsample", value=DET_SAMPLE, min=1, execution=True,
+                     help="with det: in a batch compile twice 1 case in N (default "
+                          f"{DET_SAMPLE}), chosen by the case id; a case run alone (a "
+                          "finding checked alone, reduction, reproduce) every time")
     THREAD_CALLS = Flag(name="threadcall",
-                        help="keep the per-thread function a call in the thread loop "
-                             "(noinline): O2/O3 then optimise the kernel's code, not the "
-                             "harness loop around it (less compile time; other IR)")
+                        help="no effect: the host lowering always keeps the kernel's code "
+                             "out of the harness's loops (lower.host); accepted so that "
+                             "specs written before still parse")
     options = (OPT, DET, DET_SAMPLE, LLC, THREAD_CALLS)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
@@ -124,8 +135,8 @@ class LlvmCpuPipeline(Pipeline):
         return self.option(self.DET)
 
     def checks_determinism_of(self, case: Case) -> bool:
-        """Whether `case` is compiled twice: with `det`, every case, or with `detsample=N`
-        the cases whose id (a hash of the case's content) is 0 modulo N."""
+        """Whether `case` is compiled twice in a batch: with `det`, the cases whose id (a
+        hash of the case's content) is 0 modulo `detsample` (every case with 1)."""
         n = self.option(self.DET_SAMPLE)
         return self.check_determinism and (n == 1 or int(case.id, 16) % n == 0)
 
@@ -133,19 +144,11 @@ class LlvmCpuPipeline(Pipeline):
     def llc(self) -> str | None:
         return self.option(self.LLC)
 
-    def ir_transform(self, entry: str) -> Callable[[str], str] | None:
-        """What the worker applies to a case's lowered IR before optimisation (None: the
-        IR as lowered): `threadcall`'s attribute, then a subclass's `transform_ir`."""
+    def ir_transform(self) -> Callable[[str], str] | None:
+        """What the worker applies to a case's lowered IR before optimisation: a
+        subclass's `transform_ir` (None: the IR as lowered)."""
         custom = type(self).transform_ir is not LlvmCpuPipeline.transform_ir
-        if not self.option(self.THREAD_CALLS):
-            return self.transform_ir if custom else None
-        hook = self.transform_ir
-
-        def transform(ir_text: str) -> str:
-            kept = keep_thread_call(ir_text, entry)
-            return hook(kept) if custom else kept
-
-        return transform
+        return self.transform_ir if custom else None
 
     def transform_ir(self, ir_text: str) -> str:
         """Rewrite the lowered IR text before optimisation; the identity here.
@@ -158,9 +161,10 @@ class LlvmCpuPipeline(Pipeline):
         return ir_text
 
     def job(self, case: Case) -> Job:
-        """The worker's description of compiling and running `case` with this pipeline."""
+        """The worker's description of compiling and running `case` alone with this
+        pipeline: with `det`, compiled twice whatever `detsample` says (`DET_SAMPLE`)."""
         return Job(casefile.dumps(case), self.opt_level, ClassRef.of(type(self)),
-                   str(self.spec), self.checks_determinism_of(case), self.llc)
+                   str(self.spec), self.check_determinism, self.llc)
 
     def artefact_text(self, case: Case, kind: str) -> str | None:
         """`reproduce --show ir|asm`: the IR before and after optimisation, or the assembly."""
@@ -264,24 +268,6 @@ def artefacts(case: Case, spec: str = "llvm-cpu", *,
     return texts
 
 
-
-
-def keep_thread_call(ir_text: str, entry: str) -> str:
-    """`threadcall`: the per-thread function of a kernel without barriers (`lower.host`,
-    `<entry>.thread`, called in the loop over a block's threads) marked `noinline`. Inlined,
-    O2/O3's loop passes also work on the harness's thread loop around the kernel's code;
-    kept as a call they optimise the kernel's code as a function, as a GPU compiler sees it
-    (O3 optimisation CPU -12 to -27 % in four in-process runs of 32 default cases). Applied
-    to the lowered text, so `llvm-cpu:O0` and `:O3:threadcall` of one case share one
-    lowering; a kernel with barriers has no such function and is left as it is."""
-    header = f'define internal void @"{entry}.thread"('
-    at = ir_text.find(header)
-    if at < 0:
-        return ir_text
-    end = ir_text.index("\n", at)
-    return f"{ir_text[:end]} noinline{ir_text[end:]}"
-
-
 # ---------------------------------------------------------------------- in the worker
 
 
@@ -289,7 +275,7 @@ def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Ou
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
     return lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
-                              transform=pipeline.ir_transform(case.entry),
+                              transform=pipeline.ir_transform(),
                               clock=clock, upto=upto)
 
 
@@ -512,7 +498,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     builds: dict[int, LlvmBuild] = {}
     for i, case in enumerate(cases):
         got = lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
-                                 transform=pipeline.ir_transform(case.entry),
+                                 transform=pipeline.ir_transform(),
                                  clock=clocks[i], upto="llvm-ir")
         if isinstance(got, LlvmBuild):
             builds[i] = got

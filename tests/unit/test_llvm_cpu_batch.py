@@ -54,7 +54,7 @@ def _expected(outcome: Outcome, want: list[int] | TrapKind) -> bool:
     return isinstance(outcome, Ok) and bits(outcome) == want
 
 
-@pytest.mark.parametrize("spec", ["llvm-cpu:O0", "llvm-cpu:O3:det"])
+@pytest.mark.parametrize("spec", ["llvm-cpu:O0", "llvm-cpu:O3:det:detsample=1"])
 def test_a_batch_computes_what_each_case_computes_alone(spec: str) -> None:
     pipeline = Registry().create(spec)
     cases = [c for c, _ in CASES]
@@ -62,7 +62,7 @@ def test_a_batch_computes_what_each_case_computes_alone(spec: str) -> None:
     for (case, want), got in zip(CASES, batch, strict=True):
         assert _expected(got, want), (want, got)
         assert _same(got, pipeline.run(case))
-    if spec.endswith("det"):
+    if ":det" in spec:
         assert all(len(o.stats.artefacts["batch-object"]) == 64 for o in batch)
         assert not any(k.endswith("-again") for o in batch for k in o.stats.artefacts)
 
@@ -133,7 +133,7 @@ def _batch_job(spec: str, cases: list[Case]) -> llvm_cpu.BatchJob:
 def test_nondeterminism_in_a_batch_is_charged_to_the_case_that_shows_it_alone(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _nondeterministic_emit(monkeypatch, "48879")
-    got = llvm_cpu.execute_batch(_batch_job("llvm-cpu:O0:det", [CASES[0][0], MARKED]))
+    got = llvm_cpu.execute_batch(_batch_job("llvm-cpu:O0:det:detsample=1", [CASES[0][0], MARKED]))
     assert isinstance(got, list)
     clean, marked = got
     assert isinstance(marked, Ok) and "object-again" in marked.stats.artefacts
@@ -144,7 +144,8 @@ def test_nondeterminism_in_a_batch_is_charged_to_the_case_that_shows_it_alone(
 def test_nondeterminism_only_in_a_batch_is_its_own_bucket(
         monkeypatch: pytest.MonkeyPatch) -> None:
     _nondeterministic_emit(monkeypatch, "k1.rgpu_kernel_")  # a second kernel: batches only
-    got = llvm_cpu.execute_batch(_batch_job("llvm-cpu:O0:det", [CASES[0][0], CASES[2][0]]))
+    got = llvm_cpu.execute_batch(_batch_job("llvm-cpu:O0:det:detsample=1",
+                                            [CASES[0][0], CASES[2][0]]))
     assert isinstance(got, list)
     for o in got:
         assert isinstance(o, Ok)
