@@ -62,6 +62,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="`sim`: alternations of this simulator and the baseline")
     p.add_argument("--sim-warmup", type=int, default=10,
                    help="`sim`: unmeasured launches of each case before the warm ones")
+    p.add_argument("--sim-hot", type=int, default=8,
+                   help="`sim`: tier-up threshold for the warm launches (below --sim-warmup: "
+                   "the warm figure is the fused steady state; 0: as shipped)")
     p.add_argument("--out", type=Path, help="write the JSON here as well as to stdout")
     bench_campaign.add_arguments(p)
     bench_buckets.add_arguments(p)

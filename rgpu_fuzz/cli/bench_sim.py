@@ -5,16 +5,21 @@ Each case of the kernel set (the conformance cases, the corpus and `--seeds` gen
 cases) is compiled once per spec (`--sim-specs`, default gfx942 at O0 and O3) in a worker.
 The code objects are then measured in fresh processes, each going through the set once as
 a campaign worker would (`campaign`: the first launch of each case pays decoding, binding
-and simulation, with the per-process caches of the cases before it), then `--sim-warmup`
-more times unmeasured (the simulator compiles the code a program runs often:
-`rgpu_fuzz.sim.fuse`), then `--repeat` more times (`warm`: simulation alone;
-wave-instructions over simulated seconds, per case and in total). Every launch's status,
-fault signature and a hash of its output buffers are compared between the two trees
-(`identical`, `differ`). With `--sim-baseline REV` (a git revision or a checkout's directory) the
-same launches are measured with that revision's simulator, alternating with this one
-`--sim-rounds` times, so old and new are measured side by side under the same load (the
-load average is reported). A profile of one pass over the set in this process says where
-the time goes (functions by own time, grouped by module).
+and simulation, with the per-process caches of the cases before it and the tiering as
+shipped; `first_launch_wips` is its wave-instructions over simulated seconds). Then the
+tier-up threshold is set to `--sim-hot` (`rgpu_fuzz.sim.program.HOT`, in both trees) and
+each case runs `--sim-warmup` more times unmeasured, so that with warmup > hot every run
+the simulator would fuse is fused (the shipped threshold is reached only after dozens of
+launches of one program: the steady state of a long campaign), then `--repeat` more
+times (`warm`: simulation alone; wave-instructions over simulated seconds, per case and
+in total: the steady-state figure). Every launch's status, fault signature, a hash of its
+output buffers, its wave-instructions and its per-opcode counts are compared between the
+two trees, for the first and the warm launches (`identical`, `differ`). With
+`--sim-baseline REV` (a git revision or a checkout's directory) the same launches are
+measured with that revision's simulator, alternating with this one `--sim-rounds` times,
+so old and new are measured side by side under the same load (the load average is
+reported). A profile of one pass over the set in this process says where the time goes
+(functions by own time, grouped by module).
 """
 
 from __future__ import annotations
@@ -74,10 +79,11 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
             trees["baseline"] = _baseline_tree(baseline, Path(tmp))
         runs: dict[str, list[dict[str, Any]]] = {k: [] for k in trees}
         warmup = getattr(args, "sim_warmup", 0) or 0
+        hot = getattr(args, "sim_hot", 0) or 0
         try:
             for _ in range(rounds):
                 for label, tree in trees.items():
-                    runs[label].append(_measure_in(tree, path, args.repeat, warmup))
+                    runs[label].append(_measure_in(tree, path, args.repeat, warmup, hot))
         finally:
             if "baseline" in trees and trees["baseline"].parent == Path(tmp):
                 subprocess.run(["git", "worktree", "remove", "--force",
@@ -88,6 +94,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in load_after],
         "rounds": rounds, "repeat": args.repeat,
+        "warmup": getattr(args, "sim_warmup", 0) or 0, "hot": getattr(args, "sim_hot", 0) or None,
         "baseline": str(baseline) if baseline else None, "specs": {}}
     for spec, ls in launches.items():
         row: dict[str, Any] = {"cases": len(ls), "compile_seconds": compile_s[spec]}
@@ -115,22 +122,34 @@ def _baseline_tree(baseline: str, tmp: Path) -> Path:
 
 
 def _same_outputs(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, Any]:
-    """Launches whose (status, fault signature, output hash, wave-instructions) agree."""
-    def key(r: dict[str, Any]) -> tuple[Any, ...]:
-        return r["status"], r["fault"], r["outputs"], r["wave_instructions"]
-    differ = [a["case"] for a, b in zip(current["warm"], baseline["warm"], strict=True)
-              if key(a) != key(b)]
-    return {"identical": len(current["warm"]) - len(differ), "differ": differ}
+    """Launches (first and warm) whose status, fault signature, output hash,
+    wave-instructions and per-opcode counts agree (a record without `opcodes`, from an
+    older baseline, is compared without them)."""
+    def key(r: dict[str, Any], opcodes: bool) -> tuple[Any, ...]:
+        return (r["status"], r["fault"], r["outputs"], r["wave_instructions"],
+                r.get("opcodes") if opcodes else None)
+    differ = []
+    n = 0
+    for phase in ("first", "warm"):
+        for a, b in zip(current[phase], baseline[phase], strict=True):
+            if "outputs" not in a or "outputs" not in b:
+                continue
+            n += 1
+            if key(a, "opcodes" in b) != key(b, "opcodes" in a):
+                differ.append(f"{phase}:{a.get('case', '?')}")
+    return {"identical": n - len(differ), "differ": differ}
 
 
-def _measure_in(tree: Path, launches: Path, repeat: int, warmup: int = 0) -> dict[str, Any]:
+def _measure_in(tree: Path, launches: Path, repeat: int, warmup: int = 0,
+                hot: int = 0) -> dict[str, Any]:
     """`measure_file` in a fresh interpreter whose `rgpu_fuzz` is the one in `tree` (this
     file is run by path, so the same measurement drives either simulator)."""
     code = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
             "g = runpy.run_path(sys.argv[2]); "
-            "g['measure_file'](sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))")
+            "g['measure_file'](sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), "
+            "int(sys.argv[6]))")
     proc = subprocess.run([sys.executable, "-c", code, str(tree), __file__, str(launches),
-                           str(repeat), str(warmup)], capture_output=True, text=True,
+                           str(repeat), str(warmup), str(hot)], capture_output=True, text=True,
                           check=False,
                           env={**os.environ, "PYTHONPATH": str(tree)})
     if proc.returncode != 0:
@@ -139,9 +158,23 @@ def _measure_in(tree: Path, launches: Path, repeat: int, warmup: int = 0) -> dic
     return result
 
 
-def measure_file(launches_path: str, repeat: int, warmup: int = 0) -> None:
+def _identity(res: Any) -> dict[str, Any]:
+    """What must not change with the simulator's speed: status, fault signature, a hash of
+    the output buffers, wave-instructions and a hash of the per-opcode counts."""
+    digest = hashlib.sha256()
+    for buf in sorted(res.buffers):
+        digest.update(buf.encode() + b"\0" + res.buffers[buf])
+    ops = hashlib.sha256(json.dumps(sorted(dict(res.opcodes).items())).encode())
+    return {"wave_instructions": res.wave_instructions, "status": str(res.status),
+            "fault": res.fault.signature if res.fault else None,
+            "outputs": digest.hexdigest()[:16], "opcodes": ops.hexdigest()[:16]}
+
+
+def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0) -> None:
     """Worker: measure every launch of the pickle, print one JSON line (see the module
-    docstring for `campaign` and `warm`)."""
+    docstring for `campaign` and `warm`; `hot` > 0 sets the tier-up threshold after the
+    first pass)."""
+    from rgpu_fuzz.sim import program
     from rgpu_fuzz.sim.code import decode_text
     from rgpu_fuzz.sim.engine import simulate
 
@@ -152,11 +185,17 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0) -> None:
                         decode=decode_text, target=lc.target)
 
     out: dict[str, Any] = {}
+    shipped_hot = getattr(program, "HOT", None)
     for spec, ls in launches.items():
+        if shipped_hot is not None:
+            program.HOT = shipped_hot  # type: ignore[attr-defined]
         first = []
-        for _, lc in ls:
+        for name, lc in ls:
             res = one(lc)
-            first.append({k: res.seconds[k] for k in ("decode", "bind", "simulate")})
+            first.append({"case": name, **{k: res.seconds[k] for k in
+                                           ("decode", "bind", "simulate")}, **_identity(res)})
+        if hot and shipped_hot is not None:
+            program.HOT = hot  # type: ignore[attr-defined]
         warm = []
         for name, lc in ls:
             for _ in range(warmup):
@@ -165,13 +204,7 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0) -> None:
             for _ in range(repeat):
                 res = one(lc)
                 times.append(res.seconds["simulate"])
-            digest = hashlib.sha256()
-            for buf in sorted(res.buffers):
-                digest.update(buf.encode() + b"\0" + res.buffers[buf])
-            warm.append({"case": name, "wave_instructions": res.wave_instructions,
-                         "seconds": statistics.median(times), "status": str(res.status),
-                         "fault": res.fault.signature if res.fault else None,
-                         "outputs": digest.hexdigest()[:16]})
+            warm.append({"case": name, "seconds": statistics.median(times), **_identity(res)})
         out[spec] = {"first": first, "warm": warm}
     print(json.dumps(out))
 
@@ -188,11 +221,15 @@ def _summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
         first, warm = m["first"], m["warm"]
         total_wi = sum(r["wave_instructions"] for r in warm)
         total_s = sum(r["seconds"] for r in warm)
+        first_s = sum(f["simulate"] for f in first)
         per_round.append({
-            "campaign_case_ms": 1000 * med([sum(f.values()) for f in first]),
+            "campaign_case_ms": 1000 * med([f["decode"] + f["bind"] + f["simulate"]
+                                            for f in first]),
             "campaign_decode_ms": 1000 * med([f["decode"] for f in first]),
             "campaign_bind_ms": 1000 * med([f["bind"] for f in first]),
             "campaign_simulate_ms": 1000 * med([f["simulate"] for f in first]),
+            "first_launch_wips": (sum(f.get("wave_instructions", 0) for f in first) / first_s
+                                  if first_s else 0.0),
             "wave_instructions_per_second": total_wi / total_s if total_s else 0.0,
             "median_case_wips": med([r["wave_instructions"] / r["seconds"]
                                      for r in warm if r["seconds"]]),

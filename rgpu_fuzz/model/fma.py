@@ -89,10 +89,15 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray,
         # 0 * y + z: the sum of an exact signed zero and c, which binary64 adds exactly
         # (IEEE 754 §6.3 gives the sign of an exact zero sum).
         r = np.where(zero_product, uh + c, r)
+        # x * y + 0 with x, y finite and nonzero: the exact sum is the exact product, which
+        # is not zero, so the result is RN(x * y) whatever the sign of the zero (IEEE 754
+        # §6.3), the one rounding of the product itself, underflow included.
+        product_only = (c == 0) & finite_product & ~zero_product & (k == 0)
+        r = np.where(product_only, uh, r)
         out = np.ldexp(r, k.astype(np.int32)) if np.any(k) else r
         aa, ab, ac, ar, ao = np.abs(a), np.abs(b), np.abs(c), np.abs(r), np.abs(out)
         lo, hi = 2.0**-900, 2.0**900
-        fast = zero_product | (
+        fast = zero_product | product_only | (
             (aa >= 2.0**-450) & (aa <= 2.0**450) & (ab >= 2.0**-450) & (ab <= 2.0**450)
             & ((c == 0) | ((ac >= lo) & (ac <= hi))) & (ar >= lo) & (ar <= hi)
             & (ao >= 2.0**-1000) & (ao <= 2.0**1000))

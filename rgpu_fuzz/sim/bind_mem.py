@@ -239,11 +239,43 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
 
     def step(w: Wave) -> None:
         e = w.exec
-        if not e.any():
+        if not w.exec_full and not e.any():
             return
         addrs, adef = addresses(w)
         _check_addr(w, adef, inst)
         general(w, e, addrs)
+
+    def global_store(w: Wave) -> None:
+        """`step` for a GLOBAL store of whole registers none of which has partly defined
+        lanes (`Wave.vpart`): the data's definedness is then `vdef` itself, and the checks
+        run in `step`'s order (address, load hazard, undefined data, bounds)."""
+        full = w.exec_full
+        e = w.exec
+        if not full and not e.any():
+            return
+        if w.vpart and any(c in w.vpart for c in data_cols):
+            return step(w)
+        addrs, adef = addresses(w)
+        if not (adef.all() if full else adef[e].all()):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        if w.pend_v and any(c in w.pend_v for c in data_cols):
+            raise hazard(w, f"v{data_cols[0]} stored before the s_waitcnt covering its load")
+        if full:
+            ok = w.vdef[:, data_cols[0]:data_cols[-1] + 1].all()
+            raw = w.V[:, data_cols[0]:data_cols[-1] + 1]
+        else:
+            ok = w.vdef[e, data_cols[0]:data_cols[-1] + 1].all()
+            raw = w.V[e, data_cols[0]:data_cols[-1] + 1]
+            addrs = addrs[e]
+        if not ok:
+            raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
+                            "register")
+        raw = np.ascontiguousarray(raw).view(np.uint8)
+        if op.width < 4:
+            start = 2 if op.d16 == "hi" else 0
+            raw = raw[:, start:start + op.width]
+        w.mem.glob.write(addrs, raw, inst.mnemonic)
+        w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
 
     def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
         lanes = lane_ids if w.exec_full else lane_ids[e]
@@ -269,6 +301,9 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
         _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
 
+    if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
+        data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return global_store
     if seg == "scratch" and vaddr.kind is OpKind.OFF and op.width % 4 == 0 and not op.d16:
         return _uniform_scratch(inst, op, env, step, sget, sdef, offset,
                                 vcol(vdata if op.store else dst))  # type: ignore[arg-type]

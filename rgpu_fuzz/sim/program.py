@@ -176,8 +176,8 @@ _CONDITIONS: dict[str, tuple[Callable[[Wave], bool], str]] = {
     "SCC1": (lambda w: bool(_scc(w)), "scc1"),
     "VCCZ": (_vccz, "vccz"),
     "VCCNZ": (lambda w: not _vccz(w), "vccnz"),
-    "EXECZ": (lambda w: not w.exec.any(), "execz"),
-    "EXECNZ": (lambda w: bool(w.exec.any()), "execnz"),
+    "EXECZ": (lambda w: not w.exec_full and not w.exec.any(), "execz"),
+    "EXECNZ": (lambda w: w.exec_full or bool(w.exec.any()), "execnz"),
 }
 
 

@@ -1,0 +1,36 @@
+"""`bench sim`'s summary and identity check on hand-made measurements: the first-launch
+figure is the first pass's wave-instructions over its simulated seconds (1,000 + 3,000
+instructions in 0.5 + 1.5 s: 2,000 per second), the warm figure the same over the warm
+seconds, and a launch whose per-opcode counts differ from the baseline's is reported even
+when everything else agrees."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rgpu_fuzz.cli.bench_sim import _same_outputs, _summary
+
+
+def _launch(case: str, wi: int, opcodes: str = "o1", **extra: Any) -> dict[str, Any]:
+    return {"case": case, "wave_instructions": wi, "status": "ok", "fault": None,
+            "outputs": "h-" + case, "opcodes": opcodes, **extra}
+
+
+def _measured(opcodes_b: str = "o1") -> dict[str, Any]:
+    first = [_launch("a", 1000, decode=0.1, bind=0.0, simulate=0.5),
+             _launch("b", 3000, opcodes_b, decode=0.1, bind=0.0, simulate=1.5)]
+    warm = [_launch("a", 1000, seconds=0.25), _launch("b", 3000, opcodes_b, seconds=0.25)]
+    return {"first": first, "warm": warm}
+
+
+def test_first_launch_and_warm_rates() -> None:
+    got = _summary([_measured()])
+    assert got["first_launch_wips"] == 2000.0
+    assert got["wave_instructions_per_second"] == 8000.0
+    assert got["wave_instructions"] == 4000
+
+
+def test_opcode_counts_are_part_of_identity() -> None:
+    assert _same_outputs(_measured(), _measured()) == {"identical": 4, "differ": []}
+    got = _same_outputs(_measured("o2"), _measured())
+    assert got == {"identical": 2, "differ": ["first:b", "warm:b"]}
