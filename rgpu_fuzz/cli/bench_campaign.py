@@ -55,13 +55,22 @@ except (ImportError, KeyError, AttributeError):
 STAGES = {}
 _run_cases = jobs.run_cases
 
+SIM_CASES = []
+"""Per case: the seconds of every stage the amdgpu-sim pipelines report (a batch's stages
+shared out), summed over those pipelines."""
+
 def run_cases(cases, pipelines):
     """The campaign's `run_cases`, recording each outcome's stage seconds."""
     rows = _run_cases(cases, pipelines)
     for row in rows:
+        sim = []
         for label, o in row.items():
             for stage, s in o.stats.seconds.items():
                 STAGES.setdefault(label, {}).setdefault(stage, []).append(s)
+            if label.startswith("amdgpu-sim"):
+                sim.append(sum(s for k, s in o.stats.seconds.items() if k != "total"))
+        if sim:
+            SIM_CASES.append(sum(sim))
     return rows
 
 jobs.run_cases = run_cases
@@ -116,7 +125,8 @@ def ref_cpu(seeds):
         case = generate(SeededChoices(seed), profile, seed=seed)
         for mod, fn in (("rgpu_fuzz.interp.program", "clear_cache"),
                         ("rgpu_fuzz.pipelines.frontend", "clear_cache"),
-                        ("rgpu_fuzz.lang.features", "_module_of")):
+                        ("rgpu_fuzz.lang.features", "_module_of"),
+                        ("rgpu_fuzz.lang.features", "_kernel_features")):
             f = getattr(importlib.import_module(mod), fn, None)
             f = getattr(f, "cache_clear", f)
             if f is not None:
@@ -134,6 +144,7 @@ for line in sys.stdin:
     first, n = json.loads(line)
     STAGES.clear()
     SIM.clear()
+    SIM_CASES.clear()
     PROBE_CPU[0] = 0.0
     w0, c0, k0 = time.perf_counter(), time.process_time(), children_cpu()
     results = [run_chunk(ChunkJob(setup, 1 + i, tuple(range(s, min(first + n, s + CHUNK)))))
@@ -149,7 +160,7 @@ for line in sys.stdin:
     c1 -= PROBE_CPU[0]
     print(json.dumps({"wall_s": w1 - w0, "cpu_s": (c1 - c0) + (k1 - k0),
                       "driver_cpu_s": c1 - c0, "workers_cpu_s": k1 - k0,
-                      "sim_chunks": SIM,
+                      "sim_chunks": SIM, "sim_case_stage_s": SIM_CASES,
                       "cases": sum(r.cases for r in results), "chunk": CHUNK,
                       "seconds": seconds, "stages": STAGES,
                       "ref_cpu_s": ref_cpu(range(first, first + n)),
@@ -230,6 +241,11 @@ SIM_ADDS = ("what the amdgpu-sim pipelines add per case in a campaign (issue 10:
             "finding's rerun alone is not in it")
 
 
+SIM_STAGE_SUM = ("per case, the seconds (wall, in the worker) of every stage the amdgpu-sim "
+                 "pipelines report for it, a batch's stages shared out evenly; the median over "
+                 "cases: close to CPU on an idle machine, inflated by load")
+
+
 def _sim_adds(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
     """`SIM_ADDS` from each round's `sim_chunks`: together and per pipeline."""
     chunks = [r.get("sim_chunks", {}) for r in rounds]
@@ -246,7 +262,10 @@ def _sim_adds(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
                  sum(c[label][i][1] for label in labels), c[labels[0]][i][2]]
                 for c in chunks if all(label in c for label in labels)
                 for i in range(min(len(c[label]) for label in labels))]
+    stage_sums = [s for r in rounds for s in r.get("sim_case_stage_s", [])]
     return {"definition": SIM_ADDS, "chunks": len(together), **figures(together),
+            "stage_sum_median_s": statistics.median(stage_sums) if stage_sums else None,
+            "stage_sum_definition": SIM_STAGE_SUM,
             "pipelines": {label: figures([row for c in chunks for row in c.get(label, [])])
                           for label in labels}}
 
