@@ -44,7 +44,7 @@ class NotFusible(Exception):
 
 def _move_part(w: Wave, part: dict[int, int], dst: int) -> None:
     """`bind_alu.bind_valu`'s copy of partly defined lanes along with a move."""
-    moved = {ln: m for ln, m in part.items() if w.exec[ln]}
+    moved = part if w.exec_full else {ln: m for ln, m in part.items() if w.exec[ln]}
     if moved:
         w.vpart.setdefault(dst, {}).update(moved)
 
