@@ -13,7 +13,7 @@ import pytest
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Outcome, Timeout, Trap, TrapKind
-from rgpu_fuzz.pipelines import amdgpu_sim_batch
+from rgpu_fuzz.pipelines import batching
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup, run_chunk
 from tests.unit.test_llvm_cpu import bits, make_case
@@ -179,7 +179,7 @@ def test_link_ir_renames_every_definition() -> None:
         got = lower_and_optimise(case, AmdgcnTarget(), gpu_target("gfx942"), 0,
                                  clock=StageClock(), upto="llvm-ir")
         irs[i] = got.ir  # type: ignore[union-attr]
-    text = amdgpu_sim_batch.link_ir(irs)
+    text = batching.link_modules(irs)
     assert "define amdgpu_kernel void @k0.k(" in text
     assert "define amdgpu_kernel void @k1.k(" in text
     assert "@k0.rgpu.shared.S = internal addrspace(3) global" in text
