@@ -1,11 +1,14 @@
 """Judge the outcomes of one case (DESIGN.md §6).
 
 Outputs are grouped into classes of equal results: integers and bools bitwise, floats bitwise
-except that every NaN equals every NaN (payloads are unspecified) and, where the policy
-allows, +0.0 equals -0.0. The arbiter (`ref`) decides: every pipeline outside its class is a
-wrong-code finding; crashes, timeouts and trap disagreements are findings of their own. When
-the arbiter itself traps, pipelines must trap the same way; when it rejects the case, the case
-is outside the language and nothing is compared.
+except that every NaN equals every NaN and, where the policy allows, +0.0 equals -0.0. When
+the reference explored the NaN bits a kernel can observe (`Buffer.latitude`), it is precise
+instead: an element equals the reference's when it holds a value some allowed choice of NaN
+sign and payload gives, and only then (docs/language.md "NaN bits"). The arbiter (`ref`)
+decides: every pipeline outside its class is a wrong-code finding; crashes, timeouts and trap
+disagreements are findings of their own. When the arbiter itself traps, pipelines must trap
+the same way; when it rejects the case, the case is outside the language and nothing is
+compared.
 """
 
 from __future__ import annotations
@@ -90,17 +93,35 @@ def _uses_float_min_max(module: Module | None) -> bool:
     return any(isinstance(n, MethodCall) and n.method in ("min", "max") for n in walk(module))
 
 
-def _canonical_bits(buf: Buffer, loose_zero: bool) -> np.ndarray:
-    """Bit patterns with every NaN mapped to one pattern (and -0.0 to +0.0 when loose)."""
+def _canonical_bits(buf: Buffer, loose_zero: bool, any_nan: bool = True) -> np.ndarray:
+    """Bit patterns with every NaN mapped to one pattern when `any_nan` (and -0.0 to +0.0
+    when loose)."""
     values = np.ascontiguousarray(buf.values, dtype=buf.ty.dtype)
     if buf.ty is Scalar.BOOL:
         return values.astype(np.uint8)
     bits = values.view(buf.ty.bits_dtype).copy()
     if buf.ty.is_float:
-        bits[np.isnan(values)] = np.array(-1).astype(buf.ty.bits_dtype)
+        if any_nan:
+            bits[np.isnan(values)] = np.array(-1).astype(buf.ty.bits_dtype)
         if loose_zero:
             bits[values == 0] = 0
     return bits
+
+
+def _differing(e: Buffer, a: Buffer, loose_zero: bool) -> np.ndarray:
+    """Indices where `a` differs from the expected `e`. Without a latitude every NaN equals
+    every NaN; with one (the reference knows which NaN bits are unspecified,
+    docs/language.md "NaN bits") a NaN's bits are compared, and an element differs only
+    when it holds none of the values the latitude allows."""
+    lat = e.latitude
+    eb = _canonical_bits(e, loose_zero, any_nan=lat is None)
+    ab = _canonical_bits(a, loose_zero, any_nan=lat is None)
+    idx = np.flatnonzero(eb != ab)
+    if lat is None or not len(idx) or e.ty is Scalar.BOOL:
+        return idx
+    raw_e = np.ascontiguousarray(e.values, dtype=e.ty.dtype).view(e.ty.bits_dtype)
+    raw_a = np.ascontiguousarray(a.values, dtype=a.ty.dtype).view(a.ty.bits_dtype)
+    return idx[~lat.allows(idx, raw_e[idx], raw_a[idx])]
 
 
 def _fmt_value(buf: Buffer, i: int) -> str:
@@ -122,8 +143,7 @@ def compare_outputs(expected: Mapping[str, Buffer], actual: Mapping[str, Buffer]
             diffs.append(ElementDiff(name, -1, "present" if e else "missing", 0,
                                      "present" if a else "missing", 0))
             continue
-        eb, ab = _canonical_bits(e, loose_zero), _canonical_bits(a, loose_zero)
-        idx = np.flatnonzero(eb != ab)
+        idx = _differing(e, a, loose_zero)
         total += len(idx)
         raw_e, raw_a = e.bits(), a.bits()
         for i in idx[: max(0, max_diffs - len(diffs))]:
@@ -201,6 +221,8 @@ def _classes(outcomes: Mapping[str, Outcome], loose: bool) -> dict[str, list[str
 
 def _same_result(a: Outcome, b: Outcome, loose: bool) -> bool:
     if isinstance(a, Ok) and isinstance(b, Ok):
+        if any(buf.latitude is not None for buf in b.outputs.values()):
+            a, b = b, a  # the side that knows which NaN bits are unspecified judges
         return not compare_outputs(a.outputs, b.outputs, loose_zero=loose, max_diffs=1)[1]
     return _result_key(a) is not None and _result_key(a) == _result_key(b)
 

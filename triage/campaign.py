@@ -397,7 +397,8 @@ class Campaign:
         case = casefile.loads(found.case_toml)
         known = self._known()
         for finding in found.verdict.findings:
-            sig = place(finding, found.ops, known, bug_key=found.bug_keys.get(finding.signature)) \
+            sig = place(finding, found.ops, known, bug_key=found.bug_keys.get(finding.signature),
+                        keyed=self.config.keys_findings) \
                 if self.config.reduce else finding.signature
             if sig is not None:
                 new = self._record(case, found, finding, sig)
@@ -480,7 +481,7 @@ class Campaign:
             ops = kernel_operations(module) if module is not None else ()
             reduced_finding = replace(finding, signature=sig)
             sig = place(reduced_finding, ops, self._known(), reduced=True,
-                        bug_key=result.bug_key) or sig
+                        bug_key=result.bug_key, keyed=self.config.keys_findings) or sig
         self._record(original, found, finding, sig)
         # the reduction's first step re-ran the original: that is one reproduction attempt
         self.store.record_reproduction(sig, result.reduced_toml is not None)
@@ -519,7 +520,8 @@ class Campaign:
         for other in waiting:
             case = casefile.loads(other.case_toml)
             f = next(x for x in other.verdict.findings if coarse_key(x.signature) == key)
-            placed = place(f, other.ops, known, bug_key=other.bug_keys.get(f.signature))
+            placed = place(f, other.ops, known, bug_key=other.bug_keys.get(f.signature),
+                           keyed=self.config.keys_findings)
             if placed is not None:
                 self._record(case, other, f, placed)
             elif key in self.pending_reductions:

@@ -9,12 +9,22 @@ kind). A wrong-code finding is placed, in this order:
    kernel's key is its bucket: a kernel may hold an operation of a second bug that did not
    cause this finding (joining a bucket of one of the families merged two bugs of one
    pipeline: 2 of 3 shl findings in the cast bug's bucket, measured by `bench buckets`);
-3. without a key, by its coarse key (`wrong-code|pipeline`): it joins an existing `ops=`
-   bucket whose operations all occur in its kernel (the most specific such bucket), or
-   else it needs a reduction of its own to learn its bucket.
+3. without a key, in a campaign that keys findings (`keyed`): it needs a reduction of its
+   own, and the reduced kernel's `ops=` signature is its bucket as it stands. No operation
+   of such a kernel is wrong alone, so the bug needs context (a constant operand, two
+   operations together, an optimisation across statements), and the operations a kernel
+   happens to hold say nothing about which context: session 3's bucket 1b682c54bf
+   (`ops=neg,sqrt`, the simulator's VOP3 `neg` on `v_cndmask`) took an LLVM `srem` bug
+   (docs/llvm-bugs/srem64_bypass_urem_24bit.ll) because that kernel held a `neg` and a
+   `sqrt` too. A context bug may so be split over buckets; it is no longer hidden in
+   another bug's bucket;
+4. without a key in a campaign that does not key findings (the `ops=` behaviour kept for
+   comparison, `bench buckets`): by its coarse key (`wrong-code|pipeline`): it joins an
+   existing `ops=` bucket whose operations all occur in its kernel (the most specific such
+   bucket), or else it needs a reduction of its own to learn its bucket.
 
 Both key versions live side by side in a store: `ops=` buckets written before bug keys keep
-their signature and id, and findings without a key still go to them.
+their signature and id.
 """
 
 from __future__ import annotations
@@ -43,18 +53,22 @@ def reduction_slot(signature: str) -> str:
 
 
 def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
-          bug_key: str | None = None, reduced: bool = False) -> str | None:
+          bug_key: str | None = None, reduced: bool = False,
+          keyed: bool = False) -> str | None:
     """The signature of the bucket this finding counts in, or None when it needs reducing.
 
     `known` are the signatures of existing buckets; `case_ops` the operations of the case's
     own kernel; `bug_key` the finding's bug key if it has one (`BugKeys.key`), taken as is
-    for a `reduced` kernel and when it names one family."""
+    for a `reduced` kernel and when it names one family; `keyed`: the campaign asked for
+    bug keys, so a finding without one has none (rule 3 of the module doc)."""
     if finding.kind is not FindingKind.WRONG_CODE:
         return finding.signature
     key = coarse_key(finding.signature)
     if bug_key is not None:
         families = Signature.parse(bug_key).probe or frozenset()
         return bug_key if reduced or len(families) == 1 else None
+    if keyed:
+        return finding.signature if reduced else None
     return _most_specific(key, frozenset(case_ops), known, signature_ops)
 
 

@@ -125,7 +125,8 @@ def ref_cpu(seeds):
         case = generate(SeededChoices(seed), profile, seed=seed)
         for mod, fn in (("rgpu_fuzz.interp.program", "clear_cache"),
                         ("rgpu_fuzz.pipelines.frontend", "clear_cache"),
-                        ("rgpu_fuzz.lang.features", "_module_of")):
+                        ("rgpu_fuzz.lang.features", "_module_of"),
+                        ("rgpu_fuzz.lang.features", "_kernel_features")):
             f = getattr(importlib.import_module(mod), fn, None)
             f = getattr(f, "cache_clear", f)
             if f is not None:

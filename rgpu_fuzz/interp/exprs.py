@@ -129,7 +129,10 @@ class ExprCompiler:
                                                                   lanes)
             case ast.Cast(expr=inner, to=to):
                 lanes = self.constant_value(inner)
-                return None if lanes is None else semantics.cast(lanes, scalar_of(inner.ty), to)
+                if lanes is None or (to.is_float and scalar_of(inner.ty).is_float
+                                     and np.isnan(lanes).any()):
+                    return None  # an arithmetic NaN: its bits are chosen at run time
+                return semantics.cast(lanes, scalar_of(inner.ty), to)
             case _:
                 return None
 

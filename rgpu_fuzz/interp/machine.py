@@ -23,17 +23,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
 from rgpu_fuzz.interp.memory import SharedArray, Tracked, global_buffer
+from rgpu_fuzz.interp.nanbits import latitudes, observes_nan_bits, with_consts_evaluated_again
 from rgpu_fuzz.interp.program import CompiledFn, program_for
 from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, TrapSignal
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.interp.stmts import over_budget
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.semantics.nan import NanChoice, observing
+from rgpu_fuzz.model.latitude import Latitude
 from rgpu_fuzz.model.outcome import Location, Rejected, RejectReason, Trap
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -54,6 +57,9 @@ class Finished:
 
     outputs: dict[str, np.ndarray]
     steps: int
+    latitude: dict[str, Latitude] = field(default_factory=dict)
+    """Per output, what else its elements may hold (`interp.nanbits`); empty when the
+    kernel cannot observe NaN bits."""
 
 
 InterpResult: TypeAlias = Finished | Trap | Rejected
@@ -73,6 +79,7 @@ def run_kernel(
     step_budget: int = 10_000_000,
     time_budget: float | None = None,
     waves: bool = True,
+    explore_nans: bool = True,
 ) -> InterpResult:
     """Run kernel `entry` of `checked` over `grid` blocks of `block` threads.
 
@@ -84,7 +91,27 @@ def run_kernel(
     Input arrays are never modified: `&mut` buffers are copied before the launch.
     IEEE exceptions are not errors here: a signalling NaN operand or an overflow is ordinary
     data, so numpy's floating-point warnings are silenced for the whole launch.
+
+    When the outputs may depend on the unspecified bits of a NaN, `explore_nans` runs the
+    launch again to find which do (`Finished.latitude`, `interp.nanbits`).
     """
+    with observing() as seen:
+        result = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves)
+    if not explore_nans or not isinstance(result, Finished) or not observes_nan_bits(
+            seen.nan_bits, result.outputs):
+        return result
+
+    def rerun(choice: NanChoice) -> dict[str, np.ndarray] | None:
+        again = _run_once(with_consts_evaluated_again(checked, choice), entry, grid, block,
+                          args, step_budget, time_budget, waves)
+        return again.outputs if isinstance(again, Finished) else None
+
+    return replace(result, latitude=latitudes(result.outputs, rerun))
+
+
+def _run_once(checked: CheckedModule, entry: str, grid: Dim3, block: Dim3,
+              args: Mapping[str, ArgValue], step_budget: int, time_budget: float | None,
+              waves: bool) -> InterpResult:
     deadline = None if time_budget is None else time.perf_counter() + time_budget
     with np.errstate(all="ignore"):
         try:

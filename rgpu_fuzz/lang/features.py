@@ -119,11 +119,17 @@ def case_module(case: Case) -> ast.Module | None:
     return _module_of(case.kernel)
 
 
+@lru_cache(maxsize=1024)
+def _kernel_features(kernel: str) -> frozenset[str]:
+    module = _module_of(kernel)
+    return frozenset(module_features(module)) if module is not None else frozenset()
+
+
 def case_features(case: Case) -> frozenset[str]:
     """Features of the case's kernel plus those of its launch. An unparsable kernel has none
-    (every pipeline will reject it on its own)."""
-    module = case_module(case)
-    feats = set(module_features(module)) if module is not None else set()
+    (every pipeline will reject it on its own). The kernel's part is cached on its text: a
+    campaign asks once for its pipelines and once for its statistics."""
+    feats = _kernel_features(case.kernel)
     if case.launch.grid[1:] != (1, 1) or case.launch.block[1:] != (1, 1):
-        feats.add("launch-3d")
-    return frozenset(feats)
+        return feats | {"launch-3d"}
+    return feats

@@ -13,6 +13,7 @@ from typing import TypeAlias
 
 import numpy as np
 
+from rgpu_fuzz.model.latitude import Latitude
 from rgpu_fuzz.model.scalars import Scalar
 
 
@@ -71,6 +72,9 @@ class Buffer:
 
     ty: Scalar
     values: np.ndarray = field(compare=False)
+    latitude: Latitude | None = field(default=None, compare=False)
+    """Set by the reference when elements depend on a NaN's unspecified bits; None: exact
+    (floats: any NaN equals any NaN)."""
 
     def bits(self) -> list[int]:
         from rgpu_fuzz.model.scalars import to_bits

@@ -109,7 +109,10 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
     llc = None if job.llc is None else Llc(job.llc)
     try:
         text = clock.run("ir-link", lambda: link_modules({i: b.ir for i, b in builds.items()}))
-        opt = clock.run("optimise", lambda: toolchain.optimise(text, target, level))
+        # O0 runs no pass: `optimise` would only parse, verify and print the linked text
+        # again (as llvm-cpu's batches skip it); code generation parses and verifies it
+        opt = text if level == 0 else clock.run(
+            "optimise", lambda: toolchain.optimise(text, target, level))
         obj = clock.run("codegen", lambda: toolchain.emit_object(opt, target, level, llc))
     except LlvmError as e:
         return BatchFailed(e.stage, e.signature)

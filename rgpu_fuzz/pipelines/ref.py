@@ -51,7 +51,8 @@ class RefPipeline(Pipeline):
         t2 = time.perf_counter()
         seconds = {"check": t1 - t0, "run": t2 - t1}
         if isinstance(result, Finished):
-            outputs = {p.name: Buffer(case.arg(p.name).elem, result.outputs[p.name])  # type: ignore[union-attr]
+            outputs = {p.name: Buffer(case.arg(p.name).elem, result.outputs[p.name],  # type: ignore[union-attr]
+                                      result.latitude.get(p.name))
                        for p in kernel.params if p.name in result.outputs}
             return Ok(outputs=outputs, stats=Stats(seconds=seconds))
         return replace(result, stats=Stats(seconds=seconds))

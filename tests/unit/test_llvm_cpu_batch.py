@@ -67,6 +67,27 @@ def test_a_batch_computes_what_each_case_computes_alone(spec: str) -> None:
         assert not any(k.endswith("-again") for o in batch for k in o.stats.artefacts)
 
 
+def test_o0_batches_skip_only_a_no_op_optimise() -> None:
+    """At O0 without `det` a batch emits the linked text as it is: what `optimise` would
+    return is LLVM's parse-and-print of it, and LLVM's printer must give the same text back
+    (it does; if it ever stops, the skipped stage would change the batch's hashes)."""
+    got = Registry().create("llvm-cpu:O0").run_many([c for c, _ in CASES])
+    assert all("optimise" not in o.stats.seconds and "codegen" in o.stats.seconds for o in got)
+    from rgpu_fuzz.lower import HostTarget
+    from rgpu_fuzz.pipelines.llvm_stages import LlvmBuild, StageClock, lower_and_optimise
+
+    irs = {}
+    for i, (case, _) in enumerate(CASES):
+        b = lower_and_optimise(case, HostTarget(), toolchain.Target.host(), 0,
+                               clock=StageClock(), upto="llvm-ir")
+        assert isinstance(b, LlvmBuild)
+        irs[i] = b.ir
+    from rgpu_fuzz.pipelines.batching import link_modules
+
+    text = link_modules(irs)
+    assert toolchain.optimise(text, toolchain.Target.host(), 0) == text
+
+
 def test_a_lookup_table_at_O3_runs() -> None:
     """MCJIT maps code above 4 GiB; with the static relocation model the table's
     R_X86_64_32S relocation did not reach and RuntimeDyldELF asserted

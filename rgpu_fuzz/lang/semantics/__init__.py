@@ -15,7 +15,7 @@ from functools import cache, partial
 import numpy as np
 
 from rgpu_fuzz.lang.ast import BinOp, UnOp
-from rgpu_fuzz.lang.semantics import floats, ints
+from rgpu_fuzz.lang.semantics import floats, ints, nan
 from rgpu_fuzz.lang.semantics.casts import cast
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -172,8 +172,10 @@ def method(name: str, ty: Scalar, recv: _Arr, args: Sequence[_Arr]) -> _Arr:
 
 def to_bits(a: _Arr, ty: Scalar) -> _Arr:
     """The raw bits of floats (`f32::to_bits` → u32, `f64::to_bits` → u64): a view, no
-    conversion, so NaN payloads survive."""
-    return np.asarray(a, dtype=ty.dtype).view(ty.bits_dtype).copy()
+    conversion, so NaN payloads survive (and are reported to `nan.observing`)."""
+    a = np.asarray(a, dtype=ty.dtype)
+    nan.observe_bits(a)
+    return a.view(ty.bits_dtype).copy()
 
 
 def from_bits(bits: _Arr, ty: Scalar) -> _Arr:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from rgpu_fuzz.lang.semantics.ints import bit_length
+from rgpu_fuzz.lang.semantics.nan import chosen
 from rgpu_fuzz.model.scalars import Scalar
 
 _SIGNIFICAND_BITS = {Scalar.F32: 24, Scalar.F64: 53}
@@ -34,7 +35,7 @@ def cast(a: np.ndarray, src: Scalar, dst: Scalar) -> np.ndarray:
         return a.astype(dst.dtype)
     if src.is_float and dst.is_float:
         with np.errstate(all="ignore"):
-            return a.astype(dst.dtype)
+            return chosen(a.astype(dst.dtype))  # NaN: an arithmetic NaN (LangRef fpext/fptrunc)
     if src.is_float:
         with np.errstate(all="ignore"):  # a signalling NaN raises "invalid" when widened
             return _float_to_int(a, dst)

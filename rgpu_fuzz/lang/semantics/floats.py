@@ -7,48 +7,60 @@ values Rust gives.
 
 `mul_add` is the one operation numpy does not have: it must round once (IEEE 754 §5.4.1
 fusedMultiplyAdd); `model.fma` builds it from exact pieces.
+
+Every result goes through `nan.chosen`: the sign and payload of a NaN result are not one value
+but a set (docs/language.md "NaN bits"), which an exploring run walks.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from rgpu_fuzz.lang.semantics.nan import EXPLORER, chosen
 from rgpu_fuzz.model.fma import fma32, fma64
 from rgpu_fuzz.model.scalars import Scalar
 
 _QUIET = {"all": "ignore"}
+_exploring = EXPLORER.get
+"""The exploring run in force, if any: checked inline, the common case costs no call."""
 
 
 def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return np.add(a, b)
+        r = np.add(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return np.subtract(a, b)
+        r = np.subtract(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return np.multiply(a, b)
+        r = np.multiply(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(**_QUIET):
-        return np.divide(a, b)
+        r = np.divide(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rust float `%` is C `fmod`: exact, sign of the dividend; NaN for `x % 0` and `inf % y`."""
     with np.errstate(**_QUIET):
-        return np.fmod(a, b)
+        r = np.fmod(a, b)
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def sqrt(a: np.ndarray) -> np.ndarray:
     """Correctly rounded (IEEE 754 §5.4.1 squareRoot); NaN below zero, `sqrt(-0) == -0`."""
     with np.errstate(**_QUIET):
-        return np.sqrt(a)
+        r = np.sqrt(a)
+    return r if _exploring() is None else chosen(r, a)
 
 
 def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -57,18 +69,19 @@ def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     IEEE 754-2008 minNum, which turns a signalling NaN into a quiet NaN result (found by a
     campaign: rustc and llvm-cpu returned 2.0 for `2.0f32.max(sNaN)`, we returned NaN)."""
     with np.errstate(**_QUIET):
-        return np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmin(a, b)))
+        r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmin(a, b)))
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rust `f32::max`: as `fmin`, the non-NaN operand wins for every kind of NaN."""
     with np.errstate(**_QUIET):
-        return np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmax(a, b)))
+        r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmax(a, b)))
+    return r if _exploring() is None else chosen(r, a, b)
 
 
 def mul_add(ty: Scalar, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """`a * b + c` with one rounding (IEEE 754 fusedMultiplyAdd), shared with the simulator's
     `V_FMA_*` (`model.fma`)."""
-    if ty is Scalar.F32:
-        return fma32(a, b, c)
-    return fma64(a, b, c)
+    r = (fma32 if ty is Scalar.F32 else fma64)(a, b, c)
+    return r if _exploring() is None else chosen(r, a, b, c)

@@ -1,0 +1,137 @@
+"""The bits of a NaN that an arithmetic operation returns (docs/language.md "NaN bits").
+
+Rust (RFC 3514; `f32` docs, "NaN bit patterns") and LLVM (LangRef, "Behavior of
+Floating-Point NaN values") give the same rule, the language's rule: when an arithmetic
+operation (`+ - * / %`, `sqrt`, `mul_add`, `min`/`max` of two NaNs, `as` between floats)
+returns a NaN, its sign is non-deterministic, and its quiet bit and payload are one of
+
+* the preferred NaN: quiet, payload all zero;
+* quieting propagation: quiet, the payload of a NaN operand;
+* unchanged propagation: the quiet bit and payload of a NaN operand (a signalling NaN only
+  comes out of an operation that had that signalling NaN as an operand);
+* a target-specific extra payload: none on x86, ARM or AMDGPU, so none here.
+
+`-x`, `abs`, `to_bits`, `from_bits`, loads, stores and moves keep every bit (`-`/`abs` set
+the sign only). So a NaN's bits are exact until arithmetic makes them, and from then on the
+reference knows a set, not a value.
+
+The reference computes with numpy, which on every host numpy runs on returns one member of
+that set (x86 SSE: the default NaN 0xffc00000 or the first NaN operand, quieted). To learn
+which outputs depend on the choice, the interpreter reruns a launch under an `Explorer`
+(`exploring`) that replaces each arithmetic NaN by a fixed member — positive and preferred,
+or negative with the first NaN operand's payload — and records the signalling NaN operands
+(which unchanged propagation may return).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from rgpu_fuzz.model.latitude import quiet_bit
+
+__all__ = ["EXPLORER", "Explorer", "NanChoice", "Observation", "chosen", "exploring",
+           "observe_bits", "observing", "preferred"]
+
+
+class NanChoice(Enum):
+    """Which member of the allowed set an exploring run returns for every arithmetic NaN.
+    Absolute choices, not changes relative to numpy's: two runs then differ in the sign of
+    every NaN, also one computed from another NaN (flipping both would flip it back)."""
+
+    POSITIVE_PREFERRED = "+preferred"
+    NEGATIVE_PROPAGATED = "-propagated"
+    """Negative, the first NaN operand's payload quieted (the preferred one without)."""
+
+
+def preferred(width: int) -> int:
+    """The preferred NaN, sign cleared: quiet, payload zero (0x7fc00000 for f32)."""
+    return ((1 << (width - 1)) - 1) & ~(quiet_bit(width) - 1)
+
+
+@dataclass
+class Explorer:
+    """An exploring run's choice, and what it saw: per float width, the signalling NaNs
+    (sign cleared) that were operands of arithmetic, which may come out unchanged."""
+
+    choice: NanChoice
+    signalling: dict[int, set[int]] = field(default_factory=lambda: {32: set(), 64: set()})
+    produced: bool = False
+    """Whether any arithmetic returned a NaN (no NaN: nothing else to explore)."""
+
+
+EXPLORER: ContextVar[Explorer | None] = ContextVar("rgpu_nan_explorer", default=None)
+
+
+@contextmanager
+def exploring(explorer: Explorer) -> Iterator[Explorer]:
+    """Every arithmetic NaN computed inside the block follows `explorer`'s choice."""
+    token = EXPLORER.set(explorer)
+    try:
+        yield explorer
+    finally:
+        EXPLORER.reset(token)
+
+
+def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
+    """`result` of an arithmetic operation on `operands` (same float type; none for a cast),
+    with its NaNs replaced by the exploring run's choice. Outside an exploring run: as is."""
+    explorer = EXPLORER.get()
+    if explorer is None:
+        return result
+    r = np.asarray(result)
+    nan = np.isnan(r)
+    if not nan.any():
+        return result
+    explorer.produced = True
+    width = r.dtype.itemsize * 8
+    udt = np.dtype(f"u{r.dtype.itemsize}")
+    sign, q = udt.type(1 << (width - 1)), udt.type(quiet_bit(width))
+    payload = np.full(r.shape, preferred(width), dtype=udt)
+    for op in reversed(operands):
+        o = np.broadcast_to(np.asarray(op, dtype=r.dtype), r.shape)
+        on = np.isnan(o) & nan
+        if not on.any():
+            continue
+        ob = o.view(udt) & ~sign
+        explorer.signalling[width].update(int(b) for b in np.unique(ob[on & ((ob & q) == 0)]))
+        if explorer.choice is NanChoice.NEGATIVE_PROPAGATED:
+            payload = np.where(on, ob | q, payload)
+    if explorer.choice is NanChoice.NEGATIVE_PROPAGATED:
+        payload |= sign
+    out = np.where(nan, payload, np.asarray(r).view(udt)).astype(udt).view(r.dtype)
+    return out if isinstance(result, np.ndarray) else out[()]
+
+
+@dataclass
+class Observation:
+    """Whether `to_bits` saw a NaN during an `observing` block (any lane, active or not:
+    a false alarm only costs an exploring run)."""
+
+    nan_bits: bool = False
+
+
+_OBSERVATION: ContextVar[Observation | None] = ContextVar("rgpu_nan_observation", default=None)
+
+
+@contextmanager
+def observing() -> Iterator[Observation]:
+    """Record whether the block turns a NaN into bits."""
+    observation = Observation()
+    token = _OBSERVATION.set(observation)
+    try:
+        yield observation
+    finally:
+        _OBSERVATION.reset(token)
+
+
+def observe_bits(a: np.ndarray) -> None:
+    """`to_bits` calls this with its float operand."""
+    observation = _OBSERVATION.get()
+    if observation is not None and not observation.nan_bits and np.isnan(a).any():
+        observation.nan_bits = True
