@@ -1,5 +1,5 @@
-"""`rgpu-fuzz bench sim`: the ISA simulator's speed in wave-instructions per second, and
-what a campaign case pays for it.
+"""`rgpu-fuzz bench sim`: the ISA simulator's speed in wave-instructions per second, and what
+a campaign case pays for it.
 
 Each case of the kernel set (the conformance cases, the corpus and `--seeds` generated
 cases) is compiled once per spec (`--sim-specs`, default gfx942 at O0 and O3) in a worker.
@@ -10,16 +10,17 @@ shipped; `first_launch_wips` is its wave-instructions over simulated seconds). T
 tier-up threshold is set to `--sim-hot` (`rgpu_fuzz.sim.program.HOT`, in both trees) and
 each case runs `--sim-warmup` more times unmeasured, so that with warmup > hot every run
 the simulator would fuse is fused (the shipped threshold is reached only after dozens of
-launches of one program: the steady state of a long campaign), then `--repeat` more
-times (`warm`: simulation alone; wave-instructions over simulated seconds, per case and
-in total: the steady-state figure). Every launch's status, fault signature, a hash of its
-output buffers, its wave-instructions and its per-opcode counts are compared between the
-two trees, for the first and the warm launches (`identical`, `differ`). With
-`--sim-baseline REV` (a git revision or a checkout's directory) the same launches are
-measured with that revision's simulator, alternating with this one `--sim-rounds` times,
-so old and new are measured side by side under the same load (the load average is
-reported). A profile of one pass over the set in this process says where the time goes
-(functions by own time, grouped by module).
+launches of one program: the steady state of a long campaign), then `--repeat` more times
+(`warm`: simulation alone; wave-instructions over simulated seconds, per case and in
+total: the steady-state figure; `cpu_wips` divides by the process's CPU seconds for the
+whole launch instead, which the load of a shared machine inflates far less). Every
+launch's status, fault signature, a hash of its output buffers, its wave-instructions and
+its per-opcode counts are compared between the two trees, for the first and the warm
+launches (`identical`, `differ`). With `--sim-baseline REV` (a git revision or a
+checkout's directory) the same launches are measured with that revision's simulator,
+alternating with this one `--sim-rounds` times, so old and new are measured side by side
+under the same load (the load average is reported). A profile of one pass over the set in
+this process says where the time goes (functions by own time, grouped by module).
 """
 
 from __future__ import annotations
@@ -200,11 +201,14 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
         for name, lc in ls:
             for _ in range(warmup):
                 one(lc)
-            times = []
+            times, cpu = [], []
             for _ in range(repeat):
+                c0 = time.process_time()
                 res = one(lc)
+                cpu.append(time.process_time() - c0)
                 times.append(res.seconds["simulate"])
-            warm.append({"case": name, "seconds": statistics.median(times), **_identity(res)})
+            warm.append({"case": name, "seconds": statistics.median(times),
+                         "cpu_seconds": statistics.median(cpu), **_identity(res)})
         out[spec] = {"first": first, "warm": warm}
     print(json.dumps(out))
 
@@ -221,6 +225,7 @@ def _summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
         first, warm = m["first"], m["warm"]
         total_wi = sum(r["wave_instructions"] for r in warm)
         total_s = sum(r["seconds"] for r in warm)
+        total_cpu = sum(r.get("cpu_seconds", 0.0) for r in warm)
         first_s = sum(f["simulate"] for f in first)
         per_round.append({
             "campaign_case_ms": 1000 * med([f["decode"] + f["bind"] + f["simulate"]
@@ -231,6 +236,7 @@ def _summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
             "first_launch_wips": (sum(f.get("wave_instructions", 0) for f in first) / first_s
                                   if first_s else 0.0),
             "wave_instructions_per_second": total_wi / total_s if total_s else 0.0,
+            "cpu_wips": total_wi / total_cpu if total_cpu else 0.0,
             "median_case_wips": med([r["wave_instructions"] / r["seconds"]
                                      for r in warm if r["seconds"]]),
             "median_case_simulate_ms": 1000 * med([r["seconds"] for r in warm]),

@@ -94,6 +94,11 @@ def drain(w: Wave) -> None:
     wait(w, 0, 0)
 
 
+_STORED = Pending(vm=True, lgkm=False, smem=False, done=True)
+"""What a GLOBAL or SCRATCH store leaves in the vmcnt queue: an entry that completes
+nothing (the store wrote memory when it issued), shared: `wait` only counts and drops it."""
+
+
 def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
                        vm: bool, lgkm: bool, wmask: int = FULL) -> None:
     """`defined`: defined lanes (bool) or defined bits (uint32) per destination dword."""
@@ -275,7 +280,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             start = 2 if op.d16 == "hi" else 0
             raw = raw[:, start:start + op.width]
         w.mem.glob.write(addrs, raw, inst.mnemonic)
-        w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+        w.vm_queue.append(_STORED)
 
     def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
         lanes = lane_ids if w.exec_full else lane_ids[e]
@@ -358,12 +363,12 @@ def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
             else:
                 rows[r:r + n, e] = w.V[e, col:col + n].T
                 shadow[r:r + n, e] = d[:, e]
-            w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+            w.vm_queue.append(_STORED)
             return
         words = shadow[r:r + n]
         defined = words == _DEFINED_WORD
         if (w.vpart and any(c in w.vpart for c in range(col, col + n))) or \
-                ((words != 0) & ~defined).any():
+                (not defined.all() and ((words != 0) & ~defined).any()):
             return general(w)
         _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
     return step
