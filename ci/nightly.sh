@@ -61,6 +61,9 @@ run_shard() {  # I/N
   [ -n "${NIGHTLY_JOBS:-}" ] && args+=(--jobs "$NIGHTLY_JOBS")
   [ -n "${NIGHTLY_PIPELINES:-}" ] && args+=(--pipelines "$NIGHTLY_PIPELINES")
   [ -n "${NIGHTLY_CASES:-}" ] && args+=(--cases "$NIGHTLY_CASES")
+  # the bug-key probe answers of earlier nights (same toolchain only): not probed again
+  [ -n "${NIGHTLY_HISTORY:-}" ] && [ -f "$NIGHTLY_HISTORY" ] && \
+    args+=(--probes-from "$NIGHTLY_HISTORY")
   case ${NIGHTLY_REDUCE_BUDGET:-60s} in
     0|0s) args+=(--no-reduce) ;;
     *) args+=(--reduce-budget "${NIGHTLY_REDUCE_BUDGET:-60s}") ;;

@@ -87,6 +87,10 @@ class CampaignConfig:
     bug_keys: bool = True
     """Bucket wrong code by bug key (`triage/bugkey.py`) when reducing; False: by `ops=`
     only (and always without `reduce`: unreduced findings keep their own signature)."""
+    probes_from: Path | None = None
+    """Another store (a nightly's history) whose probe answers for this run's toolchain are
+    known from the start and copied into this campaign's store: a shard starting with an
+    empty store does not probe again what earlier nights did (ci/nightly.sh)."""
 
     @property
     def keys_findings(self) -> bool:
@@ -225,6 +229,13 @@ class Campaign:
         self.toolchain = probe_toolchain(run.versions, config.setup.policy)
         self.probe_answers: dict[tuple[str, TypedOp], bool] = {
             (a.pipeline, a.op): a.broken for a in self.store.probe_answers(self.toolchain)}
+        if config.probes_from is not None:
+            known = [a for a in self._answers_in(config.probes_from)
+                     if (a.pipeline, a.op) not in self.probe_answers]
+            for a in known:
+                self.probe_answers[(a.pipeline, a.op)] = a.broken
+            if known:
+                self.store.record_probes(self.toolchain, known)
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -298,6 +309,13 @@ class Campaign:
 
     def _submit(self, job: Job) -> None:
         self.inflight[self.executor.submit(job)] = job
+
+    def _answers_in(self, path: Path) -> list[ProbeAnswer]:
+        try:
+            with FindingStore(path, readonly=True) as other:
+                return other.probe_answers(self.toolchain)
+        except StoreError as e:
+            raise CampaignError(f"--probes-from {path}: {e}") from None
 
     def _keying(self) -> Keying:
         """What a job needs to key its findings: every probe answer known so far."""
@@ -456,7 +474,8 @@ class Campaign:
         if result.reduced_toml is not None and result.out_of_time and left >= 1.0:
             # go on from where this slice stopped, behind the jobs queued meanwhile
             self._submit(ReduceJob(self.config.setup, result.reduced_toml, result.signature,
-                                   min(self.config.reduce_slice_s, left), self._keying()))
+                                   min(self.config.reduce_slice_s, left), self._keying(),
+                                   result.tested))
             return
         del self.slices[key]
         result = slices.whole(result)

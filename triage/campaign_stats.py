@@ -15,6 +15,9 @@ Rules the file keeps:
 Simulator opcodes come from `RGPU_SIM_STATS` (see `pipelines/amdgpu_sim.py`): the chunk's
 worker process points it at a file of its own (`SimOpcodeCapture`), so its simulator workers
 append one line per launch there, and the lines written while the chunk ran are the chunk's.
+`RGPU_SIM_STATS_OWNER` (the capturing process's pid) tells that setting from a user's: a
+process started by a capturing one inherits both, and must capture into a file of its own,
+not take the inherited path for the user's and record nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any
 from rgpu_fuzz.pipelines.amdgpu_sim import STATS_ENV
 
 STATS_FILE = "stats.jsonl"
+STATS_OWNER_ENV = "RGPU_SIM_STATS_OWNER"
 RECORD_VERSION = 1
 
 
@@ -195,10 +199,13 @@ class SimOpcodeCapture:
     """Collects the simulator opcodes executed between `start()` and `collect()` in this
     process's simulator workers.
 
-    The first capture in a process points `RGPU_SIM_STATS` at a file of this process and
-    closes idle workers of the default pool that were started without it (workers copy the
-    environment when they start). A user's own `RGPU_SIM_STATS` is left alone: then nothing
-    is captured (`collect()` returns None), since several processes append to that file."""
+    The first capture in a process points `RGPU_SIM_STATS` at a file of this process (and
+    `RGPU_SIM_STATS_OWNER` at its pid) and closes the workers of the default pool that were
+    started without it (workers copy the environment when they start). A user's own
+    `RGPU_SIM_STATS` (set without an owner) is left alone: then nothing is captured
+    (`collect()` returns None), since several processes append to that file. A setting
+    inherited from another capturing process (a campaign's job process started by a
+    process that ran a chunk itself) is that process's file, not the user's: replaced."""
 
     _path: Path | None = None
 
@@ -209,9 +216,12 @@ class SimOpcodeCapture:
 
     @classmethod
     def _own_file(cls) -> Path | None:
-        if cls._path is not None and os.environ.get(STATS_ENV) == str(cls._path):
+        pid = str(os.getpid())
+        owner = os.environ.get(STATS_OWNER_ENV)
+        if (cls._path is not None and os.environ.get(STATS_ENV) == str(cls._path)
+                and owner == pid):
             return cls._path
-        if os.environ.get(STATS_ENV):
+        if os.environ.get(STATS_ENV) and owner is None:
             return None
         from rgpu_fuzz.pipelines.workers import default_pool
 
@@ -220,6 +230,7 @@ class SimOpcodeCapture:
         cls._path = Path(name)
         _unlink_at_exit(cls._path)
         os.environ[STATS_ENV] = name
+        os.environ[STATS_OWNER_ENV] = pid
         default_pool().close()
         return cls._path
 
@@ -246,5 +257,5 @@ class SimOpcodeCapture:
         return got
 
 
-__all__ = ["STATS_FILE", "ChunkStats", "PipelineStats", "SimOpcodeCapture", "StatsLog",
-           "append_chunk_stats", "chunk_stats", "read_chunk_stats"]
+__all__ = ["STATS_FILE", "STATS_OWNER_ENV", "ChunkStats", "PipelineStats", "SimOpcodeCapture",
+           "StatsLog", "append_chunk_stats", "chunk_stats", "read_chunk_stats"]

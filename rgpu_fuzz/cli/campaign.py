@@ -68,6 +68,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-reduce", action="store_true", help="store findings unreduced")
     p.add_argument("--reduce-budget", default="60s",
                    help="time budget per reduction (default: %(default)s)")
+    p.add_argument("--probes-from", type=Path, metavar="STORE",
+                   help="take the bug-key probe answers another store (a nightly's history) "
+                        "holds for this run's toolchain as known")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     add_plugin_argument(p)
 
@@ -150,7 +153,8 @@ def execute(args: argparse.Namespace) -> int:
             seed_start=args.seed_start, chunk=args.chunk, shard=_shard(args.shard),
             time_s=parse_duration(args.time), max_cases=args.cases,
             jobs=args.jobs or os.cpu_count() or 1,
-            reduce=not args.no_reduce, reduce_budget_s=parse_duration(args.reduce_budget))
+            reduce=not args.no_reduce, reduce_budget_s=parse_duration(args.reduce_budget),
+            probes_from=args.probes_from)
         every = parse_duration(args.progress_every)
         executor = make_executor(args.executor, args.jobs)
         line = ProgressLine(sys.stderr, every_s=every)

@@ -188,7 +188,6 @@ class EntryState(FnState):
         for i in range(3):
             self.set_word(TCTX_GDIM + i, dims[i])
             self.set_word(TCTX_BDIM + i, dims[3 + i])
-        self.grid = dims[:3]
         self.block = dims[3:]
         self.nthreads = b.mul(b.mul(dims[3], dims[4]), dims[5])
 

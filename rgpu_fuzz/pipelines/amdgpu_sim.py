@@ -62,6 +62,7 @@ from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES, case_of
 from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
+from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
 STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
@@ -105,6 +106,10 @@ class AmdgpuSimPipeline(Pipeline):
                help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
     options = (TARGET, OPT, LLC, STEPS, DET)
     timeout: float = DEFAULT_TIMEOUT
+    watchdog_grace = IMPORT_TIMEOUT_S + 30.0
+    """The worker bounds each job itself, after its start-up (importing llvmlite takes
+    seconds under load) and with reruns after a batch failure: the watchdog of a plugin
+    subclass must not cut that short with its own `Timeout(stage="run")` for every case."""
 
     def transform_ir(self, ir_text: str) -> str:
         """Rewrite the lowered IR before optimisation; the identity here (see `llvm-cpu`)."""

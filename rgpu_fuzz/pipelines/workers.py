@@ -181,6 +181,7 @@ class Worker:
         self.proc = _spawner.popen([sys.executable, "-m", "rgpu_fuzz.pipelines.worker_main"],
                                    env, self._log)
         self.jobs = 0
+        self.generation = 0
         self._pending = b""
 
     def alive(self) -> bool:
@@ -290,6 +291,7 @@ class WorkerPool:
         self.replaced = 0
         self.recycled = 0
         self.out_of_memory = 0
+        self._generation = 0
 
     def _acquire(self, *, fresh: bool = False) -> Worker:
         with self._cond:
@@ -304,9 +306,12 @@ class WorkerPool:
                         break
                 if self._count < self.size:
                     self._count += 1
+                    generation = self._generation
                     break
                 self._cond.wait()
-        return Worker(self.memory_mb)
+        w = Worker(self.memory_mb)
+        w.generation = generation
+        return w
 
     def worn(self, w: Worker) -> bool:
         """Whether `w` has run its `max_jobs` or grown past `recycle_mb`."""
@@ -318,6 +323,10 @@ class WorkerPool:
     def _release(self, w: Worker, healthy: bool) -> None:
         worn = healthy and w.alive() and self.worn(w)
         with self._cond:
+            if w.generation != self._generation:
+                w.close()  # busy at `close()`: started with the environment of before it
+                self._cond.notify()
+                return
             if healthy and w.alive() and not worn:
                 self._free.append(w)
             else:
@@ -347,7 +356,10 @@ class WorkerPool:
                       f"also in a fresh worker: a harness failure, not a finding\n{log}")
 
     def close(self) -> None:
+        """Close the idle workers now and each busy one when its job returns; the next job
+        runs in a worker started after this call (with `os.environ` as it is then)."""
         with self._cond:
+            self._generation += 1
             for w in self._free:
                 w.close()
             self._free.clear()

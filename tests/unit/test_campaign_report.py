@@ -23,8 +23,14 @@ import pytest
 
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.lang.features import FEATURES, case_features
+from rgpu_fuzz.pipelines.amdgpu_sim import STATS_ENV
 from rgpu_fuzz.triage.campaign_report import collect
-from rgpu_fuzz.triage.campaign_stats import STATS_FILE, read_chunk_stats
+from rgpu_fuzz.triage.campaign_stats import (
+    STATS_FILE,
+    STATS_OWNER_ENV,
+    SimOpcodeCapture,
+    read_chunk_stats,
+)
 from rgpu_fuzz.triage.store import FindingStore
 from tests.toolchain import debian_binary
 
@@ -42,8 +48,18 @@ def _campaign(out: Path, *extra: str) -> None:
 
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The campaign, started from a process that captured simulator opcodes itself (as one
+    that ran a chunk in-process does: tests/unit/test_wire.py, test_amdgpu_sim_batch.py on
+    the same xdist worker). Its job processes inherit that `RGPU_SIM_STATS`; before the
+    owner check they took it for the user's and recorded no opcodes, whenever the scheduler
+    put such a test first on this worker (under load, most landings)."""
     out = tmp_path_factory.mktemp("campaign") / "run"
-    _campaign(out, "--no-reduce")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in (STATS_ENV, STATS_OWNER_ENV):
+            mp.delenv(name, raising=False)
+        mp.setattr(SimOpcodeCapture, "_path", None)
+        assert SimOpcodeCapture.start().path is not None
+        _campaign(out, "--no-reduce")
     return out
 
 
@@ -157,6 +173,34 @@ def test_opcode_coverage_counts_the_simulated_waves(campaign: Path) -> None:
     sim = next(p for p in data.pipelines if p.label == "amdgpu-sim:gfx942:O3")
     # every wave that finishes executes s_endpgm once (AMD CDNA3 ISA §4.5 "S_ENDPGM")
     assert cov.executed.get("S_ENDPGM", 0) >= sim.statuses.get("ok", 0) > 0
+
+
+def test_a_process_started_by_a_capturing_one_captures_into_its_own_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's own `RGPU_SIM_STATS` (no owner) is left alone and nothing is captured; the
+    setting a real child process inherits from a capturing parent is replaced by the
+    child's own file, owned by the child's pid."""
+    import os
+    import sys
+
+    monkeypatch.setattr(SimOpcodeCapture, "_path", None)
+    users = str(tmp_path / "users.jsonl")
+    monkeypatch.setenv(STATS_ENV, users)
+    monkeypatch.delenv(STATS_OWNER_ENV, raising=False)
+    assert SimOpcodeCapture.start().collect() is None
+    assert os.environ[STATS_ENV] == users and STATS_OWNER_ENV not in os.environ
+    monkeypatch.delenv(STATS_ENV)
+    mine = SimOpcodeCapture.start().path
+    assert mine is not None and os.environ[STATS_OWNER_ENV] == str(os.getpid())
+    child = subprocess.run(
+        [sys.executable, "-c", "import os\n"
+         "from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture\n"
+         "c = SimOpcodeCapture.start()\n"
+         "print(c.path, os.environ['RGPU_SIM_STATS'], os.environ['RGPU_SIM_STATS_OWNER'],"
+         " os.getpid())"],
+        capture_output=True, text=True, check=True)
+    path, env, owner, pid = child.stdout.split()
+    assert path == env != str(mine) and owner == pid
 
 
 def test_markdown_has_the_same_numbers_and_linked_plots(campaign: Path,

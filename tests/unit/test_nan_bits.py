@@ -254,3 +254,27 @@ def test_nans_from_consts_and_from_other_nans_are_free_too(out0: tuple[int, int]
                                                             dtype=np.uint64))})
     (f,) = judge(CHAIN, {"ref": ref, "p": wrong}, STRICT).findings
     assert f.diffs[0].buffer == "out1"
+
+
+def test_only_a_launch_that_can_observe_nan_bits_runs_again() -> None:
+    """`to_bits` of numbers and float outputs without a NaN cannot depend on a NaN's bits:
+    no exploring run, no latitude (the reference's cost stays one run)."""
+    from rgpu_fuzz.interp import Finished, run_kernel
+    from rgpu_fuzz.lang.checker import check_source
+
+    checked = check_source("""use rgpu::*;
+
+#[kernel]
+pub fn k(x: &[f32], out0: &mut [u32], out1: &mut [f32]) {
+    out0[0] = (x[0] / x[1]).to_bits();
+    out1[0] = x[1] * 2.0f32;
+}
+""")
+    numbers = {"x": np.array([1.0, 2.0], dtype=np.float32),
+               "out0": np.zeros(1, dtype=np.uint32), "out1": np.zeros(1, dtype=np.float32)}
+    got = run_kernel(checked, "k", grid=(1, 1, 1), block=(1, 1, 1), args=numbers)
+    assert isinstance(got, Finished) and got.latitude == {}
+    zero = dict(numbers, x=np.array([0.0, 0.0], dtype=np.float32))  # 0.0 / 0.0 is NaN
+    got = run_kernel(checked, "k", grid=(1, 1, 1), block=(1, 1, 1), args=zero)
+    assert isinstance(got, Finished) and set(got.latitude) == {"out0", "out1"}
+    assert got.latitude["out0"].nan.tolist() == [True]

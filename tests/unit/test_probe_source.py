@@ -10,6 +10,8 @@ from pathlib import Path
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.triage.bugkey import ProbeAnswer, copy_op
+from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
+from rgpu_fuzz.triage.executors import LocalExecutor
 from rgpu_fuzz.triage.store import FindingStore
 from rgpu_fuzz.triage.store_probes import probe_toolchain
 from rgpu_fuzz.triage.toolchains import PACKAGE, collect, source_digest
@@ -52,3 +54,26 @@ def test_answers_filed_under_another_source_are_not_reused(tmp_path: Path) -> No
         summary = run(out)
         (got,) = [b["signature"] for b in summary["buckets"]]
         assert bucket in got, (name, got)
+
+
+def test_a_shard_takes_the_answers_of_the_history_store(tmp_path: Path) -> None:
+    """`--probes-from` (ci/nightly.sh passes NIGHTLY_HISTORY): answers the history holds
+    for this toolchain are known from the start and kept in the shard's own store."""
+    reg = Registry()
+    reg.load_plugin(FPTOSI)
+    toolchain = probe_toolchain(collect(SETUP.pipelines, reg), "default")
+    planted = [ProbeAnswer("llvm-cpu-fptosi:O0", copy_op(t), True) for t in Scalar]
+    history = tmp_path / "history.sqlite"
+    with FindingStore(history) as store:
+        store.record_probes(toolchain, planted)
+    out = tmp_path / "shard"
+    campaign = Campaign(CampaignConfig(out=out, setup=SETUP, seed_start=40, chunk=4,
+                                       max_cases=4, time_s=300, jobs=1, reduce_budget_s=3,
+                                       probes_from=history), executor=LocalExecutor(1))
+    try:
+        (got,) = [b["signature"] for b in campaign.run().data["buckets"]]
+    finally:
+        campaign.close()
+    assert "probe=copy:" in got
+    with FindingStore(out / "findings.sqlite", readonly=True) as store:
+        assert set(planted) <= set(store.probe_answers(toolchain))

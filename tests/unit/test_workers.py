@@ -75,3 +75,31 @@ def test_a_module_that_does_not_import_is_raised(pool: WorkerPool) -> None:
     assert isinstance(result, Raised) and "ModuleNotFoundError" in result.traceback
     after = pool.call(f"{JOBS}:pid_and_double", 4, timeout=30)
     assert isinstance(after, Done) and after.value[1] == 8
+
+
+def test_a_worker_busy_at_close_is_not_reused(pool: WorkerPool,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`close()` is how a new `os.environ` reaches the workers (`SimOpcodeCapture` sets
+    `RGPU_SIM_STATS`, then closes the pool): a worker busy at that moment must not come back
+    into the pool with the environment it started with. The job sleeps 2 s, so the close
+    happens while it runs; the next job runs in a fresh worker that sees the new variable."""
+    import threading
+
+    var = "RGPU_TEST_CLOSE_MARK"
+    monkeypatch.delenv(var, raising=False)
+    warm = pool.call(f"{JOBS}:pid_and_env_after", (0.0, var), timeout=60)
+    assert isinstance(warm, Done) and warm.value[1] is None
+    got: list[object] = []
+    busy = threading.Thread(target=lambda: got.append(
+        pool.call(f"{JOBS}:pid_and_env_after", (2.0, var), timeout=60)))
+    busy.start()
+    while pool._free:  # until the thread holds the (started) worker
+        busy.join(0.01)
+    monkeypatch.setenv(var, "after-close")
+    pool.close()
+    busy.join()
+    (old,) = got
+    assert isinstance(old, Done) and old.value == (warm.value[0], None)
+    new = pool.call(f"{JOBS}:pid_and_env_after", (0.0, var), timeout=60)
+    assert isinstance(new, Done) and new.value == (new.value[0], "after-close")
+    assert new.value[0] != old.value[0]

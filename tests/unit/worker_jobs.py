@@ -31,3 +31,12 @@ def allocate_gib(n: int) -> int:
 
 def fail(message: str) -> None:
     raise ValueError(message)
+
+
+def pid_and_env_after(args: tuple[float, str]) -> tuple[int, str | None]:
+    """This worker's pid and its value of an environment variable, after `args[0]` seconds
+    (a job still running while the parent changes its environment)."""
+    import time
+
+    time.sleep(args[0])
+    return os.getpid(), os.environ.get(args[1])

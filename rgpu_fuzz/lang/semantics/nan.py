@@ -54,6 +54,13 @@ def preferred(width: int) -> int:
     return ((1 << (width - 1)) - 1) & ~(quiet_bit(width) - 1)
 
 
+_LAYOUT = {
+    np.dtype(f): (w, np.dtype(u), np.dtype(u).type(1 << (w - 1)), np.dtype(u).type(quiet_bit(w)),
+                  np.dtype(u).type(preferred(w)))
+    for f, u, w in ((np.float32, np.uint32, 32), (np.float64, np.uint64, 64))}
+"""Per float dtype: width, bits dtype, sign bit, quiet bit, preferred NaN."""
+
+
 @dataclass
 class Explorer:
     """An exploring run's choice, and what it saw: per float width, the signalling NaNs
@@ -89,22 +96,23 @@ def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
     if not nan.any():
         return result
     explorer.produced = True
-    width = r.dtype.itemsize * 8
-    udt = np.dtype(f"u{r.dtype.itemsize}")
-    sign, q = udt.type(1 << (width - 1)), udt.type(quiet_bit(width))
-    payload = np.full(r.shape, preferred(width), dtype=udt)
+    width, udt, sign, q, pref = _LAYOUT[r.dtype]
+    negative = explorer.choice is NanChoice.NEGATIVE_PROPAGATED
+    payload = np.full(r.shape, pref | sign if negative else pref, dtype=udt)
     for op in reversed(operands):
-        o = np.broadcast_to(np.asarray(op, dtype=r.dtype), r.shape)
+        o = np.asarray(op, dtype=r.dtype)
+        if o.shape != r.shape:
+            o = np.broadcast_to(o, r.shape)
         on = np.isnan(o) & nan
         if not on.any():
             continue
         ob = o.view(udt) & ~sign
-        explorer.signalling[width].update(int(b) for b in np.unique(ob[on & ((ob & q) == 0)]))
-        if explorer.choice is NanChoice.NEGATIVE_PROPAGATED:
-            payload = np.where(on, ob | q, payload)
-    if explorer.choice is NanChoice.NEGATIVE_PROPAGATED:
-        payload |= sign
-    out = np.where(nan, payload, np.asarray(r).view(udt)).astype(udt).view(r.dtype)
+        signalling = on & ((ob & q) == 0)
+        if signalling.any():
+            explorer.signalling[width].update(int(b) for b in np.unique(ob[signalling]))
+        if negative:
+            payload = np.where(on, ob | q | sign, payload)
+    out = np.where(nan, payload, r.view(udt)).view(r.dtype)
     return out if isinstance(result, np.ndarray) else out[()]
 
 
