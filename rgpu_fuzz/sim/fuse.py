@@ -15,8 +15,9 @@ Where a check fails, the run continues from that instruction on the bound steps,
 then compute definedness and raise the faults exactly as they would have. The semantics of
 every operation stay in the tables (`valu.VALU`, `salu.SALU`): the generated code calls the
 table's function; what is generated is only operand access and the bookkeeping the checks
-made unnecessary (`rgpu_fuzz.sim.fuse_emit`). Fused code is cached by the instructions'
-words (`Inst.share_key`) across code objects, as the bound steps are."""
+made unnecessary (`rgpu_fuzz.sim.fuse_emit`; operand access `fuse_code`, emitters
+`fuse_valu`, `fuse_salu`). Fused code is cached by the instructions' words
+(`Inst.share_key`) across code objects, as the bound steps are."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.fault import Fault, SimStop
-from rgpu_fuzz.sim.fuse_emit import Emitter, NotFusible, fusible_kind
+from rgpu_fuzz.sim.fuse_code import NotFusible
+from rgpu_fuzz.sim.fuse_emit import Emitter, fusible_kind
 from rgpu_fuzz.sim.inst import Inst
 from rgpu_fuzz.sim.operands import Env
 from rgpu_fuzz.sim.wave import Wave

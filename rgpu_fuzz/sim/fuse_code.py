@@ -1,0 +1,332 @@
+"""Operand access and definedness in the source of a fused run (`rgpu_fuzz.sim.fuse`): the
+part every instruction emitter (`fuse_valu`, `fuse_salu`) shares.
+
+A VGPR source is a column of `Wave.V`, an SGPR a Python int of `Wave.S`; a source with
+modifiers, a 16-bit or SDWA source is read through the very getter `operands.vector_source`
+returns. Writes follow `operands.vector_dest` / `operands.scalar_dest`, with the result's
+definedness computed as the bound step computes it. Each check the bound step makes on
+definedness becomes a guard that, where it fails, hands the rest of the run to the bound
+steps (`bail`); each segment of the run (split at `s_waitcnt` and at bound steps inside the
+run) is guarded at its start against pending loads to the registers it touches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.bind_mem import wait
+from rgpu_fuzz.sim.fault import SimStop
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.operands import (
+    DTYPES,
+    EXECZ_SRC,
+    SCC_SRC,
+    VCCZ_SRC,
+    Env,
+    _check_exec,
+    _consts,
+    _forget,
+    scalar_bits_source,
+    vcol,
+    vector_source,
+)
+from rgpu_fuzz.sim.wave import EXEC, Wave, lanes_of, mask_of
+
+M32 = 0xFFFF_FFFF
+NULL_SGPR = 125
+
+
+class NotFusible(Exception):
+    """No emitter reproduces this instruction's bound step exactly."""
+
+
+def _move_part(w: Wave, part: dict[int, int], dst: int) -> None:
+    """`bind_alu.bind_valu`'s copy of partly defined lanes along with a move."""
+    moved = {ln: m for ln, m in part.items() if w.exec[ln]}
+    if moved:
+        w.vpart.setdefault(dst, {}).update(moved)
+
+
+def _helpers(env: Env) -> dict[str, Any]:
+    return {"np": np, "_U32": np.uint32, "_U64": np.uint64, "SimStop": SimStop,
+            "_forget": _forget, "_check_exec": _check_exec, "_lanes_of": lanes_of,
+            "_mask_of": mask_of, "_wait": wait, "_move_part": _move_part,
+            "_FULLV": np.ones(env.lanes, bool)}
+
+
+class RunCode:
+    """The body of one run's source under construction: operand reads and writes with their
+    definedness, and the guards that hand the run to the bound steps. `fuse_emit.Emitter`
+    adds the per-instruction dispatch and the compilation."""
+
+    def __init__(self, insts: Sequence[Inst], env: Env) -> None:
+        self.insts = list(insts)
+        self.env = env
+        self.lanes = env.lanes
+        self.ns: dict[str, Any] = _helpers(env)
+        self.body: list[str] = []
+        self.lanewise: set[int] = set()
+        """Columns whose every lane must be defined where the segment starts (operations
+        whose definedness rules the run does not reproduce: 64-bit halves, shifts)."""
+        self.vregs: set[int] = set()
+        self.sregs: set[int] = set()
+        """Registers the current segment touches: none may wait for a load at its start."""
+        self.at = 0
+        self.vector = False
+        """The current instruction reads a VGPR: its results have one value per lane."""
+        self.seg_at = 0
+        self.seg_line = 0
+        self.n_guards = 0
+        self._names: dict[int, str] = {}
+
+    # ------------------------------------------------------------------ plumbing
+    def name(self, value: Any) -> str:
+        key = id(value)
+        got = self._names.get(key)
+        if got is None:
+            got = self._names[key] = f"_k{len(self._names)}"
+            self.ns[got] = value
+        return got
+
+    def line(self, text: str) -> None:
+        self.body.append(text)
+
+    @property
+    def bail(self) -> str:
+        return f"return _finish(w, _steps, _i, {self.at}, _K)"
+
+    def may_raise(self) -> None:
+        self.line(f"j = {self.at}")
+
+    def refresh_exec(self) -> None:
+        self.line("ef = w.exec_full")
+        self.line("E = w.exec")
+
+    # ------------------------------------------------------------------ scalars
+    def sread(self, op: Opnd, bits: int) -> str:
+        """A scalar source as a Python int expression; a guard bails unless it is defined
+        (`operands.scalar_source`'s `defined`)."""
+        if bits not in (32, 64):
+            raise NotFusible(f"{bits}-bit scalar source")
+        full = (1 << bits) - 1
+        if op.kind is OpKind.SGPR:
+            i = op.index
+            if i in _consts(self.env) or i in (SCC_SRC, VCCZ_SRC, EXECZ_SRC) or i >= 128:
+                g, d = scalar_bits_source(op, bits, self.env)
+                self.line(f"if {self.name(d)}(w) != {full}: {self.bail}")
+                return f"{self.name(g)}(w)"
+            if bits == 64:
+                self.sregs.update((i, i + 1))
+                self.line(f"if SD[{i}] & SD[{i + 1}] != {M32}: {self.bail}")
+                return f"(S[{i}] | S[{i + 1}] << 32)"
+            self.sregs.add(i)
+            self.line(f"if SD[{i}] != {M32}: {self.bail}")
+            return f"S[{i}]"
+        if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+            g, _ = scalar_bits_source(op, bits, self.env)
+            return repr(int(g(None)))  # type: ignore[arg-type]  # a constant: no wave read
+        raise NotFusible(f"scalar source {op.kind}")
+
+    def sread_bits(self, op: Opnd, bits: int) -> tuple[str, str]:
+        """A scalar source and its defined bits (`operands.scalar_bits_source`), no guard."""
+        if bits not in (32, 64):
+            raise NotFusible(f"{bits}-bit scalar source")
+        if op.kind is OpKind.SGPR:
+            i = op.index
+            if i in _consts(self.env) or i in (SCC_SRC, VCCZ_SRC, EXECZ_SRC) or i >= 128:
+                g, d = scalar_bits_source(op, bits, self.env)
+                return f"{self.name(g)}(w)", f"{self.name(d)}(w)"
+            if bits == 64:
+                self.sregs.update((i, i + 1))
+                return f"(S[{i}] | S[{i + 1}] << 32)", f"(SD[{i}] | SD[{i + 1}] << 32)"
+            self.sregs.add(i)
+            return f"S[{i}]", f"SD[{i}]"
+        return self.sread(op, bits), repr((1 << bits) - 1)
+
+    def swrite(self, op: Opnd, bits: int, expr: str, defined: str = "") -> None:
+        """`operands.scalar_dest`; `defined`: an expression of the defined bits (default:
+        all)."""
+        if op.kind is not OpKind.SGPR:
+            raise NotFusible("scalar destination")
+        i = op.index
+        if i == NULL_SGPR:
+            return
+        touches_exec = i in (EXEC, EXEC + 1) or (bits == 64 and i + 1 == EXEC)
+        if bits == 64:
+            self.sregs.update((i, i + 1))
+            self.line(f"_v = {expr}")
+            self.line(f"S[{i}] = _v & {M32}")
+            self.line(f"S[{i + 1}] = (_v >> 32) & {M32}")
+            if defined:
+                self.line(f"_dm = {defined}")
+                self.line(f"SD[{i}] = _dm & {M32}")
+                self.line(f"SD[{i + 1}] = (_dm >> 32) & {M32}")
+            else:
+                self.line(f"SD[{i}] = SD[{i + 1}] = {M32}")
+        else:
+            self.sregs.add(i)
+            self.line(f"S[{i}] = ({expr}) & {M32}")
+            self.line(f"SD[{i}] = ({defined}) & {M32}" if defined else f"SD[{i}] = {M32}")
+        if touches_exec:
+            self.may_raise()
+            self.line("_check_exec(w)")
+            self.line("w.refresh_exec()")
+            self.refresh_exec()
+
+    def lane_mask(self, op: Opnd) -> str:
+        """`operands.lane_mask_source`'s bits as a bool vector (all of them defined)."""
+        return f"_lanes_of({self.sread(op, 64 if self.lanes == 64 else 32)}, {self.lanes})"
+
+    def mask_write(self, op: Opnd, res: str, d: str) -> None:
+        """`bind_alu._lane_mask_dest`: bit n for active lane n; a bit is defined where the
+        lane is inactive or `d` (defined lanes, or "True")."""
+        defined = "" if d == "True" else \
+            f"_mask_of({d} | ~E) | {self.high}"  # `d` comes from VGPRs: one value per lane
+        self.swrite(op, 64 if self.lanes == 64 else 32, f"_mask_of({res} & E)", defined)
+
+    @property
+    def high(self) -> int:
+        return ((1 << 64) - 1) ^ ((1 << self.lanes) - 1)
+
+    # ------------------------------------------------------------------ vectors
+    def vread(self, op: Opnd, ty: str, lanewise: bool = False) -> str:
+        """A VALU source as an expression of the value `operands.vector_source` gives;
+        `lanewise`: the run requires the source defined in every lane (else the caller
+        reads its definedness with `vdef`)."""
+        bits, dtype = DTYPES[ty]
+        sel = getattr(op, "sel", "")
+        is_float = np.dtype(dtype).kind == "f"
+        flush = is_float and (self.env.flush32 if bits == 32 else
+                              self.env.flush64 if bits == 64 else False)
+        mods = (is_float or ty[0] == "b") and (op.abs or op.neg or flush)
+        if op.kind in (OpKind.VGPR, OpKind.AGPR):
+            col = vcol(op)
+            cols = (col, col + 1) if bits == 64 else (col,)
+            self.vregs.update(cols)
+            self.vector = True
+            if lanewise:
+                self.lanewise.update(cols)
+            if (sel and sel != "DWORD") or bits == 16 or mods:
+                g, _ = vector_source(op, ty, self.env)
+                return f"{self.name(g)}(w)"
+            if bits == 64:
+                base = f"V[:, {col}:{col + 2}].view(_U64)[:, 0]"
+                return base if dtype is np.uint64 else f"{base}.view({self.name(dtype)})"
+            base = f"V[:, {col}]"
+            return base if dtype is np.uint32 else f"{base}.view({self.name(dtype)})"
+        if op.kind is OpKind.SGPR:
+            value = self.sread(op, 64 if bits == 64 else 32)
+            if (sel and sel != "DWORD") or bits == 16 or mods:
+                g, _ = vector_source(op, ty, self.env)
+                return f"{self.name(g)}(w)"
+            raw = "_U64" if bits == 64 else "_U32"
+            base = f"{raw}({value})"
+            return base if dtype in (np.uint32, np.uint64) else \
+                f"{base}.view({self.name(dtype)})"
+        if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+            g, _ = vector_source(op, ty, self.env)
+            return self.name(g(None))  # type: ignore[arg-type]  # a constant: no wave read
+        raise NotFusible(f"vector source {op.kind}")
+
+    def vdef(self, op: Opnd, ty: str) -> str | None:
+        """The defined lanes of a VALU source (`operands.vector_source`'s `defined`) as an
+        expression; None where the source is a scalar or constant (the run guards those
+        to be defined)."""
+        if op.kind not in (OpKind.VGPR, OpKind.AGPR):
+            return None
+        bits = DTYPES[ty][0]
+        sel = getattr(op, "sel", "")
+        col = vcol(op)
+        if (sel and sel != "DWORD") or bits == 16:
+            _, d = vector_source(op, ty, self.env)
+            return f"{self.name(d)}(w)"
+        if bits == 64:
+            return f"(VD[:, {col}] & VD[:, {col + 1}])"
+        return f"VD[:, {col}]"
+
+    def lanewise_value(self, expr: str) -> str:
+        """`expr` broadcast to one value per lane, as the bound steps do; a result computed
+        from a VGPR has that shape already."""
+        return expr if self.vector else f"np.broadcast_to({expr}, ({self.lanes},))"
+
+    def all_of(self, defs: Sequence[str | None]) -> str:
+        got = [d for d in defs if d is not None]
+        return " & ".join(got) if got else "True"
+
+    def vwrite(self, op: Opnd, ty: str, inst: Inst, expr: str,
+               d: str | tuple[str, str] = "True") -> None:
+        """`operands.vector_dest`: lanes outside EXEC keep value and definedness; `d` is
+        the defined lanes of the result (an expression, or "True")."""
+        bits = DTYPES[ty][0]
+        if op.kind not in (OpKind.VGPR, OpKind.AGPR):
+            raise NotFusible("vector destination")
+        dst_sel = inst.mods.get("dst_sel", "")
+        if dst_sel not in ("", "DWORD", 6):
+            raise NotFusible("SDWA destination")
+        if bits == 16 and self.env.true16:
+            raise NotFusible("true16 destination")
+        col = vcol(op)
+        lanes = self.lanes
+        if bits == 64:
+            self.vregs.update((col, col + 1))
+            self.line(f"_r = {self.lanewise_value(f'np.asarray({expr}).view(_U64)')}")
+            self.line(f"_p = np.ascontiguousarray(_r).view(_U32).reshape({lanes}, 2)")
+            dlo, dhi = d if isinstance(d, tuple) else (d, d)
+            if dlo == dhi == "True":
+                self.line(f"if w.vpart: _forget(w, {col}, 2)")
+                self.line(f"if ef: V[:, {col}:{col + 2}] = _p; VD[:, {col}:{col + 2}] = True")
+                self.line(f"else: np.copyto(V[:, {col}:{col + 2}], _p, where=E[:, None]); "
+                          f"VD[:, {col}] |= E; VD[:, {col + 1}] |= E")
+                return
+            self.line(f"_dlo = {dlo}")
+            self.line(f"_dhi = {dhi}")
+            self.line(f"if w.vpart: _forget(w, {col}, 2)")
+            self.line(f"if ef: V[:, {col}:{col + 2}] = _p; VD[:, {col}] = _dlo; "
+                      f"VD[:, {col + 1}] = _dhi")
+            self.line(f"else: np.copyto(V[:, {col}:{col + 2}], _p, where=E[:, None]); "
+                      f"np.copyto(VD[:, {col}], _dlo, where=E); "
+                      f"np.copyto(VD[:, {col + 1}], _dhi, where=E)")
+            return
+        assert isinstance(d, str)
+        self.vregs.add(col)
+        if bits == 16:
+            self.line(f"_x = np.asarray({expr}).view(np.uint16).astype(_U32)")
+        else:
+            self.line(f"_x = np.asarray({expr}).view(_U32)")
+        if d != "True":
+            self.line(f"_d = {d}")
+        self.line(f"if w.vpart: _forget(w, {col}, 1)")
+        if d == "True":
+            self.line(f"if ef: V[:, {col}] = _x; VD[:, {col}] = True")
+            self.line(f"else: np.copyto(V[:, {col}], _x, where=E); VD[:, {col}] |= E")
+        else:
+            self.line(f"if ef: V[:, {col}] = _x; VD[:, {col}] = _d")
+            self.line(f"else: np.copyto(V[:, {col}], _x, where=E); "
+                      f"np.copyto(VD[:, {col}], _d, where=E)")
+
+    def open_segment(self, at: int) -> None:
+        self.seg_at, self.seg_line = at, len(self.body)
+        self.vregs, self.sregs, self.lanewise = set(), set(), set()
+
+    def close_segment(self) -> None:
+        """Guard the segment just emitted (from the run's start or an `s_waitcnt` to here):
+        no register it touches waits for a load, and the columns it needs defined in every
+        lane are; else the bound steps run the rest from the segment's start."""
+        bail = f"return _finish(w, _steps, _i, {self.seg_at}, _K)"
+        guards = []
+        n = self.n_guards
+        self.n_guards += 1
+        if self.vregs:
+            self.ns[f"_PV{n}"] = frozenset(self.vregs)
+            guards.append(f"if w.pend_v and not _PV{n}.isdisjoint(w.pend_v): {bail}")
+        if self.sregs:
+            self.ns[f"_PS{n}"] = frozenset(self.sregs)
+            guards.append(f"if w.pend_s and not _PS{n}.isdisjoint(w.pend_s): {bail}")
+        if self.lanewise:
+            self.ns[f"_VR{n}"] = np.array(sorted(self.lanewise), np.intp)
+            guards.append(f"if not VD[:, _VR{n}].all(): {bail}")
+        self.body[self.seg_line:self.seg_line] = guards
+
+__all__ = ["M32", "NotFusible", "RunCode"]
