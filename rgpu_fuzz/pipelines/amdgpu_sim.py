@@ -40,7 +40,6 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj.kernarg import KernargSegment
 from rgpu_fuzz.codeobj.launch import LaunchPlan, LoadedKernel, load_code_object
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.kernel_abi import (
     TRAP_PARAM,
     TRAP_RECORD_WORDS,
@@ -62,7 +61,7 @@ from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES, case_of
 from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
-from rgpu_fuzz.pipelines.stages import describe_failure, last_stage, outcome_of, report_stage
+from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
@@ -175,34 +174,15 @@ class AmdgpuSimPipeline(Pipeline):
         return out  # type: ignore[return-value]
 
     def _batch(self, cases: Sequence[Case], idx: list[int], out: list[Outcome | None]) -> None:
-        from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, call_in_worker
+        from rgpu_fuzz.pipelines.batching import run_batch
+        from rgpu_fuzz.pipelines.workers import call_in_worker
 
-        if len(idx) == 1:
-            out[idx[0]] = self._run(cases[idx[0]])
-            return
-        result = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim_batch:execute_batch",
-                                self.batch_job([cases[i] for i in idx]),
-                                timeout=self.timeout * len(idx))
-        if isinstance(result, Done) and isinstance(result.value, list):
-            for i, outcome in zip(idx, result.value, strict=True):
-                out[i] = outcome
-            return
-        if isinstance(result, Raised) and not self.is_plugin:
-            raise HarnessBug(f"{self.label} worker raised:\n{result.traceback}")
-        stage = last_stage(result.log) if isinstance(result, Died | TimedOut) else ""
-        k, sep, what = stage.partition(":")
-        if sep and k.isdigit() and int(k) < len(idx):
-            blamed = idx[int(k)]
-            hung = isinstance(result, TimedOut) or (
-                isinstance(result, Died) and result.signal == "SIGALRM")
-            out[blamed] = (Timeout(stage="simulate", seconds=self.timeout)
-                           if hung and what == "simulate" else self._run(cases[blamed]))
-            rest = [i for i in idx if i != blamed]
-            if rest:
-                self._batch(cases, rest, out)
-            return
-        for i in idx:  # the batch failed as a whole (or a plugin raised): every case alone
-            out[i] = self._run(cases[i])
+        run_batch(idx, out, call=lambda some: call_in_worker(
+            "rgpu_fuzz.pipelines.amdgpu_sim_batch:execute_batch",
+            self.batch_job([cases[i] for i in some]), timeout=self.timeout * len(some)),
+            alone=lambda i: self._run(cases[i]),
+            hang=("simulate", Timeout(stage="simulate", seconds=self.timeout)),
+            label=self.label, is_plugin=self.is_plugin)
 
     def trace_text(self, case: Case) -> str:
         """`run --trace`: the instruction trace of the first wave (pc, instruction, EXEC,

@@ -4,7 +4,7 @@ every case of the chunk (issue 10: what the simulator adds per case in a campaig
 
 Per case, in the worker, exactly what the case has alone: check, lower, `transform_ir`
 (the hook sees the case's own IR). Then every symbol case `i` defines is renamed with
-`llvm_cpu.BATCH_PREFIX` (`k3.<entry>`: its kernel, descriptor `k3.<entry>.kd`, helpers, LDS
+`batching.BATCH_PREFIX` (`k3.<entry>`: its kernel, descriptor `k3.<entry>.kd`, helpers, LDS
 variables) and the modules are linked into one, optimised, emitted, linked by `ld.lld` into
 one code object; the simulator decodes its `.text` once and binds it once (its caches are
 per code object and shared by the object's kernels). Each case is then launched from that
@@ -45,6 +45,7 @@ from rgpu_fuzz.pipelines.amdgpu_sim import (
     _simulate,
     _spec,
 )
+from rgpu_fuzz.pipelines.batching import BATCH_PREFIX, link_modules
 from rgpu_fuzz.pipelines.llvm_stages import LlvmBuild, StageClock, case_of, lower_and_optimise
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import report_stage
@@ -83,27 +84,6 @@ class BatchFailed:
     signature: str
 
 
-def link_ir(texts: dict[int, str]) -> str:
-    """One module of the cases' modules, every symbol case `i` defines renamed with
-    `llvm_cpu.BATCH_PREFIX` (renaming an LLVM value renames its uses)."""
-    from rgpu_fuzz.pipelines.llvm_cpu import BATCH_PREFIX
-
-    main = None
-    for i, text in texts.items():
-        mod = toolchain.parse(text)
-        for value in (*mod.functions, *mod.global_variables):
-            if not value.is_declaration:
-                value.name = BATCH_PREFIX.format(i) + value.name
-        if main is None:
-            main = mod
-            continue
-        try:
-            main.link_in(mod)
-        except RuntimeError as e:
-            raise LlvmError("link", str(e)) from e
-    return str(main)
-
-
 class _BatchClock:
     """Seconds of the batch's stages, shared out evenly between its cases at the end."""
 
@@ -128,8 +108,11 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
     target, level = gpu_target(job.target), job.opt_level
     llc = None if job.llc is None else Llc(job.llc)
     try:
-        text = clock.run("ir-link", lambda: link_ir({i: b.ir for i, b in builds.items()}))
-        opt = clock.run("optimise", lambda: toolchain.optimise(text, target, level))
+        text = clock.run("ir-link", lambda: link_modules({i: b.ir for i, b in builds.items()}))
+        # O0 runs no pass: `optimise` would only parse, verify and print the linked text
+        # again (as llvm-cpu's batches skip it); code generation parses and verifies it
+        opt = text if level == 0 else clock.run(
+            "optimise", lambda: toolchain.optimise(text, target, level))
         obj = clock.run("codegen", lambda: toolchain.emit_object(opt, target, level, llc))
     except LlvmError as e:
         return BatchFailed(e.stage, e.signature)
@@ -151,7 +134,6 @@ def execute_batch(job: BatchJob) -> list[Outcome] | BatchFailed:
     from rgpu_fuzz.codeobj.launch import LoadedKernel, load_kernels
     from rgpu_fuzz.lower import AmdgcnTarget
     from rgpu_fuzz.pipelines.gpu_build import GpuBuild, gpu_target
-    from rgpu_fuzz.pipelines.llvm_cpu import BATCH_PREFIX
     from rgpu_fuzz.sim.code import decode_text
 
     pipeline = job.pipeline_class.load()(_spec(job.spec))
@@ -216,4 +198,4 @@ def _with_decode(outcome: Outcome, share: float) -> Outcome:
     return replace(outcome, stats=stats)  # type: ignore[type-var]
 
 
-__all__ = ["BatchFailed", "BatchJob", "execute_batch", "link_ir"]
+__all__ = ["BatchFailed", "BatchJob", "execute_batch"]

@@ -32,11 +32,11 @@ import numpy as np
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lower import HostTarget, LoweredKernel
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.kernel_abi import TRAP_RECORD_WORDS, ArgumentValues, decode_trap
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats, Timeout, detail
 from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
+from rgpu_fuzz.pipelines.batching import BATCH_PREFIX, link_modules, run_batch
 from rgpu_fuzz.pipelines.llvm_stages import (
     COMPILE_STAGES,
     LlvmBuild,
@@ -49,7 +49,6 @@ from rgpu_fuzz.pipelines.options import Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import (
     describe_failure,
-    last_stage,
     outcome_of,
     report_stage,
 )
@@ -212,38 +211,14 @@ class LlvmCpuPipeline(Pipeline):
         return out  # type: ignore[return-value]
 
     def _batch(self, cases: Sequence[Case], idx: list[int], out: list[Outcome | None]) -> None:
-        from rgpu_fuzz.pipelines.workers import Died, Done, Raised, TimedOut, call_in_worker
+        from rgpu_fuzz.pipelines.workers import call_in_worker
 
-        if len(idx) == 1:
-            out[idx[0]] = self._run(cases[idx[0]])
-            return
-        result = call_in_worker("rgpu_fuzz.pipelines.llvm_cpu:execute_batch",
-                                self.batch_job([cases[i] for i in idx]),
-                                timeout=self.timeout * len(idx))
-        if isinstance(result, Done) and isinstance(result.value, list):
-            for i, outcome in zip(idx, result.value, strict=True):
-                out[i] = outcome
-            return
-        if isinstance(result, Raised):
-            if not self.is_plugin:
-                raise HarnessBug(f"{self.label} worker raised:\n{result.traceback}")
-            for i in idx:  # a plugin's own failure: each case gets its own outcome
-                out[i] = self._run(cases[i])
-            return
-        stage = last_stage(result.log) if isinstance(result, Died | TimedOut) else ""
-        k, sep, what = stage.partition(":")
-        if sep and k.isdigit() and int(k) < len(idx):
-            blamed = idx[int(k)]
-            hung = isinstance(result, TimedOut) or (
-                isinstance(result, Died) and result.signal == "SIGALRM")
-            out[blamed] = (Timeout(stage="run", seconds=self.timeout)
-                           if hung and what == "run" else self._run(cases[blamed]))
-            rest = [i for i in idx if i != blamed]
-            if rest:
-                self._batch(cases, rest, out)
-            return
-        for i in idx:  # a group failed as a whole: every case alone, as without batches
-            out[i] = self._run(cases[i])
+        run_batch(idx, out, call=lambda some: call_in_worker(
+            "rgpu_fuzz.pipelines.llvm_cpu:execute_batch",
+            self.batch_job([cases[i] for i in some]), timeout=self.timeout * len(some)),
+            alone=lambda i: self._run(cases[i]),
+            hang=("run", Timeout(stage="run", seconds=self.timeout)),
+            label=self.label, is_plugin=self.is_plugin)
 
 
 def artefacts(case: Case, spec: str = "llvm-cpu", *,
@@ -380,10 +355,6 @@ def execute(job: Job) -> Outcome:
 # ---------------------------------------------------------------------- batches
 
 
-BATCH_PREFIX = "k{}."
-"""Put before every symbol the `i`-th case of a batch defines (`_link`)."""
-
-
 @dataclass(frozen=True, slots=True)
 class BatchJob:
     """Several cases of one pipeline, compiled as one module per group (the cases checked
@@ -409,26 +380,6 @@ class BatchFailed:
     signature: str
 
 
-def _link(texts: dict[int, str]) -> str:
-    """One module of the cases' modules, every symbol case `i` defines renamed with
-    `BATCH_PREFIX` (after `transform_ir`, which sees the IR a case has alone; renaming an
-    LLVM value renames its uses)."""
-    main = None
-    for i, text in texts.items():
-        mod = toolchain.parse(text)
-        for value in (*mod.functions, *mod.global_variables):
-            if not value.is_declaration:
-                value.name = BATCH_PREFIX.format(i) + value.name
-        if main is None:
-            main = mod
-            continue
-        try:
-            main.link_in(mod)
-        except RuntimeError as e:
-            raise LlvmError("link", str(e)) from e
-    return str(main)
-
-
 def _compile_group(group: list[int], builds: dict[int, LlvmBuild],
                    clocks: list[StageClock], job: BatchJob, llc: Llc | None) -> bytes:
     """Link, optimise and emit one group of a batch; with `determinism`, optimise and emit
@@ -446,7 +397,7 @@ def _compile_group(group: list[int], builds: dict[int, LlvmBuild],
             seconds[stage] = seconds.get(stage, 0.0) + time.perf_counter() - t
 
     check = job.determinism[group[0]]
-    text = timed("link", lambda: _link({i: builds[i].ir for i in group}))
+    text = timed("link", lambda: link_modules({i: builds[i].ir for i in group}))
     # O0 runs no pass: `optimise` would only parse, verify and print the linked text again
     # (LLVM's printer, a fixpoint; each case's module was verified when linked). With the
     # determinism check it still runs, since that compares against a second `optimise`.
