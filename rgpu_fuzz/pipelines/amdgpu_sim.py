@@ -167,22 +167,11 @@ class AmdgpuSimPipeline(Pipeline):
         by the campaign (`triage.campaign_jobs`)."""
         if not self.batches:
             return [self._run(c) for c in cases]
-        out: list[Outcome | None] = [None] * len(cases)
-        for start in range(0, len(cases), self.MAX_BATCH):
-            self._batch(cases, list(range(start, min(len(cases), start + self.MAX_BATCH))), out)
-        assert all(o is not None for o in out)
-        return out  # type: ignore[return-value]
+        from rgpu_fuzz.pipelines.batching import run_in_batches
 
-    def _batch(self, cases: Sequence[Case], idx: list[int], out: list[Outcome | None]) -> None:
-        from rgpu_fuzz.pipelines.batching import run_batch
-        from rgpu_fuzz.pipelines.workers import call_in_worker
-
-        run_batch(idx, out, call=lambda some: call_in_worker(
-            "rgpu_fuzz.pipelines.amdgpu_sim_batch:execute_batch",
-            self.batch_job([cases[i] for i in some]), timeout=self.timeout * len(some)),
-            alone=lambda i: self._run(cases[i]),
-            hang=("simulate", Timeout(stage="simulate", seconds=self.timeout)),
-            label=self.label, is_plugin=self.is_plugin)
+        return run_in_batches(
+            self, cases, entry="rgpu_fuzz.pipelines.amdgpu_sim_batch:execute_batch",
+            hang_stage="simulate", max_batch=self.MAX_BATCH)
 
     def trace_text(self, case: Case) -> str:
         """`run --trace`: the instruction trace of the first wave (pc, instruction, EXEC,

@@ -12,13 +12,14 @@ without an index: no case to blame) runs every case alone, as without batches.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.outcome import Outcome, Timeout
 from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.stages import last_stage
 from rgpu_fuzz.pipelines.toolchain import LlvmError
-from rgpu_fuzz.pipelines.workers import Died, Done, JobResult, Raised, TimedOut
+from rgpu_fuzz.pipelines.workers import Died, Done, JobResult, Raised, TimedOut, call_in_worker
 
 BATCH_PREFIX = "k{}."
 """Put before every symbol the `i`-th case of a batch defines (`link_modules`)."""
@@ -79,4 +80,39 @@ def run_batch(idx: Sequence[int], out: list[Outcome | None], *,
         out[i] = alone(i)
 
 
-__all__ = ["BATCH_PREFIX", "link_modules", "run_batch"]
+class Batching(Protocol):
+    """What `run_in_batches` needs of a pipeline that batches (llvm-cpu, amdgpu-sim)."""
+
+    @property
+    def timeout(self) -> float: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def is_plugin(self) -> bool: ...
+
+    def batch_job(self, cases: Sequence[Any]) -> Any: ...
+
+    def _run(self, case: Any) -> Outcome: ...
+
+
+def run_in_batches(pipeline: Batching, cases: Sequence[Any], *, entry: str, hang_stage: str,
+                   max_batch: int) -> list[Outcome]:
+    """`pipeline`'s outcome for every case, its cases run `max_batch` at a time as one job of
+    the worker function `entry` (`run_batch` says what happens on a failure); a case that
+    overstays its time in `hang_stage` is that stage's `Timeout`."""
+    out: list[Outcome | None] = [None] * len(cases)
+    for start in range(0, len(cases), max_batch):
+        run_batch(range(start, min(len(cases), start + max_batch)), out,
+                  call=lambda some: call_in_worker(
+                      entry, pipeline.batch_job([cases[i] for i in some]),
+                      timeout=pipeline.timeout * len(some)),
+                  alone=lambda i: pipeline._run(cases[i]),
+                  hang=(hang_stage, Timeout(stage=hang_stage, seconds=pipeline.timeout)),
+                  label=pipeline.label, is_plugin=pipeline.is_plugin)
+    assert all(o is not None for o in out)
+    return out  # type: ignore[return-value]
+
+
+__all__ = ["BATCH_PREFIX", "Batching", "link_modules", "run_batch", "run_in_batches"]

@@ -33,10 +33,10 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.lower import HostTarget, LoweredKernel
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import TRAP_RECORD_WORDS, ArgumentValues, decode_trap
-from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats, Timeout, detail
+from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats, detail
 from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
-from rgpu_fuzz.pipelines.batching import BATCH_PREFIX, link_modules, run_batch
+from rgpu_fuzz.pipelines.batching import BATCH_PREFIX, link_modules, run_in_batches
 from rgpu_fuzz.pipelines.llvm_stages import (
     COMPILE_STAGES,
     LlvmBuild,
@@ -204,21 +204,8 @@ class LlvmCpuPipeline(Pipeline):
         cls = type(self)
         if cls._run is not LlvmCpuPipeline._run or cls.job is not LlvmCpuPipeline.job:
             return [self._run(c) for c in cases]
-        out: list[Outcome | None] = [None] * len(cases)
-        for start in range(0, len(cases), self.MAX_BATCH):
-            self._batch(cases, list(range(start, min(len(cases), start + self.MAX_BATCH))), out)
-        assert all(o is not None for o in out)
-        return out  # type: ignore[return-value]
-
-    def _batch(self, cases: Sequence[Case], idx: list[int], out: list[Outcome | None]) -> None:
-        from rgpu_fuzz.pipelines.workers import call_in_worker
-
-        run_batch(idx, out, call=lambda some: call_in_worker(
-            "rgpu_fuzz.pipelines.llvm_cpu:execute_batch",
-            self.batch_job([cases[i] for i in some]), timeout=self.timeout * len(some)),
-            alone=lambda i: self._run(cases[i]),
-            hang=("run", Timeout(stage="run", seconds=self.timeout)),
-            label=self.label, is_plugin=self.is_plugin)
+        return run_in_batches(self, cases, entry="rgpu_fuzz.pipelines.llvm_cpu:execute_batch",
+                              hang_stage="run", max_batch=self.MAX_BATCH)
 
 
 def artefacts(case: Case, spec: str = "llvm-cpu", *,
