@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import fields, is_dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, get_args, get_origin, get_type_hints
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.case import Case
@@ -41,20 +41,56 @@ def _structural_fields(n: object) -> tuple[str, ...]:
     return names
 
 
+_SUBTREES: dict[type, tuple[tuple[str, bool], ...] | None] = {}
+
+
+def _subtree_fields(cls: type) -> tuple[tuple[str, bool], ...] | None:
+    """`(name, holds a tuple)` for each field of an AST class that can hold sub-trees: the
+    structural fields whose declared type names an AST node class (a node, an optional node
+    or a tuple of nodes), read from the annotations once per class. None for a class outside
+    `lang/ast.py`, whose children are found by looking at the values."""
+    if cls.__module__ != ast.__name__ or not is_dataclass(cls):
+        return None
+    hints = get_type_hints(cls)
+    out = []
+    for name in _structural_fields_of(cls):
+        hint = hints[name]
+        many = get_origin(hint) is tuple
+        kinds = get_args(hint)[:1] if many else (hint,)
+        flat = [k for kind in kinds for k in (get_args(kind) or (kind,))]
+        if any(isinstance(k, type) and is_dataclass(k) for k in flat):
+            out.append((name, many))
+    return tuple(out)
+
+
+def _structural_fields_of(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls) if f.name not in ("span", "ty"))
+
+
 _IS_NODE: dict[type, bool] = {}
 
 
 def children(n: object) -> list[object]:
     """The AST nodes directly under `n`, in source order (a list: the interpreter asks for
     them ~160 times per default kernel, and a generator costs twice as much)."""
+    cls = type(n)
+    try:
+        subtrees = _SUBTREES[cls]
+    except KeyError:
+        subtrees = _SUBTREES[cls] = _subtree_fields(cls)
     out: list[object] = []
-    names = _FIELDS.get(type(n))
-    if names is None:
-        names = _structural_fields(n)
+    if subtrees is not None:
+        for name, many in subtrees:
+            v = getattr(n, name)
+            if many:
+                out += v
+            elif v is not None:
+                out.append(v)
+        return out
     is_node = _IS_NODE
-    for name in names:
+    for name in _structural_fields(n):
         v = getattr(n, name)
-        for c in v if type(v) is tuple else (v,):
+        for c in v if isinstance(v, tuple) else (v,):
             hit = is_node.get(type(c))
             if hit is None:  # whether values of this class are nodes, asked once per class
                 hit = is_node[type(c)] = is_dataclass(type(c))
