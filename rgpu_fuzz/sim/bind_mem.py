@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
-from rgpu_fuzz.sim.bind_scratch import all_defined, is_plain_sgpr, uniform_scratch
+from rgpu_fuzz.sim.bind_scratch import all_defined, scratch_form, signed_offset, uniform_scratch
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.halves import byte_bits, half_mask
 from rgpu_fuzz.sim.inflight import STORED as _STORED
@@ -28,13 +28,6 @@ __all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "c
            "wait"]
 
 Memory = Any  # rgpu_fuzz.sim.engine.LaunchMemory (avoids an import cycle)
-
-
-def _signed_offset(inst: Inst, bits: int) -> int:
-    off = int(inst.mods.get("offset", 0))
-    if off >> (bits - 1) & 1 and off >> bits == 0 and off >= (1 << (bits - 1)):
-        off -= 1 << bits
-    return off
 
 
 def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
@@ -127,7 +120,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     """GLOBAL, FLAT and SCRATCH loads and stores."""
     ops = list(inst.operands)
     seg = op.segment
-    offset = _signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
+    offset = signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
         int(inst.mods.get("offset", 0))
     if op.store:
         vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
@@ -252,10 +245,9 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     if seg == "global" and whole:
         data_cols = tuple(range(vcol(dst), vcol(dst) + op.width // 4))  # type: ignore[arg-type]
         return global_load
-    if seg == "scratch" and vaddr.kind is OpKind.OFF and (whole or op.width < 4) and not op.d16:
-        plain = saddr.index if has_saddr and is_plain_sgpr(saddr, env) else None
-        return uniform_scratch(inst, op, step, sget, sdef, offset,
-                               vcol(vdata if op.store else dst), plain)  # type: ignore[arg-type]
+    form = scratch_form(inst, op, env)
+    if form is not None:
+        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg)
 
     return step
 
@@ -491,7 +483,7 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
     has_saddr = saddr.kind is OpKind.SGPR
     sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
                                                                   (lambda w: True))
-    offset = _signed_offset(inst, 13)
+    offset = signed_offset(inst, 13)
 
     def step(w: Wave) -> None:
         e = w.exec

@@ -19,6 +19,7 @@ some defined bits), which need its per-bit bookkeeping.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,16 @@ import numpy as np
 from rgpu_fuzz.sim.inflight import STORED, issue_vector_load
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp
-from rgpu_fuzz.sim.operands import EXECZ_SRC, SCC_SRC, VCCZ_SRC, Env, _consts, hazard, uninit
+from rgpu_fuzz.sim.operands import (
+    EXECZ_SRC,
+    SCC_SRC,
+    VCCZ_SRC,
+    Env,
+    _consts,
+    hazard,
+    uninit,
+    vcol,
+)
 from rgpu_fuzz.sim.wave import Pending, Wave
 
 Step = Callable[[Wave], Any]
@@ -83,6 +93,48 @@ def issue_load(w: Wave, col: int, n: int, data: np.ndarray, defined: np.ndarray)
     for c in range(col, col + n):
         pend[c] = p
     w.vm_queue.append(p)
+
+
+def signed_offset(inst: Inst, bits: int) -> int:
+    """The instruction's `offset` field as a signed `bits`-bit value."""
+    off = int(inst.mods.get("offset", 0))
+    if off >> (bits - 1) & 1 and off >> bits == 0 and off >= (1 << (bits - 1)):
+        off -= 1 << bits
+    return off
+
+
+OFF = Opnd(OpKind.OFF, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ScratchForm:
+    """A SCRATCH access of the uniform form: no VGPR address (`off`, or SVE=0)."""
+
+    col: int
+    """The data (store) or destination (load) VGPR column."""
+    saddr: Opnd | None
+    """The SGPR base (None: `off`, base 0)."""
+    sreg: int | None
+    """`saddr`'s index where it is a plain SGPR (`is_plain_sgpr`)."""
+    offset: int
+
+
+def scratch_form(inst: Inst, op: MemOp, env: Env) -> ScratchForm | None:
+    """`inst` as a uniform-address SCRATCH access of whole dwords or of one byte or short
+    (not D16), or None. Operands as `bind_mem.bind_vmem` reads them (CDNA3 ISA §10.1:
+    `vdst, vaddr, saddr` for loads, `vaddr, vdata, saddr` for stores)."""
+    if op.segment != "scratch" or op.d16 or not (op.width % 4 == 0 or op.width < 4):
+        return None
+    ops = [*inst.operands, OFF, OFF, OFF]
+    data, vaddr, saddr = (ops[1], ops[0], ops[2]) if op.store else (ops[0], ops[1], ops[2])
+    if vaddr.kind is not OpKind.OFF and inst.mods.get("sve", 1):
+        return None
+    if data.kind is not OpKind.VGPR and data.kind is not OpKind.AGPR:
+        return None
+    has = saddr.kind is OpKind.SGPR
+    return ScratchForm(vcol(data), saddr if has else None,
+                       saddr.index if has and is_plain_sgpr(saddr, env) else None,
+                       signed_offset(inst, 13))
 
 
 def is_plain_sgpr(op: Opnd, env: Env) -> bool:
