@@ -38,8 +38,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.types import ArrayTy
@@ -54,6 +52,7 @@ from rgpu_fuzz.lower.context import (
     ModuleState,
     storage_type,
 )
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.values import (
     I8,

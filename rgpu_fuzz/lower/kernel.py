@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import TCTX_BID, LowerError, ModuleState
@@ -30,6 +28,7 @@ from rgpu_fuzz.lower.host import (
     lower_thread_fn,
     param_slots,
 )
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import (
