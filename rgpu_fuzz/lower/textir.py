@@ -224,13 +224,16 @@ class NameScope:
         self._bases: dict[str, int] = {}
 
     def register(self, name: str) -> str:
-        if name in self._used:
+        used = self._used
+        if name in used:
             base = name
-            while name in self._used:
-                n = self._bases.get(base, 0) + 1
-                self._bases[base] = n
+            n = self._bases.get(base, 0) + 1
+            name = f"{base}.{n}"
+            while name in used:
+                n += 1
                 name = f"{base}.{n}"
-        self._used.add(name)
+            self._bases[base] = n
+        used.add(name)
         return name
 
 
@@ -452,11 +455,13 @@ class IRBuilder:
     registers its value's name exactly when llvmlite's would, then writes the line llvmlite's
     `str()` of that instruction gives."""
 
-    __slots__ = ("_at", "_block")
+    __slots__ = ("_at", "_block", "_lines", "_scope")
 
     def __init__(self, block: Block | None = None) -> None:
-        self._block: Block | None = block
+        self._block: Block | None = None
         self._at: int | None = None  # None: at the end of the block
+        if block is not None:
+            self.position_at_end(block)
 
     @property
     def block(self) -> Block:
@@ -465,9 +470,11 @@ class IRBuilder:
 
     def position_at_end(self, block: Block) -> None:
         self._block, self._at = block, None
+        self._lines, self._scope = block.lines, block.function.scope
 
     def position_at_start(self, block: Block) -> None:
-        self._block, self._at = block, 0
+        self.position_at_end(block)
+        self._at = 0
 
     @contextmanager
     def goto_entry_block(self) -> Iterator[None]:
@@ -475,8 +482,9 @@ class IRBuilder:
         at the end of the current block."""
         old = self.block
         entry = old.function.blocks[0]
-        self._block = entry
-        self._at = len(entry.lines) - 1 if entry.terminated else None
+        self.position_at_end(entry)
+        if entry.terminated:
+            self._at = len(entry.lines) - 1
         try:
             yield
         finally:
@@ -484,20 +492,19 @@ class IRBuilder:
 
     # ---- emission
     def _emit(self, line: str) -> None:
-        block = self.block
         if self._at is None:
-            block.lines.append(line)
+            self._lines.append(line)
         else:
-            block.lines.insert(self._at, line)
+            self._lines.insert(self._at, line)
             self._at += 1
 
     def _value(self, typ: Type, text: str, name: str = "") -> Value:
-        ref = _local_ref("%", self.block.function.scope.register(name))
+        ref = _local_ref("%", self._scope.register(name))
         self._emit(f"{ref} = {text}")
         return Value(typ, ref)
 
     def _void(self, text: str) -> None:
-        self.block.function.scope.register("")
+        self._scope.register("")
         self._emit(text)
 
     def _terminate(self, text: str) -> None:
