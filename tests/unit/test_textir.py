@@ -40,7 +40,7 @@ def _lower(backend: str, jobs: list[dict[str, str]]) -> list[str]:
                          env=dict(os.environ, RGPU_LOWER_IR=backend))
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout)
-    builder = {"text": "rgpu_fuzz.lower.textir", "llvmlite": "llvmlite.ir.builder"}[backend]
+    builder = {"text": "rgpu_fuzz.lower.textir.builder", "llvmlite": "llvmlite.ir.builder"}[backend]
     assert (got["backend"], got["builder"]) == (backend, builder)
     return got["texts"]  # type: ignore[no-any-return]
 
