@@ -166,3 +166,11 @@ def test_name_scope_dedups_as_llvmlite_does() -> None:
     for _ in range(3000):
         name = rng.choice(pool)
         assert ours.register(name) == theirs.register(name, deduplicate=True), name
+
+
+def test_an_unknown_builder_is_one_line_and_exit_2() -> None:
+    out = subprocess.run([sys.executable, "-c", "import rgpu_fuzz.lower"], cwd=ROOT,
+                         capture_output=True, text=True, check=False,
+                         env=dict(os.environ, RGPU_LOWER_IR="llvm"))
+    assert (out.returncode, out.stderr) == (
+        2, "rgpu-fuzz: error: RGPU_LOWER_IR=llvm: expected one of text, llvmlite\n")
