@@ -150,14 +150,17 @@ def _probe(base: Inst, target: str, address: int) -> Shape | None:
         else:
             shift = 9 * (n - 1)
             words = (w0, (w1 & ~(0x1FF << shift)) | (other << shift))
-        probe = from_decoded(decode_at(words, 0, target, address))
+        try:
+            probe = from_decoded(decode_at(words, 0, target, address))
+        except KeyError:
+            probe = None        # a value the executor has no register for (lds_direct)
         slot = FIXED
-        if shape.same_kind(probe):
+        if probe is not None and shape.same_kind(probe):
             changed = [k for k, (a, b) in enumerate(zip(probe.operands, base.operands,
                                                         strict=True)) if a != b]
             slot = INERT if not changed else changed[0] if len(changed) == 1 else FIXED
         slots.append(slot)
-        if slot >= 0:
+        if slot >= 0 and probe is not None:
             shape.operands[(n, other)] = probe.operands[slot]
     shape.slots = (slots[0], slots[1], slots[2], slots[3])
     shape.learn(base, values)
