@@ -20,7 +20,7 @@ import pytest
 
 from rgpu_fuzz.sim import code
 from rgpu_fuzz.sim.code import clear_memo, scan
-from rgpu_fuzz.sim.inst import OpKind, from_decoded
+from rgpu_fuzz.sim.inst import Inst, OpKind, from_decoded
 from rgpu_fuzz.sim.isa.decode import decode_at
 from rgpu_fuzz.sim.isa.tables import tables
 
@@ -68,7 +68,7 @@ def test_composed_vop3_instructions_equal_their_decoding_alone(target: str) -> N
     composed = []
     real = code.Vop3Memo.compose
 
-    def spy(self: code.Vop3Memo, w0: int, w1: int, address: int) -> object:
+    def spy(self: code.Vop3Memo, w0: int, w1: int, address: int) -> Inst | None:
         got = real(self, w0, w1, address)
         if got is not None:
             composed.append(address)
