@@ -76,6 +76,21 @@ class Program:
     pass over every index of `.text` (a batch's code object holds eight kernels)."""
 
 
+    def release(self) -> None:
+        """Drop the steps (a program evicted from the engine's cache): unbound steps refer
+        to the lists that hold them, a cycle only the garbage collector would break, and
+        never does once `gc.freeze` has moved it out of reach."""
+        self.steps.clear()
+        self.fast.clear()
+
+    def reset_heat(self) -> None:
+        """Forget the tiering decisions' counts (a benchmark that changes `HOT` between
+        launches): every index counts from 0 again, and `executed` restarts with them (the
+        engine reads a launch's opcode counts from it: an index must be there once)."""
+        self.heat[:] = [0] * len(self.heat)
+        self.executed.clear()
+
+
 def _unsupported(inst: Inst, why: str) -> Step:
     fault = Fault(FaultKind.UNSUPPORTED, f"{inst.text or inst.mnemonic}: {why}", inst.address,
                   inst.mnemonic)
@@ -324,13 +339,16 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     fast: list[Step] = []
 
     def lazy(i: int) -> Step:
+        # no reference to itself (it is `steps[i]` until it runs): a self-referencing
+        # closure was cyclic garbage once replaced, ~440 per O0 case for the collector
         def bind_then_run(w: Wave) -> Any:
+            me = steps[i]
             inst = templates[i]
             if not inst.share_key:
                 inst = inst.at(addresses[i])
             step = bind_one(inst, env, mem, index_of)
             steps[i] = step
-            if fast[i] is bind_then_run:
+            if fast[i] is me:
                 fast[i] = step
             if inst.share_key:
                 shared[inst.share_key] = step
