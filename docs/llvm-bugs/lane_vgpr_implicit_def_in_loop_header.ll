@@ -1,77 +1,65 @@
-; LLVM 22.1.8 (Debian llvm-22): at -O0, SILowerSGPRSpills puts the IMPLICIT_DEF of an SGPR-spill
-; lane VGPR (%232 below) in the loop header bb.22.for.head, after which the header restores
-; lane 0 of it, which the latch bb.28 spilled: the loop-carried value is dead by construction.
-;   llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -O0 -print-after=si-lower-sgpr-spills \
-;       lane_vgpr_implicit_def_in_loop_header.ll -o /dev/null 2>&1 | grep -A3 'IMPLICIT_DEF'
-; shows '%232:vgpr_32 = IMPLICIT_DEF' then '$sgpr1 = SI_RESTORE_S32_FROM_VGPR %232:vgpr_32, 0'.
-; llc-19 does not. Reduced by llvm-reduce from rgpu-fuzz campaign bucket 8081e0ac57, whose
-; full kernel takes the wrong loop exit for a lane on the simulator (docs in
-; /work/notes/sim-fidelity.md; regression test tests/sim/test_definedness.py).
-target datalayout = "e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
+; LLVM 22.1 (Debian llvm-22 22.1.8; llvmlite 0.50's 22.1.0) at -O0, AMDGPU: SILowerSGPRSpills puts the
+; IMPLICIT_DEF of an SGPR-spill lane VGPR inside the loop that spills and restores through it,
+; ahead of the restores of loop-carried SGPRs. The WWM fast register allocator then sees the
+; lane VGPR dead across the back edge: it does not reload it at the loop top and reuses its
+; physical VGPR after the last spill, so the next iteration reads other values.
+; Upstream: llvm/llvm-project#186348 "[AMDGPU][SILowerSGPRSpills] Correct insertion of
+; IMPLICIT_DEF in cycles" (merged) describes this mechanism; 22.1.8 does not have it.
+; Found through rgpu-fuzz bucket 8081e0ac57 (docs/findings/8081e0ac57.md); this kernel is
+; written by hand, not reduced.
+;
+; Trigger: SGPR values carried around a loop whose value on entry is undef (here two uniform
+; <32 x i32>; in the fuzzer's kernel, the lane masks SILowerI1Copies builds for the exits of a
+; divergent loop), spilled into a lane VGPR that no block outside the loop writes. With
+; `zeroinitializer` instead of `undef` the preheader spills them too, the IMPLICIT_DEF lands
+; in bb.0 and the output is right.
+;
+; 1. The MIR:
+;      llc-22 -O0 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -print-after=si-lower-sgpr-spills \
+;        lane_vgpr_implicit_def_in_loop_header.ll -o /dev/null
+;    bb.1.loop holds `%447:vgpr_32 = IMPLICIT_DEF`, then `$sgprN = SI_RESTORE_S32_FROM_VGPR
+;    %447, 5..36` (the incoming %v1), then `SI_SPILL_S32_TO_VGPR ..., 5..36, %447` (%v1.next for
+;    the back edge). llc-19 -O0 puts every lane VGPR IMPLICIT_DEF in bb.0.entry.
+; 2. The code (llc-22 -O0 -mcpu=gfx942, the loop .LBB0_1): the top reads
+;    `v_readlane_b32 s0, v11, 5` .. `v_readlane_b32 s31, v11, 36` with no reload of v11; the
+;    bottom writes `v_writelane_b32 v11, s68, 5` .. `s99, 36` and then, v11 being "dead", puts
+;    another lane VGPR in it: `v_writelane_b32 v11, s1, 5` .. `v_writelane_b32 v11, s31, 35`,
+;    `v_accvgpr_write_b32 a2, v11`, `s_cbranch_scc1 .LBB0_1`. Lanes 5..35 of v11 reach the
+;    next iteration holding s1..s31, not s68..s98: element j of %v1 becomes element j + 1
+;    (CDNA3 ISA, V_WRITELANE_B32 / V_READLANE_B32: VGPR[S1[5:0]][vdst] = S0, D = VGPR[S1[5:0]]
+;    [src0], EXEC ignored).
+; 3. The values, by hand: @k(out, n) for n >= 1 stores out[32*k + j] = 100*k + j + (n - 1)
+;    (iteration 0 selects the constant, every later one adds 1). n = 3: out[0..31] = 2..33,
+;    out[32..63] = 102..133.
+;    rgpu-fuzz's simulator, gfx942, one work-item, n = 3: llc-22 -O0 (and llvmlite 22.1.0 -O0)
+;    give out[32..63] = 104, 105, .., 133, 133, 133 (n = 2: one element of shift; n = 4:
+;    three); llc-19 -O0 and llc-22 -O1 give the hand values. Moving the lane VGPR IMPLICIT_DEFs
+;    to the top of bb.0 in the -stop-after=si-lower-sgpr-spills MIR and resuming with
+;    -start-after=si-lower-sgpr-spills gives the hand values; the same round trip without the
+;    move does not. Pinned by tests/sim/test_llvm_bug_lane_vgpr.py.
 target triple = "amdgcn-amd-amdhsa"
 
-define amdgpu_kernel void @k(ptr addrspace(1) %in1, i64 %in1.len, i64 %out1.len, i16 %.39, i16 %.44, i8 %.48, i1 %.49, i8 %.63, i8 %.65, i1 %.73, i16 %.194, i1 %.195, i16 %.96, i1 %.97) {
+define amdgpu_kernel void @k(ptr addrspace(1) %out, i32 %n) {
 entry:
-  br label %ok
+  br label %loop
 
-trap.exit:                                        ; preds = %trap.div-by-zero.8, %ok.5, %trap.out-of-bounds.1, %trap.div-by-zero.3, %for.end, %trap.div-by-zero.2, %trap.out-of-bounds, %trap.div-by-zero.1
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %v0 = phi <32 x i32> [ undef, %entry ], [ %v0.next, %loop ]
+  %v1 = phi <32 x i32> [ undef, %entry ], [ %v1.next, %loop ]
+  %first = icmp eq i32 %i, 0
+  %v0.inc = add <32 x i32> %v0, splat (i32 1)
+  %v0.next = select i1 %first, <32 x i32> <i32 0, i32 1, i32 2, i32 3, i32 4, i32 5, i32 6, i32 7, i32 8, i32 9, i32 10, i32 11, i32 12, i32 13, i32 14, i32 15, i32 16, i32 17, i32 18, i32 19, i32 20, i32 21, i32 22, i32 23, i32 24, i32 25, i32 26, i32 27, i32 28, i32 29, i32 30, i32 31>, <32 x i32> %v0.inc
+  %v1.inc = add <32 x i32> %v1, splat (i32 1)
+  %v1.next = select i1 %first, <32 x i32> <i32 100, i32 101, i32 102, i32 103, i32 104, i32 105, i32 106, i32 107, i32 108, i32 109, i32 110, i32 111, i32 112, i32 113, i32 114, i32 115, i32 116, i32 117, i32 118, i32 119, i32 120, i32 121, i32 122, i32 123, i32 124, i32 125, i32 126, i32 127, i32 128, i32 129, i32 130, i32 131>, <32 x i32> %v1.inc
+  %i.next = add i32 %i, 1
+  %more = icmp ult i32 %i.next, %n
+  br i1 %more, label %loop, label %exit
+
+exit:
+  %p0 = getelementptr <32 x i32>, ptr addrspace(1) %out, i32 0
+  store <32 x i32> %v0.next, ptr addrspace(1) %p0
+  %p1 = getelementptr <32 x i32>, ptr addrspace(1) %out, i32 1
+  store <32 x i32> %v1.next, ptr addrspace(1) %p1
   ret void
-
-ok:                                               ; preds = %entry
-  store i16 %.39, ptr addrspace(5) null, align 2
-  br i1 %.49, label %if.then.1, label %if.else.1
-
-if.then.1:                                        ; preds = %ok
-  %.52 = load i8, ptr addrspace(5) null, align 1
-  %.53 = icmp eq i8 %.52, 0
-  br i1 %.53, label %trap.div-by-zero.1, label %ok.1
-
-if.else.1:                                        ; preds = %ok
-  br label %if.end.1
-
-if.end.1:                                         ; preds = %ok.1, %if.else.1
-  %.67 = icmp uge i64 %out1.len, %in1.len
-  br i1 %.67, label %trap.out-of-bounds, label %ok.2
-
-trap.div-by-zero.1:                               ; preds = %if.then.1
-  br label %trap.exit
-
-ok.1:                                             ; preds = %if.then.1
-  br label %if.end.1
-
-trap.out-of-bounds:                               ; preds = %if.end.1
-  br label %trap.exit
-
-ok.2:                                             ; preds = %if.end.1
-  %.729 = load i8, ptr addrspace(1) %in1, align 1
-  br i1 %.73, label %trap.div-by-zero.2, label %for.head
-
-trap.div-by-zero.2:                               ; preds = %ok.2
-  br label %trap.exit
-
-for.head:                                         ; preds = %ok.5, %ok.2
-  %.81 = load i32, ptr addrspace(5) null, align 4
-  %.82 = icmp slt i32 %.81, 0
-  br i1 %.82, label %for.body, label %for.end
-
-for.body:                                         ; preds = %for.head
-  br i1 true, label %trap.div-by-zero.3, label %ok.4
-
-for.end:                                          ; preds = %for.head
-  br i1 %.49, label %trap.div-by-zero.8, label %trap.exit
-
-trap.div-by-zero.3:                               ; preds = %for.body
-  br label %trap.exit
-
-ok.4:                                             ; preds = %for.body
-  br i1 %.195, label %trap.out-of-bounds.1, label %ok.5
-
-trap.out-of-bounds.1:                             ; preds = %ok.4
-  br label %trap.exit
-
-ok.5:                                             ; preds = %ok.4
-  br i1 %.97, label %trap.exit, label %for.head
-
-trap.div-by-zero.8:                               ; preds = %for.end
-  br label %trap.exit
 }

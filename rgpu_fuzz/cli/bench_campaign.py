@@ -13,7 +13,9 @@ split between the driver and its workers. Per pipeline, the median of each case'
 seconds (wall clock, so inflated by load) and of each stage it reports (the profile of what
 is left), and for `ref` also its CPU seconds per new case alone (caches cleared, the case's
 features computed first, as a campaign does); the ratio of this tree to the baseline is
-computed per round and the median taken.
+computed per round and the median taken. `--baseline-env NAME=VALUE` sets variables in the
+baseline's processes only (`RGPU_LOWER_IR=llvmlite`: the same tree lowering through
+llvmlite's IR builder, `rgpu_fuzz.lower.irapi`).
 
 For mixes with `amdgpu-sim`, `amdgpu_sim_adds_per_case` is issue 10's campaign figure (what
 the simulator pipelines add per case; `SIM_ADDS` says exactly how it is measured), with the
@@ -185,6 +187,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seeds per round (default 25, from 5550000 on)")
     g.add_argument("--baseline", metavar="REV",
                    help="git revision measured side by side (e.g. the commit before a change)")
+    g.add_argument("--baseline-env", action="append", metavar="NAME=VALUE",
+                   help="set in the baseline's driver and workers; repeatable (e.g. "
+                        "RGPU_LOWER_IR=llvmlite with --baseline HEAD: the lowering's text "
+                        "emitter against llvmlite's IR builder on one tree)")
     g.add_argument("--baseline-mix", action="append",
                    help="the baseline's pipelines when they are written otherwise there, one "
                         "per --mix (default: the --mix)")
@@ -193,8 +199,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 class _Driver:
     """One tree's driver process: answers one JSON line per round of seeds."""
 
-    def __init__(self, root: Path, mix: str) -> None:
-        env = dict(os.environ, PYTHONPATH=str(root), PYTHONHASHSEED="0")
+    def __init__(self, root: Path, mix: str, extra_env: dict[str, str]) -> None:
+        env = dict(os.environ, **extra_env, PYTHONPATH=str(root), PYTHONHASHSEED="0")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", DRIVER, mix, str(FIRST_SEED - 10)], cwd=root, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -320,12 +326,27 @@ def _mixes(args: argparse.Namespace) -> list[tuple[str, str]]:
     return list(zip(mixes, base or mixes, strict=True))
 
 
+def _baseline_env(args: argparse.Namespace) -> dict[str, str]:
+    """`--baseline-env NAME=VALUE` options as a dict."""
+    from rgpu_fuzz.cli import UserError
+
+    out: dict[str, str] = {}
+    for item in args.baseline_env or []:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise UserError(f"--baseline-env {item}: expected NAME=VALUE")
+        out[name] = value
+    return out
+
+
 def _bench_mix(trees: dict[str, tuple[Path, str]], mix: str, baseline_mix: str,
                args: argparse.Namespace) -> dict[str, Any]:
     """Rounds of `--round-seeds` seeds on one mix, this tree and the baseline alternating."""
     load_before = os.getloadavg()
     mixes = {"current": mix, "baseline": baseline_mix}
-    drivers = {name: _Driver(path, mixes[name]) for name, (path, _) in trees.items()}
+    envs = {"current": {}, "baseline": _baseline_env(args)}
+    drivers = {name: _Driver(path, mixes[name], envs[name])
+               for name, (path, _) in trees.items()}
     rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     for i in range(args.rounds):
         first = FIRST_SEED + i * args.round_seeds
@@ -337,6 +358,7 @@ def _bench_mix(trees: dict[str, tuple[Path, str]], mix: str, baseline_mix: str,
         d.close()
     out: dict[str, Any] = {
         "mix": mix.split(","), "baseline_mix": baseline_mix.split(","),
+        "baseline_env": envs["baseline"],
         "load_average_before": load_before, "load_average_after": os.getloadavg(),
         "trees": {name: {"revision": rev, **_summary(rounds[name])}
                   for name, (_, rev) in trees.items()},

@@ -13,6 +13,8 @@ run reports the errors of several items; every skip consumes at least one token.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.lexer import Token, TokenKind, tokenize
 from rgpu_fuzz.lang.limits import MAX_NESTING, MAX_SOURCE_BYTES
@@ -58,69 +60,111 @@ class _ParseError(Exception):
         self.span = span
 
 
+class _Located(Protocol):
+    """A `Token` or a `Span`: where something starts and ends."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def col(self) -> int: ...
+
+
+def _join(first: _Located, last: _Located) -> Span:
+    """The span from the start of `first` to the end of `last` (`Span.to`, for tokens too)."""
+    return Span(first.start, max(first.end, last.end), first.line, first.col)
+
+
+def _too_deep(t: Token) -> _ParseError:
+    return _ParseError(f"expression or block nested too deeply (more than {MAX_NESTING} "
+                       "levels)", t.span)
+
+
 def _is_block_like(e: ast.Expr) -> bool:
     return isinstance(e, ast.If | ast.BlockExpr)
 
 
+_IDENT, _KEYWORD, _PUNCT, _INT, _FLOAT, _EOF = (
+    TokenKind.IDENT, TokenKind.KEYWORD, TokenKind.PUNCT, TokenKind.INT, TokenKind.FLOAT,
+    TokenKind.EOF)
+
+
 class _Parser:
+    """Recursive descent over the token list. `tok` is the current token (`toks[pos]`).
+
+    Punctuation and keywords are matched on their text alone: only a PUNCT token's text is
+    punctuation and only a KEYWORD token's text is a keyword (the lexer makes every reserved
+    word a KEYWORD; identifiers and literals start with a letter, `_` or a digit)."""
+
     def __init__(self, src: SourceFile, tokens: list[Token]) -> None:
         self.src = src
         self.toks = tokens
         self.pos = 0
+        self.tok = tokens[0]
+        self.last = len(tokens) - 1
         self.errors: list[Diagnostic] = []
         self.depth = 0
 
-    def nest(self, extra: int, span: Span) -> None:
+    def nest(self, extra: int, t: Token) -> None:
         """Fail cleanly when the tree under construction would nest deeper than allowed."""
         if self.depth + extra > MAX_NESTING:
-            raise _ParseError(f"expression or block nested too deeply (more than "
-                              f"{MAX_NESTING} levels)", span)
+            raise _too_deep(t)
 
     # ---------------------------------------------------------------- token helpers
 
-    @property
-    def tok(self) -> Token:
-        return self.toks[self.pos]
-
     def peek(self, k: int = 1) -> Token:
-        return self.toks[min(self.pos + k, len(self.toks) - 1)]
+        return self.toks[min(self.pos + k, self.last)]
 
     def next(self) -> Token:
-        t = self.toks[self.pos]
-        if t.kind is not TokenKind.EOF:
+        t = self.tok
+        if self.pos < self.last:  # the EOF token is last and stays current
             self.pos += 1
+            self.tok = self.toks[self.pos]
         return t
 
     def prev_span(self) -> Span:
         return self.toks[self.pos - 1].span if self.pos > 0 else self.tok.span
 
     def at(self, text: str) -> bool:
-        t = self.tok
-        return t.text == text and t.kind in (TokenKind.PUNCT, TokenKind.KEYWORD)
+        """Whether the current token is the punctuation or keyword `text`."""
+        return self.tok.text == text
 
     def eat(self, text: str) -> Token | None:
-        return self.next() if self.at(text) else None
+        t = self.tok
+        if t.text != text:
+            return None
+        self.pos += 1  # a matched token is never EOF
+        self.tok = self.toks[self.pos]
+        return t
 
     def fail(self, expected: str, tok: Token | None = None) -> _ParseError:
         t = tok or self.tok
         return _ParseError(f"expected {expected}, found {t.describe()}", t.span)
 
     def expect(self, text: str) -> Token:
-        if not self.at(text):
+        t = self.tok
+        if t.text != text:
             raise self.fail(f"`{text}`")
-        return self.next()
+        self.pos += 1
+        self.tok = self.toks[self.pos]
+        return t
 
     def ident(self) -> Token:
         t = self.tok
-        if t.kind is not TokenKind.IDENT or t.text == "_":
+        if t.kind is not _IDENT or t.text == "_":
             raise self.fail("identifier")
-        return self.next()
+        self.pos += 1
+        self.tok = self.toks[self.pos]
+        return t
 
     # ---------------------------------------------------------------- items
 
     def module(self) -> ast.Module:
         items: list[ast.Item] = []
-        while self.tok.kind is not TokenKind.EOF:
+        while self.tok.kind is not _EOF:
             start = self.pos
             try:
                 items.append(self.item())
@@ -128,24 +172,24 @@ class _Parser:
                 self.errors.append(Diagnostic(e.message, e.span, self.src))
                 if self.pos == start:
                     self.next()
-                while self.tok.kind is not TokenKind.EOF and not (
-                    self.tok.text in _ITEM_STARTS and self.tok.kind is not TokenKind.IDENT
+                while self.tok.kind is not _EOF and not (
+                    self.tok.text in _ITEM_STARTS and self.tok.kind is not _IDENT
                 ):
                     self.next()
-        end = self.toks[-1].span
+        end = self.toks[-1]
         return ast.Module(items=tuple(items), span=Span(0, end.end, 1, 1))
 
     def attributes(self) -> list[tuple[str, Span]]:
         attrs: list[tuple[str, Span]] = []
         while self.at("#"):
-            start = self.next().span
+            start = self.next()
             self.expect("[")
             name = self.ident().text
             if self.eat("("):
                 arg = self.ident().text
                 self.expect(")")
                 name = f"{name}({arg})"
-            span = start.to(self.expect("]").span)
+            span = _join(start, self.expect("]"))
             if name not in _ATTRIBUTES:
                 raise _ParseError(
                     f"unsupported attribute `#[{name}]`: expected `#[kernel]`, `#[shared]` "
@@ -178,11 +222,12 @@ class _Parser:
     def use_item(self, start: Span) -> ast.Use:
         self.expect("use")
         t = self.tok
-        if not (t.kind is TokenKind.IDENT and t.text == "rgpu" and self.peek().is_punct("::")
+        if not (t.kind is _IDENT and t.text == "rgpu" and self.peek().is_punct("::")
                 and self.peek(2).is_punct("*")):
             raise _ParseError("only `use rgpu::*;` is supported", t.span)
         self.pos += 3
-        return ast.Use(span=start.to(self.expect(";").span))
+        self.tok = self.toks[self.pos]
+        return ast.Use(span=_join(start, self.expect(";")))
 
     def const_item(self, start: Span) -> ast.Const:
         self.expect("const")
@@ -193,7 +238,7 @@ class _Parser:
             raise _ParseError("a `const` must have a scalar type", ty.span)
         self.expect("=")
         value = self.expr()
-        return ast.Const(name=name, ty=ty, value=value, span=start.to(self.expect(";").span))
+        return ast.Const(name=name, ty=ty, value=value, span=_join(start, self.expect(";")))
 
     def static_item(self, start: Span, shared: bool) -> ast.Shared:
         kw = self.expect("static")
@@ -208,7 +253,7 @@ class _Parser:
         self.expect("=")
         init = self.expr()
         return ast.Shared(name=name, elem=ty.elem, len=ty.len, init=init,
-                          span=start.to(self.expect(";").span))
+                          span=_join(start, self.expect(";")))
 
     def fn_item(self, start: Span, attrs: set[str]) -> ast.Fn:
         public = self.eat("pub") is not None
@@ -217,12 +262,13 @@ class _Parser:
         self.expect("(")
         params: list[ast.Param] = []
         while not self.at(")"):
-            p_start = self.tok.span
+            p_start = self.tok
             mutable = self.eat("mut") is not None
             p_name = self.ident().text
             self.expect(":")
             ty = self.type_expr()
-            params.append(ast.Param(name=p_name, ty=ty, mutable=mutable, span=p_start.to(ty.span)))
+            params.append(ast.Param(name=p_name, ty=ty, mutable=mutable,
+                                    span=_join(p_start, ty.span)))
             if not self.eat(","):
                 break
         self.expect(")")
@@ -235,50 +281,51 @@ class _Parser:
         body = self.block()
         return ast.Fn(name=name, params=tuple(params), ret=ret, body=body,
                       kernel="kernel" in attrs, public=public,
-                      inline_never="inline(never)" in attrs, span=start.to(body.span))
+                      inline_never="inline(never)" in attrs, span=_join(start, body.span))
 
     # ---------------------------------------------------------------- types
 
-    def scalar(self) -> tuple[Scalar, Span]:
+    def scalar(self) -> tuple[Scalar, Token]:
         t = self.tok
-        if t.kind is not TokenKind.IDENT or t.text not in _SCALARS:
+        if t.kind is not _IDENT or t.text not in _SCALARS:
             raise self.fail("scalar type")
         self.next()
-        return _SCALARS[t.text], t.span
+        return _SCALARS[t.text], t
 
     def type_expr(self) -> ast.TypeExpr:
-        start = self.tok.span
+        start = self.tok
         if self.eat("&"):
             mutable = self.eat("mut") is not None
             self.expect("[")
             elem, _ = self.scalar()
-            return ast.SliceType(elem=elem, mutable=mutable, span=start.to(self.expect("]").span))
+            return ast.SliceType(elem=elem, mutable=mutable, span=_join(start, self.expect("]")))
         if self.eat("["):
             elem, _ = self.scalar()
             self.expect(";")
             length = self.expr()
-            return ast.ArrayType(elem=elem, len=length, span=start.to(self.expect("]").span))
-        if self.tok.kind is TokenKind.IDENT and self.tok.text in _SCALARS:
-            scalar, span = self.scalar()
-            return ast.ScalarType(scalar=scalar, span=span)
+            return ast.ArrayType(elem=elem, len=length, span=_join(start, self.expect("]")))
+        if start.kind is _IDENT and start.text in _SCALARS:
+            scalar, t = self.scalar()
+            return ast.ScalarType(scalar=scalar, span=t.span)
         raise self.fail("type")
 
     # ---------------------------------------------------------------- statements
 
     def block(self) -> ast.Block:
-        start = self.expect("{").span
-        self.nest(1, start)
+        start = self.expect("{")
+        if self.depth >= MAX_NESTING:
+            raise _too_deep(start)
         self.depth += 1
         try:
             return self.block_rest(start)
         finally:
             self.depth -= 1
 
-    def block_rest(self, start: Span) -> ast.Block:
+    def block_rest(self, start: Token) -> ast.Block:
         stmts: list[ast.Stmt] = []
         tail: ast.Expr | None = None
-        while not self.at("}"):
-            if self.tok.kind is TokenKind.EOF:
+        while (t := self.tok).text != "}":
+            if t.kind is _EOF:
                 raise self.fail("`}`")
             if self.eat(";"):
                 continue
@@ -288,57 +335,60 @@ class _Parser:
                 tail = stmt.expr
                 break
             stmts.append(stmt)
-        end = self.expect("}").span
-        return ast.Block(stmts=tuple(stmts), tail=tail, span=start.to(end))
+        end = self.expect("}")
+        return ast.Block(stmts=tuple(stmts), tail=tail, span=_join(start, end))
 
-    def end_of_stmt(self) -> Span:
+    def end_of_stmt(self) -> _Located:
         """`;`, or nothing before a `}` (Rust's tail position, same meaning for these)."""
         if self.at("}"):
             return self.prev_span()
-        return self.expect(";").span
+        return self.expect(";")
 
     def stmt(self) -> tuple[ast.Stmt, bool]:
         """One statement; the flag says it is the block's tail expression."""
         t = self.tok
-        if t.is_keyword("let"):
+        if t.kind is not _KEYWORD:
+            return self.expr_stmt()
+        text = t.text
+        if text == "let":
             return self.let_stmt(), False
-        if t.is_keyword("while"):
+        if text == "while":
             self.next()
             cond = self.cond()
             body = self.block()
             self.eat(";")
-            return ast.While(cond=cond, body=body, span=t.span.to(body.span)), False
-        if t.is_keyword("loop"):
+            return ast.While(cond=cond, body=body, span=_join(t, body.span)), False
+        if text == "loop":
             self.next()
             body = self.block()
             self.eat(";")
-            return ast.Loop(body=body, span=t.span.to(body.span)), False
-        if t.is_keyword("for"):
+            return ast.Loop(body=body, span=_join(t, body.span)), False
+        if text == "for":
             return self.for_stmt(), False
-        if t.is_keyword("break"):
+        if text == "break":
             self.next()
-            return ast.Break(span=t.span.to(self.end_of_stmt())), False
-        if t.is_keyword("continue"):
+            return ast.Break(span=_join(t, self.end_of_stmt())), False
+        if text == "continue":
             self.next()
-            return ast.Continue(span=t.span.to(self.end_of_stmt())), False
-        if t.is_keyword("return"):
+            return ast.Continue(span=_join(t, self.end_of_stmt())), False
+        if text == "return":
             self.next()
             value = None if self.at(";") or self.at("}") else self.expr()
-            return ast.Return(value=value, span=t.span.to(self.end_of_stmt())), False
+            return ast.Return(value=value, span=_join(t, self.end_of_stmt())), False
         return self.expr_stmt()
 
     def let_stmt(self) -> ast.Let:
-        start = self.expect("let").span
+        start = self.expect("let")
         mutable = self.eat("mut") is not None
         name = self.ident().text
         ty = self.type_expr() if self.eat(":") else None
         self.expect("=")
         init = self.expr()
         return ast.Let(name=name, mutable=mutable, ty=ty, init=init,
-                       span=start.to(self.expect(";").span))
+                       span=_join(start, self.expect(";")))
 
     def for_stmt(self) -> ast.For:
-        start = self.expect("for").span
+        start = self.expect("for")
         var = self.ident().text
         self.expect("in")
         lo = self.cond()
@@ -352,7 +402,7 @@ class _Parser:
         body = self.block()
         self.eat(";")
         return ast.For(var=var, start=lo, end=hi, body=body, inclusive=inclusive,
-                       span=start.to(body.span))
+                       span=_join(start, body.span))
 
     def cond(self) -> ast.Expr:
         """A condition or range bound: any expression that does not start with a bare block."""
@@ -361,30 +411,29 @@ class _Parser:
         return self.expr()
 
     def expr_stmt(self) -> tuple[ast.Stmt, bool]:
-        start = self.tok
-        if start.is_punct("{") or start.is_keyword("if") or start.is_keyword("unsafe"):
+        if self.tok.text in ("{", "if", "unsafe"):
             e = self.primary()
             if not self.at("."):
                 if self.at("}"):
                     return ast.ExprStmt(expr=e, semi=False, span=e.span), True
                 semi = self.eat(";")
-                span = e.span.to(semi.span) if semi else e.span
+                span = _join(e.span, semi) if semi else e.span
                 return ast.ExprStmt(expr=e, semi=semi is not None, span=span), False
             e = self.binary_rest(self.postfix_rest(e), 0)
         else:
             e = self.expr()
         op_tok = self.tok
-        if op_tok.is_punct("=") or (op_tok.kind is TokenKind.PUNCT and op_tok.text in _COMPOUND):
+        if op_tok.kind is _PUNCT and (op_tok.text == "=" or op_tok.text in _COMPOUND):
             self.next()
             if not isinstance(e, ast.Name | ast.Index):
                 raise _ParseError("invalid left-hand side of assignment", e.span)
             value = self.expr()
             op = None if op_tok.text == "=" else _COMPOUND[op_tok.text]
             return ast.Assign(target=e, value=value, op=op,
-                              span=e.span.to(self.end_of_stmt())), False
+                              span=_join(e.span, self.end_of_stmt())), False
         if self.at("}"):
             return ast.ExprStmt(expr=e, semi=False, span=e.span), True
-        return ast.ExprStmt(expr=e, semi=True, span=e.span.to(self.expect(";").span)), False
+        return ast.ExprStmt(expr=e, semi=True, span=_join(e.span, self.expect(";"))), False
 
     # ---------------------------------------------------------------- expressions
 
@@ -392,114 +441,126 @@ class _Parser:
         return self.binary_rest(self.unary(), 0)
 
     def binary_op(self) -> ast.BinOp | None:
-        t = self.tok
-        return _BINOPS.get(t.text) if t.kind is TokenKind.PUNCT else None
+        return _BINOPS.get(self.tok.text)
 
     def binary_rest(self, lhs: ast.Expr, min_prec: int) -> ast.Expr:
         """Precedence climbing over `as` and the binary operators, `lhs` already parsed."""
         chain = 0
         while True:
             chain += 1
-            self.nest(chain, self.tok.span)
-            if self.at("as") and CAST_PRECEDENCE >= min_prec:
+            t = self.tok
+            if self.depth + chain > MAX_NESTING:
+                raise _too_deep(t)
+            text = t.text
+            if text == "as" and CAST_PRECEDENCE >= min_prec:
                 self.next()
-                to, span = self.scalar()
-                lhs = ast.Cast(expr=lhs, to=to, span=lhs.span.to(span))
+                to, end = self.scalar()
+                lhs = ast.Cast(expr=lhs, to=to, span=_join(lhs.span, end))
                 if self.at("<") or self.at("<<"):
                     what = "a comparison" if self.tok.text == "<" else "a shift"
                     raise _ParseError(
                         f"`{self.tok.text}` is interpreted as a start of generic arguments for "
                         f"`{to}`, not {what}", self.tok.span)
                 continue
-            op = self.binary_op()
-            if op is None or BINARY_PRECEDENCE[op] < min_prec:
+            op = _BINOPS.get(text)
+            if op is None:
                 return lhs
             prec = BINARY_PRECEDENCE[op]
+            if prec < min_prec:
+                return lhs
             self.next()
             rhs = self.binary_rest(self.unary(), prec + 1)
-            lhs = ast.Binary(op=op, lhs=lhs, rhs=rhs, span=lhs.span.to(rhs.span))
+            lhs = ast.Binary(op=op, lhs=lhs, rhs=rhs, span=_join(lhs.span, rhs.span))
             if prec == COMPARISON_PRECEDENCE and (nxt := self.binary_op()) is not None \
                     and BINARY_PRECEDENCE[nxt] == COMPARISON_PRECEDENCE:
                 raise _ParseError("comparison operators cannot be chained", self.tok.span)
 
     def unary(self) -> ast.Expr:
         t = self.tok
-        self.nest(1, t.span)
+        if self.depth >= MAX_NESTING:
+            raise _too_deep(t)
         self.depth += 1
         try:
-            return self.unary_inner(t)
+            if t.text == "-" or t.text == "!":
+                self.next()
+                operand = self.unary()
+                op = ast.UnOp.NEG if t.text == "-" else ast.UnOp.NOT
+                return ast.Unary(op=op, operand=operand, span=_join(t, operand.span))
+            return self.postfix_rest(self.primary())
         finally:
             self.depth -= 1
-
-    def unary_inner(self, t: Token) -> ast.Expr:
-        if t.is_punct("-") or t.is_punct("!"):
-            self.next()
-            operand = self.unary()
-            op = ast.UnOp.NEG if t.text == "-" else ast.UnOp.NOT
-            return ast.Unary(op=op, operand=operand, span=t.span.to(operand.span))
-        return self.postfix_rest(self.primary())
 
     def postfix_rest(self, e: ast.Expr) -> ast.Expr:
         chain = 0
         while True:
             chain += 1
-            self.nest(chain, self.tok.span)
-            if self.eat("."):
+            t = self.tok
+            if self.depth + chain > MAX_NESTING:
+                raise _too_deep(t)
+            if t.text == ".":
+                self.next()
                 name = self.ident()
                 self.expect("(")
                 args, end = self.args()
-                e = ast.MethodCall(receiver=e, method=name.text, args=args, span=e.span.to(end))
-            elif self.eat("["):
+                e = ast.MethodCall(receiver=e, method=name.text, args=args,
+                                   span=_join(e.span, end))
+            elif t.text == "[":
+                self.next()
                 index = self.expr()
-                e = ast.Index(base=e, index=index, span=e.span.to(self.expect("]").span))
+                e = ast.Index(base=e, index=index, span=_join(e.span, self.expect("]")))
             else:
                 return e
 
-    def args(self) -> tuple[tuple[ast.Expr, ...], Span]:
+    def args(self) -> tuple[tuple[ast.Expr, ...], Token]:
         """Comma-separated arguments after `(`, through the `)`; a trailing comma is allowed."""
         args: list[ast.Expr] = []
         while not self.at(")"):
             args.append(self.expr())
             if not self.eat(","):
                 break
-        return tuple(args), self.expect(")").span
+        return tuple(args), self.expect(")")
 
     def primary(self) -> ast.Expr:
         t = self.tok
-        if t.kind is TokenKind.INT:
+        kind = t.kind
+        if kind is _IDENT:
+            if t.text != "_":
+                return self.path_expr()
+        elif kind is _INT:
             self.next()
             assert isinstance(t.value, int)
             return ast.IntLit(value=t.value, suffix=t.suffix, span=t.span)
-        if t.kind is TokenKind.FLOAT:
+        elif kind is _FLOAT:
             self.next()
             assert isinstance(t.value, str)
             return ast.FloatLit(text=t.value, suffix=t.suffix, span=t.span)
-        if t.is_keyword("true") or t.is_keyword("false"):
-            self.next()
-            return ast.BoolLit(value=t.text == "true", span=t.span)
-        if t.kind is TokenKind.IDENT and t.text != "_":
-            return self.path_expr()
-        if t.is_punct("("):
-            self.next()
-            e = self.expr()
-            self.expect(")")
-            return e
-        if t.is_punct("["):
-            return self.array()
-        if t.is_punct("{"):
-            b = self.block()
-            return ast.BlockExpr(block=b, span=b.span)
-        if t.is_keyword("unsafe"):
-            self.next()
-            b = self.block()
-            return ast.BlockExpr(block=b, unsafe=True, span=t.span.to(b.span))
-        if t.is_keyword("if"):
-            return self.if_expr()
+        else:
+            text = t.text
+            if text == "(":
+                self.next()
+                e = self.expr()
+                self.expect(")")
+                return e
+            if text == "true" or text == "false":
+                self.next()
+                return ast.BoolLit(value=text == "true", span=t.span)
+            if text == "[":
+                return self.array()
+            if text == "{":
+                b = self.block()
+                return ast.BlockExpr(block=b, span=b.span)
+            if text == "unsafe":
+                self.next()
+                b = self.block()
+                return ast.BlockExpr(block=b, unsafe=True, span=_join(t, b.span))
+            if text == "if":
+                return self.if_expr()
         raise self.fail("expression")
 
     def path_expr(self) -> ast.Expr:
         t = self.next()
-        if self.at("::"):
+        nxt = self.tok.text
+        if nxt == "::":
             if t.text not in _SCALARS:
                 raise _ParseError(
                     f"only a scalar type can come before `::`, found `{t.text}`", t.span)
@@ -508,36 +569,37 @@ class _Parser:
             if self.eat("("):
                 args, end = self.args()
                 return ast.AssocCall(scalar=_SCALARS[t.text], name=name.text, args=args,
-                                     span=t.span.to(end))
+                                     span=_join(t, end))
             return ast.AssocConst(scalar=_SCALARS[t.text], name=name.text,
-                                  span=t.span.to(name.span))
-        if self.eat("("):
+                                  span=_join(t, name))
+        if nxt == "(":
+            self.next()
             args, end = self.args()
-            return ast.Call(func=t.text, args=args, span=t.span.to(end))
+            return ast.Call(func=t.text, args=args, span=_join(t, end))
         return ast.Name(ident=t.text, span=t.span)
 
     def array(self) -> ast.Expr:
-        start = self.expect("[").span
+        start = self.expect("[")
         first = self.expr()
         if self.eat(";"):
             length = self.expr()
-            return ast.ArrayRepeat(value=first, len=length, span=start.to(self.expect("]").span))
+            return ast.ArrayRepeat(value=first, len=length, span=_join(start, self.expect("]")))
         elems = [first]
         while self.eat(","):
             if self.at("]"):
                 break
             elems.append(self.expr())
-        return ast.ArrayList(elems=tuple(elems), span=start.to(self.expect("]").span))
+        return ast.ArrayList(elems=tuple(elems), span=_join(start, self.expect("]")))
 
     def if_expr(self) -> ast.If:
-        start = self.expect("if").span
+        start = self.expect("if")
         cond = self.cond()
         then = self.block()
         else_: ast.Block | ast.If | None = None
         if self.eat("else"):
             else_ = self.if_expr() if self.at("if") else self.block()
         return ast.If(cond=cond, then=then, else_=else_,
-                      span=start.to(else_.span if else_ else then.span))
+                      span=_join(start, else_.span if else_ else then.span))
 
 
 def parse(text: str, filename: str = "<input>") -> ast.Module:

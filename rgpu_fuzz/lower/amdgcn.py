@@ -46,8 +46,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lower.context import (
     TCTX_BDIM,
@@ -58,6 +56,7 @@ from rgpu_fuzz.lower.context import (
     storage_type,
 )
 from rgpu_fuzz.lower.host import AllocaState
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import (

@@ -17,10 +17,9 @@ import abc
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import I32, I64, PTR, Intrinsics, memory_type, private_alloca
 from rgpu_fuzz.model.kernel_abi import TRAP_CODES
 from rgpu_fuzz.model.outcome import TrapKind
@@ -117,8 +116,7 @@ class FnState(abc.ABC):
         """An entry-block alloca, in the target's private address space, for a value that
         lives within one thread's evaluation."""
         with self.b.goto_entry_block():
-            if self.entry.instructions:
-                self.b.position_before(self.entry.instructions[0])
+            self.b.position_at_start(self.entry)
             slot = private_alloca(self.b, t, name, self.ms.target.addrspace_private)
         return slot
 

@@ -10,8 +10,6 @@ Rules kept everywhere here:
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.ast import BinOp, NameKind, UnOp
 from rgpu_fuzz.lang.literals import float_literal_value
@@ -27,6 +25,7 @@ from rgpu_fuzz.lower.context import (
     shared_ptr,
     storage_type,
 )
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import (
     I1,
     I64,

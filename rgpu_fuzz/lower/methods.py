@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.ast import BinOp
 from rgpu_fuzz.lower.context import LowerError
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import I1, int_const, type_suffix, value_type
 from rgpu_fuzz.model.scalars import Scalar
 

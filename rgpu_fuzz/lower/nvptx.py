@@ -34,10 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lower.amdgcn import gpu_trap_fn
 from rgpu_fuzz.lower.context import TCTX_BDIM, TCTX_BID, TCTX_GDIM, TCTX_TID, FnState
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import I32, VOID, string_attribute
 

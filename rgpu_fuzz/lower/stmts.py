@@ -7,12 +7,11 @@ Locals are read and written through `FnState.slot`, which decides where a bindin
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
-
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.types import ArrayTy, Special
 from rgpu_fuzz.lower.context import BranchTarget, storage_type
 from rgpu_fuzz.lower.exprs import ExprLowerer, scalar_of
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import (
     I1,
     I64,

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import llvmlite.binding as llvm
-import llvmlite.ir as ir
 
 from rgpu_fuzz.lower.context import LowerError
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import I32, PTR
 
 if TYPE_CHECKING:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import struct
 
-import llvmlite.ir as ir
 import numpy as np
 
+from rgpu_fuzz.lower import irapi
+from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.model.scalars import Scalar
 
 I1 = ir.IntType(1)
@@ -88,27 +89,9 @@ def scalar_const(s: Scalar, value: int | float | bool | np.floating) -> ir.Const
     return int_const(s, int(value))
 
 
-class _AddrspaceAlloca(ir.instructions.AllocaInstr):
-    """`alloca T, addrspace(N)`: llvmlite's builder writes no address space, which a target
-    whose allocas live elsewhere (amdgcn: 5, AMDGPUUsage "Address Spaces") needs."""
-
-    def __init__(self, parent: ir.Block, typ: ir.Type, name: str, addrspace: int) -> None:
-        super().__init__(parent, typ, None, name)
-        self.addrspace = addrspace
-        # opaque `ptr addrspace(N)`, not llvmlite's default typed `T*`
-        self.type = ir.PointerType(addrspace=addrspace)
-
-    def descr(self, buf: list[str]) -> None:
-        super().descr(buf)
-        if self.addrspace:
-            buf.append(f", addrspace({self.addrspace})")
-
-
 def private_alloca(b: ir.IRBuilder, t: ir.Type, name: str, addrspace: int) -> ir.Value:
     """An alloca of `t` at the builder's position, in `addrspace`, typed as opaque ptr."""
-    instr = _AddrspaceAlloca(b.block, t, name, addrspace)
-    b._insert(instr)
-    return instr
+    return irapi.private_alloca(b, t, name, addrspace)
 
 
 def memcpy(intrinsics: Intrinsics, dst: ir.Value, src: ir.Value) -> ir.Function:

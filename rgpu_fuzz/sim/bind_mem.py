@@ -1,12 +1,8 @@
 """Binding memory instructions (SMEM, GLOBAL, FLAT, SCRATCH, DS, MUBUF) to closures.
 
-A load does not write its destination when it issues: its data is read from memory then,
-parked in a `Pending` record, and written at the `s_waitcnt` that covers it (vmcnt for
-vector memory, lgkmcnt for SMEM and DS, both for FLAT; CDNA3 ISA §4.4 "Data dependency
-resolution"). Until then its destination registers are marked pending, and reading one is
-`sim-waitcnt-hazard`. Vector memory returns in issue order, so `vmcnt(N)` completes all but
-the N newest; scalar loads may return out of order, so only `lgkmcnt(0)` is taken to cover
-one.
+Loads park their data until the `s_waitcnt` that covers them (`rgpu_fuzz.sim.inflight`);
+uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
+`rgpu_fuzz.sim.bind_scratch`.
 """
 
 from __future__ import annotations
@@ -17,106 +13,21 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
+from rgpu_fuzz.sim.bind_scratch import all_defined, scratch_form, signed_offset, uniform_scratch
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.halves import byte_bits, half_mask, write_bits
+from rgpu_fuzz.sim.halves import byte_bits, half_mask
+from rgpu_fuzz.sim.inflight import STORED as _STORED
+from rgpu_fuzz.sim.inflight import complete, drain, wait
+from rgpu_fuzz.sim.inflight import issue_vector_load as _issue_vector_load
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
 from rgpu_fuzz.sim.wave import FULL, Pending, Wave
 
+__all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "complete", "drain",
+           "wait"]
+
 Memory = Any  # rgpu_fuzz.sim.engine.LaunchMemory (avoids an import cycle)
-
-
-def _signed_offset(inst: Inst, bits: int) -> int:
-    off = int(inst.mods.get("offset", 0))
-    if off >> (bits - 1) & 1 and off >> bits == 0 and off >= (1 << (bits - 1)):
-        off -= 1 << bits
-    return off
-
-
-def complete(w: Wave, p: Pending) -> None:
-    """Write a completed load's data into its destination (where no newer load to the same
-    registers superseded it)."""
-    if p.done:
-        return
-    p.done = True
-    for i, (k, v) in enumerate(zip(p.sregs, p.svalues, strict=True)):
-        if w.pend_s.get(k) is p:
-            w.S[k] = v
-            w.sdef[k] = FULL if p.sdefs is None else p.sdefs[i]
-            del w.pend_s[k]
-    if p.vdata is not None:
-        n = p.vdata.shape[1]
-        m = p.vmask
-        for j in range(n):
-            c = p.vcol + j
-            newer = w.pend_v.get(c)
-            if newer is not None and newer is not p and p in newer.older:
-                newer.older.remove(p)  # its half is still ours to write
-                write_bits(w, c, p.vdata[:, j], p.vdef[:, j], p.wmask, m)  # type: ignore[index]
-                continue
-            if w.pend_v.get(c) is p:
-                if p.wmask != FULL or p.vdef.dtype != bool:  # type: ignore[union-attr]
-                    write_bits(w, c, p.vdata[:, j], p.vdef[:, j], p.wmask, m)  # type: ignore[index]
-                elif m is None:
-                    w.V[:, c] = p.vdata[:, j]
-                    w.vdef[:, c] = p.vdef[:, j]  # type: ignore[index]
-                else:
-                    np.copyto(w.V[:, c], p.vdata[:, j], where=m)
-                    np.copyto(w.vdef[:, c], p.vdef[:, j], where=m)  # type: ignore[index]
-                del w.pend_v[c]
-
-
-def wait(w: Wave, vmcnt: int, lgkmcnt: int) -> None:
-    q = w.vm_queue
-    while len(q) > vmcnt:
-        p = q.pop(0)
-        complete(w, p)
-        if p.lgkm and p in w.lgkm_queue:
-            w.lgkm_queue.remove(p)
-    q = w.lgkm_queue
-    if lgkmcnt == 0:
-        for p in q:
-            complete(w, p)
-            if p.vm and p in w.vm_queue:
-                w.vm_queue.remove(p)
-        q.clear()
-        return
-    # only in-order (DS) returns can be counted on with lgkmcnt > 0
-    while len(q) > lgkmcnt and not q[0].smem:
-        p = q.pop(0)
-        complete(w, p)
-        if p.vm and p in w.vm_queue:
-            w.vm_queue.remove(p)
-
-
-def drain(w: Wave) -> None:
-    wait(w, 0, 0)
-
-
-_STORED = Pending(vm=True, lgkm=False, smem=False, done=True)
-"""What a GLOBAL or SCRATCH store leaves in the vmcnt queue: an entry that completes
-nothing (the store wrote memory when it issued), shared: `wait` only counts and drops it."""
-
-
-def _issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
-                       vm: bool, lgkm: bool, wmask: int = FULL) -> None:
-    """`defined`: defined lanes (bool) or defined bits (uint32) per destination dword."""
-    n = data.shape[1]
-    for j in range(n):
-        if col + j in w.pend_v and w.pend_v[col + j].vm != vm:
-            raise hazard(w, f"v{col + j} loaded again before the previous load completed")
-    p = Pending(vm=vm, lgkm=lgkm, smem=False, vcol=col, vdata=data, vdef=defined,
-                vmask=None if w.exec_full else w.exec.copy(), wmask=wmask)
-    for j in range(n):
-        q = w.pend_v.get(col + j)
-        if q is not None and not q.done and not q.wmask & wmask:
-            p.older.append(q)
-        w.pend_v[col + j] = p
-    if vm:
-        w.vm_queue.append(p)
-    if lgkm:
-        w.lgkm_queue.append(p)
 
 
 def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
@@ -209,7 +120,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     """GLOBAL, FLAT and SCRATCH loads and stores."""
     ops = list(inst.operands)
     seg = op.segment
-    offset = _signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
+    offset = signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
         int(inst.mods.get("offset", 0))
     if op.store:
         vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
@@ -306,71 +217,38 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
         _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
 
+    def global_load(w: Wave) -> None:
+        """`step` for a GLOBAL load of whole dwords into registers none of which has partly
+        defined lanes: global memory has no definedness shadow, so the loaded lanes are
+        defined, and the checks run in `step`'s order (address, bounds, load hazard)."""
+        full = w.exec_full
+        e = w.exec
+        if not full and not e.any():
+            return
+        if w.vpart and any(c in w.vpart for c in data_cols):
+            return step(w)
+        addrs, adef = addresses(w)
+        if not (adef.all() if full else adef[e].all()):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        n = len(data_cols)
+        if full:
+            data = w.mem.glob.read(addrs, op.width, inst.mnemonic).view(np.uint32)
+        else:
+            data = np.zeros((w.lanes, n), np.uint32)
+            data[e] = w.mem.glob.read(addrs[e], op.width, inst.mnemonic).view(np.uint32)
+        _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True, lgkm=False)
+
+    whole = op.width % 4 == 0 and not op.d16
     if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
         data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
         return global_store
-    if seg == "scratch" and vaddr.kind is OpKind.OFF and op.width % 4 == 0 and not op.d16:
-        return _uniform_scratch(inst, op, env, step, sget, sdef, offset,
-                                vcol(vdata if op.store else dst))  # type: ignore[arg-type]
+    if seg == "global" and whole:
+        data_cols = tuple(range(vcol(dst), vcol(dst) + op.width // 4))  # type: ignore[arg-type]
+        return global_load
+    form = scratch_form(inst, op, env)
+    if form is not None:
+        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg)
 
-    return step
-
-
-_DEFINED_WORD = np.uint32(0xFFFF_FFFF)
-"""Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
-byte) read as one uint32."""
-
-
-def _uniform_scratch(inst: Inst, op: MemOp, env: Env, general: Step,
-                     sget: Callable[[Wave], int], sdef: Callable[[Wave], bool], offset: int,
-                     col: int) -> Step:
-    """A SCRATCH access whose address is the same in every lane (`off` for vaddr: spills
-    and reloads at O0) and dword-aligned: in the swizzled layout (`memory.Private`) dword
-    `o/4` of every lane is one contiguous row, so the access is a row copy per dword.
-    Anything else (a misaligned or out-of-range offset) takes the general path, which
-    reports it as before, as do partly defined values (`Wave.vpart` entries of the
-    registers accessed, bytes with some defined bits), which need the general path's
-    per-bit bookkeeping; `Wave.vpart` entries of other registers change nothing here."""
-    n = op.width // 4
-    store = op.store
-
-    def step(w: Wave) -> None:
-        e = w.exec
-        if not w.exec_full and not e.any():
-            return
-        if not sdef(w):
-            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-        o = (sget(w) + offset) & 0xFFFF_FFFF
-        priv = w.private
-        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
-            return general(w)
-        views = w.scratch_views
-        if views is None or views[0] is not priv:
-            views = w.scratch_views = (priv, priv.data.view(np.uint32).reshape(-1, w.lanes),
-                                       priv.defined.view(np.uint32).reshape(-1, w.lanes))
-        rows, shadow = views[1], views[2]
-        r = o >> 2
-        if store:
-            if w.vpart and any(c in w.vpart for c in range(col, col + n)):
-                return general(w)
-            if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
-                raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
-            # per dword, as `_store_bytes` does: one register's state per 4 bytes
-            d = np.where(w.vdef[:, col:col + n].T, _DEFINED_WORD, np.uint32(0))
-            if w.exec_full:
-                rows[r:r + n] = w.V[:, col:col + n].T
-                shadow[r:r + n] = d
-            else:
-                rows[r:r + n, e] = w.V[e, col:col + n].T
-                shadow[r:r + n, e] = d[:, e]
-            w.vm_queue.append(_STORED)
-            return
-        words = shadow[r:r + n]
-        defined = words == _DEFINED_WORD
-        if (w.vpart and any(c in w.vpart for c in range(col, col + n))) or \
-                (not defined.all() and ((words != 0) & ~defined).any()):
-            return general(w)
-        _issue_vector_load(w, col, rows[r:r + n].T.copy(), defined.T, vm=True, lgkm=False)
     return step
 
 
@@ -605,7 +483,7 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
     has_saddr = saddr.kind is OpKind.SGPR
     sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
                                                                   (lambda w: True))
-    offset = _signed_offset(inst, 13)
+    offset = signed_offset(inst, 13)
 
     def step(w: Wave) -> None:
         e = w.exec

@@ -80,6 +80,8 @@ class RunCode:
         self.seg_line = 0
         self.n_guards = 0
         self._names: dict[int, str] = {}
+        self.deferred: list[tuple[int, int]] = []
+        """Loads whose destinations the next `s_waitcnt` writes (`fuse_mem`): (column, n)."""
 
     # ------------------------------------------------------------------ plumbing
     def name(self, value: Any) -> str:

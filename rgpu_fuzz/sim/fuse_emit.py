@@ -3,9 +3,10 @@ instruction takes, and the run's function around their code.
 
 What an emitter writes is the binder's step with definedness settled by the run's checks
 (operand access and guards: `fuse_code`; per operand layout of the tables: `fuse_valu`,
-`fuse_salu`). `s_waitcnt` waits inline; any other instruction without an emitter but with a
-bound step that may run inside a run (memory, atomics, VOPD, ...) runs as that bound step
-between two guarded segments. Control flow raises `NotFusible` and ends the run before it."""
+`fuse_salu`; `s_waitcnt` and uniform SCRATCH accesses: `fuse_mem`). Any other instruction
+without an emitter but with a bound step that may run inside a run (memory, atomics, VOPD,
+...) runs as that bound step between two guarded segments. Control flow raises
+`NotFusible` and ends the run before it."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from rgpu_fuzz.sim.bind_alu import Unbindable
 from rgpu_fuzz.sim.fuse_code import NotFusible, RunCode
+from rgpu_fuzz.sim.fuse_mem import emit_load, emit_store, emit_wait
 from rgpu_fuzz.sim.fuse_salu import SALU_EMITTERS
 from rgpu_fuzz.sim.fuse_valu import VALU_EMITTERS
 from rgpu_fuzz.sim.inst import Inst
@@ -39,11 +41,9 @@ class Emitter(RunCode):
             if name in NOPS or (name == "S_SENDMSG" and "DEALLOC" in inst.text.upper()):
                 return
             if name == "S_WAITCNT":
-                vm, lgkm = _waitcnt_counts(inst, self.env)
-                self.close_segment()
-                self.may_raise()
-                self.line(f"if w.vm_queue or w.lgkm_queue: _wait(w, {vm}, {lgkm})")
-                self.open_segment(self.at + 1)
+                emit_wait(self, *_waitcnt_counts(inst, self.env))
+                return
+            if emit_store(self, inst, name) or emit_load(self, inst, name):
                 return
             mark = (len(self.body), set(self.vregs), set(self.sregs), set(self.lanewise))
             try:

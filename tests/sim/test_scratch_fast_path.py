@@ -1,4 +1,4 @@
-"""The uniform-address scratch path (`bind_mem._uniform_scratch`: O0 spills and reloads as
+"""The uniform-address scratch path (`bind_scratch.uniform_scratch`: O0 spills and reloads as
 row copies) keeps definedness per dword, as every other store does (`_store_bytes`: each
 byte of a register carries its own register's state). Expected shadow bytes by hand: a
 defined VGPR stores 0xFF per byte, a never-written one 0x00."""
@@ -8,7 +8,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from rgpu_fuzz.sim.bind_mem import _uniform_scratch, drain
+from rgpu_fuzz.sim.bind_mem import drain
+from rgpu_fuzz.sim.bind_scratch import uniform_scratch
 from rgpu_fuzz.sim.memops import MemOp
 from rgpu_fuzz.sim.memory import Private
 from rgpu_fuzz.sim.wave import Wave
@@ -20,8 +21,8 @@ def _general(w: Wave) -> None:
 
 def _step(op: MemOp, col: int) -> Any:
     inst = SimpleNamespace(mnemonic="scratch_" + ("store" if op.store else "load"))
-    return _uniform_scratch(inst, op, None, _general,  # type: ignore[arg-type]
-                            lambda w: 0, lambda w: True, 0, col)
+    return uniform_scratch(inst, op, _general,  # type: ignore[arg-type]
+                           lambda w: 0, lambda w: True, 0, col)
 
 
 def test_a_spilled_pair_with_one_undefined_dword_keeps_the_defined_one() -> None:

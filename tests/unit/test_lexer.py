@@ -115,3 +115,34 @@ def test_bad_numbers() -> None:
     assert errors("1e+;") == [(1, 1, "expected at least one digit in exponent")]
     assert errors("0b1f32") == [(1, 1, "binary float literal is not supported")]
     assert errors(str(1 << 128)) == [(1, 1, "integer literal is too large")]
+
+
+def test_positions_after_comments_and_line_ends() -> None:
+    """Line and column of each token after block comments spanning lines, CRLF, line
+    comments and tabs (offsets counted by hand: `b` follows the comment's newline at 6, so
+    its line starts at 7; `c` follows `\r\n` at 14-15)."""
+    toks = tokenize(SourceFile("t.rs", "a /* x\n y */ b\r\n  c // d\n\te\n// end"))
+    assert [(t.text, t.span.line, t.span.col, t.span.start, t.span.end) for t in toks] == [
+        ("a", 1, 1, 0, 1), ("b", 2, 7, 13, 14), ("c", 3, 3, 18, 19), ("e", 4, 2, 26, 27),
+        ("", 5, 7, 34, 34)]
+    assert toks[-1].kind is TokenKind.EOF
+
+
+def test_positions_and_values_of_literals_after_line_ends() -> None:
+    """Decimal integers take the one-match path, radix and float literals the character-wise
+    one; both keep counting lines (offsets by hand)."""
+    toks = lex("x\n  0x1F + 12u8\n3.5f32 1_0.max")
+    assert [(t.kind, t.value, t.suffix, t.span.line, t.span.col, t.span.start) for t in toks] == [
+        (TokenKind.IDENT, None, None, 1, 1, 0),
+        (TokenKind.INT, 31, None, 2, 3, 4),
+        (TokenKind.PUNCT, None, None, 2, 8, 9),
+        (TokenKind.INT, 12, Scalar.U8, 2, 10, 11),
+        (TokenKind.FLOAT, "3.5", Scalar.F32, 3, 1, 16),
+        (TokenKind.INT, 10, None, 3, 8, 23),
+        (TokenKind.PUNCT, None, None, 3, 11, 26),
+        (TokenKind.IDENT, None, None, 3, 12, 27)]
+
+
+def test_errors_after_line_ends_keep_their_place() -> None:
+    assert errors("a\n\n   1u3 $") == [
+        (3, 4, "invalid suffix `u3` for number literal"), (3, 8, "unknown start of token: $")]

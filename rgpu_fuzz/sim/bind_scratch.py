@@ -1,0 +1,291 @@
+"""SCRATCH accesses whose address is the same in every lane, bound as row copies.
+
+At O0 nearly every scratch access is a spill, a reload or an alloca slot: `off` for the
+VGPR address (or SVE=0), one SGPR base and an immediate offset. In the swizzled private
+layout (`memory.Private`: offset `o` of lane `l` at wave-relative byte `(o // 4) * 4 *
+lanes + l * 4 + o % 4`) byte `o % 4` of dword `o // 4` of every lane is one strided row,
+and dword `o // 4` of every lane one contiguous row, so such an access is a row copy.
+
+The steps here check what `bind_mem.bind_vmem`'s general step checks, in its order:
+an empty EXEC does nothing; the SGPR base undefined is `sim-uninit-read`, pending
+`sim-waitcnt-hazard`; then (stores) a data register still pending is
+`sim-waitcnt-hazard`. Anything they do not reproduce bit for bit is handed to the general
+step, which reports it as before: an offset out of range (`sim-oob-access`) or not
+aligned to the access, a private size that is not a whole number of dwords, D16 halves,
+partly defined values (`Wave.vpart` entries of the registers accessed, loaded bytes with
+some defined bits), which need its per-bit bookkeeping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.inflight import STORED, issue_vector_load
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.memops import MemOp
+from rgpu_fuzz.sim.operands import (
+    EXECZ_SRC,
+    SCC_SRC,
+    VCCZ_SRC,
+    Env,
+    _consts,
+    hazard,
+    uninit,
+    vcol,
+)
+from rgpu_fuzz.sim.wave import Pending, Wave
+
+Step = Callable[[Wave], Any]
+M32 = 0xFFFF_FFFF
+U32 = np.uint32
+DEFINED_WORD = np.uint32(M32)
+"""Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
+byte) read as one uint32."""
+
+_ALL_DEFINED: dict[tuple[int, int], np.ndarray] = {}
+_ONES: dict[int, bytes] = {}
+
+
+def all_defined(lanes: int, n: int) -> np.ndarray:
+    """A read-only (lanes, n) bool array of True: the definedness of a load whose every
+    dword is defined (`complete` only reads it)."""
+    got = _ALL_DEFINED.get((lanes, n))
+    if got is None:
+        got = _ALL_DEFINED[(lanes, n)] = np.ones((lanes, n), bool)
+        got.flags.writeable = False
+    return got
+
+
+def ones(nbytes: int) -> bytes:
+    """`nbytes` bytes of 0xFF: a shadow row compared whole (`tobytes`) is fully defined."""
+    got = _ONES.get(nbytes)
+    if got is None:
+        got = _ONES[nbytes] = b"\xff" * nbytes
+    return got
+
+
+def views(w: Wave) -> tuple[Any, ...]:
+    """The wave's private memory and shadow as rows, cached on the wave: (private, data
+    dwords (rows, lanes), shadow dwords, data bytes (rows, lanes, 4), shadow bytes, data
+    halves (rows, lanes, 2), shadow halves). The caller has checked `size % 4 == 0`."""
+    priv = w.private
+    got = w.scratch_views
+    if got is None or got[0] is not priv:
+        n = w.lanes
+        data, shadow = priv.data, priv.defined
+        got = w.scratch_views = (priv, data.view(U32).reshape(-1, n),
+                                 shadow.view(U32).reshape(-1, n), data.reshape(-1, n, 4),
+                                 shadow.reshape(-1, n, 4), data.view(np.uint16).reshape(-1, n, 2),
+                                 shadow.view(np.uint16).reshape(-1, n, 2))
+    return got
+
+
+def issue_load(w: Wave, col: int, n: int, data: np.ndarray, defined: np.ndarray) -> None:
+    """`bind_mem._issue_vector_load` of a whole-register vmcnt load when no VGPR load is in
+    flight (then it has no hazard to report and no older load to remember)."""
+    p = Pending(vm=True, lgkm=False, smem=False, vcol=col, vdata=data, vdef=defined,
+                vmask=None if w.exec_full else w.exec.copy())
+    pend = w.pend_v
+    for c in range(col, col + n):
+        pend[c] = p
+    w.vm_queue.append(p)
+
+
+def signed_offset(inst: Inst, bits: int) -> int:
+    """The instruction's `offset` field as a signed `bits`-bit value."""
+    off = int(inst.mods.get("offset", 0))
+    if off >> (bits - 1) & 1 and off >> bits == 0 and off >= (1 << (bits - 1)):
+        off -= 1 << bits
+    return off
+
+
+OFF = Opnd(OpKind.OFF, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ScratchForm:
+    """A SCRATCH access of the uniform form: no VGPR address (`off`, or SVE=0)."""
+
+    col: int
+    """The data (store) or destination (load) VGPR column."""
+    saddr: Opnd | None
+    """The SGPR base (None: `off`, base 0)."""
+    sreg: int | None
+    """`saddr`'s index where it is a plain SGPR (`is_plain_sgpr`)."""
+    offset: int
+
+
+def scratch_form(inst: Inst, op: MemOp, env: Env) -> ScratchForm | None:
+    """`inst` as a uniform-address SCRATCH access of whole dwords or of one byte or short
+    (not D16), or None. Operands as `bind_mem.bind_vmem` reads them (CDNA3 ISA §10.1:
+    `vdst, vaddr, saddr` for loads, `vaddr, vdata, saddr` for stores)."""
+    if op.segment != "scratch" or op.d16 or not (op.width % 4 == 0 or op.width < 4):
+        return None
+    ops = [*inst.operands, OFF, OFF, OFF]
+    data, vaddr, saddr = (ops[1], ops[0], ops[2]) if op.store else (ops[0], ops[1], ops[2])
+    if vaddr.kind is not OpKind.OFF and inst.mods.get("sve", 1):
+        return None
+    if data.kind is not OpKind.VGPR and data.kind is not OpKind.AGPR:
+        return None
+    has = saddr.kind is OpKind.SGPR
+    return ScratchForm(vcol(data), saddr if has else None,
+                       saddr.index if has and is_plain_sgpr(saddr, env) else None,
+                       signed_offset(inst, 13))
+
+
+def is_plain_sgpr(op: Opnd, env: Env) -> bool:
+    """Whether `operands.scalar_bits_source` reads `op` as `Wave.S[op.index]` with its
+    `Wave.sdef` bits (not a constant, SCC, VCCZ or EXECZ)."""
+    return op.kind is OpKind.SGPR and op.index not in _consts(env) and \
+        op.index not in (SCC_SRC, VCCZ_SRC, EXECZ_SRC)
+
+
+def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
+                    offset: int, col: int, sreg: int | None = None) -> Step:
+    """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
+    short (not D16); `general` is `bind_vmem`'s step for the same instruction."""
+    n = max(1, op.width // 4)
+    width = op.width
+    mnemonic = inst.mnemonic
+
+    def undefined(w: Wave) -> Exception:
+        return uninit(w, f"{mnemonic}: address from an undefined register")
+
+    if sreg is None:
+        def base(w: Wave) -> int:
+            if not sdef(w):
+                raise undefined(w)
+            return int(sget(w))
+    else:
+        i = sreg
+
+        def base(w: Wave) -> int:
+            if w.sdef[i] & M32 != M32:
+                raise undefined(w)
+            if w.pend_s and i in w.pend_s:
+                raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
+            return w.S[i]
+
+    cols = tuple(range(col, col + n))
+
+    def store_dwords(w: Wave) -> Any:
+        if not w.exec_full and not w.exec.any():
+            return None
+        o = (base(w) + offset) & M32
+        priv = w.private
+        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return general(w)
+        if w.vpart and any(c in w.vpart for c in cols):
+            return general(w)
+        if w.pend_v and any(c in w.pend_v for c in cols):
+            raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
+        v = views(w)
+        rows, shadow = v[1], v[2]
+        r = o >> 2
+        # per dword, as `_store_bytes` does: one register's state per 4 bytes
+        if w.exec_full:
+            if n == 1:
+                rows[r] = w.V[:, col]
+                np.negative(w.vdef[:, col], out=shadow[r], dtype=U32, casting="unsafe")
+            else:
+                rows[r:r + n] = w.V[:, col:col + n].T
+                np.negative(w.vdef[:, col:col + n].T, out=shadow[r:r + n], dtype=U32,
+                            casting="unsafe")
+        else:
+            e = w.exec
+            rows[r:r + n, e] = w.V[e, col:col + n].T
+            shadow[r:r + n, e] = np.negative(w.vdef[e, col:col + n].T, dtype=U32,
+                                             casting="unsafe")
+        w.vm_queue.append(STORED)
+        return None
+
+    def load_dwords(w: Wave) -> Any:
+        if not w.exec_full and not w.exec.any():
+            return None
+        o = (base(w) + offset) & M32
+        priv = w.private
+        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return general(w)
+        if w.vpart and any(c in w.vpart for c in cols):
+            return general(w)
+        v = views(w)
+        r = o >> 2
+        words = v[2][r:r + n]
+        if words.tobytes() == ones(4 * n * w.lanes):
+            defined = all_defined(w.lanes, n)
+        else:
+            ok = words == DEFINED_WORD
+            if ((words != 0) & ~ok).any():
+                return general(w)
+            defined = ok.T
+        data = v[1][r:r + n].copy().T
+        if w.pend_v:
+            issue_vector_load(w, col, data, defined, vm=True, lgkm=False)
+        else:
+            issue_load(w, col, n, data, defined)
+        return None
+
+    half = width == 2
+    signed = op.signed
+
+    def sub_row(w: Wave, o: int) -> tuple[np.ndarray, np.ndarray]:
+        v = views(w)
+        if half:
+            return v[5][o >> 2, :, (o >> 1) & 1], v[6][o >> 2, :, (o >> 1) & 1]
+        return v[3][o >> 2, :, o & 3], v[4][o >> 2, :, o & 3]
+
+    def store_sub(w: Wave) -> Any:
+        if not w.exec_full and not w.exec.any():
+            return None
+        o = (base(w) + offset) & M32
+        priv = w.private
+        if o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return general(w)
+        if w.vpart and col in w.vpart:
+            return general(w)
+        if w.pend_v and col in w.pend_v:
+            raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
+        data, shadow = sub_row(w, o)
+        # the register's low byte or half (little-endian), its definedness per byte
+        src = w.V.view(np.uint16)[:, 2 * col] if half else w.V.view(np.uint8)[:, 4 * col]
+        dt = np.uint16 if half else np.uint8
+        if w.exec_full:
+            data[...] = src
+            np.negative(w.vdef[:, col], out=shadow, dtype=dt, casting="unsafe")
+        else:
+            e = w.exec
+            np.copyto(data, src, where=e)
+            np.copyto(shadow, np.negative(w.vdef[:, col], dtype=dt, casting="unsafe"),
+                      where=e)
+        w.vm_queue.append(STORED)
+        return None
+
+    def load_sub(w: Wave) -> Any:
+        if not w.exec_full and not w.exec.any():
+            return None
+        o = (base(w) + offset) & M32
+        priv = w.private
+        if o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return general(w)
+        if w.vpart and col in w.vpart:
+            return general(w)
+        data, shadow = sub_row(w, o)
+        # a sub-dword load's lane is defined when all its bytes are (`bind_vmem`)
+        defined = (shadow == (0xFFFF if half else 0xFF))[:, None]
+        if signed:
+            val = data.view(np.int16 if half else np.int8).astype(np.int32).view(U32)
+        else:
+            val = data.astype(U32)
+        if w.pend_v:
+            issue_vector_load(w, col, val[:, None], defined, vm=True, lgkm=False)
+        else:
+            issue_load(w, col, 1, val[:, None], defined)
+        return None
+
+    if width < 4:
+        return store_sub if op.store else load_sub
+    return store_dwords if op.store else load_dwords
