@@ -134,6 +134,33 @@ def _add(feature: str) -> Callable[[Any, set[str]], None]:
     return rule
 
 
+def _typed(n: ast.Param | ast.Let | ast.Const, found: set[str]) -> None:
+    """A declared type: it is a field named `ty`, which the walk leaves out (on expressions
+    `ty` is the checker's annotation, not syntax)."""
+    match n.ty:
+        case ast.ScalarType(scalar=s) | ast.SliceType(elem=s):
+            _scalar(s, found)
+        case ast.ArrayType(elem=s):
+            found.add("local-array")
+            _scalar(s, found)
+
+
+def _scalar(s: Scalar | None, found: set[str]) -> None:
+    feature = _SCALAR_FEATURES.get(s)
+    if feature is not None:
+        found.add(feature)
+
+
+def _shared(n: ast.Shared, found: set[str]) -> None:
+    found.add("shared")
+    _scalar(n.elem, found)
+
+
+def _array_type(n: ast.ArrayType, found: set[str]) -> None:
+    found.add("local-array")
+    _scalar(n.elem, found)
+
+
 def _call(n: ast.Call, found: set[str]) -> None:
     if n.func == "sync_threads":
         found.add("barrier")
@@ -155,7 +182,7 @@ _SCALAR_FEATURES: dict[Scalar | None, str] = {
     Scalar.F32: "f32", Scalar.F64: "f64", Scalar.I64: "i64", Scalar.U64: "i64"}
 
 _FEATURE_RULES: dict[type, Callable[[Any, set[str]], None]] = {
-    ast.Shared: _add("shared"),
+    ast.Shared: _shared,
     ast.Call: _call,
     ast.ScalarType: _add_scalar("scalar"),
     ast.Cast: _add_scalar("to"),
@@ -164,7 +191,10 @@ _FEATURE_RULES: dict[type, Callable[[Any, set[str]], None]] = {
     ast.AssocCall: _add_scalar("scalar"),
     ast.AssocConst: _add_scalar("scalar"),
     ast.SliceType: _add_scalar("elem"),
-    ast.ArrayType: _add("local-array"),
+    ast.ArrayType: _array_type,
+    ast.Param: _typed,
+    ast.Let: _typed,
+    ast.Const: _typed,
     ast.ArrayRepeat: _add("local-array"),
     ast.ArrayList: _add("local-array"),
     ast.Fn: _fn,

@@ -1,4 +1,6 @@
-"""AST → LLVM IR (llvmlite.ir), target hooks kept apart (DESIGN.md §2, §4).
+"""AST → LLVM IR, target hooks kept apart (DESIGN.md §2, §4). The IR is written as text while
+it is built (`textir`: the part of llvmlite.ir's builder API the lowering uses, printing what
+llvmlite prints); `RGPU_LOWER_IR=llvmlite` builds it with llvmlite.ir instead (`irapi`).
 
 `lower_module(checked, entry, target)` gives a `LoweredKernel`: the IR text of a fresh module
 (llvmlite mutates modules during code generation, so callers parse this text anew for every

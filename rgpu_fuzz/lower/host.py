@@ -39,7 +39,7 @@ from collections.abc import Callable
 from functools import cache
 
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.features import walk
+from rgpu_fuzz.lang.features import children, walk
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import (
     TCTX_BDIM,
@@ -74,6 +74,23 @@ _FRAME_HEADER = 8
 
 def has_barrier(node: object) -> bool:
     return any(isinstance(n, ast.Call) and n.func == "sync_threads" for n in walk(node))
+
+
+def barrier_marks(node: object) -> dict[int, bool]:
+    """Whether each node under `node` (keyed by `id`; the tree must outlive the answer)
+    contains a `sync_threads()` call: one pass for every `has_barrier` question the
+    structural lowering asks (of each statement, again at each level it is nested in)."""
+    marks: dict[int, bool] = {}
+
+    def mark(n: object) -> bool:
+        hit = isinstance(n, ast.Call) and n.func == "sync_threads"
+        for c in children(n):
+            hit = mark(c) or hit
+        marks[id(n)] = hit
+        return hit
+
+    mark(node)
+    return marks
 
 
 def kernel_params(kernel: ast.Fn) -> tuple[KernelParam, ...]:

@@ -9,12 +9,15 @@ RGPU_LOWER_IR=llvmlite`). The choice is made once per process, at import.
 from __future__ import annotations
 
 import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 CHOICES = ("text", "llvmlite")
 BACKEND = os.environ.get("RGPU_LOWER_IR") or "text"
-if BACKEND not in CHOICES:
-    raise ImportError(f"RGPU_LOWER_IR={BACKEND!r}: expected one of {', '.join(CHOICES)}")
+if BACKEND not in CHOICES:  # read while the CLI builds its parser: no handler is in place yet
+    print(f"rgpu-fuzz: error: RGPU_LOWER_IR={BACKEND}: expected one of {', '.join(CHOICES)}",
+          file=sys.stderr)
+    raise SystemExit(2)
 
 if TYPE_CHECKING:
     # llvmlite ships no types, so mypy reads `ir.*` as Any, as it did before `textir`: the

@@ -21,6 +21,7 @@ from rgpu_fuzz.lower.host import (
     AllocaState,
     EntryState,
     StructuralLoop,
+    barrier_marks,
     grid_loop,
     has_barrier,
     kernel_params,
@@ -112,10 +113,16 @@ class StructuralLowerer(BodyLowerer):
 
     st: EntryState
 
+    def __init__(self, st: EntryState, marks: dict[int, bool]) -> None:
+        super().__init__(st)
+        self.marks = marks
+        """`barrier_marks` of the kernel's body (statements made here are not in it)."""
+
     def run(self, stmts: list[ast.Stmt]) -> None:
         pending: list[ast.Stmt] = []
         for s in stmts:
-            if has_barrier(s):
+            known = self.marks.get(id(s))
+            if has_barrier(s) if known is None else known:
                 self._flush(pending)
                 pending = []
                 self._structural(s)
@@ -339,7 +346,8 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
     module = ms.module
     entry = kernel.name
     symbol = f"rgpu_kernel_{entry}"
-    barrier = has_barrier(kernel.body)
+    marks = barrier_marks(kernel.body)
+    barrier = marks[id(kernel.body)]
     thread_fn = None if barrier else lower_thread_fn(ms, kernel)
     fn = ir.Function(module, ir.FunctionType(VOID, [PTR] * 5 + [I32] * 3), name=f"{entry}.block")
     fn.linkage = "internal"
@@ -370,7 +378,8 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
                              st.slot(p.binding, ps.elem), ps.elem)  # type: ignore[arg-type]
 
         st.region(init, all_threads=True)
-        StructuralLowerer(st).run(StructuralLowerer(st)._block_stmts(kernel.body))
+        lowerer = StructuralLowerer(st, marks)
+        lowerer.run(lowerer._block_stmts(kernel.body))
     st.b.ret_void()
     st.finish()
     grid_loop(module, symbol, fn)

@@ -8,7 +8,8 @@ Independent expected values: the reproducer's output computed by hand (see its h
 `ref` (the reference interpreter) for the fuzzer's case. The causal check: the same LLVM with
 the one misplaced MIR instruction moved to the entry block (`llc_lane_vgpr_defs.py`, the
 placement of LLVM 19 and of the upstream fix) agrees with those values, and the unchanged
-MIR round trip does not."""
+MIR round trip does not. And the simulator's side: the lane-mask spill sequence the trace runs,
+on hand-built instructions, against the CDNA3 definitions."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ from rgpu_fuzz.model.outcome import Ok, Trap
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.sim.engine import Arg, Status
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.operands import Env
+from rgpu_fuzz.sim.program import bind_program
+from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, Wave
 from tests.sim.kernels import build, out, run
 from tests.toolchain import debian_llvm_tool
 
@@ -108,3 +113,64 @@ def test_fuzzer_case_agrees_with_ref_once_the_lane_vgpr_defs_dominate_the_loop(
     control = outcomes[specs[3]]
     assert isinstance(control, Trap) and control.kind.value == "out-of-bounds", (
         f"the unedited round trip no longer traps (fixed upstream?): {control}")
+
+
+def _lane_inst(opcode: str, encoding: str, *ops: Opnd, tag: int = 0) -> Inst:
+    return Inst(0, 8, opcode, encoding, opcode.lower(), ops,
+                share_key=("lane-vgpr-test", opcode, ops, tag))
+
+
+def _v(i: int) -> Opnd:
+    return Opnd(OpKind.VGPR, i, 1)
+
+
+def _a(i: int) -> Opnd:
+    return Opnd(OpKind.AGPR, i, 1)
+
+
+def _s(i: int, n: int = 1) -> Opnd:
+    return Opnd(OpKind.SGPR, i, n)
+
+
+def _k(x: int) -> Opnd:
+    return Opnd(OpKind.INT, 0, 1, value=x)
+
+
+def test_lane_vgpr_whole_wave_round_trip_under_partial_exec() -> None:
+    """The instructions the trace of bucket 8081e0ac57 runs for a spilled lane mask, on a
+    wave64 with EXEC = 0x1 (iteration 2: lane 1 has left), values by hand from the CDNA3
+    definitions: V_WRITELANE_B32 writes VGPR[S1[5:0]] whatever EXEC is (lanes 0 and 40, both
+    but one outside EXEC); S_OR_SAVEEXEC_B64 s[40:41], -1 saves EXEC and sets all 64 bits;
+    V_ACCVGPR_WRITE/READ then copy all 64 lanes, lanes no work-item maps to included;
+    S_MOV_B64 exec restores 0x1, so V_MOV_B32 changes lane 0 only; V_READLANE_B32 reads
+    lane 40 of the restored copy. The suspects of the finding (a wrong lane, a write outside
+    EXEC, a whole-wave copy that drops lanes) would each change one of these values."""
+    env = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
+              waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
+    w = Wave(64, 0, 0)
+    w.set_exec(0x1)
+    w.V[:, 10] = np.arange(64) + 1000
+    w.vdef[:, 10] = True
+    w.S[34], w.sdef[34] = 0x2, 0xFFFF_FFFF
+    run = [_lane_inst("V_WRITELANE_B32", "VOP3", _v(8), _s(34), _k(0)),
+           _lane_inst("V_WRITELANE_B32", "VOP3", _v(10), _s(34), _k(40)),
+           _lane_inst("S_OR_SAVEEXEC_B64", "SOP1", _s(40, 2), _k(-1)),
+           _lane_inst("V_ACCVGPR_WRITE", "VOP3P", _a(17), _v(10)),
+           _lane_inst("S_MOV_B64", "SOP1", _s(EXEC, 2), _s(40, 2)),
+           _lane_inst("V_MOV_B32", "VOP1", _v(10), _k(7)),
+           _lane_inst("S_OR_SAVEEXEC_B64", "SOP1", _s(40, 2), _k(-1), tag=1),
+           _lane_inst("V_ACCVGPR_READ", "VOP3P", _v(11), _a(17)),
+           _lane_inst("S_MOV_B64", "SOP1", _s(EXEC, 2), _s(40, 2), tag=1),
+           _lane_inst("V_READLANE_B32", "VOP3", _s(20), _v(11), _k(40)),
+           _lane_inst("V_READLANE_B32", "VOP3", _s(21), _v(8), _k(0))]
+    prog = bind_program(run, env, None)
+    for i in range(len(run)):
+        prog.steps[i](w)
+    want = [1000 + lane for lane in range(64)]
+    want[40] = 0x2
+    assert w.exec_mask == 0x1 and (w.S[40], w.S[41]) == (0x1, 0)
+    assert w.V[:, AGPR_BASE + 17].tolist() == want and w.vdef[:, AGPR_BASE + 17].all()
+    assert w.V[:, 11].tolist() == want
+    assert w.V[:, 10].tolist() == [7, *want[1:]]
+    assert (w.S[20], w.S[21]) == (0x2, 0x2)
+    assert w.V[0, 8] == 0x2 and w.vdef[0, 8] and not w.vdef[1:, 8].any()

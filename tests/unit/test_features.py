@@ -64,3 +64,17 @@ def test_children_of_each_node_shape() -> None:
     assert children(block) == [if_]  # no statements (a tuple), the tail
     assert children(if_.cond) == []
     assert children(ast.Break()) == []
+
+
+def test_declared_types_count() -> None:
+    """A scalar named only in a declared type counts: parameter types (`&mut [f64]`, `i64`),
+    a `let` annotation (`[f32; 2]`: also a local array) and a `#[shared]` element type
+    (`u64`). The walk leaves out fields named `ty` (the checker's annotation on
+    expressions), so these were missed before."""
+    src = ("use rgpu::*;\n#[shared]\nstatic mut s: [u64; 2] = [0; 2];\n#[kernel]\n"
+           "pub fn k(out: &mut [f64], x: i64) {\n    let a: [f32; 2] = [0.0; 2];\n"
+           "    out[0usize] = 1.0;\n}\n")
+    check_source(src)
+    assert module_features(parse(src)) == {"shared", "f64", "i64", "f32", "local-array"}
+    scalar_let = "use rgpu::*;\n#[kernel]\npub fn k(out: &mut [u32]) {\n    let y: u64 = 1;\n}\n"
+    assert module_features(parse(scalar_let)) == {"i64"}

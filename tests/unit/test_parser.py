@@ -302,3 +302,22 @@ def test_nesting_limit_is_a_diagnostic() -> None:
             parse(template % deep)
         (d,) = e.value.diagnostics
         assert "nested too deeply" in d.message and d.span.line == 4
+
+
+@pytest.mark.parametrize(("src", "caret"), [
+    # widths counted by hand: the whole attribute, the whole left-hand side, one token
+    ("#[foo] fn f() {}", "^~~~~~"),
+    ("fn f() { f(1) = 1; }", "         ^~~~"),
+    ("fn f() { a <= b < c; }", "                ^"),
+    ("fn f() { let x = 1u7; }", "                 ^~~"),
+    ("fn f() { x /* y }", "           ^~"),
+    ("const N: [u32; 2] = 1;", "         ^~~~~~~~"),
+])
+def test_diagnostic_carets_cover_the_span(src: str, caret: str) -> None:
+    """The caret line under a one-line source: the span's start and width (its end), which
+    the parser joins from the tokens and nodes it spans."""
+    with pytest.raises(DiagnosticError) as exc:
+        parse(src, "k.rs")
+    rendered = exc.value.diagnostics[0].render().splitlines()
+    assert rendered[2] == f"1 | {src}"
+    assert rendered[3] == f"  | {caret}"

@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ def _lower(backend: str, jobs: list[dict[str, str]]) -> list[str]:
                          env=dict(os.environ, RGPU_LOWER_IR=backend))
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout)
-    builder = {"text": "rgpu_fuzz.lower.textir", "llvmlite": "llvmlite.ir.builder"}[backend]
+    builder = {"text": "rgpu_fuzz.lower.textir.builder", "llvmlite": "llvmlite.ir.builder"}[backend]
     assert (got["backend"], got["builder"]) == (backend, builder)
     return got["texts"]  # type: ignore[no-any-return]
 
@@ -72,3 +73,104 @@ def test_text_equals_llvmlite_on_the_conformance_kernels_corpus_and_500_cases() 
     cases += (_generated("default", 5_550_000, 250) + _generated("barriers", 1_000, 150)
               + _generated("floats", 2_000, 100))
     _assert_identical(cases)
+
+
+def _build(ir: Any) -> str:
+    """One module through the builder API of `ir` (llvmlite.ir or textir), with names and
+    operations the lowering rarely or never produces: colliding and odd names, every
+    arithmetic, comparison and cast method, atomics, metadata with escaped characters."""
+    m = ir.Module(name="odd")
+    m.triple = "x86_64-unknown-linux-gnu"
+    i32, i1, f32, f64 = ir.IntType(32), ir.IntType(1), ir.FloatType(), ir.DoubleType()
+    ptr, gptr = ir.PointerType(), ir.PointerType(addrspace=1)
+    g = ir.GlobalVariable(m, ir.ArrayType(i32, 4), name="g.1", addrspace=3)
+    g.linkage = "internal"
+    g.initializer = ir.Constant(ir.ArrayType(i32, 4), ir.Undefined)
+    g.align = 16
+    g.type = ir.PointerType(addrspace=3)
+    decl = ir.Function(m, ir.FunctionType(f32, [f32, f32]), name="llvm.minnum.f32")
+    fn = ir.Function(m, ir.FunctionType(i32, [i32, i32, f32, f64, ptr, gptr]), name="f")
+    fn.linkage = "internal"
+    fn.calling_convention = "fastcc"
+    for attr in ("noinline", "cold"):
+        fn.attributes.add(attr)
+    set.add(fn.attributes, '"denormal-fp-math"="ieee,ieee"')
+    a, c, x, y, p, q = fn.args
+    a.name, c.name, x.name = "a", "a", 'we"ird\\'
+    p.add_attribute("noalias")
+    blocks = [fn.append_basic_block(n) for n in ("entry", "ok", "ok", "9x", 'q"t', "")]
+    b = ir.IRBuilder(blocks[0])
+    v = a
+    for op in ("add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "and_", "or_", "xor",
+               "shl", "lshr", "ashr"):
+        v = getattr(b, op)(v, c)
+    w = x
+    for op in ("fadd", "fsub", "fmul", "fdiv", "frem"):
+        w = getattr(b, op)(w, x)
+    w = b.fneg(b.call(decl, [w, ir.Constant(f32, None)]))
+    flags = [b.icmp_signed(o, v, a) for o in ("==", "!=", "<", "<=", ">", ">=")]
+    flags += [b.icmp_unsigned(o, v, ir.Constant(i32, 7)) for o in ("<", ">=")]
+    flags += [b.fcmp_ordered(o, w, x) for o in ("==", "<", "ord", "uno")]
+    flags += [b.fcmp_unordered(o, w, x) for o in ("!=", ">", "uno")]
+    v = b.select(flags[3], v, ir.Constant(i32, -5))
+    d = b.fpext(w, f64)
+    d = b.fadd(d, y)
+    w = b.fptrunc(d, f32)
+    v = b.add(v, b.bitcast(w, i32))
+    v = b.add(v, b.trunc(b.sext(v, ir.IntType(64)), i32))
+    v = b.add(v, b.zext(flags[-1], i32))
+    w = b.fadd(b.sitofp(v, f32), b.uitofp(v, f32))
+    v = b.add(v, b.zext(b.trunc(v, i32), i32))  # same type: no instruction
+    at = b.gep(p, [ir.Constant(ir.IntType(64), 2), v], source_etype=i32)
+    b.store(b.load(at, typ=i32), at)
+    pair = b.cmpxchg(q, ir.Constant(i32, 0), v, "monotonic", "monotonic")
+    b.fence("release", "workgroup")
+    b.fence("acquire")
+    b.cbranch(b.extract_value(pair, 1), blocks[1], blocks[2])
+    for blk in blocks[1:5]:
+        b.position_at_end(blk)
+        b.branch(blocks[5])
+    b.position_at_end(blocks[5])
+    with b.goto_entry_block():
+        b.position_at_start(blocks[0])
+        b.load(p, typ=ir.IntType(8))
+    b.ret(v)
+    void = ir.Function(m, ir.FunctionType(ir.VoidType(), []), name="v")
+    b = ir.IRBuilder(void.append_basic_block())
+    b.call(void, [])
+    b.unreachable()
+    m.add_named_metadata("flags", [ir.Constant(i32, 1), "a \"b\"\n\\", ir.Constant(i1, 0)])
+    m.add_named_metadata("flags", [ir.Constant(i32, 1), "a \"b\"\n\\", ir.Constant(i1, 0)])
+    m.add_named_metadata("other", ["x"])
+    return str(m)
+
+
+def test_the_builder_api_writes_what_llvmlite_writes() -> None:
+    import llvmlite.ir
+
+    from rgpu_fuzz.lower import textir
+
+    assert _build(textir) == _build(llvmlite.ir)
+
+
+def test_name_scope_dedups_as_llvmlite_does() -> None:
+    import random
+
+    from llvmlite.ir._utils import NameScope
+
+    from rgpu_fuzz.lower.textir import NameScope as TextScope
+
+    rng = random.Random(7)
+    pool = ["", "", "", "a", "a.1", "a.2", ".1", ".3", "ok", "ok.1", "x.1.1"]
+    ours, theirs = TextScope(), NameScope()
+    for _ in range(3000):
+        name = rng.choice(pool)
+        assert ours.register(name) == theirs.register(name, deduplicate=True), name
+
+
+def test_an_unknown_builder_is_one_line_and_exit_2() -> None:
+    out = subprocess.run([sys.executable, "-c", "import rgpu_fuzz.lower"], cwd=ROOT,
+                         capture_output=True, text=True, check=False,
+                         env=dict(os.environ, RGPU_LOWER_IR="llvm"))
+    assert (out.returncode, out.stderr) == (
+        2, "rgpu-fuzz: error: RGPU_LOWER_IR=llvm: expected one of text, llvmlite\n")
