@@ -11,9 +11,10 @@ an empty EXEC does nothing; the SGPR base undefined is `sim-uninit-read`, pendin
 `sim-waitcnt-hazard`; then (stores) a data register still pending is
 `sim-waitcnt-hazard`. Anything they do not reproduce bit for bit is handed to the general
 step, which reports it as before: an offset out of range (`sim-oob-access`) or not
-aligned to the access, a private size that is not a whole number of dwords, D16 halves,
-partly defined values (`Wave.vpart` entries of the registers accessed, loaded bytes with
-some defined bits), which need its per-bit bookkeeping.
+aligned to the access, a private size that is not a whole number of dwords, D16 halves.
+Partly defined values (`Wave.vpart` entries, loaded dwords with some defined
+bits) keep their defined bits through private memory as the general step keeps them; a
+sub-dword access of a register with such lanes takes the general step.
 """
 
 from __future__ import annotations
@@ -144,6 +145,46 @@ def is_plain_sgpr(op: Opnd, env: Env) -> bool:
         op.index not in (SCC_SRC, VCCZ_SRC, EXECZ_SRC)
 
 
+def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
+                         shadow: np.ndarray) -> None:
+    """Store dwords `col ...` of which some lanes hold partly defined values (`Wave.vpart`)
+    into `rows` (n, lanes) for the lanes in EXEC: their shadow dwords are those lanes'
+    defined bits, the others' all or nothing by `vdef` (`bind_mem._byte_definedness`: an
+    O0 SGPR lane mask spilled by v_writelane, then its VGPR spilled, comes back as it
+    went)."""
+    d = np.negative(w.vdef[:, col:col + n].T, dtype=U32, casting="unsafe")
+    for j in range(n):
+        for lane, bits in w.vpart.get(col + j, {}).items():
+            d[j, lane] = bits
+    if w.exec_full:
+        rows[...] = w.V[:, col:col + n].T
+        shadow[...] = d
+    else:
+        e = w.exec
+        np.copyto(rows, w.V[:, col:col + n].T, where=e)
+        np.copyto(shadow, d, where=e)
+
+
+def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
+    """`Wave.vpart` after a load of the shadow dwords `words` (n, lanes) into `col ...`
+    (`bind_mem._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
+    those whose dword is partly defined get its defined bits."""
+    e = None if w.exec_full else w.exec
+    lanes = range(w.lanes) if e is None else np.nonzero(e)[0].tolist()
+    for j in range(words.shape[0]):
+        part = w.vpart.get(col + j)
+        if part:
+            for lane in lanes:
+                part.pop(lane, None)
+        some = (words[j] != 0) & (words[j] != DEFINED_WORD)
+        if e is not None:
+            some &= e
+        if some.any():
+            got = w.vpart.setdefault(col + j, {})
+            for lane in np.nonzero(some)[0].tolist():
+                got[lane] = int(words[j, lane])
+
+
 def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
                     offset: int, col: int, sreg: int | None = None) -> Step:
     """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
@@ -179,15 +220,15 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
         priv = w.private
         if o & 3 or o + 4 * n > priv.size or priv.size & 3:
             return general(w)
-        if w.vpart and any(c in w.vpart for c in cols):
-            return general(w)
         if w.pend_v and any(c in w.pend_v for c in cols):
             raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
         v = views(w)
         rows, shadow = v[1], v[2]
         r = o >> 2
+        if w.vpart and any(c in w.vpart for c in cols):
+            partly_defined_store(w, col, n, rows[r:r + n], shadow[r:r + n])
         # per dword, as `_store_bytes` does: one register's state per 4 bytes
-        if w.exec_full:
+        elif w.exec_full:
             if n == 1:
                 rows[r] = w.V[:, col]
                 np.negative(w.vdef[:, col], out=shadow[r], dtype=U32, casting="unsafe")
@@ -210,18 +251,16 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
         priv = w.private
         if o & 3 or o + 4 * n > priv.size or priv.size & 3:
             return general(w)
-        if w.vpart and any(c in w.vpart for c in cols):
-            return general(w)
         v = views(w)
         r = o >> 2
         words = v[2][r:r + n]
         if words.tobytes() == ones(4 * n * w.lanes):
             defined = all_defined(w.lanes, n)
+            if w.vpart and any(c in w.vpart for c in cols):
+                partly_defined_load(w, col, words)
         else:
-            ok = words == DEFINED_WORD
-            if ((words != 0) & ~ok).any():
-                return general(w)
-            defined = ok.T
+            defined = (words == DEFINED_WORD).T
+            partly_defined_load(w, col, words)
         data = v[1][r:r + n].copy().T
         if w.pend_v:
             issue_vector_load(w, col, data, defined, vm=True, lgkm=False)

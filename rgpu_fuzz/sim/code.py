@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any, overload
 
 from rgpu_fuzz.sim.inst import Inst, from_decoded
+from rgpu_fuzz.sim.vop3_memo import Vop3Memo
 
 
 class Code(Sequence[Inst]):
@@ -51,9 +52,10 @@ class Code(Sequence[Inst]):
 _CACHE: OrderedDict[str, Code] = OrderedDict()
 _CACHE_SIZE = 64
 _MEMO: dict[str, tuple[dict[int, tuple[int, ...]], dict[tuple[int, ...], Inst],
-                       dict[tuple[int, int], Inst]]] = {}
+                       dict[tuple[int, int] | int, Inst], Vop3Memo]] = {}
 """Per target: the sizes (in dwords) seen for each first dword, the instruction of each
-dword sequence, and the address-bound instructions by (address, dword)."""
+dword sequence, the address-bound instructions by (address, dword) and by dword, and the
+operand-level memo of VOP3 instructions (`rgpu_fuzz.sim.vop3_memo`)."""
 _MEMO_LIMIT = 200_000
 
 
@@ -86,9 +88,9 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
     n = len(data) // 4
     words = struct.unpack_from(f"<{n}I", data) if n else ()
     memo = _MEMO.get(target)
-    if memo is None or len(memo[1]) + len(memo[2]) > _MEMO_LIMIT:
-        memo = _MEMO[target] = ({}, {}, {})
-    sizes_of, by_words, at_address = memo
+    if memo is None or len(memo[1]) + len(memo[2]) + len(memo[3]) > _MEMO_LIMIT:
+        memo = _MEMO[target] = ({}, {}, {}, Vop3Memo(target))
+    sizes_of, by_words, at_address, vop3 = memo
     out: list[Inst] = []
     addresses: list[int] = []
     append = out.append
@@ -102,13 +104,23 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
                 break
         if inst is None:
             # branches and the like (one dword each) are memoised at their address: code
-            # objects of a campaign load at the same addresses
+            # objects of a campaign load at the same addresses; at another address, the
+            # instruction with the same dword is moved there (`Inst.relocated`)
             at = (base_address + 4 * i, words[i])
             inst = at_address.get(at)
+            if inst is None:
+                inst = at_address.get(words[i])
+                if inst is not None:
+                    inst = at_address[at] = inst.relocated(at[0])
         if inst is None:
-            inst = from_decoded(decode_at(words, i, target, base_address + 4 * i))
-            if not inst.share_key and inst.size == 4:
-                at_address[at] = inst
+            address = base_address + 4 * i
+            inst = vop3.compose(words[i], words[i + 1], address) if i + 1 < n else None
+            if inst is None:
+                inst = from_decoded(decode_at(words, i, target, address))
+                if not inst.share_key and inst.size == 4:
+                    at_address[at] = at_address[words[i]] = inst
+                elif inst.size == 8:
+                    vop3.learn(inst, words[i], words[i + 1], address)
             if inst.share_key:
                 w = inst.share_key[1]
                 by_words[w] = inst

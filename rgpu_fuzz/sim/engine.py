@@ -133,7 +133,7 @@ def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: En
     if prog is None:
         prog = bind_program(insts, env, None)
         if len(_PROGRAMS) >= _CACHED:
-            _PROGRAMS.popitem(last=False)
+            _PROGRAMS.popitem(last=False)[1].release()
         _PROGRAMS[key] = prog
     else:
         _PROGRAMS.move_to_end(key)
@@ -156,7 +156,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     from rgpu_fuzz.codeobj.reader import read_code_object
 
     t0 = time.perf_counter()
-    code_hash = hashlib.sha256(code_object).hexdigest()
+    code_hash = _digest(code_object)
     co = _CODE_OBJECTS.get(code_hash)
     if co is None:
         co = read_code_object(code_object)
@@ -191,6 +191,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     total = 0
     counts = [0] * len(prog.steps)
     runs = [0] * len(prog.steps)
+    slow: list[int] = []
     trace: list[TraceRow] = []
     wave_counter = 0
     items = block[0] * block[1] * block[2]
@@ -214,7 +215,8 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
                         w.pc = entry
                         waves.append(w)
                         wave_counter += 1
-                    status, total = _run_group(waves, prog, counts, runs, total, step_limit,
+                    status, total = _run_group(waves, prog, counts, runs, slow, total,
+                                               step_limit,
                                                trace if trace_wave is not None else None,
                                                trace_wave)
                     if status is Status.TRAP:
@@ -235,23 +237,53 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         np.seterr(**old_err)
     t3 = time.perf_counter()
     _freeze_caches()
-    # `compress`: the executed indices only, at C speed (a batch's code object holds every
-    # kernel of the batch: a Python loop over all its indices cost ~5 ms per launch)
-    for i in compress(range(len(runs)), runs):
-        c = runs[i]
-        for m in range(i + 1, i + prog.run_len[i]):
-            counts[m] += c
-    opcodes: dict[str, int] = {}
-    for i in compress(range(len(counts)), counts):
-        op = prog.templates[i].opcode
-        opcodes[op] = opcodes.get(op, 0) + counts[i]
+    opcodes = _opcode_counts(prog, counts, runs, exact=not slow and trace_wave is None)
     out = {name: m.data.tobytes() for name, m in mapped.items()}
     return SimResult(status, out, result_fault, total, opcodes,
                      {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
 
 
+def _opcode_counts(prog: Program, counts: list[int], runs: list[int], *,
+                   exact: bool) -> dict[str, int]:
+    """Wave-instructions per opcode of one launch: `counts` per index (a fused run counted at
+    its first index), `runs` the executions of the run installed at an index. `exact`: every
+    index the launch executed is in `Program.executed` (it ran on the fused tier only);
+    otherwise every index is looked at (at C speed). Ordered by opcode name."""
+    indices = prog.executed if exact else compress(range(len(counts)), counts)
+    templates, run_len = prog.templates, prog.run_len
+    opcodes: dict[str, int] = {}
+    get = opcodes.get
+    for i in indices:
+        c = counts[i]
+        if not c:
+            continue
+        op = templates[i].opcode
+        opcodes[op] = get(op, 0) + c
+        r = runs[i]
+        if r:
+            for m in range(i + 1, i + run_len[i]):
+                op = templates[m].opcode
+                opcodes[op] = get(op, 0) + r
+    return dict(sorted(opcodes.items()))
+
+
+_DIGESTS: list[tuple[bytes, str]] = []
+"""The last code objects hashed, held with their digests: a batch launches its eight
+kernels from one `bytes` object."""
+
+
+def _digest(data: bytes) -> str:
+    for held, digest in _DIGESTS:
+        if held is data:
+            return digest
+    digest = hashlib.sha256(data).hexdigest()
+    _DIGESTS.insert(0, (data, digest))
+    del _DIGESTS[4:]
+    return digest
+
+
 _FROZEN_AT = [0]
-_FREEZE_EVERY = 2000
+_FREEZE_EVERY = 250
 
 
 def _freeze_caches() -> None:
@@ -261,9 +293,12 @@ def _freeze_caches() -> None:
     The caches (memoised instructions, bound steps: ~15 closure cells each) are hundreds of
     thousands of objects that live as long as the process, and every full collection walked
     them all: measured over the 148 bench launches (74 cases at O0 and O3), 12 full
-    collections took 8-10 s of a 31 s run. Freezing also keeps what is garbage at that
-    moment (a few hundred objects of the ELF reader's per launch), bounded by the rare
-    freezes."""
+    collections took 8-10 s of a 31 s run. At 2000 a cold worker still ran a full collection
+    every few cases: 384 O0 cases in one process spent 0.8 s in them, 0.2 s at 250 (about 4
+    cases' new steps). Freezing also keeps what is garbage at that moment, so the simulator
+    makes none in cycles: a bound step's lazy binder does not refer to itself, and a program
+    evicted from `_PROGRAMS` drops its steps (`Program.release`); after those 384 cases,
+    unfreezing and collecting finds nothing (234,714 objects before)."""
     n = sum(len(v) for v in _shared_steps().values())
     if n - _FROZEN_AT[0] >= _FREEZE_EVERY:
         _FROZEN_AT[0] = n
@@ -286,7 +321,7 @@ class _Trapped(Exception):
 
 
 def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[int],
-               total: int, limit: int, trace: list[TraceRow] | None,
+               slow: list[int], total: int, limit: int, trace: list[TraceRow] | None,
                trace_wave: int | None) -> tuple[Status, int]:
     while True:
         live = [w for w in waves if not w.ended]
@@ -300,7 +335,7 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[i
             if trace is not None and w.index == trace_wave:
                 r, n = _run_traced(w, prog, counts, trace)
             else:
-                r, n = _run_wave(w, prog, counts, runs, limit - total)
+                r, n = _run_wave(w, prog, counts, runs, slow, limit - total)
             total += n
             if r == TRAP:
                 return Status.TRAP, total
@@ -315,12 +350,13 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[i
             raise SimStop(Fault(FaultKind.BARRIER_DEADLOCK, "no wave can make progress"))
 
 
-def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int],
+def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int], slow: list[int],
               budget: int) -> tuple[int, int]:
     """Run `w` until it ends, waits at a barrier or traps: on the fused tier
     (`Program.fast`, where a step may run several instructions: `RUN_BASE - k`) while the
     step budget has room for a whole run, then on the bound steps, one instruction at a
-    time, so that the budget stops at the same instruction either way."""
+    time, so that the budget stops at the same instruction either way (noted in `slow`:
+    those indices may be missing from `Program.executed`)."""
     i = w.pc
     n = 0
     fast, steps, heat = prog.fast, prog.steps, prog.heat
@@ -351,6 +387,7 @@ def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int],
             else:
                 w.pc = i + 1
                 return r, n
+        slow.append(i)
         while True:
             if i >= n_steps:
                 w.pc = n_steps - 1

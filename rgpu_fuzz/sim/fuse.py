@@ -94,22 +94,38 @@ def compiled(insts: Sequence[Inst], env: Env) -> Callable[..., Step] | None:
         _HEADS.clear()
     _COMPILED[key] = make
     if make is not None:
-        _HEADS.add((env, insts[0].share_key))
+        head = (env, insts[0].share_key)
+        lengths = _HEADS.get(head, ())
+        if len(insts) not in lengths:
+            _HEADS[head] = tuple(sorted((*lengths, len(insts)), reverse=True))
     return make
 
 
-_HEADS: set[tuple[Env, tuple[Any, ...]]] = set()
-"""(env, words) of the first instruction of every run compiled in this process."""
+_HEADS: dict[tuple[Env, tuple[Any, ...]], tuple[int, ...]] = {}
+"""(env, words) of the first instruction of every run compiled in this process → the
+lengths of those runs, longest first. At its first execution an instruction is looked up
+here, and only these lengths are tested against `_COMPILED`: classifying the instructions
+that follow (`run_length`, up to `MAX_RUN` of them) at every first execution cost cold O0
+code 4-6 ms per case, more as a long worker compiled more heads, and found a compiled run
+rarely."""
 
 
-def starts_run(inst: Inst, env: Env) -> bool:
-    """Whether some compiled run begins with `inst` (cheap: one set lookup)."""
-    return (env, inst.share_key) in _HEADS
+def compiled_at(templates: Sequence[Inst], i: int, env: Env) -> tuple[int, Step | None]:
+    """The longest run compiled before in this process that starts at `templates[i]`, as
+    (length, factory `make(steps, i)`); (0, None) when there is none (cheap when `templates[i]`
+    begins no compiled run: one dict lookup)."""
+    lengths = _HEADS.get((env, templates[i].share_key))
+    if not lengths:
+        return 0, None
+    n = len(templates)
+    for k in lengths:
+        if i + k <= n:
+            key = (env, env.true16, tuple(inst.share_key for inst in templates[i:i + k]))
+            make = _COMPILED.get(key)
+            if make is not None:
+                return k, make
+    return 0, None
 
 
-def cached(insts: Sequence[Inst], env: Env) -> bool:
-    return (env, env.true16, tuple(inst.share_key for inst in insts)) in _COMPILED
-
-
-__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "cached", "compiled", "finish", "np", "run_length",
-           "starts_run"]
+__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "compiled", "compiled_at", "finish", "np",
+           "run_length"]

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
 
@@ -91,6 +92,37 @@ class Inst:
         _set(new, "address", address)
         if self.halves:
             _set(new, "halves", tuple(h.at(address) for h in self.halves))
+        return new
+
+
+    def relocated(self, address: int) -> Inst:
+        """This address-bound instruction (`share_key` empty) as decoded at `address`: the
+        same words, a branch target moved with it (SOPP: target = address + 4 + 4 *
+        simm16, CDNA3 ISA §4.4)."""
+        new = self.at(address)
+        source = self.source
+        if source is None:
+            return new
+        from rgpu_fuzz.sim.isa.decode import _moved
+
+        moved = _moved(source, address)
+        if "target" in self.mods:
+            delta = address - self.address
+            mods = _interned({**self.mods, "target": self.mods["target"] + delta})
+            _set(new, "mods", mods)
+            _set(moved, "modifiers", MappingProxyType(
+                {**source.modifiers, "target": source.modifiers["target"] + delta}))
+        _set(new, "source", moved)
+        return new
+
+    def derived(self, address: int, operands: tuple[Opnd, ...],
+                share_key: tuple[Any, ...]) -> Inst:
+        """This instruction at `address` with other operands and words (`rgpu_fuzz.sim.
+        vop3_memo`: a decoding composed from the operands of others)."""
+        new = _copy(self)
+        _set(new, "address", address)
+        _set(new, "operands", operands)
+        _set(new, "share_key", share_key)
         return new
 
 
@@ -193,16 +225,22 @@ class OperandX:
         return getattr(self.base, name)
 
 
-def from_decoded(decoded: Any, text: str = "") -> Inst:
-    """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
-    ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
-    halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
-    items = tuple(decoded.modifiers.items())
+def _interned(modifiers: Mapping[str, Any]) -> dict[str, Any]:
+    """One dict per distinct set of modifiers (they repeat across a campaign)."""
+    items = tuple(modifiers.items())
     mods = _MODS.get(items)
     if mods is None:
         if len(_MODS) > 100_000:
             _MODS.clear()
         mods = _MODS[items] = dict(items)
+    return mods
+
+
+def from_decoded(decoded: Any, text: str = "") -> Inst:
+    """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
+    ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
+    halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
+    mods = _interned(decoded.modifiers)
     shared = not ("target" in mods or decoded.opcode.startswith(ADDRESS_BOUND)) and bool(
         decoded.words)
     key = (decoded.target, decoded.words) if shared else ()

@@ -111,14 +111,44 @@ def load_code_object(space: AddressSpace, co: Any, base: int = CODE_OBJECT_BASE)
     relocations of `.rela.dyn` as the ROCm loader does. A relocation it cannot apply (a
     static-only type, an undefined symbol, a place outside every segment) stops the
     launch with `sim-load-failure`: the runtime would refuse to load the code object."""
+    image = _relocated(co, base)
+    if isinstance(image, str):
+        raise _load_failure(image)
+    return LoadedImage(base, tuple(space.map_at(name, address, raw, writable=writable)
+                                   for name, address, raw, writable in image))
+
+
+_Segments = tuple[tuple[str, int, bytes, bool], ...]
+_IMAGES: list[tuple[Any, int, _Segments | str]] = []
+"""The last code objects' relocated segments (the object itself is held: a batch launches
+each of its kernels from one code object, and relocating it again per launch was a pass
+over its `.text` and relocations in Python every launch)."""
+
+
+def _relocated(co: Any, base: int) -> _Segments | str:
+    """(name, address, bytes, writable) of each loaded segment of `co` at `base`, its dynamic
+    relocations applied; or why the runtime would refuse to load it."""
+    for held, held_base, got in _IMAGES:
+        if held is co and held_base == base:
+            return got
+    try:
+        got = _relocate(co, base)
+    except SimStop as stop:
+        got = stop.fault.detail
+    _IMAGES.insert(0, (co, base, got))
+    del _IMAGES[4:]
+    return got
+
+
+def _relocate(co: Any, base: int) -> _Segments:
     data = co.elf.data
-    maps: list[Mapping] = []
+    segments: list[tuple[str, int, bytearray, bool]] = []
     for seg in co.elf.segments:
         if seg.type != "PT_LOAD" or seg.memsz == 0:
             continue
-        raw = data[seg.offset:seg.offset + seg.filesz] + bytes(seg.memsz - seg.filesz)
-        maps.append(space.map_at(_segment_name(co, seg), base + seg.vaddr, raw,
-                                 writable=bool(seg.flags & PF_W)))
+        raw = bytearray(data[seg.offset:seg.offset + seg.filesz])
+        raw += bytes(seg.memsz - seg.filesz)
+        segments.append((_segment_name(co, seg), base + seg.vaddr, raw, bool(seg.flags & PF_W)))
     symbols = {s.name: s for s in co.elf.dynamic_symbols if s.name}
     for r in co.elf.relocations:
         if r.section not in (".rela.dyn", ".rel.dyn"):
@@ -137,13 +167,14 @@ def load_code_object(space: AddressSpace, co: Any, base: int = CODE_OBJECT_BASE)
                 raise _load_failure(f"{name} at {r.offset:#x}: undefined symbol {r.symbol}")
             sym_addr = base + sym.value
         place = base + r.offset
-        m = next((m for m in maps if m.base <= place and place + width <= m.end), None)
-        if m is None:
+        at = next((s for s in segments if s[1] <= place and place + width <= s[1] + len(s[2])),
+                  None)
+        if at is None:
             raise _load_failure(f"{name} at {r.offset:#x}: place outside every PT_LOAD segment")
-        off = place - m.base
-        m.data[off:off + width] = np.frombuffer(
-            value(sym_addr, r.addend, base).to_bytes(width, "little"), np.uint8)
-    return LoadedImage(base, tuple(maps))
+        off = place - at[1]
+        at[2][off:off + width] = value(sym_addr, r.addend, base).to_bytes(width, "little")
+    return tuple((name, address, bytes(raw), writable) for name, address, raw, writable
+                 in segments)
 
 
 @dataclass(frozen=True, slots=True)

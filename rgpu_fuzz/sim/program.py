@@ -25,7 +25,7 @@ from rgpu_fuzz.sim.bind_mem import (
     wait,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import cached, compiled, run_length, starts_run
+from rgpu_fuzz.sim.fuse import compiled, compiled_at, run_length
 from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
@@ -70,6 +70,25 @@ class Program:
     env: Env | None = None
     heat: list[int] = field(default_factory=list)
     """Executions of each index on the engine's fused tier, over launches (`tier_up`)."""
+    executed: list[int] = field(default_factory=list)
+    """Every index executed on the fused tier so far, in the order of its first execution
+    (`tier_up`): the engine gathers a launch's per-opcode counts from these, not from a
+    pass over every index of `.text` (a batch's code object holds eight kernels)."""
+
+
+    def release(self) -> None:
+        """Drop the steps (a program evicted from the engine's cache): unbound steps refer
+        to the lists that hold them, a cycle only the garbage collector would break, and
+        never does once `gc.freeze` has moved it out of reach."""
+        self.steps.clear()
+        self.fast.clear()
+
+    def reset_heat(self) -> None:
+        """Forget the tiering decisions' counts (a benchmark that changes `HOT` between
+        launches): every index counts from 0 again, and `executed` restarts with them (the
+        engine reads a launch's opcode counts from it: an index must be there once)."""
+        self.heat[:] = [0] * len(self.heat)
+        self.executed.clear()
 
 
 def _unsupported(inst: Inst, why: str) -> Step:
@@ -320,13 +339,16 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     fast: list[Step] = []
 
     def lazy(i: int) -> Step:
+        # no reference to itself (it is `steps[i]` until it runs): a self-referencing
+        # closure was cyclic garbage once replaced, ~440 per O0 case for the collector
         def bind_then_run(w: Wave) -> Any:
+            me = steps[i]
             inst = templates[i]
             if not inst.share_key:
                 inst = inst.at(addresses[i])
             step = bind_one(inst, env, mem, index_of)
             steps[i] = step
-            if fast[i] is bind_then_run:
+            if fast[i] is me:
                 fast[i] = step
             if inst.share_key:
                 shared[inst.share_key] = step
@@ -338,7 +360,7 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
         step = get(inst.share_key) if inst.share_key else None
         steps.append(step if step is not None else lazy(i))
     fast.extend(steps)
-    return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps))
+    return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps), [])
 
 
 HOT = 64
@@ -353,23 +375,25 @@ SETTLED = -(1 << 62)
 
 
 def tier_up(prog: Program, i: int, heat: int) -> None:
-    """Called by the engine when index `i` reaches 1 or `HOT` executions: installs the
-    fused run from `i` in `prog.fast` if it is compiled already (first execution) or hot
-    (`HOT`: compiled now)."""
+    """Called by the engine when index `i` reaches 1 or `HOT` executions. At the first, it
+    installs in `prog.fast` the longest run compiled before in this process whose words
+    start there (`fuse.compiled_at`: no classification of the instructions that follow); at
+    `HOT`, the longest fusible run from `i`, compiled now if new. Either settles the tier of
+    `i`: the engine counts a run's instructions by `Program.run_len` at the end of a launch,
+    so a run, once installed, is never replaced by one of another length."""
     templates, env = prog.templates, prog.env
     assert env is not None
-    hot = heat >= HOT
-    if not hot and not starts_run(templates[i], env):
-        return
-    k = run_length(templates, i, env)
-    make = None
-    if k >= 2 and (hot or cached(templates[i:i + k], env)):
-        make = compiled(templates[i:i + k], env)
+    if heat == 1:
+        prog.executed.append(i)
+    if heat >= HOT:
+        k = run_length(templates, i, env)
+        make = compiled(templates[i:i + k], env) if k >= 2 else None
+        prog.heat[i] = SETTLED
+    else:
+        k, make = compiled_at(templates, i, env)
     if make is not None:
         prog.fast[i] = make(prog.steps, i)
         prog.run_len[i] = k
-        prog.heat[i] = SETTLED
-    elif hot:
         prog.heat[i] = SETTLED
 
 

@@ -1,0 +1,128 @@
+"""What a campaign case pays the first time its code runs (issue 10): the tier decision at
+an instruction's first execution, binding, the per-launch opcode counts, the loaded image.
+
+Expected values by hand: opcode counts of a hand-made execution (a run of three executed
+five times, counted at its first index, plus direct executions); Python's reference
+counting (a closure no cycle holds is freed when the last reference goes, without the
+collector: Python docs "gc", "Data model: objects"); the loader's relocated words from
+`test_loader` (llvm-readelf's records)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from rgpu_fuzz.codeobj.reader import read_code_object
+from rgpu_fuzz.sim import engine, fuse, program
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.loader import load_code_object
+from rgpu_fuzz.sim.memory import AddressSpace
+from rgpu_fuzz.sim.operands import Env
+from rgpu_fuzz.sim.program import bind_program, tier_up
+from rgpu_fuzz.sim.wave import Wave
+from tests.sim.kernels import build
+
+ENV = Env(lanes=4, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
+          waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
+
+
+def _v(i: int) -> Opnd:
+    return Opnd(OpKind.VGPR, i, 1)
+
+
+def _add(dst: int, a: int, b: int, tag: str) -> Inst:
+    # share_key: a key unique to this test stands for the instruction's words
+    return Inst(0, 8, "V_ADD_U32", "VOP3", "v_add_u32", (_v(dst), _v(a), _v(b)),
+                share_key=("test-cold", tag, dst, a, b))
+
+
+def _wave() -> Wave:
+    w = Wave(4, 0, 0)
+    w.set_exec(0b1111)
+    for col in range(8):
+        w.V[:, col] = col
+        w.vdef[:, col] = True
+    return w
+
+
+@pytest.fixture
+def no_collector() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+def test_a_bound_step_frees_its_lazy_binder_without_the_collector(no_collector: None) -> None:
+    prog = bind_program([_add(2, 0, 1, "lazy"), _add(3, 2, 1, "lazy")], ENV, None)
+    lazy = weakref.ref(prog.steps[0])
+    w = _wave()
+    prog.fast[0](w)
+    assert prog.steps[0] is prog.fast[0] and prog.steps[0] is not lazy()
+    assert lazy() is None, "the replaced binder is cyclic garbage"
+    assert w.V[:, 2].tolist() == [1, 1, 1, 1]            # v0 + v1 = 0 + 1
+
+
+def test_a_released_program_frees_its_unbound_steps(no_collector: None) -> None:
+    prog = bind_program([_add(2, 0, 1, "released")], ENV, None)
+    lazy = weakref.ref(prog.steps[0])
+    prog.release()
+    del prog
+    assert lazy() is None
+
+
+def test_a_launchs_opcode_counts_from_the_indices_it_executed() -> None:
+    insts = [Inst(0, 4, op, "SOP1", op.lower(), ()) for op in
+             ("S_MOV_B32", "V_ADD_U32", "S_NOP", "V_MOV_B32", "S_ENDPGM")]
+    prog = bind_program(insts, ENV, None)
+    prog.run_len[0] = 3
+    counts, runs = [5, 1, 0, 2, 0], [5, 0, 0, 0, 0]
+    # the run 0..2 ran five times (counted at index 0), index 1 once on its own, index 3
+    # twice; index 4 was executed in an earlier launch only
+    prog.executed[:] = [0, 4, 3, 1]
+    want = {"S_MOV_B32": 5, "S_NOP": 5, "V_ADD_U32": 6, "V_MOV_B32": 2}
+    for exact in (True, False):
+        got = engine._opcode_counts(prog, counts, runs, exact=exact)
+        assert got == want and list(got) == sorted(want)
+
+
+def test_first_execution_installs_the_longest_run_compiled_before(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    run = [_add(2, 0, 1, "head"), _add(3, 2, 1, "head"), _add(4, 3, 2, "head"),
+           _add(5, 4, 3, "head")]
+    assert fuse.compiled(run[:2], ENV) is not None
+    assert fuse.compiled(run[:3], ENV) is not None
+    assert fuse._HEADS[(ENV, run[0].share_key)] == (3, 2)
+
+    def no_classifying(*args: object) -> int:
+        raise AssertionError("run_length at a first execution")
+
+    prog = bind_program([*run, _add(6, 0, 0, "other")], ENV, None)
+    monkeypatch.setattr(program, "run_length", no_classifying)
+    tier_up(prog, 0, 1)
+    assert prog.run_len == {0: 3} and prog.heat[0] == program.SETTLED
+    assert prog.executed == [0]
+    tier_up(prog, 4, 1)                                   # no run starts with it
+    assert 4 not in prog.run_len and prog.heat[4] == 0
+    w = _wave()
+    assert prog.fast[0](w) == fuse.RUN_BASE - 3
+    assert w.V[0, 2:5].tolist() == [1, 2, 3]              # 0+1, 1+1, 2+1
+
+
+def test_a_code_objects_image_is_relocated_once_and_copied_per_launch() -> None:
+    code = build("rodata.ll", opt=0)
+    co = read_code_object(code)
+    first, second = AddressSpace(), AddressSpace()
+    a = load_code_object(first, co)
+    b = load_code_object(second, co)
+    fresh = load_code_object(AddressSpace(), read_code_object(code))
+    for m in a.segments:
+        m.data[:] = 0xAB                                 # a launch writing its copy
+    for mb, mf in zip(b.segments, fresh.segments, strict=True):
+        assert (mb.base, mb.writable) == (mf.base, mf.writable)
+        assert np.array_equal(mb.data, mf.data)
+    assert any(np.any(m.data != 0xAB) for m in b.segments)
