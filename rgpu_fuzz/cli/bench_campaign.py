@@ -141,6 +141,11 @@ def ref_cpu(seeds):
 
 setup = Setup(tuple(sys.argv[1].split(",")), "default", "default")
 run_chunk(ChunkJob(setup, 0, tuple(range(int(sys.argv[2]), int(sys.argv[2]) + 3))))
+try:  # collect garbage as the tree's campaign job processes do (a tree without it: defaults)
+    from rgpu_fuzz.pipelines.workers import tune_worker_gc
+    tune_worker_gc()
+except ImportError:
+    pass
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     first, n = json.loads(line)

@@ -35,7 +35,7 @@ def _send(proto, reply: tuple[str, object]) -> None:  # type: ignore[no-untyped-
 
 
 def main() -> int:
-    from rgpu_fuzz.pipelines.workers import PARENT_PID_ENV, die_with_parent
+    from rgpu_fuzz.pipelines.workers import PARENT_PID_ENV, die_with_parent, tune_worker_gc
 
     parent = os.environ.get(PARENT_PID_ENV)
     die_with_parent(int(parent) if parent else None)
@@ -49,12 +49,7 @@ def main() -> int:
     os.dup2(2, 1)
     del stdout
     cache: dict[str, object] = {}
-    # Checking and lowering allocate many short-lived objects with reference cycles (typed
-    # AST copies, llvmlite IR): with the default gen-0 threshold (700) collections run every
-    # few statements, and each full one rescans every imported module. A larger gen-0 budget
-    # and freezing what the imports left (gc.freeze, below) measured ~10 % less worker CPU on
-    # a default llvm-cpu:O0 case (in process, 32 cases, twice each way).
-    gc.set_threshold(10_000, 10, 10)
+    tune_worker_gc()  # and gc.freeze() again after each job module's import, below
     while True:
         header = _read_exact(stdin, _HEADER.size)
         if header is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import ctypes.util
+import gc
 import os
 import pickle
 import queue
@@ -96,6 +97,21 @@ def die_with_parent(parent_pid: int | None = None) -> None:
         return
     if parent_pid is not None and os.getppid() != parent_pid:
         os._exit(1)
+
+
+WORKER_GC_THRESHOLD = (10_000, 10, 10)
+"""Collector thresholds of every long-lived worker process (LLVM workers, campaign job
+processes). Checking and lowering allocate many short-lived objects with reference cycles
+(typed AST copies, IR): with the default gen-0 threshold (700) collections run every few
+statements. Measured: ~10 % less LLVM-worker CPU on llvm-cpu:O0; in a campaign job process
+1.37 -> 0.61 ms GC per default case (front.md, Follow-up)."""
+
+
+def tune_worker_gc() -> None:
+    """Apply `WORKER_GC_THRESHOLD` and freeze what the imports so far left (`gc.freeze`: the
+    modules live as long as the process, so full collections need not rescan them)."""
+    gc.set_threshold(*WORKER_GC_THRESHOLD)
+    gc.freeze()
 
 
 class _Spawner:

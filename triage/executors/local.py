@@ -16,7 +16,7 @@ from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
-from rgpu_fuzz.pipelines.workers import die_with_parent
+from rgpu_fuzz.pipelines.workers import die_with_parent, tune_worker_gc
 from rgpu_fuzz.triage import wire
 from rgpu_fuzz.triage.executors.base import (
     Done,
@@ -25,6 +25,13 @@ from rgpu_fuzz.triage.executors.base import (
     decode_outcome,
     run_encoded,
 )
+
+
+def _init_worker(parent_pid: int) -> None:
+    """A pool process: it dies with the campaign, and collects garbage like the LLVM workers
+    (its chunks check, interpret and judge: the same short-lived cyclic objects)."""
+    die_with_parent(parent_pid)
+    tune_worker_gc()
 
 
 class LocalExecutor(Executor):
@@ -47,7 +54,7 @@ class LocalExecutor(Executor):
 
     def start(self) -> None:
         self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn"),
-                                         initializer=die_with_parent, initargs=(os.getpid(),))
+                                         initializer=_init_worker, initargs=(os.getpid(),))
 
     def worker_pids(self) -> list[int]:
         """The pool's processes (started as jobs are submitted)."""
