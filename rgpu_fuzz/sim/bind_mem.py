@@ -17,6 +17,7 @@ from rgpu_fuzz.sim.bind_alu import Step, Unbindable
 from rgpu_fuzz.sim.bind_scratch import (
     all_defined,
     is_plain_sgpr,
+    row_access,
     scratch_form,
     signed_offset,
     uniform_scratch,
@@ -457,6 +458,7 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     has_soff = soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS)
     sget, sdef = scalar_source(soff, 32, env) if has_soff else ((lambda w: 0), (lambda w: True))
     lane_ids = np.arange(env.lanes)
+    access = row_access(op, vcol(vdata), bits=True)
 
     def step(w: Wave) -> None:
         e = w.exec
@@ -472,11 +474,17 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             a, d = _vaddr32(w, vaddr)
             _check_addr(w, d, inst)
             voff = a.astype(np.int64)
+            rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
         else:
+            rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
+            # one offset for every lane: with the wave's part of the segment a whole number
+            # of swizzled rows away, lane l's bytes are its own private bytes at
+            # rel / lanes + offset, the rows `bind_scratch` copies
+            if rel % (4 * w.lanes) == 0 and access(w, rel // w.lanes + ioff):
+                return
             voff = np.zeros(w.lanes, np.int64)
         lanes = lane_ids if w.exec_full else lane_ids[e]
         total = (voff if w.exec_full else voff[e]) + ioff
-        rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
         # swizzle: element (4 bytes) index stride = lanes; soffset is added unswizzled
         addr = rel + (total // 4) * 4 * w.lanes + lanes * 4 + total % 4
         elem = addr // 4

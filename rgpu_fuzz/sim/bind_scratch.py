@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.inflight import STORED, issue_vector_load
+from rgpu_fuzz.sim.inflight import STORED, all_bits, issue_vector_load
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp
 from rgpu_fuzz.sim.operands import (
@@ -185,41 +185,21 @@ def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
                 got[lane] = int(words[j, lane])
 
 
-def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
-                    offset: int, col: int, sreg: int | None = None) -> Step:
-    """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
-    short (not D16); `general` is `bind_vmem`'s step for the same instruction."""
+def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int], bool]:
+    """The access `op` of VGPRs `col ...` at private offset `o`, the same in every lane, as
+    row copies: `access(w, o)` is False where the general step must take it (out of
+    range or misaligned, D16, sub-dword data with partly defined lanes, and with `bits`
+    a dword load of partly defined bytes). `bits`: a MUBUF load, whose general step keeps
+    definedness per byte and settles `Wave.vpart` at completion (`inflight.all_bits`),
+    not per bit at issue as SCRATCH's does."""
     n = max(1, op.width // 4)
     width = op.width
-    mnemonic = inst.mnemonic
-
-    def undefined(w: Wave) -> Exception:
-        return uninit(w, f"{mnemonic}: address from an undefined register")
-
-    if sreg is None:
-        def base(w: Wave) -> int:
-            if not sdef(w):
-                raise undefined(w)
-            return int(sget(w))
-    else:
-        i = sreg
-
-        def base(w: Wave) -> int:
-            if w.sdef[i] & M32 != M32:
-                raise undefined(w)
-            if w.pend_s and i in w.pend_s:
-                raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
-            return w.S[i]
-
     cols = tuple(range(col, col + n))
 
-    def store_dwords(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def store_dwords(w: Wave, o: int) -> bool:
         priv = w.private
-        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
-            return general(w)
+        if o < 0 or o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return False
         if w.pend_v and any(c in w.pend_v for c in cols):
             raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
         v = views(w)
@@ -242,22 +222,25 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             shadow[r:r + n, e] = np.negative(w.vdef[e, col:col + n].T, dtype=U32,
                                              casting="unsafe")
         w.vm_queue.append(STORED)
-        return None
+        return True
 
-    def load_dwords(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def load_dwords(w: Wave, o: int) -> bool:
         priv = w.private
-        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
-            return general(w)
+        if o < 0 or o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return False
         v = views(w)
         r = o >> 2
         words = v[2][r:r + n]
+        defined: np.ndarray
         if words.tobytes() == ones(4 * n * w.lanes):
-            defined = all_defined(w.lanes, n)
-            if w.vpart and any(c in w.vpart for c in cols):
-                partly_defined_load(w, col, words)
+            if bits:
+                defined = all_bits(w.lanes, n)
+            else:
+                defined = all_defined(w.lanes, n)
+                if w.vpart and any(c in w.vpart for c in cols):
+                    partly_defined_load(w, col, words)
+        elif bits:
+            return False
         else:
             defined = (words == DEFINED_WORD).T
             partly_defined_load(w, col, words)
@@ -266,7 +249,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             issue_vector_load(w, col, data, defined, vm=True, lgkm=False)
         else:
             issue_load(w, col, n, data, defined)
-        return None
+        return True
 
     half = width == 2
     signed = op.signed
@@ -277,15 +260,12 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             return v[5][o >> 2, :, (o >> 1) & 1], v[6][o >> 2, :, (o >> 1) & 1]
         return v[3][o >> 2, :, o & 3], v[4][o >> 2, :, o & 3]
 
-    def store_sub(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def store_sub(w: Wave, o: int) -> bool:
         priv = w.private
-        if o + width > priv.size or priv.size & 3 or (half and o & 1):
-            return general(w)
+        if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return False
         if w.vpart and col in w.vpart:
-            return general(w)
+            return False
         if w.pend_v and col in w.pend_v:
             raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
         data, shadow = sub_row(w, o)
@@ -301,17 +281,14 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             np.copyto(shadow, np.negative(w.vdef[:, col], dtype=dt, casting="unsafe"),
                       where=e)
         w.vm_queue.append(STORED)
-        return None
+        return True
 
-    def load_sub(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def load_sub(w: Wave, o: int) -> bool:
         priv = w.private
-        if o + width > priv.size or priv.size & 3 or (half and o & 1):
-            return general(w)
+        if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return False
         if w.vpart and col in w.vpart:
-            return general(w)
+            return False
         data, shadow = sub_row(w, o)
         # a sub-dword load's lane is defined when all its bytes are (`bind_vmem`)
         defined = (shadow == (0xFFFF if half else 0xFF))[:, None]
@@ -323,8 +300,45 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             issue_vector_load(w, col, val[:, None], defined, vm=True, lgkm=False)
         else:
             issue_load(w, col, 1, val[:, None], defined)
-        return None
+        return True
 
+    if op.d16 or not (width % 4 == 0 or width < 4):
+        return lambda w, o: False
     if width < 4:
         return store_sub if op.store else load_sub
     return store_dwords if op.store else load_dwords
+
+
+def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
+                    offset: int, col: int, sreg: int | None = None) -> Step:
+    """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
+    short (not D16); `general` is `bind_vmem`'s step for the same instruction."""
+    mnemonic = inst.mnemonic
+    access = row_access(op, col)
+
+    def undefined(w: Wave) -> Exception:
+        return uninit(w, f"{mnemonic}: address from an undefined register")
+
+    if sreg is None:
+        def step(w: Wave) -> Any:
+            if not w.exec_full and not w.exec.any():
+                return None
+            if not sdef(w):
+                raise undefined(w)
+            if not access(w, (int(sget(w)) + offset) & M32):
+                return general(w)
+            return None
+        return step
+    i = sreg
+
+    def plain(w: Wave) -> Any:
+        if not w.exec_full and not w.exec.any():
+            return None
+        if w.sdef[i] & M32 != M32:
+            raise undefined(w)
+        if w.pend_s and i in w.pend_s:
+            raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
+        if not access(w, (w.S[i] + offset) & M32):
+            return general(w)
+        return None
+    return plain
