@@ -129,10 +129,19 @@ class Case:
     expect: Expect | None = None
     provenance: Provenance = field(default_factory=Provenance)
     pipelines: tuple[str, ...] = ()  # the pipelines a finding was recorded on, for `reproduce`
+    # The id, hashed on first access: `functools.cached_property` needs an instance `__dict__`,
+    # which slots remove. Lazy rather than in `__post_init__`: cases built by `replace` and never
+    # asked for their id (reducer candidates) hash nothing. Not compared, not in `repr`;
+    # `replace` resets it, since init=False fields are not copied.
+    _id: str = field(default="", init=False, repr=False, compare=False)
 
     @property
     def id(self) -> str:
-        return hashlib.sha256(self.identity_text().encode()).hexdigest()[:12]
+        """sha256 of `identity_text()`, first 12 hex digits (DESIGN.md §5)."""
+        if not self._id:
+            object.__setattr__(
+                self, "_id", hashlib.sha256(self.identity_text().encode()).hexdigest()[:12])
+        return self._id
 
     def identity_text(self) -> str:
         """The canonical text the id is computed from (stable, documented in DESIGN.md §5)."""

@@ -7,13 +7,21 @@ uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
-from rgpu_fuzz.sim.bind_scratch import all_defined, scratch_form, signed_offset, uniform_scratch
+from rgpu_fuzz.sim.bind_scratch import (
+    all_defined,
+    is_plain_sgpr,
+    row_access,
+    scratch_form,
+    signed_offset,
+    uniform_scratch,
+)
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.halves import byte_bits, half_mask
 from rgpu_fuzz.sim.inflight import STORED as _STORED
@@ -28,6 +36,7 @@ __all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "c
            "wait"]
 
 Memory = Any  # rgpu_fuzz.sim.engine.LaunchMemory (avoids an import cycle)
+FULL64 = (1 << 64) - 1
 
 
 def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
@@ -108,7 +117,38 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         for r in regs:
             w.pend_s[r] = p
         w.lgkm_queue.append(p)
-    return step
+
+    b = ops[1]
+    if not is_plain_sgpr(b, env) or any(o.kind is OpKind.SGPR for o in ops[2:]):
+        return step
+    # a plain SGPR pair plus constants (kernel arguments, O3's common form): `step` without
+    # its closures, same checks in the same order
+    i = b.index
+    k = extra + sum(o.value for o in ops[2:] if o.kind is OpKind.INT)
+    width = op.width
+    unpack = struct.Struct(f"<{n}I").unpack_from
+    mnemonic = inst.mnemonic
+
+    def plain(w: Wave) -> None:
+        sd = w.sdef
+        if sd[i] | sd[i + 1] << 32 != FULL64:
+            raise uninit(w, f"{mnemonic}: address from an undefined register")
+        if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
+            raise hazard(w, f"s[{i}:{i + 1}] read before the s_waitcnt covering its load")
+        addr = ((w.S[i] | w.S[i + 1] << 32) + k) & 0xFFFF_FFFF_FFFF_FFFC
+        glob = w.mem.glob
+        m = glob.find(addr)
+        if m is None or addr + width > m.end:
+            glob.read_scalar(addr, width, mnemonic)  # raises its sim-oob-access
+        sdefs = None if m.defined_size is None or addr + width <= m.base + m.defined_size \
+            else glob.scalar_defined(addr, width)
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs,
+                    svalues=unpack(m.data, addr - m.base), sdefs=sdefs)
+        pend = w.pend_s
+        for r in regs:
+            pend[r] = p
+        w.lgkm_queue.append(p)
+    return plain
 
 
 def _aperture_split(mem: Memory, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -418,6 +458,7 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     has_soff = soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS)
     sget, sdef = scalar_source(soff, 32, env) if has_soff else ((lambda w: 0), (lambda w: True))
     lane_ids = np.arange(env.lanes)
+    access = row_access(op, vcol(vdata), bits=True)
 
     def step(w: Wave) -> None:
         e = w.exec
@@ -433,11 +474,17 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             a, d = _vaddr32(w, vaddr)
             _check_addr(w, d, inst)
             voff = a.astype(np.int64)
+            rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
         else:
+            rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
+            # one offset for every lane: with the wave's part of the segment a whole number
+            # of swizzled rows away, lane l's bytes are its own private bytes at
+            # rel / lanes + offset, the rows `bind_scratch` copies
+            if rel % (4 * w.lanes) == 0 and access(w, rel // w.lanes + ioff):
+                return
             voff = np.zeros(w.lanes, np.int64)
         lanes = lane_ids if w.exec_full else lane_ids[e]
         total = (voff if w.exec_full else voff[e]) + ioff
-        rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
         # swizzle: element (4 bytes) index stride = lanes; soffset is added unswizzled
         addr = rel + (total // 4) * 4 * w.lanes + lanes * 4 + total % 4
         elem = addr // 4

@@ -11,9 +11,10 @@ an empty EXEC does nothing; the SGPR base undefined is `sim-uninit-read`, pendin
 `sim-waitcnt-hazard`; then (stores) a data register still pending is
 `sim-waitcnt-hazard`. Anything they do not reproduce bit for bit is handed to the general
 step, which reports it as before: an offset out of range (`sim-oob-access`) or not
-aligned to the access, a private size that is not a whole number of dwords, D16 halves,
-partly defined values (`Wave.vpart` entries of the registers accessed, loaded bytes with
-some defined bits), which need its per-bit bookkeeping.
+aligned to the access, a private size that is not a whole number of dwords, D16 halves.
+Partly defined values (`Wave.vpart` entries, loaded dwords with some defined
+bits) keep their defined bits through private memory as the general step keeps them; a
+sub-dword access of a register with such lanes takes the general step.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.inflight import STORED, issue_vector_load
+from rgpu_fuzz.sim.inflight import STORED, all_bits, issue_vector_load
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp
 from rgpu_fuzz.sim.operands import (
@@ -144,50 +145,70 @@ def is_plain_sgpr(op: Opnd, env: Env) -> bool:
         op.index not in (SCC_SRC, VCCZ_SRC, EXECZ_SRC)
 
 
-def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
-                    offset: int, col: int, sreg: int | None = None) -> Step:
-    """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
-    short (not D16); `general` is `bind_vmem`'s step for the same instruction."""
+def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
+                         shadow: np.ndarray) -> None:
+    """Store dwords `col ...` of which some lanes hold partly defined values (`Wave.vpart`)
+    into `rows` (n, lanes) for the lanes in EXEC: their shadow dwords are those lanes'
+    defined bits, the others' all or nothing by `vdef` (`bind_mem._byte_definedness`: an
+    O0 SGPR lane mask spilled by v_writelane, then its VGPR spilled, comes back as it
+    went)."""
+    d = np.negative(w.vdef[:, col:col + n].T, dtype=U32, casting="unsafe")
+    for j in range(n):
+        for lane, bits in w.vpart.get(col + j, {}).items():
+            d[j, lane] = bits
+    if w.exec_full:
+        rows[...] = w.V[:, col:col + n].T
+        shadow[...] = d
+    else:
+        e = w.exec
+        np.copyto(rows, w.V[:, col:col + n].T, where=e)
+        np.copyto(shadow, d, where=e)
+
+
+def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
+    """`Wave.vpart` after a load of the shadow dwords `words` (n, lanes) into `col ...`
+    (`bind_mem._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
+    those whose dword is partly defined get its defined bits."""
+    e = None if w.exec_full else w.exec
+    lanes = range(w.lanes) if e is None else np.nonzero(e)[0].tolist()
+    for j in range(words.shape[0]):
+        part = w.vpart.get(col + j)
+        if part:
+            for lane in lanes:
+                part.pop(lane, None)
+        some = (words[j] != 0) & (words[j] != DEFINED_WORD)
+        if e is not None:
+            some &= e
+        if some.any():
+            got = w.vpart.setdefault(col + j, {})
+            for lane in np.nonzero(some)[0].tolist():
+                got[lane] = int(words[j, lane])
+
+
+def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int], bool]:
+    """The access `op` of VGPRs `col ...` at private offset `o`, the same in every lane, as
+    row copies: `access(w, o)` is False where the general step must take it (out of
+    range or misaligned, D16, sub-dword data with partly defined lanes, and with `bits`
+    a dword load of partly defined bytes). `bits`: a MUBUF load, whose general step keeps
+    definedness per byte and settles `Wave.vpart` at completion (`inflight.all_bits`),
+    not per bit at issue as SCRATCH's does."""
     n = max(1, op.width // 4)
     width = op.width
-    mnemonic = inst.mnemonic
-
-    def undefined(w: Wave) -> Exception:
-        return uninit(w, f"{mnemonic}: address from an undefined register")
-
-    if sreg is None:
-        def base(w: Wave) -> int:
-            if not sdef(w):
-                raise undefined(w)
-            return int(sget(w))
-    else:
-        i = sreg
-
-        def base(w: Wave) -> int:
-            if w.sdef[i] & M32 != M32:
-                raise undefined(w)
-            if w.pend_s and i in w.pend_s:
-                raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
-            return w.S[i]
-
     cols = tuple(range(col, col + n))
 
-    def store_dwords(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def store_dwords(w: Wave, o: int) -> bool:
         priv = w.private
-        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
-            return general(w)
-        if w.vpart and any(c in w.vpart for c in cols):
-            return general(w)
+        if o < 0 or o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return False
         if w.pend_v and any(c in w.pend_v for c in cols):
             raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
         v = views(w)
         rows, shadow = v[1], v[2]
         r = o >> 2
+        if w.vpart and any(c in w.vpart for c in cols):
+            partly_defined_store(w, col, n, rows[r:r + n], shadow[r:r + n])
         # per dword, as `_store_bytes` does: one register's state per 4 bytes
-        if w.exec_full:
+        elif w.exec_full:
             if n == 1:
                 rows[r] = w.V[:, col]
                 np.negative(w.vdef[:, col], out=shadow[r], dtype=U32, casting="unsafe")
@@ -201,33 +222,34 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             shadow[r:r + n, e] = np.negative(w.vdef[e, col:col + n].T, dtype=U32,
                                              casting="unsafe")
         w.vm_queue.append(STORED)
-        return None
+        return True
 
-    def load_dwords(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def load_dwords(w: Wave, o: int) -> bool:
         priv = w.private
-        if o & 3 or o + 4 * n > priv.size or priv.size & 3:
-            return general(w)
-        if w.vpart and any(c in w.vpart for c in cols):
-            return general(w)
+        if o < 0 or o & 3 or o + 4 * n > priv.size or priv.size & 3:
+            return False
         v = views(w)
         r = o >> 2
         words = v[2][r:r + n]
+        defined: np.ndarray
         if words.tobytes() == ones(4 * n * w.lanes):
-            defined = all_defined(w.lanes, n)
+            if bits:
+                defined = all_bits(w.lanes, n)
+            else:
+                defined = all_defined(w.lanes, n)
+                if w.vpart and any(c in w.vpart for c in cols):
+                    partly_defined_load(w, col, words)
+        elif bits:
+            return False
         else:
-            ok = words == DEFINED_WORD
-            if ((words != 0) & ~ok).any():
-                return general(w)
-            defined = ok.T
+            defined = (words == DEFINED_WORD).T
+            partly_defined_load(w, col, words)
         data = v[1][r:r + n].copy().T
         if w.pend_v:
             issue_vector_load(w, col, data, defined, vm=True, lgkm=False)
         else:
             issue_load(w, col, n, data, defined)
-        return None
+        return True
 
     half = width == 2
     signed = op.signed
@@ -238,15 +260,12 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             return v[5][o >> 2, :, (o >> 1) & 1], v[6][o >> 2, :, (o >> 1) & 1]
         return v[3][o >> 2, :, o & 3], v[4][o >> 2, :, o & 3]
 
-    def store_sub(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def store_sub(w: Wave, o: int) -> bool:
         priv = w.private
-        if o + width > priv.size or priv.size & 3 or (half and o & 1):
-            return general(w)
+        if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return False
         if w.vpart and col in w.vpart:
-            return general(w)
+            return False
         if w.pend_v and col in w.pend_v:
             raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
         data, shadow = sub_row(w, o)
@@ -262,17 +281,14 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             np.copyto(shadow, np.negative(w.vdef[:, col], dtype=dt, casting="unsafe"),
                       where=e)
         w.vm_queue.append(STORED)
-        return None
+        return True
 
-    def load_sub(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
-            return None
-        o = (base(w) + offset) & M32
+    def load_sub(w: Wave, o: int) -> bool:
         priv = w.private
-        if o + width > priv.size or priv.size & 3 or (half and o & 1):
-            return general(w)
+        if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return False
         if w.vpart and col in w.vpart:
-            return general(w)
+            return False
         data, shadow = sub_row(w, o)
         # a sub-dword load's lane is defined when all its bytes are (`bind_vmem`)
         defined = (shadow == (0xFFFF if half else 0xFF))[:, None]
@@ -284,8 +300,45 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             issue_vector_load(w, col, val[:, None], defined, vm=True, lgkm=False)
         else:
             issue_load(w, col, 1, val[:, None], defined)
-        return None
+        return True
 
+    if op.d16 or not (width % 4 == 0 or width < 4):
+        return lambda w, o: False
     if width < 4:
         return store_sub if op.store else load_sub
     return store_dwords if op.store else load_dwords
+
+
+def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
+                    offset: int, col: int, sreg: int | None = None) -> Step:
+    """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
+    short (not D16); `general` is `bind_vmem`'s step for the same instruction."""
+    mnemonic = inst.mnemonic
+    access = row_access(op, col)
+
+    def undefined(w: Wave) -> Exception:
+        return uninit(w, f"{mnemonic}: address from an undefined register")
+
+    if sreg is None:
+        def step(w: Wave) -> Any:
+            if not w.exec_full and not w.exec.any():
+                return None
+            if not sdef(w):
+                raise undefined(w)
+            if not access(w, (int(sget(w)) + offset) & M32):
+                return general(w)
+            return None
+        return step
+    i = sreg
+
+    def plain(w: Wave) -> Any:
+        if not w.exec_full and not w.exec.any():
+            return None
+        if w.sdef[i] & M32 != M32:
+            raise undefined(w)
+        if w.pend_s and i in w.pend_s:
+            raise hazard(w, f"s{i} read before the s_waitcnt covering its load")
+        if not access(w, (w.S[i] + offset) & M32):
+            return general(w)
+        return None
+    return plain

@@ -16,7 +16,8 @@ from typing import Any
 
 from rgpu_fuzz.sim.bind_alu import Unbindable
 from rgpu_fuzz.sim.fuse_code import NotFusible, RunCode
-from rgpu_fuzz.sim.fuse_mem import emit_load, emit_store, emit_wait
+from rgpu_fuzz.sim.fuse_mem import emit_load, emit_store, emit_wait, park
+from rgpu_fuzz.sim.fuse_mem import finish as finish_parked
 from rgpu_fuzz.sim.fuse_salu import SALU_EMITTERS
 from rgpu_fuzz.sim.fuse_valu import VALU_EMITTERS
 from rgpu_fuzz.sim.inst import Inst
@@ -93,16 +94,19 @@ class Emitter(RunCode):
                "        S = w.S", "        SD = w.sdef", "        V = w.V", "        VD = w.vdef",
                "        ef = w.exec_full", "        E = w.exec", "        j = 0", "        try:"]
         out += [f"            {text}" for text in self.body] or ["            pass"]
-        out += ["        except SimStop as e:", "            raise _RunStop(e.fault, j) from None",
+        out += ["        except SimStop as e:", "            if w.deferred: _park(w)",
+                "            raise _RunStop(e.fault, j) from None",
                 "        return _RET", "    return run"]
         return "\n".join(out) + "\n"
 
     def compile(self) -> Callable[..., Any]:
-        from rgpu_fuzz.sim.fuse import RUN_BASE, RunStop, finish
+        from rgpu_fuzz.sim.fuse import RUN_BASE, RunStop
 
         text = self.source()
         k = len(self.insts)
-        self.ns.update({"_finish": finish, "_RunStop": RunStop, "_K": k, "_RET": RUN_BASE - k})
+        # `fuse_mem.finish`: `fuse.finish` after parking the loads of a window
+        self.ns.update({"_finish": finish_parked, "_park": park, "_RunStop": RunStop, "_K": k,
+                        "_RET": RUN_BASE - k})
         exec(compile(text, f"<fused run: {', '.join(i.opcode for i in self.insts)}>", "exec"),
              self.ns)
         make: Callable[..., Any] = self.ns["make"]

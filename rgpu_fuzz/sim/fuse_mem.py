@@ -2,24 +2,31 @@
 (`rgpu_fuzz.sim.fuse`): O0 code spills and reloads around almost every instruction, and a
 bound step between two segments costs a call, a `Pending` record and its completion.
 
-What is emitted is `bind_scratch`'s step for the plain case; every condition under which
-that step would fault, or hand the access to the general step, hands the run to the bound
-steps at the access instead (`bail`), so the checks (`sim-waitcnt-hazard`,
-`sim-uninit-read`, the swizzle and `sim-oob-access`) are made by the very steps that make
-them outside a run, in their order.
+What is emitted is `bind_scratch`'s step for the plain case; under every condition under
+which that step would fault or hand the access to the general step, the run calls the
+access's bound step instead and goes on, so the checks (`sim-waitcnt-hazard`,
+`sim-uninit-read`, the swizzle and `sim-oob-access`) are made by the very step that makes
+them outside a run, in its order (a store changes no register, a load parks its data as
+it always does).
 
 - A store is emitted inside the current segment: it writes memory and leaves a completed
   entry in the vmcnt queue, and changes no register.
-- Loads directly followed by an `s_waitcnt` whose vmcnt is 0 (nothing between them but
-  more such loads, each to other registers) read their rows at the load and write their
-  destinations at the wait: the wait completes every older load first, and no instruction
-  can observe the destinations in between. Where a load of such a window hands the run to
-  the bound steps, the loads before it in the window are parked as the bound steps would
-  have parked them (`inflight.issue_vector_load`). Any other load runs as its bound step.
+- Loads followed by an `s_waitcnt` whose vmcnt is 0, with nothing between them but more
+  such loads (each to other registers), scalar ALU instructions and no-ops (a window),
+  read their rows at the load into `Wave.deferred` and write their destinations at the
+  wait, with the EXEC of their issue (`land`): the wait completes every older load
+  first, and no instruction can observe the destinations in between. Where the run hands
+  over to the bound steps or faults inside a window, the loads are parked first, as the
+  bound steps would have parked them (`park`). Any other load runs as its bound step
+  between segments.
 - `s_waitcnt` completes what is in the queues (`inflight.wait`), then the window's loads.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
 
 from rgpu_fuzz.sim.bind_scratch import (
     DEFINED_WORD,
@@ -31,9 +38,11 @@ from rgpu_fuzz.sim.bind_scratch import (
     views,
 )
 from rgpu_fuzz.sim.fuse_code import RunCode
-from rgpu_fuzz.sim.inflight import issue_vector_load, wait
+from rgpu_fuzz.sim.inflight import wait
 from rgpu_fuzz.sim.inst import Inst
 from rgpu_fuzz.sim.memops import MemOp, memop
+from rgpu_fuzz.sim.salu import SALU
+from rgpu_fuzz.sim.wave import Pending, Wave
 
 M32 = 0xFFFF_FFFF
 
@@ -42,7 +51,7 @@ def _need(em: RunCode) -> None:
     """Add the names the emitted code uses to the run's namespace."""
     if "_views" not in em.ns:
         em.ns.update({"_views": views, "_STORED": STORED, "_DW": DEFINED_WORD,
-                      "_park": issue_vector_load, "_wait": wait})
+                      "_land": land, "_wait": wait})
 
 
 def _uniform(inst: Inst, name: str, em: RunCode) -> tuple[MemOp, ScratchForm] | None:
@@ -55,34 +64,44 @@ def _uniform(inst: Inst, name: str, em: RunCode) -> tuple[MemOp, ScratchForm] | 
     return op, form
 
 
-def _prologue(em: RunCode, op: MemOp, form: ScratchForm, bail: str) -> None:
-    """The access's checks, each handing the run to the bound steps where the step would
-    not take its row-copy path (`bind_scratch.uniform_scratch`), inside `if ef or
-    E.any():` (an empty EXEC accesses nothing); leaves `_v` (the rows) and `_o`."""
+def _prologue(em: RunCode, op: MemOp, form: ScratchForm, fallback: str) -> None:
+    """Inside `if ef or E.any():` (an empty EXEC accesses nothing): `_o`, the private
+    offset, or -1 where `bind_scratch.uniform_scratch`'s step would fault or take the
+    general path; then `fallback` runs that step in the run (it checks and faults as it
+    always does), else the row-copy code that follows, with `_v` the rows."""
     width = op.width
     n = max(1, width // 4)
     cols = em.name(frozenset(range(form.col, form.col + n)))
     em.line("if ef or E.any():")
-    if form.sreg is None:
-        em.line(f"    _o = {form.offset & M32}")
-    else:
+    em.line("    _o = -1")
+    pad = "    "
+    if form.sreg is not None:
         i = form.sreg
-        em.line(f"    if SD[{i}] & {M32} != {M32} or (w.pend_s and {i} in w.pend_s): {bail}")
-        em.line(f"    _o = (S[{i}] + {form.offset}) & {M32}")
-    em.line("    _P = w.private")
-    if width >= 4:
-        em.line(f"    if _o & 3 or _o + {4 * n} > _P.size or _P.size & 3: {bail}")
+        em.line(f"    if SD[{i}] & {M32} == {M32} and not (w.pend_s and {i} in w.pend_s):")
+        em.line(f"        _o = (S[{i}] + {form.offset}) & {M32}")
+        pad = "        "
     else:
-        odd = " or _o & 1" if width == 2 else ""
-        em.line(f"    if _o + {width} > _P.size or _P.size & 3{odd}: {bail}")
-    em.line(f"    if w.vpart and not {cols}.isdisjoint(w.vpart): {bail}")
-    em.line(f"    if w.pend_v and not {cols}.isdisjoint(w.pend_v): {bail}")
-    em.line("    _v = _views(w)")
+        em.line(f"    _o = {form.offset & M32}")
+    em.line(f"{pad}_P = w.private")
+    if width >= 4:
+        bad = f"_o & 3 or _o + {4 * n} > _P.size or _P.size & 3"
+    else:
+        bad = f"_o + {width} > _P.size or _P.size & 3" + (" or _o & 1" if width == 2 else "")
+    em.line(f"{pad}if {bad} or (w.vpart and not {cols}.isdisjoint(w.vpart)) or "
+            f"(w.pend_v and not {cols}.isdisjoint(w.pend_v)): _o = -1")
+    em.line(f"    if _o < 0: {fallback}")
+    em.line("    else:")
+    em.line("        _v = _views(w)")
     if width == 2:
-        em.line("    _k = (_o >> 1) & 1")
-        em.line("    _dr = _v[5][_o >> 2, :, _k]; _sr = _v[6][_o >> 2, :, _k]")
+        em.line("        _k = (_o >> 1) & 1")
+        em.line("        _dr = _v[5][_o >> 2, :, _k]; _sr = _v[6][_o >> 2, :, _k]")
     elif width == 1:
-        em.line("    _dr = _v[3][_o >> 2, :, _o & 3]; _sr = _v[4][_o >> 2, :, _o & 3]")
+        em.line("        _dr = _v[3][_o >> 2, :, _o & 3]; _sr = _v[4][_o >> 2, :, _o & 3]")
+
+
+def _bound_step(em: RunCode) -> str:
+    """The access's bound step, run inside the run (one line of simple statements)."""
+    return f"j = {em.at}; _steps[_i + {em.at}](w)"
 
 
 def emit_store(em: RunCode, inst: Inst, name: str) -> bool:
@@ -92,46 +111,52 @@ def emit_store(em: RunCode, inst: Inst, name: str) -> bool:
         return False
     op, form = got
     _need(em)
-    _prologue(em, op, form, em.bail)
+    _prologue(em, op, form, _bound_step(em))
     col = form.col
     width = op.width
     n = max(1, width // 4)
     if width >= 4:
-        em.line("    _r = _o >> 2")
+        em.line("        _r = _o >> 2")
         if n == 1:
-            em.line(f"    if ef: _v[1][_r] = V[:, {col}]; "
+            em.line(f"        if ef: _v[1][_r] = V[:, {col}]; "
                     f"np.negative(VD[:, {col}], out=_v[2][_r], dtype=_U32, casting='unsafe')")
         else:
-            em.line(f"    if ef: _v[1][_r:_r + {n}] = V[:, {col}:{col + n}].T; "
+            em.line(f"        if ef: _v[1][_r:_r + {n}] = V[:, {col}:{col + n}].T; "
                     f"np.negative(VD[:, {col}:{col + n}].T, out=_v[2][_r:_r + {n}], "
                     "dtype=_U32, casting='unsafe')")
-        em.line(f"    else: _v[1][_r:_r + {n}, E] = V[E, {col}:{col + n}].T; "
+        em.line(f"        else: _v[1][_r:_r + {n}, E] = V[E, {col}:{col + n}].T; "
                 f"_v[2][_r:_r + {n}, E] = np.negative(VD[E, {col}:{col + n}].T, dtype=_U32, "
                 "casting='unsafe')")
     else:
         # the register's low byte or half (little-endian) and its definedness per byte
         dt = "np.uint16" if width == 2 else "np.uint8"
-        em.line(f"    _x = V.view({dt})[:, {col * 4 // width}]")
-        em.line(f"    if ef: _dr[...] = _x; np.negative(VD[:, {col}], out=_sr, dtype={dt}, "
+        em.line(f"        _x = V.view({dt})[:, {col * 4 // width}]")
+        em.line(f"        if ef: _dr[...] = _x; np.negative(VD[:, {col}], out=_sr, dtype={dt}, "
                 "casting='unsafe')")
-        em.line(f"    else: np.copyto(_dr, _x, where=E); np.copyto(_sr, np.negative(VD[:, {col}], "
-                f"dtype={dt}, casting='unsafe'), where=E)")
-    em.line("    w.vm_queue.append(_STORED)")
+        em.line(f"        else: np.copyto(_dr, _x, where=E); np.copyto(_sr, "
+                f"np.negative(VD[:, {col}], dtype={dt}, casting='unsafe'), where=E)")
+    em.line("        w.vm_queue.append(_STORED)")
     return True
 
 
 def _window(em: RunCode) -> bool:
-    """Whether the load at `em.at` starts or continues a run of uniform SCRATCH loads to
-    distinct registers that an `s_waitcnt` with vmcnt 0 directly follows."""
-    from rgpu_fuzz.sim.program import ALIASES, _waitcnt_counts
+    """Whether the load at `em.at` starts or continues a window: uniform SCRATCH loads to
+    distinct registers, with only scalar ALU instructions and no-ops between them (no
+    VGPR is read or written there: O0 reloads of an SGPR spill switch EXEC around the
+    load), up to an `s_waitcnt` whose vmcnt is 0."""
+    from rgpu_fuzz.sim.program import ALIASES, NOPS, _waitcnt_counts
 
     seen: set[int] = set()
     for k, inst in enumerate(em.insts[em.at:]):
+        if not inst.share_key or inst.halves:
+            return False
         name = ALIASES.get(inst.opcode, inst.opcode)
         if k and name == "S_WAITCNT":
-            return bool(inst.share_key) and _waitcnt_counts(inst, em.env)[0] == 0
+            return _waitcnt_counts(inst, em.env)[0] == 0
+        if k and (name in SALU or name in NOPS):
+            continue
         got = _uniform(inst, name, em)
-        if got is None or got[0].store or not inst.share_key:
+        if got is None or got[0].store:
             return False
         op, form = got
         cols = set(range(form.col, form.col + max(1, op.width // 4)))
@@ -142,60 +167,90 @@ def _window(em: RunCode) -> bool:
 
 
 def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
-    """Emit a uniform SCRATCH load of a window (`_window`); False: it runs as its bound
-    step."""
+    """Emit a uniform SCRATCH load of a window (`_window`) as an entry of `Wave.deferred`;
+    False: it runs as its bound step between segments."""
     got = _uniform(inst, name, em)
     if got is None or got[0].store or not _window(em):
         return False
     op, form = got
     _need(em)
-    k = len(em.deferred)
-    # simple statements after `if ...:` on one line are all its body
-    bail = "; ".join([*(f"_park(w, {c}, _d{m}.copy().T, _dd{m}, True, False) "
-                        f"if _d{m} is not None else None"
-                        for m, (c, _) in enumerate(em.deferred)), em.bail])
     col = form.col
     width = op.width
     n = max(1, width // 4)
-    em.line(f"_d{k} = None")
-    _prologue(em, op, form, bail)
+    _prologue(em, op, form, _bound_step(em))
     if width >= 4:
         whole = em.name(ones(4 * n * em.lanes))
         alld = em.name(all_defined(em.lanes, n))
-        em.line("    _r = _o >> 2")
-        em.line(f"    _s = _v[2][_r:_r + {n}]")
-        em.line(f"    if _s.tobytes() == {whole}: _dd{k} = {alld}")
-        em.line("    else:")
-        em.line("        _ok = _s == _DW")
-        em.line(f"        if ((_s != 0) & ~_ok).any(): {bail}")
-        em.line(f"        _dd{k} = _ok.T")
-        em.line(f"    _d{k} = _v[1][_r:_r + {n}]")
+        em.line("        _r = _o >> 2")
+        em.line(f"        _s = _v[2][_r:_r + {n}]")
+        em.line(f"        if _s.tobytes() == {whole}: _dd = {alld}")
+        em.line("        else:")
+        em.line("            _ok = _s == _DW")
+        em.line("            _dd = None if ((_s != 0) & ~_ok).any() else _ok.T")
+        em.line(f"        if _dd is None: {_bound_step(em)}")
+        em.line(f"        else: w.deferred.append(({col}, _v[1][_r:_r + {n}], _dd, ef, E))")
     else:
         # a sub-dword load's lane is defined when all its bytes are (`bind_vmem`)
-        em.line(f"    _dd{k} = (_sr == {0xFFFF if width == 2 else 0xFF})[:, None]")
+        dd = f"(_sr == {0xFFFF if width == 2 else 0xFF})[:, None]"
         if op.signed:
             signed = "np.int16" if width == 2 else "np.int8"
-            em.line(f"    _d{k} = _dr.view({signed}).astype(np.int32).view(_U32)[None, :]")
+            data = f"_dr.view({signed}).astype(np.int32).view(_U32)[None, :]"
         else:
-            em.line(f"    _d{k} = _dr.astype(_U32)[None, :]")
+            data = "_dr.astype(_U32)[None, :]"
+        em.line(f"        w.deferred.append(({col}, {data}, {dd}, ef, E))")
     em.deferred.append((col, n))
     return True
 
 
+def land(w: Wave) -> None:
+    """Write the window's loads (`Wave.deferred`) into their destinations, as `inflight.
+    complete` would: with the EXEC of their issue."""
+    for col, rows, defined, full, e in w.deferred:
+        n = rows.shape[0]
+        if full:
+            w.V[:, col:col + n] = rows.T
+            w.vdef[:, col:col + n] = defined
+        else:
+            np.copyto(w.V[:, col:col + n], rows.T, where=e[:, None])
+            np.copyto(w.vdef[:, col:col + n], defined, where=e[:, None])
+    w.deferred.clear()
+
+
+def park(w: Wave) -> None:
+    """Park the window's loads (`Wave.deferred`) as their bound steps would have: where the
+    run hands over to the bound steps or faults inside a window. Their order in the vmcnt
+    queue may differ from issue order (behind loads issued by bound steps in the window):
+    the window ends in a vmcnt(0) wait, which completes all, and their registers differ."""
+    for col, rows, defined, full, e in w.deferred:
+        n = rows.shape[0]
+        p = Pending(vm=True, lgkm=False, smem=False, vcol=col, vdata=rows.copy().T,
+                    vdef=defined, vmask=None if full else e.copy())
+        for c in range(col, col + n):
+            w.pend_v[c] = p
+        w.vm_queue.append(p)
+    w.deferred.clear()
+
+
+def finish(w: Wave, steps: list[Any], i: int, j: int, k: int) -> int:
+    """`fuse.finish`, after parking the window's loads."""
+    from rgpu_fuzz.sim.fuse import finish as bound
+
+    if w.deferred:
+        park(w)
+    return bound(w, steps, i, j, k)
+
+
 def emit_wait(em: RunCode, vm: int, lgkm: int) -> None:
     """`s_waitcnt` between two segments: what is in the queues, then the window's loads
-    (their rows `_d<k>` as (n, lanes), definedness `_dd<k>` as (lanes, n))."""
+    (`land`)."""
     _need(em)
     em.close_segment()
     em.may_raise()
     em.line(f"if w.vm_queue or w.lgkm_queue: _wait(w, {vm}, {lgkm})")
-    for k, (col, n) in enumerate(em.deferred):
-        em.line(f"if _d{k} is not None:")
-        em.line(f"    if ef: V[:, {col}:{col + n}] = _d{k}.T; VD[:, {col}:{col + n}] = _dd{k}")
-        em.line(f"    else: np.copyto(V[:, {col}:{col + n}], _d{k}.T, where=E[:, None]); "
-                f"np.copyto(VD[:, {col}:{col + n}], _dd{k}, where=E[:, None])")
+    if em.deferred:
+        em.line("if w.deferred: _land(w)")
     em.deferred.clear()
     em.open_segment(em.at + 1)
 
 
-__all__ = ["emit_load", "emit_store", "emit_wait"]
+__all__ = ["emit_load", "emit_store", "emit_wait", "finish", "land", "park"]

@@ -23,6 +23,37 @@ STORED = Pending(vm=True, lgkm=False, smem=False, done=True)
 nothing (the store wrote memory when it issued), shared: `wait` only counts and drops it."""
 
 
+_ALL_BITS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def all_bits(lanes: int, n: int) -> np.ndarray:
+    """A read-only (lanes, n) uint32 array of all-ones: the defined bits of a load whose
+    every byte is defined, kept as bits (a MUBUF load): `complete` settles it as
+    `halves.write_bits` would, without its per-lane work."""
+    got = _ALL_BITS.get((lanes, n))
+    if got is None:
+        got = _ALL_BITS[(lanes, n)] = np.full((lanes, n), FULL, np.uint32)
+        got.flags.writeable = False
+    return got
+
+
+def _write_defined_bits(w: Wave, c: int, data: np.ndarray, m: np.ndarray | None) -> None:
+    """`halves.write_bits(w, c, data, <all bits defined>, FULL, m)`: the value and
+    "defined" in the lanes `m` (None: all), whose partly defined entries go."""
+    if m is None:
+        w.V[:, c] = data
+        w.vdef[:, c] = True
+    else:
+        np.copyto(w.V[:, c], data, where=m)
+        w.vdef[:, c] |= m
+    part = w.vpart.get(c)
+    if part is not None:
+        for lane in (range(w.lanes) if m is None else np.nonzero(m)[0].tolist()):
+            part.pop(lane, None)
+        if not part:
+            del w.vpart[c]
+
+
 def complete(w: Wave, p: Pending) -> None:
     """Write a completed load's data into its destination (where no newer load to the same
     registers superseded it)."""
@@ -47,7 +78,9 @@ def complete(w: Wave, p: Pending) -> None:
         c = p.vcol + j
         newer = pend.get(c)
         if newer is p:
-            if not plain:
+            if vdef is _ALL_BITS.get(vdef.shape) and p.wmask == FULL:
+                _write_defined_bits(w, c, data[:, j], m)
+            elif not plain:
                 write_bits(w, c, data[:, j], vdef[:, j], p.wmask, m)
             elif m is None:
                 w.V[:, c] = data[:, j]

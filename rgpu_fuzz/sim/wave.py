@@ -40,9 +40,22 @@ def lanes_of(mask: int, lanes: int) -> np.ndarray:
     return got
 
 
+_MASK_OF: dict[bytes, int] = {}
+_BOOL = np.dtype(bool)
+
+
 def mask_of(lanes: np.ndarray) -> int:
-    """The lane mask of a bool vector."""
-    return int.from_bytes(np.packbits(lanes, bitorder="little").tobytes(), "little")
+    """The lane mask of a bool vector (cached by its bytes, as `lanes_of`)."""
+    if lanes.dtype != _BOOL:
+        return int.from_bytes(np.packbits(lanes, bitorder="little").tobytes(), "little")
+    key = lanes.tobytes()
+    got = _MASK_OF.get(key)
+    if got is None:
+        if len(_MASK_OF) > 4096:
+            _MASK_OF.clear()
+        got = _MASK_OF[key] = int.from_bytes(np.packbits(lanes, bitorder="little").tobytes(),
+                                             "little")
+    return got
 
 
 @dataclass(slots=True)
@@ -94,6 +107,9 @@ class Wave:
     pend_s: dict[int, Pending] = field(default_factory=dict)
     pend_v: dict[int, Pending] = field(default_factory=dict)
     private: Any = None
+    deferred: list[Any] = field(default_factory=list)
+    """Loads of a fused run's window not yet written (`fuse_mem`): (column, rows, defined,
+    EXEC full, EXEC) each."""
     scratch_views: Any = None
     """(private, its data and shadow as dword rows): `bind_mem`'s uniform scratch path."""
     mem: Any = None

@@ -73,9 +73,10 @@ def state(w: Wave) -> tuple[Any, ...]:
             sorted(w.pend_v), sorted(w.pend_s))
 
 
-def both(insts: list[Inst], w: Wave) -> tuple[Wave, Any, str]:
+def both(insts: list[Inst], w: Wave) -> tuple[Wave, Any, list[int]]:
     """Run `insts` as bound steps and as a fused run from copies of `w`; returns the fused
-    wave, what both raised (None or (kind, instruction)) and the run's source."""
+    wave, what both raised (None or (kind, instruction)) and the instructions whose bound
+    step the fused run called."""
     w.scratch_views = None          # cached views would not follow a deep copy
     stepped, fused = copy.deepcopy(w), copy.deepcopy(w)
     prog = bind_program(insts, ENV, None)
@@ -88,21 +89,25 @@ def both(insts: list[Inst], w: Wave) -> tuple[Wave, Any, str]:
             break
     make = compiled(insts, ENV)
     assert make is not None, "the run was not fusible"
+    called: list[int] = []
+
+    def spy(i: int, step: Any) -> Any:
+        return lambda w: (called.append(i), step(w))[1]
+    steps = [spy(i, st) for i, st in enumerate(bind_program(insts, ENV, None).steps)]
     try:
-        assert make(bind_program(insts, ENV, None).steps, 0)(fused) == RUN_BASE - len(insts)
+        assert make(steps, 0)(fused) == RUN_BASE - len(insts)
     except RunStop as stop:
         raised_fused = (stop.fault.kind, stop.offset)
     assert raised_fused == raised_steps
     assert state(fused) == state(stepped)
-    return fused, raised_fused, make.source
+    return fused, raised_fused, called
 
 
 def test_a_spill_and_reload_in_a_run_is_inline_and_adds_modulo_2_32() -> None:
     run = [store("SCRATCH_STORE_DWORD", 3, 4), load("SCRATCH_LOAD_DWORD", 5, 4), WAIT,
            add(7, 5, 5)]
-    f, raised, source = both(run, wave())
-    assert raised is None
-    assert "_steps[_i + " not in source          # no bound step called from the run
+    f, raised, called = both(run, wave())
+    assert raised is None and called == []      # no bound step called from the run
     assert f.V[:, 7].tolist() == [2, 4, 0xFFFF_FF00, 0xFE]
     assert f.vdef[:, 7].all() and not f.pend_v
 
@@ -148,8 +153,8 @@ def test_a_partly_defined_slot_hands_the_second_load_to_the_bound_steps() -> Non
     w = wave()
     w.private.defined[:] = 0xFF
     w.private.defined[3 * 4 * LANES + 0] = 0x0F   # dword 3 (offset 12), lane 0, byte 0
-    f, raised, _ = both(run, w)
-    assert raised is None
+    f, raised, called = both(run, w)
+    assert raised is None and called == [1]
     assert f.vdef[:, 5].all() and f.vdef[:, 6].tolist() == [False, True, True, True]
     assert f.vpart == {6: {0: 0xFFFF_FF0F}}
 
@@ -185,7 +190,56 @@ def test_a_partly_defined_lane_is_spilled_and_reloaded_bit_for_bit() -> None:
     w = wave()
     w.vdef[1, 3] = False
     w.vpart = {3: {1: 0x0000_FFFF}}
-    f, raised, _ = both(run, w)
-    assert raised is None
+    f, raised, called = both(run, w)
+    assert raised is None and called == [0, 1]
     assert f.vpart[5] == {1: 0x0000_FFFF}
     assert f.vdef[:, 5].tolist() == [True, False, True, True]
+
+
+def s(i: int, n: int = 1) -> Opnd:
+    return Opnd(OpKind.SGPR, i, n)
+
+
+EXEC_PAIR = Opnd(OpKind.SGPR, 126, 2)
+MINUS_ONE = Opnd(OpKind.INT, 0, 1, value=-1)
+
+
+def test_a_reload_with_exec_switched_around_it_loads_every_lane() -> None:
+    """An O0 reload of an SGPR spill (gfx1100's shape): s_or_saveexec -1, the load, EXEC
+    restored, the wait, then v_readlane of a lane outside the restored EXEC: the load
+    wrote all lanes (its EXEC was all ones) and readlane reads any lane."""
+    run = [inst("S_OR_SAVEEXEC_B64", s(4, 2), MINUS_ONE), load("SCRATCH_LOAD_DWORD", 6, 4),
+           inst("S_MOV_B64", EXEC_PAIR, s(4, 2)), WAIT,
+           inst("V_READLANE_B32", s(0), v(6), Opnd(OpKind.INT, 0, 1, value=2))]
+    w = wave(0b0101)
+    w.private.data[3 * 4 * LANES:4 * 4 * LANES] = range(16)    # offset 12: lane l bytes 4l..
+    w.private.defined[:] = 0xFF
+    f, raised, called = both(run, w)
+    assert raised is None and called == []
+    assert f.V[:, 6].tolist() == [0x0302_0100, 0x0706_0504, 0x0B0A_0908, 0x0F0E_0D0C]
+    assert (f.S[0], f.sdef[0]) == (0x0B0A_0908, M32)
+    assert f.exec_mask == 0b0101 and not f.deferred
+    # the other way round: loaded under EXEC 0b0101, EXEC all ones at the wait
+    run = [load("SCRATCH_LOAD_DWORD", 6, 4), inst("S_MOV_B64", EXEC_PAIR, MINUS_ONE), WAIT]
+    w.V[:, 6] = 7
+    f, raised, called = both(run, w)
+    assert raised is None and called == []
+    assert f.V[:, 6].tolist() == [0x0302_0100, 7, 0x0B0A_0908, 7]
+    assert f.vdef[:, 6].tolist() == [True, False, True, False]
+
+
+def test_a_fault_or_a_hand_over_inside_a_window_parks_its_loads() -> None:
+    """EXEC written from an undefined SGPR inside a window is sim-uninit-read at that
+    instruction; an undefined scalar source hands the run to the bound steps there. Either
+    way the load issued before is in flight exactly as on the bound steps."""
+    run = [load("SCRATCH_LOAD_DWORD", 6, 4), inst("S_MOV_B64", EXEC_PAIR, s(8, 2)), WAIT]
+    w = wave()
+    w.private.defined[:] = 0xFF
+    f, raised, _ = both(run, w)
+    assert raised == (FaultKind.UNINIT_READ, 1)
+    assert sorted(f.pend_v) == [6] and len(f.vm_queue) == 1 and not f.deferred
+    run = [load("SCRATCH_LOAD_DWORD", 6, 4), inst("S_ADD_U32", s(0), s(8), s(9)), WAIT,
+           add(7, 6, 6)]
+    w.S[9], w.sdef[9] = 1, M32
+    f, raised, called = both(run, w)
+    assert called[:1] == [1] and not f.deferred and not f.pend_v

@@ -167,3 +167,22 @@ def test_a_global_dword_load_reads_active_lanes_and_faults_past_the_buffer() -> 
     with pytest.raises(SimStop) as got:                  # lane 3 reads bytes 16..19
         bind_vmem(past, memop("GLOBAL_LOAD_DWORD"), ENV, None)(w)  # type: ignore[arg-type]
     assert got.value.fault.kind is FaultKind.OOB_ACCESS
+
+
+def test_partly_defined_lanes_go_through_private_memory_bit_for_bit() -> None:
+    """v1 lane 2 holds a value with only its low 12 bits defined (`vpart`), v5 lanes 0 and
+    3 old partly defined entries. Stored and reloaded into v5 under EXEC 0b0111: lane 2
+    comes back with its 12 bits, lanes 0 and 1 fully defined (their entries go), lane 3
+    (inactive) keeps its old entry."""
+    w = wave(exec_mask=0b0111)
+    w.vdef[2, 1] = False
+    w.vpart = {1: {2: 0x0000_0FFF}, 5: {0: 0xFF, 3: 0xF}}
+    w.private.defined[4 * LANES + 4 * 3] = 0xFF         # lane 3's slot: one byte defined
+    scratch("SCRATCH_STORE_DWORD", 1, 0)(w)
+    assert [int.from_bytes(w.private.defined[4 * LANES + 4 * ln:4 * LANES + 4 * ln + 4],
+                           "little") for ln in range(LANES)] == [M32, M32, 0x0FFF, 0xFF]
+    scratch("SCRATCH_LOAD_DWORD", 5, 0)(w)
+    assert w.vpart[5] == {2: 0x0FFF, 3: 0xF}            # at issue, as the general step
+    drain(w)
+    assert w.vdef[:, 5].tolist() == [True, True, False, False]
+    assert w.V[:3, 5].tolist() == [0x1234_56F0, 0x0000_80A5, 0xFFFF_FF7F]
