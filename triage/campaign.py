@@ -54,6 +54,7 @@ from rgpu_fuzz.triage.campaign_jobs import (
 from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
 from rgpu_fuzz.triage.classify import coarse_key, is_bug_key, place, reduction_slot
 from rgpu_fuzz.triage.executors import Done, Executor, LocalExecutor
+from rgpu_fuzz.triage.known_bugs import is_known_bug
 from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
 from rgpu_fuzz.triage.store_probes import probe_toolchain
 from rgpu_fuzz.triage.toolchains import begin_run
@@ -420,7 +421,8 @@ class Campaign:
                 if self.config.reduce else finding.signature
             if sig is not None:
                 new = self._record(case, found, finding, sig)
-                if new and self.config.reduce and finding.kind is not FindingKind.INVALID_CASE:
+                if new and self.config.reduce and finding.kind is not FindingKind.INVALID_CASE \
+                        and not is_known_bug(sig):  # a known bug needs no reduction
                     # a bug-keyed bucket keeps its key whatever the reduction leaves
                     self._submit_reduction(found, sig if is_bug_key(sig) else finding.signature)
                 continue

@@ -32,6 +32,7 @@ from rgpu_fuzz.pipelines.runner import run_case, run_cases
 from rgpu_fuzz.triage.bugkey import BugKeys, ProbeAnswer, ProbeStats
 from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
 from rgpu_fuzz.triage.classify import coarse_key, is_bug_key
+from rgpu_fuzz.triage.known_bugs import KnownBugs
 
 NO_PROBES = ProbeStats(0, 0.0)
 
@@ -209,6 +210,26 @@ def _key_findings(keys: BugKeys | None, case: Case, verdict: Verdict) -> dict[st
     return out
 
 
+_known: dict[Setup, KnownBugs] = {}
+
+
+def _known_keys(setup: Setup, case: Case, outcomes: dict[str, Outcome], verdict: Verdict,
+                module: Module | None, keyed: dict[str, str]) -> dict[str, str]:
+    """`keyed` with the findings a known LLVM bug explains keyed by that bug
+    (`triage/known_bugs.py`: one extra run of the finding's pipeline each, where one applies)."""
+    reg, pipelines, policy, _ = _prepared(setup)
+    known = _known.get(setup)
+    if known is None:
+        known = _known[setup] = KnownBugs(reg, policy)
+    by_label = {p.label: p for p in pipelines}
+    out = dict(keyed)
+    for f in verdict.findings:
+        key = known.key(f, case, outcomes, by_label, module)
+        if key is not None:
+            out[f.signature] = key
+    return out
+
+
 def _probed(keys: BugKeys | None, before: ProbeStats) -> Probed:
     if keys is None:
         return Probed()
@@ -271,7 +292,8 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
-                               _key_findings(keys, case, verdict)))
+                               _known_keys(job.setup, case, outcomes, verdict, module,
+                                           _key_findings(keys, case, verdict))))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
                        errors, features, capture.collect(), _probed(keys, probes_before))
 
@@ -292,7 +314,8 @@ def judge_cases(job: JudgeJob) -> JudgeResult:
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
-                               _key_findings(keys, case, verdict)))
+                               _known_keys(job.setup, case, outcomes, verdict, module,
+                                           _key_findings(keys, case, verdict))))
     return JudgeResult(judged, found, _probed(keys, before))
 
 

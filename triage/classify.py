@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 
 from rgpu_fuzz.oracles import Finding, FindingKind, Signature
 from rgpu_fuzz.oracles.signature import coarse_key
+from rgpu_fuzz.triage.known_bugs import is_known_bug
 
 
 def signature_ops(signature: str) -> frozenset[str] | None:
@@ -61,6 +62,8 @@ def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
     own kernel; `bug_key` the finding's bug key if it has one (`BugKeys.key`), taken as is
     for a `reduced` kernel and when it names one family; `keyed`: the campaign asked for
     bug keys, so a finding without one has none (rule 3 of the module doc)."""
+    if bug_key is not None and is_known_bug(bug_key):
+        return bug_key  # a known LLVM bug explains it (triage/known_bugs.py), any kind
     if finding.kind is not FindingKind.WRONG_CODE:
         return finding.signature
     key = coarse_key(finding.signature)

@@ -34,13 +34,14 @@ from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import Case, Expect, ExpectStatus
 from rgpu_fuzz.model.outcome import Outcome, Unavailable, Unsupported, detail
 from rgpu_fuzz.oracles import Finding, Policy, Verdict, judge, kernel_operations
-from rgpu_fuzz.oracles.signature import coarse_key
+from rgpu_fuzz.oracles.signature import Signature, coarse_key
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.triage import toolchains
 from rgpu_fuzz.triage.classify import place
+from rgpu_fuzz.triage.known_bugs import is_known_bug
 from rgpu_fuzz.triage.store import Bucket, BucketStatus, Event, FindingStore, Run
 
 DEFAULT_STATUSES = (BucketStatus.NEW, BucketStatus.FILED, BucketStatus.FLAKY,
@@ -192,6 +193,10 @@ def _matches(signature: str, finding: Finding, ops: tuple[str, ...]) -> bool:
     placement puts it there."""
     if finding.signature == signature:
         return True
+    if is_known_bug(signature):  # its reproducer shows the bug as a finding of kind and pipeline
+        known = Signature.parse(signature)
+        found = Signature.parse(finding.signature)
+        return (found.kind, found.pipeline) == (known.kind, known.pipeline)
     return (coarse_key(finding.signature) == coarse_key(signature)
             and place(finding, ops, [signature]) == signature)
 

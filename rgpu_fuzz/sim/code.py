@@ -51,11 +51,14 @@ class Code(Sequence[Inst]):
 
 _CACHE: OrderedDict[str, Code] = OrderedDict()
 _CACHE_SIZE = 64
-_MEMO: dict[str, tuple[dict[int, tuple[int, ...]], dict[tuple[int, ...], Inst],
-                       dict[tuple[int, int] | int, Inst], Vop3Memo]] = {}
-"""Per target: the sizes (in dwords) seen for each first dword, the instruction of each
-dword sequence, the address-bound instructions by (address, dword) and by dword, and the
-operand-level memo of VOP3 instructions (`rgpu_fuzz.sim.vop3_memo`)."""
+_MEMO: dict[str, tuple[dict[int, Inst], dict[int, tuple[int, ...]],
+                       dict[tuple[int, ...], Inst], dict[tuple[int, int] | int, Inst],
+                       Vop3Memo]] = {}
+"""Per target: the one-dword instructions by their dword; the sizes (in dwords) seen for
+each first dword of longer ones and the instruction of each dword sequence; the
+address-bound instructions by (address, dword) and by dword; and the operand-level memo of
+VOP3 instructions (`rgpu_fuzz.sim.vop3_memo`). Whether an instruction takes one dword is
+decided by its first (a literal follows only for a source field of that dword)."""
 _MEMO_LIMIT = 200_000
 
 
@@ -88,45 +91,50 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
     n = len(data) // 4
     words = struct.unpack_from(f"<{n}I", data) if n else ()
     memo = _MEMO.get(target)
-    if memo is None or len(memo[1]) + len(memo[2]) + len(memo[3]) > _MEMO_LIMIT:
-        memo = _MEMO[target] = ({}, {}, {}, Vop3Memo(target))
-    sizes_of, by_words, at_address, vop3 = memo
+    if memo is None or sum(len(m) for m in memo) > _MEMO_LIMIT:
+        memo = _MEMO[target] = ({}, {}, {}, {}, Vop3Memo(target))
+    one, sizes_of, by_words, at_address, vop3 = memo
     out: list[Inst] = []
     addresses: list[int] = []
     append = out.append
     append_address = addresses.append
     i = 0
     while i < n:
-        inst = None
-        for k in sizes_of.get(words[i], ()):
-            inst = by_words.get(words[i:i + k])
-            if inst is not None:
-                break
+        w0 = words[i]
+        inst = one.get(w0)
+        if inst is None:
+            for k in sizes_of.get(w0, ()):
+                inst = by_words.get(words[i:i + k])
+                if inst is not None:
+                    break
         if inst is None:
             # branches and the like (one dword each) are memoised at their address: code
             # objects of a campaign load at the same addresses; at another address, the
             # instruction with the same dword is moved there (`Inst.relocated`)
-            at = (base_address + 4 * i, words[i])
+            at = (base_address + 4 * i, w0)
             inst = at_address.get(at)
             if inst is None:
-                inst = at_address.get(words[i])
+                inst = at_address.get(w0)
                 if inst is not None:
                     inst = at_address[at] = inst.relocated(at[0])
         if inst is None:
             address = base_address + 4 * i
-            inst = vop3.compose(words[i], words[i + 1], address) if i + 1 < n else None
+            inst = vop3.compose(w0, words[i + 1], address) if i + 1 < n else None
             if inst is None:
                 inst = from_decoded(decode_at(words, i, target, address))
                 if not inst.share_key and inst.size == 4:
-                    at_address[at] = at_address[words[i]] = inst
+                    at_address[at] = at_address[w0] = inst
                 elif inst.size == 8:
-                    vop3.learn(inst, words[i], words[i + 1], address)
+                    vop3.learn(inst, w0, words[i + 1], address)
             if inst.share_key:
                 w = inst.share_key[1]
-                by_words[w] = inst
-                sizes = sizes_of.get(w[0], ())
-                if len(w) not in sizes:
-                    sizes_of[w[0]] = (*sizes, len(w))
+                if len(w) == 1:
+                    one[w0] = inst
+                else:
+                    by_words[w] = inst
+                    sizes = sizes_of.get(w0, ())
+                    if len(w) not in sizes:
+                        sizes_of[w0] = (*sizes, len(w))
         append(inst)
         append_address(base_address + 4 * i)
         i += inst.size // 4

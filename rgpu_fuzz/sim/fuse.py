@@ -91,30 +91,42 @@ def compiled(insts: Sequence[Inst], env: Env) -> Callable[..., Step] | None:
         make = None
     if len(_COMPILED) > _COMPILED_LIMIT:
         _COMPILED.clear()
-        _HEADS.clear()
+        for lengths_of in _HEADS.values():
+            lengths_of.clear()
     _COMPILED[key] = make
     if make is not None:
-        head = (env, insts[0].share_key)
-        lengths = _HEADS.get(head, ())
+        lengths_of = heads(env)
+        head = insts[0].share_key
+        lengths = lengths_of.get(head, ())
         if len(insts) not in lengths:
-            _HEADS[head] = tuple(sorted((*lengths, len(insts)), reverse=True))
+            lengths_of[head] = tuple(sorted((*lengths, len(insts)), reverse=True))
     return make
 
 
-_HEADS: dict[tuple[Env, tuple[Any, ...]], tuple[int, ...]] = {}
-"""(env, words) of the first instruction of every run compiled in this process → the
+_HEADS: dict[Env, dict[tuple[Any, ...], tuple[int, ...]]] = {}
+"""Per env: the words of the first instruction of every run compiled in this process → the
 lengths of those runs, longest first. At its first execution an instruction is looked up
 here, and only these lengths are tested against `_COMPILED`: classifying the instructions
 that follow (`run_length`, up to `MAX_RUN` of them) at every first execution cost cold O0
 code 4-6 ms per case, more as a long worker compiled more heads, and found a compiled run
-rarely."""
+rarely. One dict per env, held by each program (`Program.heads`): hashing an `Env` at
+every first execution cost more than the lookup."""
 
 
-def compiled_at(templates: Sequence[Inst], i: int, env: Env) -> tuple[int, Step | None]:
+def heads(env: Env) -> dict[tuple[Any, ...], tuple[int, ...]]:
+    """The heads of runs compiled for `env` (the same dict for the process's life)."""
+    got = _HEADS.get(env)
+    if got is None:
+        got = _HEADS[env] = {}
+    return got
+
+
+def compiled_at(templates: Sequence[Inst], i: int, env: Env,
+                lengths_of: dict[tuple[Any, ...], tuple[int, ...]]) -> tuple[int, Step | None]:
     """The longest run compiled before in this process that starts at `templates[i]`, as
     (length, factory `make(steps, i)`); (0, None) when there is none (cheap when `templates[i]`
-    begins no compiled run: one dict lookup)."""
-    lengths = _HEADS.get((env, templates[i].share_key))
+    begins no compiled run: one dict lookup in `lengths_of`, `heads(env)`)."""
+    lengths = lengths_of.get(templates[i].share_key)
     if not lengths:
         return 0, None
     n = len(templates)
@@ -127,5 +139,5 @@ def compiled_at(templates: Sequence[Inst], i: int, env: Env) -> tuple[int, Step 
     return 0, None
 
 
-__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "compiled", "compiled_at", "finish", "np",
+__all__ = ["MAX_RUN", "RUN_BASE", "RunStop", "compiled", "compiled_at", "finish", "heads", "np",
            "run_length"]

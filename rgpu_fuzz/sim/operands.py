@@ -244,10 +244,25 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
 
 
 def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
-    """(value, fully defined) closures for a scalar operand: a Python int and a bool."""
+    """(value, fully defined) closures for a scalar operand: a Python int and a bool. For a
+    constant and a plain SGPR the second reads the answer directly (one call, not two: the
+    bound steps of cold O0 code call it ~5,000 times a case)."""
     get, dbits = scalar_bits_source(op, bits, env)
     full = (1 << bits) - 1
+    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+        return get, _always
+    i = op.index
+    if op.kind is OpKind.SGPR and i not in _consts(env) and i < 250:
+        if bits == 64:
+            j = i + 1
+            return get, (lambda w: (w.sdef[i] | w.sdef[j] << 32) == full)
+        if bits == 32:
+            return get, (lambda w: (w.sdef[i] & full) == full)
     return get, (lambda w: dbits(w) == full)
+
+
+def _always(w: Wave) -> bool:
+    return True
 
 
 def scalar_dest(op: Opnd, bits: int) -> Callable[[Wave, int, Any], None]:
@@ -260,15 +275,17 @@ def scalar_dest(op: Opnd, bits: int) -> Callable[[Wave, int, Any], None]:
         return lambda w, v, d: None
     touches_exec = i in (EXEC, EXEC + 1) or (bits == 64 and i + 1 == EXEC)
     full = (1 << bits) - 1
+    j = i + 1
     if bits == 64:
         def put64(w: Wave, v: int, d: Any) -> None:
-            if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
-                raise hazard(w, f"s[{i}:{i + 1}] written before its load completed")
-            dm = (full if d else 0) if isinstance(d, bool | np.bool_) else int(d)
-            w.S[i] = v & 0xFFFF_FFFF
-            w.S[i + 1] = (v >> 32) & 0xFFFF_FFFF
-            w.sdef[i] = dm & 0xFFFF_FFFF
-            w.sdef[i + 1] = (dm >> 32) & 0xFFFF_FFFF
+            if w.pend_s and (i in w.pend_s or j in w.pend_s):
+                raise hazard(w, f"s[{i}:{j}] written before its load completed")
+            dm = (full if d else 0) if isinstance(d, _BOOLS) else int(d)
+            S, sdef = w.S, w.sdef
+            S[i] = v & 0xFFFF_FFFF
+            S[j] = (v >> 32) & 0xFFFF_FFFF
+            sdef[i] = dm & 0xFFFF_FFFF
+            sdef[j] = (dm >> 32) & 0xFFFF_FFFF
             if touches_exec:
                 _check_exec(w)
                 w.refresh_exec()
@@ -278,12 +295,16 @@ def scalar_dest(op: Opnd, bits: int) -> Callable[[Wave, int, Any], None]:
         if w.pend_s and i in w.pend_s:
             raise hazard(w, f"s{i} written before its load completed")
         w.S[i] = v & 0xFFFF_FFFF
-        w.sdef[i] = (0xFFFF_FFFF if d else 0) if isinstance(d, bool | np.bool_) \
+        w.sdef[i] = (0xFFFF_FFFF if d else 0) if isinstance(d, _BOOLS) \
             else int(d) & 0xFFFF_FFFF
         if touches_exec:
             _check_exec(w)
             w.refresh_exec()
     return put
+
+
+_BOOLS = (bool, np.bool_)
+"""A definedness given as all-or-nothing (a scalar writer's `d`; the other form is a mask)."""
 
 
 def _check_exec(w: Wave) -> None:
@@ -376,7 +397,7 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
         if w.pend_v and col in w.pend_v:
             raise hazard(w, f"v{col} written before its load completed")
         raw = conv(r)
-        if w.vpart:
+        if w.vpart and col in w.vpart:
             _forget(w, col, 1)
         if w.exec_full:
             w.V[:, col] = raw

@@ -10,6 +10,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from rgpu_fuzz.sim.bind_mem import (
     wait,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import compiled, compiled_at, run_length
+from rgpu_fuzz.sim.fuse import compiled, compiled_at, heads, run_length
 from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
@@ -70,10 +71,15 @@ class Program:
     env: Env | None = None
     heat: list[int] = field(default_factory=list)
     """Executions of each index on the engine's fused tier, over launches (`tier_up`)."""
+    heads: dict[tuple[Any, ...], tuple[int, ...]] = field(default_factory=dict)
+    """`fuse.heads(env)`: the runs compiled for this program's env, by first words."""
     executed: list[int] = field(default_factory=list)
-    """Every index executed on the fused tier so far, in the order of its first execution
-    (`tier_up`): the engine gathers a launch's per-opcode counts from these, not from a
-    pass over every index of `.text` (a batch's code object holds eight kernels)."""
+    """Every index executed on the fused tier so far, once each, in the order of its first
+    execution (`tier_up`): the engine gathers a launch's per-opcode counts from these, not
+    from a pass over every index of `.text` (a batch's code object holds eight kernels)."""
+    seen: bytearray = field(default_factory=bytearray)
+    """1 at the indices in `executed` (`bench sim` sets heat back to 0 when it lowers
+    `HOT`: an index reaches heat 1 again, and must not be listed twice)."""
 
 
     def release(self) -> None:
@@ -82,13 +88,6 @@ class Program:
         never does once `gc.freeze` has moved it out of reach."""
         self.steps.clear()
         self.fast.clear()
-
-    def reset_heat(self) -> None:
-        """Forget the tiering decisions' counts (a benchmark that changes `HOT` between
-        launches): every index counts from 0 again, and `executed` restarts with them (the
-        engine reads a launch's opcode counts from it: an index must be there once)."""
-        self.heat[:] = [0] * len(self.heat)
-        self.executed.clear()
 
 
 def _unsupported(inst: Inst, why: str) -> Step:
@@ -338,29 +337,29 @@ def bind_program(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
     steps: list[Step] = []
     fast: list[Step] = []
 
-    def lazy(i: int) -> Step:
-        # no reference to itself (it is `steps[i]` until it runs): a self-referencing
-        # closure was cyclic garbage once replaced, ~440 per O0 case for the collector
-        def bind_then_run(w: Wave) -> Any:
-            me = steps[i]
-            inst = templates[i]
-            if not inst.share_key:
-                inst = inst.at(addresses[i])
-            step = bind_one(inst, env, mem, index_of)
-            steps[i] = step
-            if fast[i] is me:
-                fast[i] = step
-            if inst.share_key:
-                shared[inst.share_key] = step
-            return step(w)
-        return bind_then_run
+    def bind_then_run(i: int, w: Wave) -> Any:
+        # `steps[i]` until it runs: the lazy step is `partial(bind_then_run, i)`, made at C
+        # speed for every index of `.text`, and nothing refers to it once replaced (a
+        # closure that named itself was cyclic garbage, ~440 per O0 case)
+        me = steps[i]
+        inst = templates[i]
+        if not inst.share_key:
+            inst = inst.at(addresses[i])
+        step = bind_one(inst, env, mem, index_of)
+        steps[i] = step
+        if fast[i] is me:
+            fast[i] = step
+        if inst.share_key:
+            shared[inst.share_key] = step
+        return step(w)
 
     get = shared.get
     for i, inst in enumerate(templates):
         step = get(inst.share_key) if inst.share_key else None
-        steps.append(step if step is not None else lazy(i))
+        steps.append(step if step is not None else partial(bind_then_run, i))
     fast.extend(steps)
-    return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps), [])
+    return Program(insts, templates, steps, index, fast, {}, env, [0] * len(steps), heads(env), [],
+                   bytearray(len(steps)))
 
 
 HOT = 64
@@ -383,14 +382,15 @@ def tier_up(prog: Program, i: int, heat: int) -> None:
     so a run, once installed, is never replaced by one of another length."""
     templates, env = prog.templates, prog.env
     assert env is not None
-    if heat == 1:
+    if heat == 1 and not prog.seen[i]:
+        prog.seen[i] = 1
         prog.executed.append(i)
     if heat >= HOT:
         k = run_length(templates, i, env)
         make = compiled(templates[i:i + k], env) if k >= 2 else None
         prog.heat[i] = SETTLED
     else:
-        k, make = compiled_at(templates, i, env)
+        k, make = compiled_at(templates, i, env, prog.heads)
     if make is not None:
         prog.fast[i] = make(prog.steps, i)
         prog.run_len[i] = k

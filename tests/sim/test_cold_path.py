@@ -96,7 +96,7 @@ def test_first_execution_installs_the_longest_run_compiled_before(
            _add(5, 4, 3, "head")]
     assert fuse.compiled(run[:2], ENV) is not None
     assert fuse.compiled(run[:3], ENV) is not None
-    assert fuse._HEADS[(ENV, run[0].share_key)] == (3, 2)
+    assert fuse.heads(ENV)[run[0].share_key] == (3, 2)
 
     def no_classifying(*args: object) -> int:
         raise AssertionError("run_length at a first execution")
@@ -106,6 +106,8 @@ def test_first_execution_installs_the_longest_run_compiled_before(
     tier_up(prog, 0, 1)
     assert prog.run_len == {0: 3} and prog.heat[0] == program.SETTLED
     assert prog.executed == [0]
+    tier_up(prog, 0, 1)                     # heat set back to 0 by `bench sim`, run again
+    assert prog.executed == [0], "listed twice: its opcodes would count twice"
     tier_up(prog, 4, 1)                                   # no run starts with it
     assert 4 not in prog.run_len and prog.heat[4] == 0
     w = _wave()

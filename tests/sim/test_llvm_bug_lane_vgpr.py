@@ -6,7 +6,8 @@ stops reproducing.
 
 Independent expected values: the reproducer's output computed by hand (see its header), and
 `ref` (the reference interpreter) for the fuzzer's case. The causal check: the same LLVM with
-the one misplaced MIR instruction moved to the entry block (`llc_lane_vgpr_defs.py`, the
+the one misplaced MIR instruction moved to the entry block
+(`rgpu_fuzz/triage/llc_lane_vgpr_defs.py`, which triage's known-bug recheck uses; the
 placement of LLVM 19 and of the upstream fix) agrees with those values, and the unchanged
 MIR round trip does not. And the simulator's side: the lane-mask spill sequence the trace runs,
 on hand-built instructions, against the CDNA3 definitions."""
@@ -38,7 +39,7 @@ from tests.toolchain import debian_llvm_tool
 ROOT = Path(__file__).parents[2]
 REPRODUCER = ROOT / "docs" / "llvm-bugs" / "lane_vgpr_implicit_def_in_loop_header.ll"
 CASE = ROOT / "corpus" / "526d09799032.toml"
-EDIT = Path(__file__).parent / "llc_lane_vgpr_defs.py"
+EDIT = ROOT / "rgpu_fuzz" / "triage" / "llc_lane_vgpr_defs.py"
 N = 3
 # by hand: iteration 0 selects <100k + j>, iterations 1 .. N-1 add 1 each
 BY_HAND = [100 * (i // 32) + i % 32 + (N - 1) for i in range(64)]

@@ -6,7 +6,9 @@ use) to the top of the entry block, `-start-after=si-lower-sgpr-spills`.
 The entry block dominates every loop, which is the placement LLVM 19 uses and the one the
 upstream fix (llvm/llvm-project#186348) restores; with `--keep` the MIR goes through the same
 round trip unchanged (the control). Usage: `llc_lane_vgpr_defs.py LLC [--keep] LLC-ARGS...`,
-LLC-ARGS as `rgpu_fuzz.pipelines.toolchain.Llc` passes them (`-o OUT IN.ll` last)."""
+LLC-ARGS as `rgpu_fuzz.pipelines.toolchain.Llc` passes them (`-o OUT IN.ll` last); it runs
+as a script, in the temporary folder Llc gives it. The recheck of `known_bugs.toml`
+(`triage/known_bugs.py`) and tests/sim/test_llvm_bug_lane_vgpr.py use it."""
 
 from __future__ import annotations
 

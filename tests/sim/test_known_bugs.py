@@ -1,0 +1,72 @@
+"""The known-LLVM-bug recheck of triage (`triage/known_bugs.py`): a finding that LLVM 22's
+lane-VGPR bug explains is bucketed as "known LLVM bug llvm/llvm-project#186348", any other
+finding as before, and both are kept.
+
+Independent sources: corpus case 526d09799032 is the bug's finding (docs/findings/
+8081e0ac57.md: the one MIR edit makes it equal `ref`, tests/sim/test_llvm_bug_lane_vgpr.py);
+the seeded plugin tests/plugins/sim_add_to_sub.py computes a wrong value by construction
+(its `v_sub_u32`), which no llc can undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.oracles import FindingKind, Signature
+from rgpu_fuzz.triage import campaign_jobs
+from rgpu_fuzz.triage.campaign_jobs import JudgeJob, Setup, judge_cases
+from rgpu_fuzz.triage.classify import place
+from rgpu_fuzz.triage.known_bugs import is_known_bug, known_bugs
+from rgpu_fuzz.triage.recheck import _matches
+from tests.toolchain import debian_llvm_tool
+
+ROOT = Path(__file__).parents[2]
+BUG_CASE = ROOT / "corpus" / "526d09799032.toml"
+ADD_CASE = ROOT / "corpus" / "254dd5a67c19.toml"
+PLUGIN = ROOT / "tests" / "plugins" / "sim_add_to_sub.py"
+LABEL = "known LLVM bug llvm/llvm-project#186348 (lane-vgpr-implicit-def)"
+
+
+def _judge(pipelines: tuple[str, ...], case: Path, plugins: tuple[str, ...] = ()) -> tuple[
+        campaign_jobs.Found, int]:
+    debian_llvm_tool("llc", 22)  # the recheck's llc (installed, or the test skips)
+    setup = Setup(pipelines, "default", "default", plugins)
+    result = judge_cases(JudgeJob(setup, (casefile.dumps(casefile.load_checked(case)),)))
+    assert len(result.found) == 1, result.found
+    return result.found[0], campaign_jobs._known[setup].rechecks
+
+
+def test_the_bugs_own_finding_is_bucketed_as_the_known_bug() -> None:
+    """gfx942 O0 traps out of bounds where `ref` does not; rerun with the one-edit llc it
+    agrees, so its bucket is the known bug's, with the trap-mismatch kind and the pipeline
+    kept; gfx942 O3 (not the bug's opt level) is not rechecked at all."""
+    found, rechecks = _judge(("ref", "amdgpu-sim:gfx942:O0", "amdgpu-sim:gfx942:O3"), BUG_CASE)
+    [finding] = found.verdict.findings  # O3 agrees with ref (the bug is O0's)
+    assert finding.kind is FindingKind.TRAP_MISMATCH, finding
+    key = found.bug_keys[finding.signature]
+    assert key == f"trap-mismatch|amdgpu-sim:gfx942:O0|{LABEL}", key
+    assert is_known_bug(key) and Signature.parse(key).pipeline == "amdgpu-sim:gfx942:O0"
+    assert place(finding, found.ops, [], bug_key=key) == key
+    # `recheck` of the bucket: its reproducer's finding (plain signature) is still its bug
+    assert _matches(key, finding, found.ops)
+    assert not _matches(key.replace(":O0|", ":O1|"), finding, found.ops)
+    assert rechecks == 1
+
+
+def test_a_seeded_amdgpu_sim_bug_is_rechecked_and_bucketed_as_before() -> None:
+    """The plugin's wrong code at gfx942 O0 is rechecked (an amdgpu-sim subclass, O0,
+    wave64) and still differs with the one-edit llc: no known-bug key, so it is placed as
+    any wrong-code finding is (here: reduced first, as an unkeyed finding)."""
+    found, rechecks = _judge(("ref", "amdgpu-sim-add2sub:gfx942:O0"), ADD_CASE,
+                             (str(PLUGIN),))
+    [finding] = found.verdict.findings
+    assert finding.kind is FindingKind.WRONG_CODE, finding
+    assert rechecks == 1
+    assert finding.signature not in found.bug_keys
+    assert not is_known_bug(place(finding, found.ops, [], keyed=True, reduced=True))
+
+
+def test_the_table_names_the_bug_and_where_it_applies() -> None:
+    [bug] = known_bugs()
+    assert (bug.upstream, bug.pipelines, bug.opt, bug.wave_size) == (
+        "llvm/llvm-project#186348", frozenset({"amdgpu-sim"}), frozenset({0}), 64)

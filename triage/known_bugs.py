@@ -1,0 +1,147 @@
+"""Known LLVM bugs: a finding that one of them explains is bucketed under the bug's name,
+not as a new bug (`known_bugs.toml`).
+
+An amdgpu-sim O0 campaign on a wave64 target keeps finding LLVM 22's lane-VGPR bug
+(docs/findings/8081e0ac57.md), and its signature names only a trap kind or an operation, so
+without this every such finding looks new, and any other O0 out-of-bounds trap mismatch
+joins its bucket. The recheck is the finding note's causal test: the same pipeline, the
+same case, code generation by an llc that undoes just this bug (one MIR edit). When that
+run agrees with the arbiter, the bug explains the finding and its bucket signature's detail
+becomes `known LLVM bug <upstream> (<name>)`; otherwise it is bucketed as before. Either
+way the finding is stored. Cost: one extra compile and simulation per applicable finding.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources, util
+from pathlib import Path
+
+from rgpu_fuzz.lang.ast import Module
+from rgpu_fuzz.lang.features import case_features
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.outcome import Outcome
+from rgpu_fuzz.oracles import Finding, Policy, Signature, judge
+from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.options import PipelineError
+from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.sim.loader import target_config
+
+KNOWN_PREFIX = "known LLVM bug "
+
+
+@dataclass(frozen=True, slots=True)
+class KnownBug:
+    """One row of `known_bugs.toml`."""
+
+    name: str
+    upstream: str
+    kinds: frozenset[str]
+    pipelines: frozenset[str]
+    opt: frozenset[int]
+    wave_size: int
+    recheck: str
+    """Module of the llc wrapper (run as a script: `LLC LLC-ARGS...`)."""
+    llc: tuple[str, ...]
+    """Candidates for the real llc the wrapper drives; the first found is used."""
+
+    @property
+    def detail(self) -> str:
+        return f"{KNOWN_PREFIX}{self.upstream} ({self.name})"
+
+
+@cache
+def known_bugs() -> tuple[KnownBug, ...]:
+    data = tomllib.loads(resources.files("rgpu_fuzz.triage").joinpath("known_bugs.toml")
+                         .read_text())
+    return tuple(KnownBug(b["name"], b["upstream"], frozenset(b["kinds"]),
+                          frozenset(b["pipelines"]), frozenset(b["opt"]), b["wave_size"],
+                          b["recheck"], tuple(b["llc"])) for b in data["bug"])
+
+
+def is_known_bug(signature: str | None) -> bool:
+    """Whether `signature` is a known-bug bucket's."""
+    return signature is not None and Signature.parse(signature).detail.startswith(KNOWN_PREFIX)
+
+
+def _applies(bug: KnownBug, finding: Finding, pipeline: Pipeline) -> bool:
+    if finding.kind.value not in bug.kinds or "llc" in dict(_options(pipeline)):
+        return False
+    names = {getattr(c, "name", None) for c in type(pipeline).__mro__}
+    if not names & bug.pipelines:
+        return False
+    opts = dict(_options(pipeline))
+    try:
+        return (opts.get("opt") in bug.opt
+                and target_config(str(opts.get("target"))).wave_size == bug.wave_size)
+    except KeyError:
+        return False
+
+
+def _options(pipeline: Pipeline) -> list[tuple[str, object]]:
+    return [(d.name, pipeline.option(d)) for d in getattr(pipeline, "options", ())
+            if pipeline.option(d) is not None]
+
+
+@cache
+def _wrapper(bug: KnownBug) -> str | None:
+    """An executable for the pipeline's `llc=` option running `bug.recheck` over the real
+    llc; None when no such llc is installed (then no recheck)."""
+    llc = next((p for p in (shutil.which(c) for c in bug.llc) if p), None)
+    spec = util.find_spec(bug.recheck)
+    if llc is None or spec is None or spec.origin is None:
+        return None
+    path = Path(tempfile.mkdtemp(prefix="rgpu-known-")) / f"llc-{bug.name}"
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{spec.origin}" "{llc}" "$@"\n')
+    os.chmod(path, 0o755)
+    return str(path)
+
+
+class KnownBugs:
+    """The known-bug recheck of one campaign's findings (rechecking pipelines cached)."""
+
+    def __init__(self, registry: Registry, policy: Policy) -> None:
+        self.registry = registry
+        self.policy = policy
+        self._made: dict[str, Pipeline | None] = {}
+        self.rechecks = 0
+        """Recheck runs so far (each one compile and simulation)."""
+
+    def _recheck_pipeline(self, pipeline: Pipeline, wrapper: str) -> Pipeline | None:
+        spec = f"{pipeline.spec}:llc={wrapper}"
+        if spec not in self._made:
+            try:
+                self._made[spec] = self.registry.create(spec)
+            except PipelineError:
+                self._made[spec] = None
+        return self._made[spec]
+
+    def key(self, finding: Finding, case: Case, outcomes: dict[str, Outcome],
+            pipelines: dict[str, Pipeline], module: Module | None) -> str | None:
+        """The known-bug signature of `finding`, or None when no known bug explains it."""
+        pipeline = pipelines.get(Signature.parse(finding.signature).pipeline)
+        arbiter = outcomes.get(self.policy.arbiter)
+        if pipeline is None or arbiter is None:
+            return None
+        for bug in known_bugs():
+            wrapper = _wrapper(bug) if _applies(bug, finding, pipeline) else None
+            again = self._recheck_pipeline(pipeline, wrapper) if wrapper else None
+            if again is None:
+                continue
+            self.rechecks += 1
+            got = again.run(case, case_features(case))
+            verdict = judge(case, {self.policy.arbiter: arbiter, again.label: got},
+                            self.policy, module)
+            if verdict.agree:
+                return str(Signature(kind=finding.kind, pipeline=pipeline.label,
+                                     detail=bug.detail))
+        return None
+
+
+__all__ = ["KNOWN_PREFIX", "KnownBug", "KnownBugs", "is_known_bug", "known_bugs"]
