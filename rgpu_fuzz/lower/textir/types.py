@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 
 class Type:
@@ -50,39 +50,38 @@ class IntType(Type):
         return got
 
 
-class FloatType(Type):
+class _Unique(Type):
+    """A type without parameters (`float`, `double`, `void`): one instance per class, so
+    `is` comparisons in the builder hold as they do for the cached parameterised types."""
+
+    __slots__ = ()
+    _text: ClassVar[str]
+    _ones: ClassVar[dict[type, Type]] = {}
+
+    def __new__(cls) -> Self:
+        one = _Unique._ones.get(cls)
+        if one is None:
+            one = object.__new__(cls)
+            one._s = cls._text
+            _Unique._ones[cls] = one
+        return one  # type: ignore[return-value]
+
+
+class FloatType(_Unique):
     __slots__ = ()
     null = "0.0"
-    _one: ClassVar[FloatType | None] = None
-
-    def __new__(cls) -> FloatType:
-        if cls._one is None:
-            cls._one = object.__new__(cls)
-            cls._one._s = "float"
-        return cls._one
+    _text = "float"
 
 
-class DoubleType(Type):
+class DoubleType(_Unique):
     __slots__ = ()
     null = "0.0"
-    _one: ClassVar[DoubleType | None] = None
-
-    def __new__(cls) -> DoubleType:
-        if cls._one is None:
-            cls._one = object.__new__(cls)
-            cls._one._s = "double"
-        return cls._one
+    _text = "double"
 
 
-class VoidType(Type):
+class VoidType(_Unique):
     __slots__ = ()
-    _one: ClassVar[VoidType | None] = None
-
-    def __new__(cls) -> VoidType:
-        if cls._one is None:
-            cls._one = object.__new__(cls)
-            cls._one._s = "void"
-        return cls._one
+    _text = "void"
 
 
 class PointerType(Type):
