@@ -13,6 +13,7 @@ way the finding is stored. Cost: one extra compile and simulation per applicable
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import sys
@@ -98,6 +99,7 @@ def _wrapper(bug: KnownBug) -> str | None:
     if llc is None or spec is None or spec.origin is None:
         return None
     path = Path(tempfile.mkdtemp(prefix="rgpu-known-")) / f"llc-{bug.name}"
+    atexit.register(shutil.rmtree, path.parent, True)
     path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{spec.origin}" "{llc}" "$@"\n')
     os.chmod(path, 0o755)
     return str(path)
