@@ -25,6 +25,8 @@ class OpKind(StrEnum):
     FLOAT = "float"  # an inline floating-point constant (its bits depend on the operand type)
     OFF = "off"     # an absent address operand (`off`)
     BITS = "bits"   # a constant given as its bits at the operand's width (the decoder's form)
+    UNMODELLED = "unmodelled"  # a special source the executor has no state for (lds_direct):
+    # no reader or writer takes it, so binding fails and the step is unsupported-instruction
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +202,7 @@ def _make_operand(op: Any) -> Any:
     elif kind == "ttmp":
         base = Opnd(OpKind.SGPR, TTMP_BASE + op.index, op.count)
     elif kind == "special":
-        k, idx = _SPECIAL_INDEX[op.index.name]
+        k, idx = _SPECIAL_INDEX.get(op.index.name, (OpKind.UNMODELLED, 0))
         base = Opnd(k, idx, op.count, neg=op.neg, abs=op.abs)
     elif kind in ("inline-int", "inline-float", "literal"):
         base = Opnd(OpKind.BITS, 0, op.count, value=op.value, neg=op.neg, abs=op.abs,

@@ -1,0 +1,33 @@
+"""A valid instruction whose operand the executor has no state for is
+`unsupported-instruction`, never a Python exception out of the decoder scan.
+
+Expected values: `0x7E0002FE` is `v_mov_b32_e32 v0, src_lds_direct` on gfx942 (llvm-mc-22
+`--disassemble -mcpu=gfx942`; VOP1 with SRC0 = 254, LDS_DIRECT in the CDNA3 ISA's operand
+table); the simulator models no LDS-direct state."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from rgpu_fuzz.sim.code import scan
+from rgpu_fuzz.sim.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.inst import OpKind
+from rgpu_fuzz.sim.operands import Env
+from rgpu_fuzz.sim.program import bind_one
+
+ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
+          waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
+
+
+def test_lds_direct_source_decodes_and_binds_as_unsupported() -> None:
+    code = scan(struct.pack("<I", 0x7E0002FE), "gfx942", 0x1000)
+    (inst,) = list(code)
+    assert inst.mnemonic == "v_mov_b32_e32"  # llvm-mc-22 prints the same
+    assert [o.kind for o in inst.operands] == [OpKind.VGPR, OpKind.UNMODELLED]
+    step = bind_one(inst, ENV, None, lambda address: 0)
+    assert getattr(step, "unsupported", False)
+    with pytest.raises(SimStop) as stop:
+        step(None)  # type: ignore[arg-type]
+    assert stop.value.fault.kind is FaultKind.UNSUPPORTED
