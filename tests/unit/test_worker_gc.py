@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 
 from rgpu_fuzz.pipelines.workers import WORKER_GC_THRESHOLD
 from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup
@@ -29,3 +31,14 @@ def test_pool_processes_use_the_worker_gc_thresholds_and_a_frozen_import_set() -
     assert f"threshold={WORKER_GC_THRESHOLD}" in line
     frozen = int(line.rsplit("frozen=", 1)[1])
     assert frozen > 10_000  # the imported rgpu_fuzz and stdlib modules' objects
+
+
+def test_a_ray_chunk_actor_sets_the_same_gc_thresholds() -> None:
+    """The actor's constructor runs in the Ray worker process; here in a child process so
+    this one keeps its defaults (Ray itself is not needed to test the constructor)."""
+    code = ("import gc; from rgpu_fuzz.triage.executors.ray import ChunkActor; ChunkActor(); "
+            "print(gc.get_threshold(), gc.get_freeze_count())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.split(")")
+    assert out[0] + ")" == str(WORKER_GC_THRESHOLD)
+    assert int(out[1]) > 10_000

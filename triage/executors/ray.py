@@ -34,6 +34,7 @@ import time
 from typing import Any
 
 from rgpu_fuzz.model.errors import RgpuError
+from rgpu_fuzz.pipelines.workers import tune_worker_gc
 from rgpu_fuzz.triage import wire
 from rgpu_fuzz.triage.executors.base import Done, Executor, decode_outcome, run_encoded
 
@@ -90,6 +91,10 @@ def _check_client_server(address: str) -> None:
 
 class ChunkActor:
     """One warm worker process (made a Ray actor in `RayExecutor.start`)."""
+
+    def __init__(self) -> None:
+        # the same collector settings as the local pool's processes (`_init_worker`)
+        tune_worker_gc()
 
     def pid(self) -> int:
         return os.getpid()
