@@ -14,6 +14,7 @@ from rgpu_fuzz.sim import fp
 from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.bitdef32 import bitdef_step
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
+from rgpu_fuzz.sim.inflight import span
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
     DTYPES,
@@ -203,8 +204,13 @@ def _copy32(src: int, dst: int) -> Step:
                 vp.setdefault(dst, {}).update(part)
             return
         e = w.exec
-        np.copyto(V[:, dst], V[:, src], where=e)
-        np.copyto(vdef[:, dst], vdef[:, src], where=e)
+        lo, hi = span(e)
+        if lo >= 0:
+            V[lo:hi, dst] = V[lo:hi, src]
+            vdef[lo:hi, dst] = vdef[lo:hi, src]
+        else:
+            np.copyto(V[:, dst], V[:, src], where=e)
+            np.copyto(vdef[:, dst], vdef[:, src], where=e)
         if part:
             em = mask_of(e)
             moved = {ln: m for ln, m in part.items() if em >> ln & 1}
@@ -308,11 +314,25 @@ def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], Non
     def dest(w: Wave, lanes: np.ndarray, d: Any) -> None:
         e = w.exec
         if type(d) is np.ndarray:
-            dm = mask_of(d | ~e) | high
+            dm = mask_of(d | _inactive(e)) | high
         else:  # all lanes or none (`np.broadcast_to(d) | ~EXEC`)
             dm = every if d else mask_of(~e) | high
         put(w, mask_of(lanes & e), dm)
     return dest
+
+
+_NOT_EXEC: list[Any] = [None, None]
+
+
+def _inactive(e: np.ndarray) -> np.ndarray:
+    """`~e` for the EXEC vector `e`, kept for the last one (EXEC vectors are `lanes_of`'s
+    read-only arrays, replaced rather than written)."""
+    c = _NOT_EXEC
+    if c[0] is not e:
+        if e.flags.writeable:  # `Wave.full`, or a vector not from `lanes_of`
+            return ~e
+        c[0], c[1] = e, ~e
+    return c[1]  # type: ignore[no-any-return]
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
