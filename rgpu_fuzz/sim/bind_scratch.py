@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.inflight import STORED, all_bits, issue_vector_load
+from rgpu_fuzz.sim.inflight import STORED, all_bits, issue_vector_load, span
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp
 from rgpu_fuzz.sim.operands import (
@@ -87,13 +87,19 @@ def views(w: Wave) -> tuple[Any, ...]:
 
 def issue_load(w: Wave, col: int, n: int, data: np.ndarray, defined: np.ndarray) -> None:
     """`bind_mem._issue_vector_load` of a whole-register vmcnt load when no VGPR load is in
-    flight (then it has no hazard to report and no older load to remember)."""
+    flight (then it has no hazard to report and no older load to remember). EXEC itself
+    is kept, not a copy: the EXEC vector is read-only and replaced when EXEC changes."""
     p = Pending(vm=True, lgkm=False, smem=False, vcol=col, vdata=data, vdef=defined,
-                vmask=None if w.exec_full else w.exec.copy())
+                vmask=None if w.exec_full else w.exec)
     pend = w.pend_v
     for c in range(col, col + n):
         pend[c] = p
     w.vm_queue.append(p)
+
+
+def exec_lanes(w: Wave) -> tuple[int, int]:
+    """EXEC as one run of lanes `[lo, hi)` (`inflight.span`; all lanes when full)."""
+    return (0, w.lanes) if w.exec_full else span(w.exec)
 
 
 def signed_offset(inst: Inst, bits: int) -> int:
@@ -191,21 +197,29 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
     range or misaligned, D16, sub-dword data with partly defined lanes, and with `bits`
     a dword load of partly defined bytes). `bits`: a MUBUF load, whose general step keeps
     definedness per byte and settles `Wave.vpart` at completion (`inflight.all_bits`),
-    not per bit at issue as SCRATCH's does."""
+    not per bit at issue as SCRATCH's does.
+
+    EXEC as one run of lanes (`inflight.span`, nearly every partial EXEC) is copied with
+    slices; other masks with `np.copyto(where=)`. Only the lanes in EXEC are read for
+    definedness: a load writes no other lane (`inflight.complete`), so when every byte
+    it reads in EXEC is defined its lanes are all defined, whatever the others hold."""
     n = max(1, op.width // 4)
     width = op.width
     cols = tuple(range(col, col + n))
+    end = col + n
 
     def store_dwords(w: Wave, o: int) -> bool:
         priv = w.private
         if o < 0 or o & 3 or o + 4 * n > priv.size or priv.size & 3:
             return False
-        if w.pend_v and any(c in w.pend_v for c in cols):
+        pv = w.pend_v
+        if pv and (col in pv if n == 1 else any(c in pv for c in cols)):
             raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
         v = views(w)
         rows, shadow = v[1], v[2]
         r = o >> 2
-        if w.vpart and any(c in w.vpart for c in cols):
+        vp = w.vpart
+        if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
             partly_defined_store(w, col, n, rows[r:r + n], shadow[r:r + n])
         # per dword, as `_store_bytes` does: one register's state per 4 bytes
         elif w.exec_full:
@@ -213,14 +227,23 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
                 rows[r] = w.V[:, col]
                 np.negative(w.vdef[:, col], out=shadow[r], dtype=U32, casting="unsafe")
             else:
-                rows[r:r + n] = w.V[:, col:col + n].T
-                np.negative(w.vdef[:, col:col + n].T, out=shadow[r:r + n], dtype=U32,
+                rows[r:r + n] = w.V[:, col:end].T
+                np.negative(w.vdef[:, col:end].T, out=shadow[r:r + n], dtype=U32,
                             casting="unsafe")
         else:
-            e = w.exec
-            rows[r:r + n, e] = w.V[e, col:col + n].T
-            shadow[r:r + n, e] = np.negative(w.vdef[e, col:col + n].T, dtype=U32,
-                                             casting="unsafe")
+            lo, hi = span(w.exec)
+            if lo >= 0:
+                rows[r:r + n, lo:hi] = w.V[lo:hi, col:end].T
+                d = w.vdef[lo:hi, col:end]
+                if b"\x00" not in d.tobytes():  # every lane defined: all-ones shadow words
+                    shadow[r:r + n, lo:hi] = DEFINED_WORD
+                else:
+                    np.negative(d.T, out=shadow[r:r + n, lo:hi], dtype=U32, casting="unsafe")
+            else:
+                e = w.exec
+                np.copyto(rows[r:r + n], w.V[:, col:end].T, where=e)
+                np.copyto(shadow[r:r + n], np.negative(w.vdef[:, col:end].T, dtype=U32,
+                                                       casting="unsafe"), where=e)
         w.vm_queue.append(STORED)
         return True
 
@@ -231,13 +254,16 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
         v = views(w)
         r = o >> 2
         words = v[2][r:r + n]
+        lo, hi = exec_lanes(w)
         defined: np.ndarray
-        if words.tobytes() == ones(4 * n * w.lanes):
+        if lo >= 0 and (words if hi - lo == w.lanes else words[:, lo:hi]).tobytes() == \
+                ones(4 * n * (hi - lo)):
             if bits:
                 defined = all_bits(w.lanes, n)
             else:
                 defined = all_defined(w.lanes, n)
-                if w.vpart and any(c in w.vpart for c in cols):
+                vp = w.vpart
+                if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
                     partly_defined_load(w, col, words)
         elif bits:
             return False
@@ -253,6 +279,8 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
 
     half = width == 2
     signed = op.signed
+    dt = np.uint16 if half else np.uint8
+    whole = 0xFFFF if half else 0xFF
 
     def sub_row(w: Wave, o: int) -> tuple[np.ndarray, np.ndarray]:
         v = views(w)
@@ -271,10 +299,14 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
         data, shadow = sub_row(w, o)
         # the register's low byte or half (little-endian), its definedness per byte
         src = w.V.view(np.uint16)[:, 2 * col] if half else w.V.view(np.uint8)[:, 4 * col]
-        dt = np.uint16 if half else np.uint8
-        if w.exec_full:
-            data[...] = src
-            np.negative(w.vdef[:, col], out=shadow, dtype=dt, casting="unsafe")
+        lo, hi = exec_lanes(w)
+        if lo >= 0:
+            data[lo:hi] = src[lo:hi]
+            d = w.vdef[lo:hi, col]
+            if b"\x00" not in d.tobytes():
+                shadow[lo:hi] = whole
+            else:
+                np.negative(d, out=shadow[lo:hi], dtype=dt, casting="unsafe")
         else:
             e = w.exec
             np.copyto(data, src, where=e)
@@ -291,7 +323,11 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
             return False
         data, shadow = sub_row(w, o)
         # a sub-dword load's lane is defined when all its bytes are (`bind_vmem`)
-        defined = (shadow == (0xFFFF if half else 0xFF))[:, None]
+        lo, hi = exec_lanes(w)
+        if lo >= 0 and shadow[lo:hi].tobytes() == ones(width * (hi - lo)):
+            defined = all_defined(w.lanes, 1)
+        else:
+            defined = (shadow == whole)[:, None]
         if signed:
             val = data.view(np.int16 if half else np.int8).astype(np.int32).view(U32)
         else:
@@ -321,7 +357,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
 
     if sreg is None:
         def step(w: Wave) -> Any:
-            if not w.exec_full and not w.exec.any():
+            if not w.exec_full and span(w.exec)[1] == 0:
                 return None
             if not sdef(w):
                 raise undefined(w)
@@ -332,7 +368,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
     i = sreg
 
     def plain(w: Wave) -> Any:
-        if not w.exec_full and not w.exec.any():
+        if not w.exec_full and span(w.exec)[1] == 0:
             return None
         if w.sdef[i] & M32 != M32:
             raise undefined(w)

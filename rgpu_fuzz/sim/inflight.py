@@ -25,6 +25,32 @@ nothing (the store wrote memory when it issued), shared: `wait` only counts and 
 
 _ALL_BITS: dict[tuple[int, int], np.ndarray] = {}
 
+_SPANS: dict[int, tuple[np.ndarray, int, int]] = {}
+
+
+def span(e: np.ndarray) -> tuple[int, int]:
+    """The lanes of the lane vector `e` as one run `[lo, hi)` (`hi == 0`: no lane), or
+    `(-1, -1)` where they are not contiguous. A partial EXEC is nearly always one run (a
+    block of fewer threads than the wave, or a loop's remaining lanes), and a run is
+    written with slices, several times cheaper in numpy than a boolean mask. Cached by
+    the array's identity for read-only arrays: EXEC vectors are `wave.lanes_of`'s cached,
+    read-only arrays, replaced rather than written when EXEC changes."""
+    got = _SPANS.get(id(e))
+    if got is not None and got[0] is e:
+        return got[1], got[2]
+    idx = np.flatnonzero(e)
+    if not len(idx):
+        lo = hi = 0
+    elif int(idx[-1]) - int(idx[0]) + 1 == len(idx):
+        lo, hi = int(idx[0]), int(idx[-1]) + 1
+    else:
+        lo = hi = -1
+    if not e.flags.writeable:
+        if len(_SPANS) > 4096:
+            _SPANS.clear()
+        _SPANS[id(e)] = (e, lo, hi)
+    return lo, hi
+
 
 def all_bits(lanes: int, n: int) -> np.ndarray:
     """A read-only (lanes, n) uint32 array of all-ones: the defined bits of a load whose
@@ -74,6 +100,27 @@ def complete(w: Wave, p: Pending) -> None:
     vdef = p.vdef
     assert vdef is not None
     plain = p.wmask == FULL and vdef.dtype == bool
+    col = p.vcol
+    n = data.shape[1]
+    if plain and pend.get(col) is p and (n == 1 or all(pend.get(c) is p
+                                                      for c in range(col + 1, col + n))):
+        # the common case, as the loop below writes it: every destination still ours,
+        # whole dwords, definedness per lane; all columns at once
+        end = col + n
+        if m is None:
+            w.V[:, col:end] = data
+            w.vdef[:, col:end] = vdef
+        else:
+            lo, hi = span(m)
+            if lo >= 0:
+                w.V[lo:hi, col:end] = data[lo:hi]
+                w.vdef[lo:hi, col:end] = vdef[lo:hi]
+            else:
+                np.copyto(w.V[:, col:end], data, where=m[:, None])
+                np.copyto(w.vdef[:, col:end], vdef, where=m[:, None])
+        for c in range(col, end):
+            del pend[c]
+        return
     for j in range(data.shape[1]):
         c = p.vcol + j
         newer = pend.get(c)
@@ -98,6 +145,8 @@ def wait(w: Wave, vmcnt: int, lgkmcnt: int) -> None:
     q = w.vm_queue
     while len(q) > vmcnt:
         p = q.pop(0)
+        if p is STORED:
+            continue  # a store: nothing to complete, in no other queue
         complete(w, p)
         if p.lgkm and p in w.lgkm_queue:
             w.lgkm_queue.remove(p)
@@ -129,19 +178,19 @@ def issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
     lanes (bool) or defined bits (uint32) per destination dword."""
     n = data.shape[1]
     pend = w.pend_v
-    if pend:
-        for j in range(n):
-            q = pend.get(col + j)
-            if q is not None and q.vm != vm:
-                raise hazard(w, f"v{col + j} loaded again before the previous load completed")
+    # EXEC itself, not a copy: the EXEC vector is read-only and replaced when EXEC changes
     p = Pending(vm=vm, lgkm=lgkm, smem=False, vcol=col, vdata=data, vdef=defined,
-                vmask=None if w.exec_full else w.exec.copy(), wmask=wmask)
-    for j in range(n):
-        if pend:
-            q = pend.get(col + j)
-            if q is not None and not q.done and not q.wmask & wmask:
-                p.older.append(q)
-        pend[col + j] = p
+                vmask=None if w.exec_full else w.exec, wmask=wmask)
+    if pend:
+        for c in range(col, col + n):
+            q = pend.get(c)
+            if q is not None:
+                if q.vm != vm:
+                    raise hazard(w, f"v{c} loaded again before the previous load completed")
+                if not q.done and not q.wmask & wmask:
+                    p.older.append(q)
+    for c in range(col, col + n):
+        pend[c] = p
     if vm:
         w.vm_queue.append(p)
     if lgkm:

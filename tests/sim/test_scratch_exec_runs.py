@@ -1,0 +1,152 @@
+"""Uniform SCRATCH and MUBUF row steps under a partial EXEC: one run of lanes (copied with
+slices) and scattered lanes (copied with a mask) store and load exactly the lanes in EXEC,
+and a load's definedness comes from the bytes it reads in those lanes only.
+
+Hand rules (as `test_scratch_uniform_steps`): byte `o` of lane `l` is byte `(o // 4) * 4 *
+lanes + 4 * l + o % 4` of the wave's private store (AMDGPUUsage "Private Segment"); a lane
+outside EXEC neither stores nor loads (CDNA3 ISA §10: EXEC masks vector memory
+instructions); a load's destination is written at the `s_waitcnt` that covers it, and a
+dword (or byte) read from bytes some of whose bits were never written is undefined."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rgpu_fuzz.sim.bind_mem import bind_buffer, bind_vmem, drain
+from rgpu_fuzz.sim.engine import SCRATCH_BASE, LaunchMemory
+from rgpu_fuzz.sim.inflight import span
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.memops import memop
+from rgpu_fuzz.sim.memory import Private
+from rgpu_fuzz.sim.operands import Env
+from rgpu_fuzz.sim.wave import Wave, lanes_of
+
+LANES = 8
+ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
+          waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
+OFF = Opnd(OpKind.OFF, 0, 0)
+M32 = 0xFFFF_FFFF
+VALUES = [0x1000_0000 + 0x0101_0101 * lane for lane in range(LANES)]
+
+
+def scratch(opcode: str, reg: int, offset: int, n: int = 1):  # type: ignore[no-untyped-def]
+    """`scratch_store_* off, v<reg>, s33 offset:<offset>` / `scratch_load_* v<reg>, off, s33
+    offset:<offset>`, s33 = 0."""
+    data = Opnd(OpKind.VGPR, reg, n)
+    base = Opnd(OpKind.SGPR, 33, 1)
+    ops = (OFF, data, base) if "STORE" in opcode else (data, OFF, base)
+    inst = Inst(0, 8, opcode, "SCRATCH", opcode.lower(), ops, mods={"offset": offset})
+    return bind_vmem(inst, memop(opcode), ENV, None)  # type: ignore[arg-type]
+
+
+def wave(exec_mask: int) -> Wave:
+    w = Wave(LANES, 0, 0)
+    w.set_exec(exec_mask)
+    w.private = Private(32, LANES)
+    w.S[33], w.sdef[33] = 0, M32
+    w.V[:, 1] = VALUES
+    w.V[:, 2] = [v ^ M32 for v in VALUES]
+    w.vdef[:, 1:3] = True
+    w.V[:, 7:9] = 0x77
+    w.vdef[:, 7:9] = True
+    return w
+
+
+def dword(w: Wave, o: int) -> list[int]:
+    """Private dword `o // 4` of every lane (o a multiple of 4)."""
+    return w.private.data[o * LANES:(o + 4) * LANES].view("<u4").tolist()
+
+
+def shadow(w: Wave, o: int) -> list[int]:
+    return w.private.defined[o * LANES:(o + 4) * LANES].view("<u4").tolist()
+
+
+@pytest.mark.parametrize("mask", [0b0011_1100, 0b1010_0101, 0b1000_0000, 0b0000_0001])
+def test_a_pair_store_and_reload_touch_exactly_the_lanes_in_exec(mask: int) -> None:
+    w = wave(mask)
+    scratch("SCRATCH_STORE_DWORDX2", 1, 8, n=2)(w)   # offsets 8 and 12: dwords 2 and 3
+    on = [bool(mask >> lane & 1) for lane in range(LANES)]
+    assert dword(w, 8) == [v if a else 0 for v, a in zip(VALUES, on, strict=True)]
+    assert dword(w, 12) == [v ^ M32 if a else 0 for v, a in zip(VALUES, on, strict=True)]
+    assert shadow(w, 8) == [M32 if a else 0 for a in on]
+    scratch("SCRATCH_LOAD_DWORDX2", 7, 8, n=2)(w)
+    assert w.V[:, 7].tolist() == [0x77] * LANES                 # not before the wait
+    drain(w)
+    assert w.V[:, 7].tolist() == [v if a else 0x77 for v, a in zip(VALUES, on, strict=True)]
+    assert w.V[:, 8].tolist() == [v ^ M32 if a else 0x77
+                                  for v, a in zip(VALUES, on, strict=True)]
+    assert w.vdef[:, 7:9].all()          # stored lanes defined, the others kept theirs
+
+
+def test_a_load_defined_in_exec_is_defined_whatever_the_other_lanes_hold() -> None:
+    w = wave(0b0000_1110)
+    scratch("SCRATCH_STORE_DWORD", 1, 4)(w)          # lanes 1-3 only
+    scratch("SCRATCH_STORE_BYTE", 1, 16)(w)
+    w.vdef[:, 7:9] = False
+    scratch("SCRATCH_LOAD_DWORD", 7, 4)(w)
+    scratch("SCRATCH_LOAD_UBYTE", 8, 16)(w)
+    drain(w)
+    assert w.vdef[:, 7].tolist() == [False, True, True, True, False, False, False, False]
+    assert w.vdef[:, 8].tolist() == w.vdef[:, 7].tolist()
+    assert w.V[1:4, 7].tolist() == VALUES[1:4]
+    assert w.V[1:4, 8].tolist() == [v & 0xFF for v in VALUES[1:4]]
+    w.set_exec(0b0001_1110)                          # lane 4's dword was never stored
+    scratch("SCRATCH_LOAD_DWORD", 9, 4)(w)
+    drain(w)
+    assert w.vdef[:, 9].tolist() == [False, True, True, True, False, False, False, False]
+
+
+@pytest.mark.parametrize("mask", [0b0111_1000, 0b0101_1010])
+def test_an_undefined_lane_in_exec_stores_undefined_bytes(mask: int) -> None:
+    w = wave(mask)
+    w.vdef[4, 1] = False
+    scratch("SCRATCH_STORE_DWORD", 1, 0)(w)
+    scratch("SCRATCH_STORE_BYTE", 1, 5)(w)
+    on = [bool(mask >> lane & 1) for lane in range(LANES)]
+    assert shadow(w, 0) == [M32 if a and lane != 4 else 0 for lane, a in enumerate(on)]
+    assert [int(w.private.defined[4 * LANES + 4 * lane + 1]) for lane in range(LANES)] == \
+        [0xFF if a and lane != 4 else 0 for lane, a in enumerate(on)]
+    scratch("SCRATCH_LOAD_DWORD", 7, 0)(w)
+    scratch("SCRATCH_LOAD_UBYTE", 8, 5)(w)
+    drain(w)
+    assert w.vdef[:, 7].tolist() == [lane != 4 if a else True for lane, a in enumerate(on)]
+    assert w.vdef[:, 8].tolist() == w.vdef[:, 7].tolist()
+
+
+def test_a_buffer_reload_with_lanes_outside_exec_undefined_takes_the_row() -> None:
+    """MUBUF `buffer_load_dword v3, off, s[0:3], s4 offset:0` with soffset 32 bytes past the
+    wave's scratch offset: lane `l`'s private dword 32 / 8 / 4 = 1 (8 lanes, a whole
+    swizzled row of 32 bytes per private dword)."""
+    w = wave(0b0000_0110)
+    w.mem = LaunchMemory(LANES, 32)
+    w.S[0], w.S[1] = SCRATCH_BASE & M32, SCRATCH_BASE >> 32
+    w.S[4] = w.mem.wave_scratch_offset(w) + 32
+    for i in (0, 1, 2, 3, 4):
+        w.sdef[i] = M32
+    ops = (Opnd(OpKind.VGPR, 1, 1), OFF, Opnd(OpKind.SGPR, 0, 4), Opnd(OpKind.SGPR, 4, 1))
+    store = Inst(0, 8, "BUFFER_STORE_DWORD", "MUBUF", "buffer_store_dword", ops,
+                 mods={"offset": 0})
+    bind_buffer(store, memop("BUFFER_STORE_DWORD"), ENV, None)(w)  # type: ignore[arg-type]
+    assert dword(w, 4) == [0, VALUES[1], VALUES[2], 0, 0, 0, 0, 0]
+    w.vdef[:, 3] = False
+    w.vpart = {3: {2: 0xFF, 5: 0xF0}}
+    load = Inst(0, 8, "BUFFER_LOAD_DWORD", "MUBUF", "buffer_load_dword",
+                (Opnd(OpKind.VGPR, 3, 1), *ops[1:]), mods={"offset": 0})
+    bind_buffer(load, memop("BUFFER_LOAD_DWORD"), ENV, None)(w)  # type: ignore[arg-type]
+    assert w.vpart == {3: {2: 0xFF, 5: 0xF0}}       # settled at completion
+    drain(w)
+    assert w.V[1:3, 3].tolist() == VALUES[1:3]
+    assert w.vdef[:, 3].tolist() == [False, True, True, False, False, False, False, False]
+    assert w.vpart == {3: {5: 0xF0}}
+
+
+def test_span_reads_one_run_of_lanes() -> None:
+    assert span(lanes_of(0b0011_1100, LANES)) == (2, 6)
+    assert span(lanes_of(0b1111_1111, LANES)) == (0, 8)
+    assert span(lanes_of(0, LANES)) == (0, 0)
+    assert span(lanes_of(0b0100_0100, LANES)) == (-1, -1)
+    mutable = np.zeros(LANES, bool)
+    assert span(mutable) == (0, 0)
+    mutable[3] = True                       # a writable vector is never answered from cache
+    assert span(mutable) == (3, 4)
