@@ -291,12 +291,13 @@ class Launch:
 
 
 def _launch(job: Job, built: _Built, loaded: LoadedKernel | CompileCrash | None = None,
-            tag: str = "") -> tuple[Launch, ArgumentValues] | CompileCrash:
+            tag: str = "") -> tuple[Launch, ArgumentValues, LoadedKernel] | CompileCrash:
     """The case's launch through the code-object path: read and verify the linked code
     object (`codeobj-invalid:<rule>`), pack the kernarg segment once with placeholder
     addresses (`kernarg-mismatch`), as `hip` does before its runtime calls. `loaded` is the
     kernel when the caller read the code object already (a batch reads it once); `tag` goes
-    before the stages reported (`3:simulate`: case 3 of a batch)."""
+    before the stages reported (`3:simulate`: case 3 of a batch). Also returns the loaded
+    kernel, whose read code object the simulator takes instead of reading it again."""
     case = case_of(job.case_toml)
     build = built.build
     report_stage(tag + "codeobj")
@@ -312,7 +313,7 @@ def _launch(job: Job, built: _Built, loaded: LoadedKernel | CompileCrash | None 
     buffers = {name: arr.tobytes() for name, arr in plan.values.buffers.items()}
     buffers[TRAP_PARAM] = bytes(4 * TRAP_RECORD_WORDS)
     return Launch(built.code_object, build.kernel, job.target, case.launch.grid,
-                  case.launch.block, SimKernargs(plan), buffers), plan.values
+                  case.launch.block, SimKernargs(plan), buffers), plan.values, loaded
 
 
 def prepare_launch(job: Job) -> Launch | None:
@@ -340,12 +341,13 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False,
     got = _launch(job, built, loaded, tag)
     if isinstance(got, CompileCrash):
         return got, None
-    launch, values = got
+    launch, values, loaded = got
     report_stage(tag + "simulate")
     cpu0 = time.process_time()
     res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
                    launch.args, launch.buffers, decode=decode_text, target=job.target,
-                   step_limit=job.steps, trace_wave=0 if trace else None)
+                   step_limit=job.steps, trace_wave=0 if trace else None,
+                   read=loaded.code_object)
     cpu = time.process_time() - cpu0
     seconds = {**built.seconds, **{f"sim-{k}": v for k, v in res.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=built.artefacts)

@@ -110,10 +110,19 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
     try:
         text = clock.run("ir-link", lambda: link_modules({i: b.ir for i, b in builds.items()}))
         # O0 runs no pass: `optimise` would only parse, verify and print the linked text
-        # again (as llvm-cpu's batches skip it); code generation parses and verifies it
-        opt = text if level == 0 else clock.run(
-            "optimise", lambda: toolchain.optimise(text, target, level))
-        obj = clock.run("codegen", lambda: toolchain.emit_object(opt, target, level, llc))
+        # again (as llvm-cpu's batches skip it); code generation parses and verifies it.
+        # Above O0 the object is emitted from the optimised module itself (nothing of a
+        # batch needs the optimised text: `GpuBuild.ir_opt` is empty), except by an
+        # external `llc`, which reads text.
+        if level == 0:
+            obj = clock.run("codegen", lambda: toolchain.emit_object(text, target, level, llc))
+        elif llc is not None:
+            opt = clock.run("optimise", lambda: toolchain.optimise(text, target, level))
+            obj = clock.run("codegen", lambda: toolchain.emit_object(opt, target, level, llc))
+        else:
+            mod = clock.run("optimise",
+                            lambda: toolchain.optimised_module(text, target, level))
+            obj = clock.run("codegen", lambda: toolchain.emit_module(mod, target, level))
     except LlvmError as e:
         return BatchFailed(e.stage, e.signature)
     linked = clock.run("link", lambda: link(obj))

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, overload
 
-from rgpu_fuzz.sim.inst import Inst, from_decoded
+from rgpu_fuzz.sim.inst import Inst, Opnd, from_decoded
 from rgpu_fuzz.sim.vop3_memo import Vop3Memo
 
 
@@ -49,16 +49,160 @@ class Code(Sequence[Inst]):
         return self.templates[i].at(self.addresses[i])
 
 
+class Branches:
+    """One-dword branches by their upper half (encoding and opcode): a branch whose offset
+    was not met before is the branch of the same opcode with the new offset
+    (`Inst.branched`), not a new decoding. At O0 a third of what the scan still decoded
+    were branches with new offsets (1,815 `s_cbranch_execz` and 2,721 `s_branch` in 160
+    cases).
+
+    That an opcode's decoding is its simm16 as the operand and the target it implies is
+    found by decoding, not assumed: the first branch of an opcode decoded in full is
+    learnt only when `Inst.branched` gives exactly what the decoder gives for it and for
+    three other offsets (forward, backward and the most negative); an opcode that fails
+    is never composed."""
+
+    __slots__ = ("shapes", "target")
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.shapes: dict[int, Inst | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+    def compose(self, word: int, address: int) -> Inst | None:
+        """The branch `word` at `address`, or None when its opcode is not learnt."""
+        base = self.shapes.get(word >> 16)
+        return None if base is None else base.branched(address, word)
+
+    def learn(self, inst: Inst, word: int) -> None:
+        """Record `inst`, the full decoding of the address-bound one-dword `word`."""
+        key = word >> 16
+        if key in self.shapes:
+            return
+        self.shapes[key] = None
+        if ("target" not in inst.mods or len(inst.operands) != 1 or inst.halves
+                or inst.origin != (self.target, (word,))):
+            return
+        from rgpu_fuzz.sim.isa.decode import decode_at
+
+        for other in (word, word ^ 0x0001, word ^ 0x8001, (word & ~0xFFFF) | 0x8000):
+            try:
+                alone = from_decoded(decode_at((other,), 0, self.target, inst.address))
+            except KeyError:
+                return
+            if alone != inst.branched(inst.address, other):
+                return
+        self.shapes[key] = inst
+
+
 _CACHE: OrderedDict[str, Code] = OrderedDict()
 _CACHE_SIZE = 64
-_MEMO: dict[str, tuple[dict[int, Inst], dict[int, tuple[int, ...]],
-                       dict[tuple[int, ...], Inst], dict[tuple[int, int] | int, Inst],
-                       Vop3Memo]] = {}
-"""Per target: the one-dword instructions by their dword; the sizes (in dwords) seen for
-each first dword of longer ones and the instruction of each dword sequence; the
-address-bound instructions by (address, dword) and by dword; and the operand-level memo of
-VOP3 instructions (`rgpu_fuzz.sim.vop3_memo`). Whether an instruction takes one dword is
-decided by its first (a literal follows only for a source field of that dword)."""
+class Literals:
+    """Instructions whose last dword is a literal, by their first dword: one met with a
+    literal not seen before is the instruction of the same first dword with the new value
+    (`Inst.with_literal`), not a new decoding. At O0, a third of what the scan still
+    decoded were `s_add_u32`, `s_mov_b32` and `v_mov_b32` with new literals (frame offsets,
+    constants).
+
+    Found by decoding, not assumed: the first instruction of a first dword decoded in full
+    is learnt only when it has one operand marked as a literal, whose bits are the last
+    dword, and `Inst.with_literal` gives exactly what the decoder gives for three other
+    literal values; a first dword that fails is never composed. The other dwords (a
+    gfx11 VOP3's second) must equal the learnt instruction's."""
+
+    __slots__ = ("shapes", "target")
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.shapes: dict[int, tuple[Inst, int] | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.shapes)
+
+    def compose(self, words: tuple[int, ...], i: int, address: int) -> Inst | None:
+        """The instruction at `words[i]` and `address`, or None when its first dword is not
+        learnt or its other dwords differ."""
+        shape = self.shapes.get(words[i])
+        if shape is None:
+            return None
+        base, slot = shape
+        k = base.size >> 2
+        own = words[i:i + k]
+        if len(own) != k or own[:-1] != base.share_key[1][:-1]:
+            return None
+        return base.with_literal(slot, own, address)
+
+    def learn(self, inst: Inst) -> None:
+        """Record `inst`, a shared instruction decoded in full."""
+        words = inst.share_key[1]
+        if words[0] in self.shapes or len(words) < 2:
+            return
+        self.shapes[words[0]] = None
+        slots = [k for k, op in enumerate(inst.operands) if op.literal]
+        if len(slots) != 1 or inst.halves or type(inst.operands[slots[0]]) is not Opnd or \
+                inst.operands[slots[0]].value != words[-1] or inst.size != 4 * len(words):
+            return
+        from rgpu_fuzz.sim.isa.decode import decode_at
+
+        for flip in (0x00000001, 0x80000000, 0xFFFFFFFF):
+            other = (*words[:-1], words[-1] ^ flip)
+            try:
+                alone = from_decoded(decode_at(other, 0, self.target, inst.address))
+            except KeyError:
+                return
+            if alone != inst.with_literal(slots[0], other, inst.address):
+                return
+        self.shapes[words[0]] = (inst, slots[0])
+
+
+class _Memo:
+    """The scan's memo of one target.
+
+    `known`: the shared instructions (`Inst.share_key`) as a trie of their dwords: the
+    first dword maps to the instruction when it takes one dword (decided by the first:
+    a literal or an extension dword follows only for a field of the first), else to a
+    dict of the second dword, and so on. A hit costs one dict lookup per dword, where a
+    dict by dword tuple cost a slice, a tuple hash and the sizes seen for the first dword.
+    `at_address`: the address-bound instructions by (address, dword) and by dword;
+    `vop3`: the operand-level memo of VOP3 instructions (`rgpu_fuzz.sim.vop3_memo`);
+    `branches`: the branches by opcode (`Branches`); `literals`: instructions with a
+    literal by their first dword (`Literals`). `stored` counts the instructions in
+    `known`."""
+
+    __slots__ = ("at_address", "branches", "known", "literals", "stored", "vop3")
+
+    def __init__(self, target: str) -> None:
+        self.known: dict[int, Any] = {}
+        self.at_address: dict[tuple[int, int] | int, Inst] = {}
+        self.vop3 = Vop3Memo(target)
+        self.branches = Branches(target)
+        self.literals = Literals(target)
+        self.stored = 0
+
+    def __len__(self) -> int:
+        return (self.stored + len(self.at_address) + len(self.vop3) + len(self.branches)
+                + len(self.literals))
+
+    def store(self, inst: Inst) -> None:
+        """Memoise the shared `inst` by its dwords."""
+        words = inst.share_key[1]
+        node = self.known
+        for w in words[:-1]:
+            nxt = node.get(w)
+            if nxt is None:
+                nxt = node[w] = {}
+            elif nxt.__class__ is not dict:
+                return      # a prefix is a whole instruction (one truncated at a section's end)
+            node = nxt
+        if node.get(words[-1]).__class__ is not dict:
+            node[words[-1]] = inst
+            self.stored += 1
+
+
+_MEMO: dict[str, _Memo] = {}
+"""Per target, the scan's memo."""
 _MEMO_LIMIT = 200_000
 
 
@@ -86,59 +230,69 @@ def decode_text(co: Any, kernel: Any = None) -> Code:
 
 def scan(data: bytes, target: str, base_address: int) -> Code:
     """The instructions of `data` (a `.text` section loaded at `base_address`), in order."""
-    from rgpu_fuzz.sim.isa.decode import decode_at
-
     n = len(data) // 4
     words = struct.unpack_from(f"<{n}I", data) if n else ()
     memo = _MEMO.get(target)
-    if memo is None or sum(len(m) for m in memo) > _MEMO_LIMIT:
-        memo = _MEMO[target] = ({}, {}, {}, {}, Vop3Memo(target))
-    one, sizes_of, by_words, at_address, vop3 = memo
+    if memo is None or len(memo) > _MEMO_LIMIT:
+        memo = _MEMO[target] = _Memo(target)
+    get = memo.known.get
     out: list[Inst] = []
-    addresses: list[int] = []
+    offsets: list[int] = []
     append = out.append
-    append_address = addresses.append
+    append_offset = offsets.append
     i = 0
     while i < n:
-        w0 = words[i]
-        inst = one.get(w0)
-        if inst is None:
-            for k in sizes_of.get(w0, ()):
-                inst = by_words.get(words[i:i + k])
-                if inst is not None:
-                    break
-        if inst is None:
-            # branches and the like (one dword each) are memoised at their address: code
-            # objects of a campaign load at the same addresses; at another address, the
-            # instruction with the same dword is moved there (`Inst.relocated`)
-            at = (base_address + 4 * i, w0)
-            inst = at_address.get(at)
-            if inst is None:
-                inst = at_address.get(w0)
-                if inst is not None:
-                    inst = at_address[at] = inst.relocated(at[0])
-        if inst is None:
-            address = base_address + 4 * i
-            inst = vop3.compose(w0, words[i + 1], address) if i + 1 < n else None
-            if inst is None:
-                inst = from_decoded(decode_at(words, i, target, address))
-                if not inst.share_key and inst.size == 4:
-                    at_address[at] = at_address[w0] = inst
-                elif inst.size == 8:
-                    vop3.learn(inst, w0, words[i + 1], address)
-            if inst.share_key:
-                w = inst.share_key[1]
-                if len(w) == 1:
-                    one[w0] = inst
-                else:
-                    by_words[w] = inst
-                    sizes = sizes_of.get(w0, ())
-                    if len(w) not in sizes:
-                        sizes_of[w0] = (*sizes, len(w))
+        inst = get(words[i])
+        j = i + 1
+        while inst.__class__ is dict and j < n:
+            inst = inst.get(words[j])
+            j += 1
+        if inst is None or inst.__class__ is dict:
+            inst = _miss(memo, words, i, target, base_address + 4 * i)
         append(inst)
-        append_address(base_address + 4 * i)
-        i += inst.size // 4
-    return Code(out, addresses)
+        append_offset(i)
+        i += inst.size >> 2
+    return Code(out, [base_address + 4 * i for i in offsets])
+
+
+def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int) -> Inst:
+    """The instruction at `words[i]` (at `address`) that `memo.known` does not hold."""
+    w0 = words[i]
+    # branches and the like (one dword each) are memoised at their address: code objects of
+    # a campaign load at the same addresses; at another address, the instruction with the
+    # same dword is moved there (`Inst.relocated`), one with another offset is composed
+    # (`Branches`)
+    at_address = memo.at_address
+    at = (address, w0)
+    inst = at_address.get(at)
+    if inst is not None:
+        return inst
+    inst = at_address.get(w0)
+    if inst is not None:
+        inst = at_address[at] = inst.relocated(address)
+        return inst
+    inst = memo.branches.compose(w0, address)
+    if inst is not None:
+        at_address[at] = at_address[w0] = inst
+        return inst
+    inst = memo.vop3.compose(w0, words[i + 1], address) if i + 1 < len(words) else None
+    if inst is None:
+        inst = memo.literals.compose(words, i, address)
+    if inst is None:
+        from rgpu_fuzz.sim.isa.decode import decode_at
+
+        inst = from_decoded(decode_at(words, i, target, address))
+        if not inst.share_key:
+            if inst.size == 4:
+                at_address[at] = at_address[w0] = inst
+                memo.branches.learn(inst, w0)
+        else:
+            if inst.size == 8:
+                memo.vop3.learn(inst, w0, words[i + 1], address)
+            memo.literals.learn(inst)
+    if inst.share_key:
+        memo.store(inst)
+    return inst
 
 
 def clear_memo() -> None:

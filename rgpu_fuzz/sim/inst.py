@@ -13,7 +13,6 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from types import MappingProxyType
 from typing import Any
 
 
@@ -58,11 +57,12 @@ class Inst:
     """The instruction in LLVM syntax when known at construction."""
     halves: tuple[Inst, ...] = ()
     """VOPD (gfx11 dual issue): the X and Y operations."""
-    source: Any = None
-    """The decoder's instruction, rendered only when a trace or a message needs the text;
-    None for a shared instruction (`share_key`), which is decoded again for its text: kept,
-    the decoder's values for every memoised instruction were a third of the objects the
-    garbage collector walked."""
+    origin: tuple[Any, ...] = ()
+    """(target, dwords) of an address-bound instruction (`share_key` empty), decoded again
+    at its address when a trace or a message needs its text, as a shared one is from its
+    `share_key`. Kept instead of the decoder's instruction: those were a third of the
+    objects the garbage collector walked, and moving one to another address (`relocated`,
+    the scan's miss path for branches) cost more than the rest of the move."""
     share_key: tuple[Any, ...] = ()
     """(target, dwords) when what the instruction does is independent of its address, so
     that one decoding and one bound step serve every copy of it in every code object
@@ -74,13 +74,12 @@ class Inst:
         """The instruction in LLVM syntax (traces, fault messages, `--show asm`)."""
         if self.rendered:
             return self.rendered
-        from rgpu_fuzz.sim.isa.decode import _moved, decode_at
+        from rgpu_fuzz.sim.isa.decode import decode_at
         from rgpu_fuzz.sim.isa.render import render
 
-        if self.source is not None:
-            return render(_moved(self.source, self.address))
-        if self.share_key:
-            target, words = self.share_key
+        key = self.share_key or self.origin
+        if key:
+            target, words = key
             return render(decode_at(words, 0, target, self.address))
         return self.mnemonic
 
@@ -102,19 +101,35 @@ class Inst:
         same words, a branch target moved with it (SOPP: target = address + 4 + 4 *
         simm16, CDNA3 ISA §4.4)."""
         new = self.at(address)
-        source = self.source
-        if source is None:
-            return new
-        from rgpu_fuzz.sim.isa.decode import _moved
+        if new is not self and "target" in self.mods:
+            _set(new, "mods", _interned(
+                {**self.mods, "target": self.mods["target"] + address - self.address}))
+        return new
 
-        moved = _moved(source, address)
-        if "target" in self.mods:
-            delta = address - self.address
-            mods = _interned({**self.mods, "target": self.mods["target"] + delta})
-            _set(new, "mods", mods)
-            _set(moved, "modifiers", MappingProxyType(
-                {**source.modifiers, "target": source.modifiers["target"] + delta}))
-        _set(new, "source", moved)
+    def branched(self, address: int, word: int) -> Inst:
+        """This one-dword branch with its simm16 replaced by the low half of `word`, at
+        `address` (`rgpu_fuzz.sim.code.Branches`: what the decoder gives, found by
+        decoding: the operand is simm16 as an immediate, the target `address` + 4 + 4 *
+        sext(simm16), CDNA3 ISA §4.4 / RDNA3 ISA §4.5)."""
+        simm = word & 0xFFFF
+        new = _copy(self)
+        _set(new, "address", address)
+        _set(new, "operands", (_immediate(simm),))
+        _set(new, "mods", _interned(
+            {**self.mods, "target": address + 4 + 4 * (simm - ((simm & 0x8000) << 1))}))
+        _set(new, "origin", (self.origin[0], (word,)))
+        return new
+
+    def with_literal(self, slot: int, words: tuple[int, ...], address: int) -> Inst:
+        """This instruction at `address` with `words`, whose last dword is the literal
+        that operand `slot` reads (`rgpu_fuzz.sim.code.Literals`)."""
+        op = self.operands[slot]
+        ops = list(self.operands)
+        ops[slot] = Opnd(OpKind.BITS, 0, op.count, words[-1], 0.0, op.neg, op.abs, True)
+        new = _copy(self)
+        _set(new, "address", address)
+        _set(new, "operands", tuple(ops))
+        _set(new, "share_key", (self.share_key[0], words))
         return new
 
     def derived(self, address: int, operands: tuple[Opnd, ...],
@@ -227,6 +242,17 @@ class OperandX:
         return getattr(self.base, name)
 
 
+_IMMEDIATES: dict[int, Opnd] = {}
+
+
+def _immediate(value: int) -> Opnd:
+    """The immediate operand `value` (a 16-bit field), one object per value."""
+    got = _IMMEDIATES.get(value)
+    if got is None:
+        got = _IMMEDIATES[value] = Opnd(OpKind.INT, 0, 1, value=value)
+    return got
+
+
 def _interned(modifiers: Mapping[str, Any]) -> dict[str, Any]:
     """One dict per distinct set of modifiers (they repeat across a campaign)."""
     items = tuple(modifiers.items())
@@ -248,4 +274,5 @@ def from_decoded(decoded: Any, text: str = "") -> Inst:
     key = (decoded.target, decoded.words) if shared else ()
     return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
                 decoded.mnemonic, ops, mods, text,  # type: ignore[arg-type]
-                halves, None if shared else decoded, key)
+                halves, () if shared or not decoded.words else (decoded.target, decoded.words),
+                key)

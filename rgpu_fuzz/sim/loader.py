@@ -326,50 +326,121 @@ def init_wave(wave: Wave, kernel: Any, cfg: TargetConfig, st: EntryState,
               first_item: int, wave_scratch_offset: int) -> None:
     """Set `wave` up as the dispatcher would for the work-items `first_item ...` of
     work-group `group` (`kernel` is a `rgpu_fuzz.codeobj.reader.Kernel`)."""
-    kd = kernel.descriptor
-    S, sdef = wave.S, wave.sdef
-    for u in kd.user_sgprs():
-        for k, v in enumerate(_user_sgpr_values(u.name, u.count, st)):
-            S[u.first + k] = v
-            sdef[u.first + k] = FULL
-    nxt = kd.user_sgpr_count
-    system: list[int] = []
-    for axis, name in enumerate(("X", "Y", "Z")):
-        if kd.field(f"ENABLE_SGPR_WORKGROUP_ID_{name}"):
-            system.append(group[axis])
-    if kd.field("ENABLE_SGPR_WORKGROUP_INFO"):
-        system.append(0)
-    if kd.field("ENABLE_PRIVATE_SEGMENT") and not cfg.architected_flat_scratch:
-        system.append(wave_scratch_offset)
-    for v in system:
-        S[nxt] = v & 0xFFFF_FFFF
-        sdef[nxt] = FULL
-        nxt += 1
-    if cfg.architected_flat_scratch:
-        base = st.scratch_base + wave_scratch_offset
-        S[FLAT_SCRATCH], S[FLAT_SCRATCH + 1] = base & 0xFFFF_FFFF, base >> 32
-        sdef[FLAT_SCRATCH] = sdef[FLAT_SCRATCH + 1] = FULL
-    lanes = wave.lanes
+    wave_setup(kernel, cfg, st, block)(wave, group, first_item, wave_scratch_offset)
+
+
+@dataclass(frozen=True, slots=True)
+class _EntryPlan:
+    """What the descriptor enables at a wave's entry (`init_wave`), read once per descriptor:
+    `KernelDescriptor.field` scans the descriptor's fields, and a wave's set-up asked it
+    about twenty times (~70 us per launch of a short O3 kernel, of ~2 ms)."""
+
+    user: tuple[Any, ...]
+    user_count: int
+    group_axes: tuple[int, ...]
+    workgroup_info: bool
+    private_offset: bool
+    dims: int
+
+
+_PLANS: dict[int, tuple[Any, _EntryPlan]] = {}
+
+
+def _entry_plan(kd: Any, cfg: TargetConfig) -> _EntryPlan:
+    held = _PLANS.get(id(kd))
+    if held is not None and held[0] is kd:
+        return held[1]
+    plan = _EntryPlan(
+        kd.user_sgprs(), kd.user_sgpr_count,
+        tuple(axis for axis, name in enumerate(("X", "Y", "Z"))
+              if kd.field(f"ENABLE_SGPR_WORKGROUP_ID_{name}")),
+        bool(kd.field("ENABLE_SGPR_WORKGROUP_INFO")),
+        bool(kd.field("ENABLE_PRIVATE_SEGMENT")) and not cfg.architected_flat_scratch,
+        kd.field("ENABLE_VGPR_WORKITEM_ID"))
+    if len(_PLANS) >= 512:
+        _PLANS.clear()
+    _PLANS[id(kd)] = (kd, plan)  # the descriptor is held: its id is not reused meanwhile
+    return plan
+
+
+_IDS: dict[tuple[Any, ...], tuple[tuple[tuple[int, np.ndarray, np.ndarray], ...], int]] = {}
+
+
+def _work_item_ids(lanes: int, block: tuple[int, int, int], first_item: int, dims: int,
+                   packed: bool) -> tuple[tuple[tuple[int, np.ndarray, np.ndarray], ...], int]:
+    """The work-item id VGPRs of the wave whose first work-item is `first_item` — (column,
+    values, defined lanes) each — and its EXEC mask (the lanes with a work-item); the same
+    for every work-group and launch of that block shape."""
+    key = (lanes, block, first_item, dims, packed)
+    got = _IDS.get(key)
+    if got is not None:
+        return got
     flat = first_item + np.arange(lanes)
     total = block[0] * block[1] * block[2]
     active = flat < total
     x = (flat % block[0]).astype(np.uint32)
     y = ((flat // block[0]) % block[1]).astype(np.uint32)
     z = (flat // (block[0] * block[1])).astype(np.uint32)
-    dims = kd.field("ENABLE_VGPR_WORKITEM_ID")
     ids = [x, y, z][:dims + 1]
-    if cfg.packed_workitem_ids:
-        packed = ids[0].copy()
+    if packed:
+        value = ids[0].copy()
         for k, v in enumerate(ids[1:], start=1):
-            packed |= v << np.uint32(10 * k)
-        wave.V[:, 0] = packed
-        wave.vdef[:, 0] = active
+            value |= v << np.uint32(10 * k)
+        columns = ((0, value, active),)
     else:
-        for k, v in enumerate(ids):
-            wave.V[:, k] = v
-            wave.vdef[:, k] = active
-    mask = int(sum(1 << i for i in range(lanes) if active[i]))
-    wave.set_exec(mask)
-    if lanes == 32:
-        S[EXEC + 1] = 0
-    wave.scc, wave.scc_def = 0, False
+        columns = tuple((k, v, active) for k, v in enumerate(ids))
+    for _, v, d in columns:
+        v.flags.writeable = False
+        d.flags.writeable = False
+    mask = int.from_bytes(np.packbits(active, bitorder="little").tobytes(), "little")
+    if len(_IDS) >= 1024:
+        _IDS.clear()
+    got = _IDS[key] = (columns, mask)
+    return got
+
+
+def wave_setup(kernel: Any, cfg: TargetConfig, st: EntryState,
+               block: tuple[int, int, int]) -> Callable[[Wave, tuple[int, int, int], int, int],
+                                                         None]:
+    """`init_wave` for every wave of one launch: what is the same for all of them (the user
+    SGPRs' values, what the descriptor enables) is worked out once, here."""
+    plan = _entry_plan(kernel.descriptor, cfg)
+    user = [(u.first + k, v) for u in plan.user
+            for k, v in enumerate(_user_sgpr_values(u.name, u.count, st))]
+    architected = cfg.architected_flat_scratch
+    scratch_base = st.scratch_base
+    packed = cfg.packed_workitem_ids
+    axes, info, private_offset, nxt0 = (plan.group_axes, plan.workgroup_info,
+                                        plan.private_offset, plan.user_count)
+    dims = plan.dims
+
+    def init(wave: Wave, group: tuple[int, int, int], first_item: int,
+             wave_scratch_offset: int) -> None:
+        S, sdef = wave.S, wave.sdef
+        for r, v in user:
+            S[r] = v
+            sdef[r] = FULL
+        nxt = nxt0
+        system = [group[axis] for axis in axes]
+        if info:
+            system.append(0)
+        if private_offset:
+            system.append(wave_scratch_offset)
+        for v in system:
+            S[nxt] = v & 0xFFFF_FFFF
+            sdef[nxt] = FULL
+            nxt += 1
+        if architected:
+            base = scratch_base + wave_scratch_offset
+            S[FLAT_SCRATCH], S[FLAT_SCRATCH + 1] = base & 0xFFFF_FFFF, base >> 32
+            sdef[FLAT_SCRATCH] = sdef[FLAT_SCRATCH + 1] = FULL
+        lanes = wave.lanes
+        columns, mask = _work_item_ids(lanes, block, first_item, dims, packed)
+        for col, values, active in columns:
+            wave.V[:, col] = values
+            wave.vdef[:, col] = active
+        wave.set_exec(mask)
+        if lanes == 32:
+            S[EXEC + 1] = 0
+        wave.scc, wave.scc_def = 0, False
+    return init

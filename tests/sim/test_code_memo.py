@@ -1,6 +1,8 @@
 """The per-process instruction memo of `rgpu_fuzz.sim.code.scan` (one decoding shared by
 every copy of an instruction) must still give each copy its own address, and decode
-branches at theirs.
+branches at theirs; branches with new offsets and instructions with new literals, composed
+from one decoded before (`code.Branches`, `code.Literals`), must be what decoding them
+alone gives and what the ISA says.
 
 Words hand-encoded from the GCN5/CDNA3 SOPP format (CDNA3 ISA §13.3: bits 31:23 = 0x17F,
 op in 22:16, simm16 in 15:0): s_nop 0 = 0xBF800000, s_endpgm = 0xBF810000, s_branch with
@@ -10,8 +12,15 @@ simm16 = 1 = 0xBF820001 (target = address + 4 + 4 * simm16, CDNA3 ISA §4.6).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
+from typing import Any, TypeVar
 
+from rgpu_fuzz.sim import code
 from rgpu_fuzz.sim.code import clear_memo, scan
+from rgpu_fuzz.sim.inst import OpKind, from_decoded
+from rgpu_fuzz.sim.isa.decode import decode_at
+
+T = TypeVar("T")
 
 WORDS = (0xBF800000, 0xBF820001, 0xBF800000, 0xBF810000)
 TEXT = struct.pack("<4I", *WORDS)
@@ -30,3 +39,66 @@ def test_a_memoised_instruction_takes_each_code_objects_address() -> None:
     assert second[1].text == "s_branch 1"
     # s_nop is decoded once and shared (same template object) in both sections
     assert second.templates[0] is first.templates[0] is first.templates[2]
+
+
+def _spied(memo_class: type, compose: str, run: Callable[[], T]) -> tuple[T, list[int]]:
+    """`run()` with `memo_class.compose` recording the addresses it composed."""
+    real = getattr(memo_class, compose)
+    composed: list[int] = []
+
+    def spy(self: object, *args: Any) -> Any:
+        got = real(self, *args)
+        if got is not None:
+            composed.append(got.address)
+        return got
+
+    setattr(memo_class, compose, spy)
+    try:
+        return run(), composed
+    finally:
+        setattr(memo_class, compose, real)
+
+
+def test_a_branch_with_an_offset_not_met_before_targets_its_own() -> None:
+    # s_branch (SOPP op 2) and s_cbranch_scc1 (op 5), hand-encoded: 0xBF82 << 16 | simm16,
+    # 0xBF85 << 16 | simm16; target = address + 4 + 4 * sext(simm16) (CDNA3 ISA §4.6)
+    simms = (3, 7, 0xFFFE, 0x8000, 0x7FFF, 1)
+    words = [0xBF820000 | s for s in simms] + [0xBF850000 | s for s in simms] + [0xBF810000]
+    clear_memo()
+    got, composed = _spied(code.Branches, "compose", lambda: scan(
+        struct.pack(f"<{len(words)}I", *words), "gfx942", 0x4000))
+    assert len(composed) >= 8, "branches after the first of each opcode are composed"
+    for k, simm in enumerate(simms * 2):
+        address = 0x4000 + 4 * k
+        signed = simm - 0x10000 if simm & 0x8000 else simm
+        inst = got[k]
+        assert inst.opcode == ("S_BRANCH" if k < len(simms) else "S_CBRANCH_SCC1")
+        assert inst.mods["target"] == address + 4 + 4 * signed
+        assert inst.text == f"{inst.mnemonic} {simm}"
+        assert inst == from_decoded(decode_at(tuple(words), k, "gfx942", address))
+
+
+def test_an_instruction_with_a_literal_not_met_before_reads_its_own() -> None:
+    # SOP1 (CDNA3 ISA §12.1): 0b101111101 << 23 | sdst << 16 | op << 8 | ssrc0; s_mov_b32 is
+    # op 0, ssrc0 255 = a literal dword after it. VOP1 (§12.2): 0b0111111 << 25 | vdst << 17
+    # | op << 9 | src0; v_mov_b32 is op 1. s_add_u32 (SOP2 op 0: 0b10 << 30 | sdst << 16 |
+    # ssrc1 << 8 | ssrc0) s32, s32, literal
+    s_mov, v_mov, s_add = 0xBE8000FF | 5 << 16, 0x7E0002FF | 3 << 17, 0x80202020 | 0xFF << 8
+    literals = (0x1234, 0xFFFFF000, 0x40490FDB, 0x8000_0000, 0x10)
+    words = [w for lit in literals for w in (s_mov, lit, v_mov, lit, s_add, lit)]
+    words.append(0xBF810000)
+    clear_memo()
+    got, composed = _spied(code.Literals, "compose", lambda: scan(
+        struct.pack(f"<{len(words)}I", *words), "gfx942", 0x8000))
+    assert len(composed) >= 9, "literals after the first of each opcode are composed"
+    assert len(got) == 3 * len(literals) + 1
+    for k, inst in enumerate(got[:-1]):
+        lit = literals[k // 3]
+        assert inst.opcode == ("S_MOV_B32", "V_MOV_B32", "S_ADD_U32")[k % 3]
+        (op,) = [o for o in inst.operands if o.literal]
+        assert op.kind is OpKind.BITS and op.value == lit
+        assert inst.size == 8 and inst.share_key[1][1] == lit
+        alone = from_decoded(decode_at(tuple(words), 2 * k, "gfx942", 0x8000 + 8 * k))
+        assert inst == alone and inst.text == alone.text
+    assert got[0].text == "s_mov_b32 s5, 0x1234"
+    assert got[5].text == "s_add_u32 s32, s32, 0xfffff000"
