@@ -4,13 +4,13 @@ through); control flow is `bind_flow`'s."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim import fp, lane_steps, scalar_steps
 from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.bitdef32 import bitdef_step
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
@@ -18,6 +18,8 @@ from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
     DTYPES,
     Env,
+    _forget,
+    hazard,
     lane_mask_source,
     low_half_defined,
     scalar_bits_source,
@@ -46,6 +48,71 @@ def _all(defs: list[Any]) -> Any:
     for x in defs[1:]:
         d = d & x
     return d
+
+
+CONSTS = (OpKind.INT, OpKind.FLOAT, OpKind.BITS)
+_BOOL = np.dtype(bool)
+
+
+def _vec(x: Any, lanes: int) -> Any:
+    """`x` over the lanes: itself when it is already a lane vector (`np.broadcast_to` costs
+    2-3 us a call, as much as the operation it shapes)."""
+    if type(x) is np.ndarray and x.shape == (lanes,):
+        return x
+    return np.broadcast_to(x, (lanes,))
+
+
+def _and_defined(ops: Sequence[Opnd], defs: Sequence[Any]) -> Any:
+    """One getter for the AND of the sources' definedness getters `defs` (of operands
+    `ops`), leaving out constants, which are always defined (`array & True` costs a
+    conversion of the Python bool each step). The values are those of the full AND."""
+    return _and_of([d for o, d in zip(ops, defs, strict=True) if o.kind not in CONSTS])
+
+
+def _and_of(keep: list[Any]) -> Any:
+    if not keep:
+        return lambda w: True
+    if len(keep) == 1:
+        return keep[0]
+    if len(keep) == 2:
+        k0, k1 = keep
+        return lambda w: k0(w) & k1(w)
+    if len(keep) == 3:
+        k0, k1, k2 = keep
+        return lambda w: k0(w) & k1(w) & k2(w)
+    return lambda w: _all([k(w) for k in keep])
+
+
+def _halves_defined(ops: Sequence[Opnd], tys: Sequence[str], env: Env) -> Any:
+    """One getter of (low halves defined, all defined) over the sources of a 64-bit
+    operation with per-half definedness (`LOW_HALF_OPS`, `_mad64`): `low_half_defined` of
+    each source ANDed, then the high halves ANDed in, so a 64-bit VGPR source costs two
+    column reads and no pair AND of its own. Constants are left out (always defined). The
+    second is a new array, or the first itself where no source has a high half."""
+    lows, highs = [], []
+    for o, t in zip(ops, tys, strict=True):
+        if o.kind in CONSTS:
+            continue
+        lows.append(low_half_defined(o, t, env))
+        if DTYPES[t][0] != 64:
+            continue
+        if o.kind in (OpKind.VGPR, OpKind.AGPR):
+            c1 = vcol(o) + 1
+            highs.append(lambda w, c1=c1: w.vdef[:, c1])
+        elif o.kind is OpKind.SGPR and o.index < 250 and o.index not in dict(env.constants):
+            j = o.index + 1
+            highs.append(lambda w, j=j: w.sdef[j] == 0xFFFF_FFFF)
+    if not lows:
+        return lambda w: (True, True)
+    low = _and_of(lows)
+
+    def both(w: Wave) -> tuple[Any, Any]:
+        lo = low(w)
+        full = lo
+        for h in highs:
+            full = full & h(w)
+        return lo, full
+    return both
 
 
 def _with_vcc(ops: tuple[Opnd, ...], want: int, at: tuple[int, ...]) -> list[Opnd]:
@@ -92,6 +159,9 @@ def bind_valu(inst: Inst, env: Env) -> Step:
     if inst.opcode in COPIES and len(ops) == 2 and ops[1].kind in (OpKind.VGPR, OpKind.AGPR) \
             and not inst.mods.get("dst_sel") and not getattr(ops[1], "sel", ""):
         src, dst = vcol(ops[1]), vcol(ops[0])
+        if src != dst and not ops[1].abs and not ops[1].neg and not inst.mods.get("clamp") \
+                and not inst.mods.get("omod") and not getattr(ops[0], "hi", False):
+            return _copy32(src, dst)
 
         def copy(w: Wave) -> None:
             part = w.vpart.get(src) if w.vpart else None
@@ -102,6 +172,45 @@ def bind_valu(inst: Inst, env: Env) -> Step:
                     w.vpart.setdefault(dst, {}).update(moved)
         return copy
     return step
+
+
+def _copy32(src: int, dst: int) -> Step:
+    """A 32-bit VGPR/AGPR copy to another register: what `_plain`'s step and `bind_valu`'s
+    `copy` do for it (hazard on the source, then on the destination; the destination's
+    partly defined active lanes forgotten, then the source's carried over), with two column
+    copies and EXEC tested as an int instead of the layers of getters and writers."""
+    read_msg = f"v{src} read before the s_waitcnt covering its load"
+    write_msg = f"v{dst} written before its load completed"
+
+    def copy32(w: Wave) -> None:
+        pv = w.pend_v
+        if pv:
+            if src in pv:
+                raise hazard(w, read_msg)
+            if dst in pv:
+                raise hazard(w, write_msg)
+        vp = w.vpart
+        part = None
+        if vp:
+            part = vp.get(src)
+            if dst in vp:
+                _forget(w, dst, 1)
+        V, vdef = w.V, w.vdef
+        if w.exec_full:
+            V[:, dst] = V[:, src]
+            vdef[:, dst] = vdef[:, src]
+            if part:
+                vp.setdefault(dst, {}).update(part)
+            return
+        e = w.exec
+        np.copyto(V[:, dst], V[:, src], where=e)
+        np.copyto(vdef[:, dst], vdef[:, src], where=e)
+        if part:
+            em = mask_of(e)
+            moved = {ln: m for ln, m in part.items() if em >> ln & 1}
+            if moved:
+                vp.setdefault(dst, {}).update(moved)
+    return copy32
 
 
 def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -134,14 +243,15 @@ def _plain(inst: Inst, spec: VOp, env: Env) -> Step:
         return shift64_step(inst, srcs[0], srcs[1], fn, dt, put)
     if inst.opcode in LOW_HALF_OPS and post is None:
         return _low_half(inst, spec, env, put, srcs, fn, dt)
+    dd = _and_defined(ops[1:], [d for _, d in srcs])
     if len(srcs) == 1:
-        (g0, d0), = srcs
-        return lambda w: put(w, np.asarray(fn(g0(w)), dt), d0(w))
+        (g0, _), = srcs
+        return lambda w: put(w, np.asarray(fn(g0(w)), dt), dd(w))
     if len(srcs) == 2:
-        (g0, d0), (g1, d1) = srcs
-        return lambda w: put(w, np.asarray(fn(g0(w), g1(w)), dt), d0(w) & d1(w))
-    (g0, d0), (g1, d1), (g2, d2) = srcs
-    return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), d0(w) & d1(w) & d2(w))
+        (g0, _), (g1, _) = srcs
+        return lambda w: put(w, np.asarray(fn(g0(w), g1(w)), dt), dd(w))
+    (g0, _), (g1, _), (g2, _) = srcs
+    return lambda w: put(w, np.asarray(fn(g0(w), g1(w), g2(w)), dt), dd(w))
 
 
 LOW_HALF_OPS = frozenset({"V_MOV_B64", "V_LSHL_ADD_U64", "V_ADD_U64"})
@@ -165,11 +275,18 @@ def _low_half(inst: Inst, spec: VOp, env: Env, put: Any, srcs: list[Any], fn: An
             put(w, np.asarray(fn(g0(w)), dt), (lo0(w), hi))
         return mov
 
+    halves = _halves_defined(inst.operands[1:], spec.src, env)
+    if len(srcs) == 3:
+        (g0, _), (g1, _), (g2, _) = srcs
+
+        def step3(w: Wave) -> None:
+            r = fn(g0(w), g1(w), g2(w))
+            put(w, np.asarray(r, dt), halves(w))
+        return step3
+
     def step(w: Wave) -> None:
         vals = [g(w) for g, _ in srcs]
-        full = _all([d(w) for _, d in srcs])
-        low = _all([lo(w) for lo in lows])
-        put(w, np.asarray(fn(*vals), dt), (low, full))
+        put(w, np.asarray(fn(*vals), dt), halves(w))
     return step
 
 
@@ -186,8 +303,16 @@ def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], Non
     where the lane is inactive or its inputs were defined (`d`, per lane)."""
     put = scalar_dest(op, 64 if env.lanes == 64 else 32)
     high = ((1 << 64) - 1) ^ ((1 << env.lanes) - 1)
-    return lambda w, lanes, d: put(w, mask_of(lanes & w.exec),
-                                   mask_of(np.broadcast_to(d, (env.lanes,)) | ~w.exec) | high)
+    every = (1 << 64) - 1
+
+    def dest(w: Wave, lanes: np.ndarray, d: Any) -> None:
+        e = w.exec
+        if type(d) is np.ndarray:
+            dm = mask_of(d | ~e) | high
+        else:  # all lanes or none (`np.broadcast_to(d) | ~EXEC`)
+            dm = every if d else mask_of(~e) | high
+        put(w, mask_of(lanes & e), dm)
+    return dest
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -202,9 +327,12 @@ def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
     fn = spec.fn
     full = np.ones(env.lanes, bool)
 
+    dd = _and_defined(ops[1:], [d0, d1])
+    lanes = env.lanes
+
     def step(w: Wave) -> None:
-        res = np.broadcast_to(fn(g0(w), g1(w)), (env.lanes,))
-        d = d0(w) & d1(w)
+        res = _vec(fn(g0(w), g1(w)), lanes)
+        d = dd(w)
         if not exec_only and (ops[0].index != EXEC or not writes_exec):
             dst(w, res, d)
         if writes_exec:
@@ -219,11 +347,17 @@ def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
     put = vector_dest(ops[0], spec.dst, inst, env)
     (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in zip(ops[1:3], spec.src,
                                                                    strict=True))
-    gm, dm = lane_mask_source(ops[3], env)
+    gm, _ = lane_mask_source(ops[3], env)
+    _, mbits = scalar_bits_source(ops[3], 64 if env.lanes == 64 else 32, env)
+    lanes = env.lanes
+    every = (1 << lanes) - 1
 
     def step(w: Wave) -> None:
         m = gm(w)
-        d = np.where(m, d1(w), d0(w)) & dm(w)
+        d = np.where(m, d1(w), d0(w))
+        bits = mbits(w)
+        if bits & every != every:  # `& lanes_of(bits)` changes nothing when all are set
+            d = d & lanes_of(bits, lanes)
         put(w, np.where(m, g1(w), g0(w)), d)
     return step
 
@@ -234,13 +368,14 @@ def _carry_out(inst: Inst, spec: VOp, env: Env) -> Step:
     cput = _lane_mask_dest(ops[1], env)
     srcs = [vector_source(o, t, env) for o, t in zip(ops[2:4], spec.src, strict=True)]
     (g0, d0), (g1, d1) = srcs
+    dd = _and_defined(ops[2:4], [d0, d1])
     fn = spec.fn
     lanes = env.lanes
 
     def step(w: Wave) -> None:
         r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)))
-        d = d0(w) & d1(w)
-        cput(w, np.broadcast_to(c, (lanes,)), d)
+        d = dd(w)
+        cput(w, _vec(c, lanes), d)
         put(w, r, d)
     return step
 
@@ -252,14 +387,15 @@ def _carry_in(inst: Inst, spec: VOp, env: Env) -> Step:
     (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
                           zip(ops[2:4], spec.src, strict=True))
     gc, dc = lane_mask_source(ops[4], env)
+    dd = _and_of([d for o, d in ((ops[2], d0), (ops[3], d1)) if o.kind not in CONSTS] + [dc])
     fn = spec.fn
     lanes = env.lanes
 
     def step(w: Wave) -> None:
         cin = gc(w)
         r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)), cin)
-        d = d0(w) & d1(w) & dc(w)
-        cput(w, np.broadcast_to(c, (lanes,)), d)
+        d = dd(w)
+        cput(w, _vec(c, lanes), d)
         put(w, r, d)
     return step
 
@@ -272,14 +408,14 @@ def _mad64(inst: Inst, spec: VOp, env: Env) -> Step:
     fn = spec.fn
     lanes = env.lanes
 
-    lows = [low_half_defined(o, t, env) for o, t in zip(ops[2:5], spec.src, strict=True)]
+    halves = _halves_defined(ops[2:5], spec.src, env)
+    (g0, _), (g1, _), (g2, _) = srcs
 
     def step(w: Wave) -> None:
-        vals = [np.asarray(g(w)) for g, _ in srcs]
-        r, c = fn(*vals)
-        d = _all([dd(w) for _, dd in srcs])
-        cput(w, np.broadcast_to(c, (lanes,)), d)
-        put(w, r, (_all([lo(w) for lo in lows]), d))
+        r, c = fn(np.asarray(g0(w)), np.asarray(g1(w)), np.asarray(g2(w)))
+        low, d = halves(w)
+        cput(w, _vec(c, lanes), d)
+        put(w, r, (low, d))
     return step
 
 
@@ -294,7 +430,7 @@ def _div_scale(inst: Inst, spec: VOp, env: Env) -> Step:
     def step(w: Wave) -> None:
         r, vcc = fn(*(np.asarray(g(w)) for g, _ in srcs))
         d = _all([dd(w) for _, dd in srcs])
-        cput(w, np.broadcast_to(vcc, (lanes,)), d)
+        cput(w, _vec(vcc, lanes), d)
         put(w, r, d)
     return step
 
@@ -314,6 +450,10 @@ def _div_fmas(inst: Inst, spec: VOp, env: Env) -> Step:
 
 
 def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
+    fast = (lane_steps.readfirstlane if spec.shape == "readfirstlane"
+            else lane_steps.readlane)(inst, env)
+    if fast is not None:
+        return fast
     ops = inst.operands
     sput = scalar_dest(ops[0], 32)
     g, d = vector_source(ops[1], "b32", env)
@@ -357,6 +497,9 @@ def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
 
 def _writelane(inst: Inst, spec: VOp, env: Env) -> Step:
     """V_WRITELANE_B32: one lane, whatever EXEC says."""
+    fast = lane_steps.writelane(inst, env)
+    if fast is not None:
+        return fast
     ops = inst.operands
     col = ops[0].index + (256 if ops[0].kind is OpKind.AGPR else 0)
     val, vd = scalar_bits_source(ops[1], 32, env)
@@ -457,6 +600,9 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     fn = spec.fn
     shape = spec.shape
     if shape in ("cmp", "cmpk"):
+        fast = scalar_steps.compare(inst, spec, env)
+        if fast is not None:
+            return fast
         (g0, d0), (g1, d1) = (scalar_source(o, b if b != 16 else 32, env)
                               for o, b in zip(ops[-2:], spec.src_bits, strict=True))
 
@@ -495,6 +641,9 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         nxt = env.code_base + inst.address + inst.size
         return lambda w: put(w, nxt, True)
     if shape == "saveexec":
+        fast = scalar_steps.saveexec(inst, spec, env)
+        if fast is not None:
+            return fast
         put = scalar_dest(ops[0], spec.dst_bits)
         g, d = scalar_bits_source(ops[1], spec.dst_bits, env)
         bits = spec.dst_bits
@@ -513,6 +662,10 @@ def bind_salu(inst: Inst, env: Env) -> Step:
             w.scc = int(new != 0)
             w.scc_def = True
         return saveexec
+    # a specialised step binds only operands the general path below takes without error
+    fast = _fast_salu(inst, spec, env) if len(ops) == 1 + len(spec.src_bits) else None
+    if fast is not None:
+        return fast
     dst_bits = spec.dst_bits
     put = scalar_dest(ops[0], dst_bits) if dst_bits else None
     srcs = [scalar_source(o, b, env) for o, b in zip(ops[1:], spec.src_bits, strict=True)]
@@ -580,8 +733,8 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
     bits allow (a 64-bit add whose low halves are 0 + undefined still carries 0)."""
     (g0, d0), (g1, d1) = (scalar_bits_source(o, 32, env) for o in inst.operands[1:3])
     fn = spec.fn
-    sub = inst.opcode in ("S_SUB_U32", "S_SUBB_U32")
     with_carry = spec.shape == "addc"
+    undefined = _carry_undefined(inst, spec)
     m = 0xFFFF_FFFF
 
     def step(w: Wave) -> None:
@@ -589,17 +742,10 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
         da, db = d0(w), d1(w)
         cin = w.scc if with_carry else None
         r, c = fn(a, b, cin) if with_carry else fn(a, b)
-        undef = (~da | ~db) & m
         cdef = not with_carry or w.scc_def
-        if undef:
-            a_lo, a_hi = a & da, a | (~da & m)
-            b_lo, b_hi = b & db, b | (~db & m)
-            lo, hi = ((a_lo, b_hi), (a_hi, b_lo)) if sub else ((a_lo, b_lo), (a_hi, b_hi))
-            c_lo = (fn(*lo, cin) if with_carry else fn(*lo))[1]
-            c_hi = (fn(*hi, cin) if with_carry else fn(*hi))[1]
-            cdef = cdef and c_lo == c_hi
-            low = undef & -undef
-            d = (low - 1) & m
+        if (~da | ~db) & m:
+            d, same = undefined(a, da, b, db, cin)
+            cdef = cdef and same
         else:
             d = m
         if with_carry and not w.scc_def:
@@ -607,6 +753,45 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
         put(w, r, d)
         w.scc, w.scc_def = c, cdef
     return step
+
+
+def _carry_undefined(inst: Inst, spec: SOp) -> Callable[[int, int, int, int, Any],
+                                                        tuple[int, bool]]:
+    """`_carry_chain`'s rule where a source bit is undefined: (defined result bits, whether
+    the carry is the same at both ends of what the undefined bits allow)."""
+    fn = spec.fn
+    sub = inst.opcode in ("S_SUB_U32", "S_SUBB_U32")
+    with_carry = spec.shape == "addc"
+    m = 0xFFFF_FFFF
+
+    def undefined(a: int, da: int, b: int, db: int, cin: Any) -> tuple[int, bool]:
+        undef = (~da | ~db) & m
+        a_lo, a_hi = a & da, a | (~da & m)
+        b_lo, b_hi = b & db, b | (~db & m)
+        lo, hi = ((a_lo, b_hi), (a_hi, b_lo)) if sub else ((a_lo, b_lo), (a_hi, b_hi))
+        c_lo = (fn(*lo, cin) if with_carry else fn(*lo))[1]
+        c_hi = (fn(*hi, cin) if with_carry else fn(*hi))[1]
+        low = undef & -undef
+        return (low - 1) & m, c_lo == c_hi
+    return undefined
+
+
+def _fast_salu(inst: Inst, spec: SOp, env: Env) -> Step | None:
+    """`scalar_steps`' step for the shapes it specialises (None: the general binders')."""
+    shape = spec.shape
+    if shape == "plain":
+        if spec.bitdef is None:
+            if inst.opcode in ("S_ADD_U32", "S_SUB_U32"):
+                return scalar_steps.carry(inst, spec, env, _carry_undefined(inst, spec))
+            return scalar_steps.arith(inst, spec, env)
+        if inst.opcode in ("S_MOV_B32", "S_MOV_B64"):
+            return scalar_steps.mov(inst, spec, env)
+        return scalar_steps.bitwise(inst, spec, env)
+    if shape == "addc":
+        return scalar_steps.carry(inst, spec, env, _carry_undefined(inst, spec))
+    if shape == "cselect":
+        return scalar_steps.cselect(inst, spec, env)
+    return None
 
 
 def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:

@@ -88,11 +88,20 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
     cols = [o.index + (AGPR_BASE if o.kind is OpKind.AGPR else 0)
             for o in inst.operands[1:3] if o.kind in (OpKind.VGPR, OpKind.AGPR)]
 
+    # the plain rule's definedness, constants left out (always defined: `array & True`
+    # only costs a conversion)
+    consts = [o.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS) for o in inst.operands[1:3]]
+    whole: Callable[[Wave], Any] = (
+        (lambda w: True) if all(consts) else db if consts[0] else da if consts[1]
+        else (lambda w: da(w) & db(w)))
+    c0, c1 = (cols + cols)[:2] if cols else (-1, -1)
+
     def step(w: Wave) -> None:
         a, b = ga(w), gb(w)
         r = fn(a, b)
-        if not w.vpart or not any(c in w.vpart for c in cols):
-            put(w, r, da(w) & db(w))  # whole registers: the plain rule, no per-bit work
+        vp = w.vpart
+        if not vp or (c0 not in vp and c1 not in vp):
+            put(w, r, whole(w))  # whole registers: the plain rule, no per-bit work
             return
         if w.pend_v and col in w.pend_v:
             put(w, r, True)  # raises the hazard as any write would

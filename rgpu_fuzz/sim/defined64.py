@@ -46,8 +46,21 @@ def shift64_step(inst: Inst, amount: tuple[Getter, Getter], source: tuple[Getter
     lo_of, hi_of = _halves(inst.operands[2], ds)
     kind = inst.opcode
 
+    def _uniform(n: int, lo: Any, hi: Any, ok: Any) -> tuple[Any, Any]:
+        """`step`'s (low, high) defined lanes for an amount `n` the same in every lane."""
+        if kind == "V_LSHLREV_B64":
+            dlo, dhi = (True, lo) if n >= 32 else (lo, lo & hi) if n else (lo, hi)
+        elif kind == "V_LSHRREV_B64":
+            dlo, dhi = (hi, True) if n >= 32 else (lo & hi, hi) if n else (lo, hi)
+        else:
+            dlo, dhi = (hi if n >= 32 else lo & hi if n else lo), hi
+        return dlo & ok, dhi & ok
+
     def step(w: Wave) -> None:
         a, s = ga(w), gs(w)
+        if type(a) is not np.ndarray:  # a uniform amount: which halves, decided once
+            put(w, np.asarray(fn(a, s), dt), _uniform(int(a) & 63, lo_of(w), hi_of(w), da(w)))
+            return
         sh = np.asarray(a).astype(np.int64) & 63
         lo, hi, ok = lo_of(w), hi_of(w), da(w)
         zero, low, high = sh == 0, (sh > 0) & (sh < 32), sh >= 32

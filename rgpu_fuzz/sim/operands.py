@@ -21,7 +21,7 @@ import numpy as np
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.halves import bits_defined, half_mask, write_bits
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, VCC, Wave
+from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, VCC, Wave, mask_of
 
 DTYPES: dict[str, tuple[int, Any]] = {
     "b32": (32, np.uint32), "u32": (32, np.uint32), "i32": (32, np.int32),
@@ -236,11 +236,18 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
             return w.S[i]
         return get, (lambda w: w.sdef[i] & full)
     if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
-        v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
-        if op.kind is OpKind.INT and bits == 64 and not op.literal:
-            v = op.value & (2**64 - 1)
+        v = const_scalar(op, bits)
         return (lambda w: v), (lambda w: full)
     raise ValueError(f"operand {op} cannot be a scalar source")
+
+
+def const_scalar(op: Opnd, bits: int) -> int:
+    """The value a constant scalar operand (INT, FLOAT, BITS) reads as at `bits`: a 64-bit
+    read of an inline integer is its sign extension to 64 bits."""
+    v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
+    if op.kind is OpKind.INT and bits == 64 and not op.literal:
+        v = op.value & (2**64 - 1)
+    return v
 
 
 def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
@@ -313,6 +320,19 @@ def _check_exec(w: Wave) -> None:
         raise uninit(w, "EXEC set from an undefined value")
 
 
+def exec_written(w: Wave) -> None:
+    """`_check_exec` then `Wave.refresh_exec`, after a write to EXEC (either half), in one
+    call: a wave of 64 lanes checks and reads both halves whole."""
+    S, sd = w.S, w.sdef
+    if w.lanes == 64:
+        if sd[EXEC] & sd[EXEC + 1] != 0xFFFF_FFFF:
+            raise uninit(w, "EXEC set from an undefined value")
+        w.refresh_exec(S[EXEC] | S[EXEC + 1] << 32)
+        return
+    _check_exec(w)
+    w.refresh_exec()
+
+
 def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any, Any], None]:
     """A writer of a VALU destination: lanes outside EXEC keep their value."""
     bits, _ = DTYPES[ty]
@@ -323,23 +343,26 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
         dst_sel = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"][dst_sel]
     if bits == 64:
         def put64(w: Wave, r: Any, d: Any) -> None:
-            """`d`: defined lanes, or a (low half, high half) pair of them."""
+            """`d`: defined lanes, or a (low half, high half) pair of them. The value goes
+            into the pair as one uint64 column (a view of both dwords of each lane's row);
+            `np.copyto` copies first where the result is a view of the pair itself."""
             if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
                 raise hazard(w, f"v[{col}:{col + 1}] written before its load completed")
-            raw = np.broadcast_to(np.asarray(r).view(np.uint64), (lanes,))
-            pair = np.ascontiguousarray(raw).view(np.uint32).reshape(lanes, 2)
+            if type(r) is not np.ndarray or r.dtype != _U64:
+                r = np.asarray(r).view(np.uint64)
             dlo, dhi = d if isinstance(d, tuple) else (d, d)
             if w.vpart:
                 _forget(w, col, 2)
+            V, vdef = w.V, w.vdef
             if w.exec_full:
-                w.V[:, col:col + 2] = pair
-                w.vdef[:, col] = dlo
-                w.vdef[:, col + 1] = dhi
+                V[:, col:col + 2].view(np.uint64)[:, 0] = r
+                vdef[:, col] = dlo
+                vdef[:, col + 1] = dhi
             else:
                 e = w.exec
-                np.copyto(w.V[:, col:col + 2], pair, where=e[:, None])
-                np.copyto(w.vdef[:, col], dlo, where=e)
-                np.copyto(w.vdef[:, col + 1], dhi, where=e)
+                np.copyto(V[:, col:col + 2].view(np.uint64)[:, 0], r, where=e)
+                np.copyto(vdef[:, col], dlo, where=e)
+                np.copyto(vdef[:, col + 1], dhi, where=e)
         return put64
     conv: Callable[[Any], Any]
     if bits == 16 and env.true16:
@@ -393,27 +416,52 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
                 np.copyto(w.vdef[:, col], d, where=w.exec)
         return put_sel
 
-    def put(w: Wave, r: Any, d: Any) -> None:
+    if bits == 16:
+        def put(w: Wave, r: Any, d: Any) -> None:
+            if w.pend_v and col in w.pend_v:
+                raise hazard(w, f"v{col} written before its load completed")
+            raw = conv(r)
+            if w.vpart and col in w.vpart:
+                _forget(w, col, 1)
+            if w.exec_full:
+                w.V[:, col] = raw
+                w.vdef[:, col] = d
+            else:
+                np.copyto(w.V[:, col], raw, where=w.exec)
+                np.copyto(w.vdef[:, col], d, where=w.exec)
+        return put
+
+    def put32(w: Wave, r: Any, d: Any) -> None:
+        # `conv` inlined: a uint32 array is written as it is (most results)
         if w.pend_v and col in w.pend_v:
             raise hazard(w, f"v{col} written before its load completed")
-        raw = conv(r)
-        if w.vpart and col in w.vpart:
+        if type(r) is not np.ndarray or r.dtype != _U32:
+            r = np.asarray(r).view(np.uint32)
+        vp = w.vpart
+        if vp and col in vp:
             _forget(w, col, 1)
         if w.exec_full:
-            w.V[:, col] = raw
+            w.V[:, col] = r
             w.vdef[:, col] = d
         else:
-            np.copyto(w.V[:, col], raw, where=w.exec)
-            np.copyto(w.vdef[:, col], d, where=w.exec)
-    return put
+            e = w.exec
+            np.copyto(w.V[:, col], r, where=e)
+            np.copyto(w.vdef[:, col], d, where=e)
+    return put32
+
+
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
 
 
 def _forget(w: Wave, col: int, n: int) -> None:
-    """A VALU write to `col..col+n-1` replaces the partly defined values of active lanes."""
+    """A VALU write to `col..col+n-1` replaces the partly defined values of active lanes
+    (EXEC tested as an int: `mask_of` is cached, numpy's per-element indexing is not)."""
+    em = -1 if w.exec_full else mask_of(w.exec)
     for c in range(col, col + n):
         part = w.vpart.get(c)
         if part:
-            for lane in [ln for ln in part if w.exec[ln]]:
+            for lane in [ln for ln in part if em >> ln & 1]:
                 del part[lane]
             if not part:
                 del w.vpart[c]
