@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim import fp, lane_steps, scalar_steps
 from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.bitdef32 import bitdef_step
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
@@ -470,6 +470,10 @@ def _div_fmas(inst: Inst, spec: VOp, env: Env) -> Step:
 
 
 def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
+    fast = (lane_steps.readfirstlane if spec.shape == "readfirstlane"
+            else lane_steps.readlane)(inst, env)
+    if fast is not None:
+        return fast
     ops = inst.operands
     sput = scalar_dest(ops[0], 32)
     g, d = vector_source(ops[1], "b32", env)
@@ -513,6 +517,9 @@ def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
 
 def _writelane(inst: Inst, spec: VOp, env: Env) -> Step:
     """V_WRITELANE_B32: one lane, whatever EXEC says."""
+    fast = lane_steps.writelane(inst, env)
+    if fast is not None:
+        return fast
     ops = inst.operands
     col = ops[0].index + (256 if ops[0].kind is OpKind.AGPR else 0)
     val, vd = scalar_bits_source(ops[1], 32, env)
@@ -613,6 +620,9 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     fn = spec.fn
     shape = spec.shape
     if shape in ("cmp", "cmpk"):
+        fast = scalar_steps.compare(inst, spec, env)
+        if fast is not None:
+            return fast
         (g0, d0), (g1, d1) = (scalar_source(o, b if b != 16 else 32, env)
                               for o, b in zip(ops[-2:], spec.src_bits, strict=True))
 
@@ -651,6 +661,9 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         nxt = env.code_base + inst.address + inst.size
         return lambda w: put(w, nxt, True)
     if shape == "saveexec":
+        fast = scalar_steps.saveexec(inst, spec, env)
+        if fast is not None:
+            return fast
         put = scalar_dest(ops[0], spec.dst_bits)
         g, d = scalar_bits_source(ops[1], spec.dst_bits, env)
         bits = spec.dst_bits
@@ -669,6 +682,10 @@ def bind_salu(inst: Inst, env: Env) -> Step:
             w.scc = int(new != 0)
             w.scc_def = True
         return saveexec
+    # a specialised step binds only operands the general path below takes without error
+    fast = _fast_salu(inst, spec, env) if len(ops) == 1 + len(spec.src_bits) else None
+    if fast is not None:
+        return fast
     dst_bits = spec.dst_bits
     put = scalar_dest(ops[0], dst_bits) if dst_bits else None
     srcs = [scalar_source(o, b, env) for o, b in zip(ops[1:], spec.src_bits, strict=True)]
@@ -736,8 +753,8 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
     bits allow (a 64-bit add whose low halves are 0 + undefined still carries 0)."""
     (g0, d0), (g1, d1) = (scalar_bits_source(o, 32, env) for o in inst.operands[1:3])
     fn = spec.fn
-    sub = inst.opcode in ("S_SUB_U32", "S_SUBB_U32")
     with_carry = spec.shape == "addc"
+    undefined = _carry_undefined(inst, spec)
     m = 0xFFFF_FFFF
 
     def step(w: Wave) -> None:
@@ -745,17 +762,10 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
         da, db = d0(w), d1(w)
         cin = w.scc if with_carry else None
         r, c = fn(a, b, cin) if with_carry else fn(a, b)
-        undef = (~da | ~db) & m
         cdef = not with_carry or w.scc_def
-        if undef:
-            a_lo, a_hi = a & da, a | (~da & m)
-            b_lo, b_hi = b & db, b | (~db & m)
-            lo, hi = ((a_lo, b_hi), (a_hi, b_lo)) if sub else ((a_lo, b_lo), (a_hi, b_hi))
-            c_lo = (fn(*lo, cin) if with_carry else fn(*lo))[1]
-            c_hi = (fn(*hi, cin) if with_carry else fn(*hi))[1]
-            cdef = cdef and c_lo == c_hi
-            low = undef & -undef
-            d = (low - 1) & m
+        if (~da | ~db) & m:
+            d, same = undefined(a, da, b, db, cin)
+            cdef = cdef and same
         else:
             d = m
         if with_carry and not w.scc_def:
@@ -763,6 +773,45 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
         put(w, r, d)
         w.scc, w.scc_def = c, cdef
     return step
+
+
+def _carry_undefined(inst: Inst, spec: SOp) -> Callable[[int, int, int, int, Any],
+                                                        tuple[int, bool]]:
+    """`_carry_chain`'s rule where a source bit is undefined: (defined result bits, whether
+    the carry is the same at both ends of what the undefined bits allow)."""
+    fn = spec.fn
+    sub = inst.opcode in ("S_SUB_U32", "S_SUBB_U32")
+    with_carry = spec.shape == "addc"
+    m = 0xFFFF_FFFF
+
+    def undefined(a: int, da: int, b: int, db: int, cin: Any) -> tuple[int, bool]:
+        undef = (~da | ~db) & m
+        a_lo, a_hi = a & da, a | (~da & m)
+        b_lo, b_hi = b & db, b | (~db & m)
+        lo, hi = ((a_lo, b_hi), (a_hi, b_lo)) if sub else ((a_lo, b_lo), (a_hi, b_hi))
+        c_lo = (fn(*lo, cin) if with_carry else fn(*lo))[1]
+        c_hi = (fn(*hi, cin) if with_carry else fn(*hi))[1]
+        low = undef & -undef
+        return (low - 1) & m, c_lo == c_hi
+    return undefined
+
+
+def _fast_salu(inst: Inst, spec: SOp, env: Env) -> Step | None:
+    """`scalar_steps`' step for the shapes it specialises (None: the general binders')."""
+    shape = spec.shape
+    if shape == "plain":
+        if spec.bitdef is None:
+            if inst.opcode in ("S_ADD_U32", "S_SUB_U32"):
+                return scalar_steps.carry(inst, spec, env, _carry_undefined(inst, spec))
+            return scalar_steps.arith(inst, spec, env)
+        if inst.opcode in ("S_MOV_B32", "S_MOV_B64"):
+            return scalar_steps.mov(inst, spec, env)
+        return scalar_steps.bitwise(inst, spec, env)
+    if shape == "addc":
+        return scalar_steps.carry(inst, spec, env, _carry_undefined(inst, spec))
+    if shape == "cselect":
+        return scalar_steps.cselect(inst, spec, env)
+    return None
 
 
 def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:

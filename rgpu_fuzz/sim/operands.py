@@ -250,11 +250,18 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
             return w.S[i]
         return get, (lambda w: w.sdef[i] & full)
     if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
-        v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
-        if op.kind is OpKind.INT and bits == 64 and not op.literal:
-            v = op.value & (2**64 - 1)
+        v = const_scalar(op, bits)
         return (lambda w: v), (lambda w: full)
     raise ValueError(f"operand {op} cannot be a scalar source")
+
+
+def const_scalar(op: Opnd, bits: int) -> int:
+    """The value a constant scalar operand (INT, FLOAT, BITS) reads as at `bits`: a 64-bit
+    read of an inline integer is its sign extension to 64 bits."""
+    v = const_bits(op, "u64" if bits == 64 else "u32" if bits == 32 else "u16")
+    if op.kind is OpKind.INT and bits == 64 and not op.literal:
+        v = op.value & (2**64 - 1)
+    return v
 
 
 def scalar_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
@@ -325,6 +332,19 @@ def _check_exec(w: Wave) -> None:
     lanes = (1 << w.lanes) - 1
     if (w.sdef[EXEC] | w.sdef[EXEC + 1] << 32) & lanes != lanes:
         raise uninit(w, "EXEC set from an undefined value")
+
+
+def exec_written(w: Wave) -> None:
+    """`_check_exec` then `Wave.refresh_exec`, after a write to EXEC (either half), in one
+    call: a wave of 64 lanes checks and reads both halves whole."""
+    S, sd = w.S, w.sdef
+    if w.lanes == 64:
+        if sd[EXEC] & sd[EXEC + 1] != 0xFFFF_FFFF:
+            raise uninit(w, "EXEC set from an undefined value")
+        w.refresh_exec(S[EXEC] | S[EXEC + 1] << 32)
+        return
+    _check_exec(w)
+    w.refresh_exec()
 
 
 def _lane_shaped(x: Any, lanes: int) -> bool:

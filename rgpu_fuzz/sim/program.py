@@ -194,8 +194,9 @@ _CONDITIONS: dict[str, tuple[Callable[[Wave], bool], str]] = {
     "SCC1": (lambda w: bool(_scc(w)), "scc1"),
     "VCCZ": (_vccz, "vccz"),
     "VCCNZ": (lambda w: not _vccz(w), "vccnz"),
-    "EXECZ": (lambda w: not w.exec_full and not w.exec.any(), "execz"),
-    "EXECNZ": (lambda w: w.exec_full or bool(w.exec.any()), "execnz"),
+    # `Wave.exec_bits` is the mask `Wave.exec` is made from: no reduction over the lanes
+    "EXECZ": (lambda w: w.exec_bits == 0, "execz"),
+    "EXECNZ": (lambda w: w.exec_bits != 0, "execnz"),
 }
 
 

@@ -8,6 +8,7 @@ Sources are unsigned bit patterns of the operand width; `_s32`/`_s64` reinterpre
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +28,10 @@ class SOp:
     """Defined bits of the result from each source's value and defined bits, for bitwise
     operations (an AND with a defined 0 is defined whatever the other bit); None: the
     result is defined only if every source is."""
+    raw: Callable[[int, int], int] | None = None
+    """For two-source operations whose SCC is result != 0: `fn`'s result alone, as one call
+    (a C function where there is one), for the bound steps of `rgpu_fuzz.sim.scalar_steps`;
+    tests/sim/test_scalar_steps checks it against `fn`."""
 
 
 def _and_def(a: int, da: int, b: int, db: int) -> int:
@@ -77,13 +82,15 @@ def _nz(x: int) -> int:
 
 
 def _bitop(bits: int, f: Callable[[int, int], int],
-           bitdef: Callable[[int, int, int, int], int]) -> SOp:
+           bitdef: Callable[[int, int, int, int], int], closed: bool = False) -> SOp:
+    """`closed`: f(a, b) is within `bits` for sources within it (no mask needed)."""
     m = (1 << bits) - 1
 
     def fn(a: int, b: int) -> tuple[int, int]:
         r = f(a, b) & m
         return r, _nz(r)
-    return SOp("plain", bits, (bits, bits), fn, bitdef)
+    return SOp("plain", bits, (bits, bits), fn, bitdef,
+               f if closed else (lambda a, b: f(a, b) & m))
 
 
 def _unop(bits: int, f: Callable[[int], int], scc: bool = True, dbits: int = 0) -> SOp:
@@ -126,7 +133,7 @@ def _bfe(bits: int, signed: bool) -> SOp:
         if signed and not (moved >> (width - 1)) & 1:
             return moved & field & m
         return ((moved & field) | ~field) & m
-    return SOp("plain", bits, (bits, 32), fn, bitdef)
+    return SOp("plain", bits, (bits, 32), fn, bitdef, lambda a, b: fn(a, b)[0])
 
 
 def _ff1(bits: int) -> Callable[[int], int]:
@@ -167,11 +174,11 @@ def _cmpk(signed: bool, f: Callable[[int, int], bool]) -> SOp:
 def _table() -> dict[str, SOp]:
     t: dict[str, SOp] = {}
     for bits, sfx in ((32, "B32"), (64, "B64")):
-        t[f"S_AND_{sfx}"] = _bitop(bits, lambda a, b: a & b, _and_def)
-        t[f"S_OR_{sfx}"] = _bitop(bits, lambda a, b: a | b, _or_def)
-        t[f"S_XOR_{sfx}"] = _bitop(bits, lambda a, b: a ^ b, _xor_def)
+        t[f"S_AND_{sfx}"] = _bitop(bits, operator.and_, _and_def, closed=True)
+        t[f"S_OR_{sfx}"] = _bitop(bits, operator.or_, _or_def, closed=True)
+        t[f"S_XOR_{sfx}"] = _bitop(bits, operator.xor, _xor_def, closed=True)
         t[f"S_ANDN2_{sfx}"] = _bitop(bits, lambda a, b: a & ~b,
-                                     lambda a, da, b, db: _and_def(a, da, ~b, db))
+                                     lambda a, da, b, db: _and_def(a, da, ~b, db), closed=True)
         t[f"S_ORN2_{sfx}"] = _bitop(bits, lambda a, b: a | ~b,
                                     lambda a, da, b, db: _or_def(a, da, ~b, db))
         t[f"S_NAND_{sfx}"] = _bitop(bits, lambda a, b: ~(a & b), _and_def)
@@ -253,15 +260,17 @@ def _table() -> dict[str, SOp]:
         t[f"S_LSHL_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n: lambda a, b: ((a << (b & (n - 1))) & mk,
                                         _nz((a << (b & (n - 1))) & mk))
-        )(m, bits), _shift_def(bits, "lshl"))
+        )(m, bits), _shift_def(bits, "lshl"), (
+            lambda mk, n: lambda a, b: (a << (b & (n - 1))) & mk)(m, bits))
         t[f"S_LSHR_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda n: lambda a, b: (a >> (b & (n - 1)), _nz(a >> (b & (n - 1))))
-        )(bits), _shift_def(bits, "lshr"))
+        )(bits), _shift_def(bits, "lshr"), (lambda n: lambda a, b: a >> (b & (n - 1)))(bits))
         conv = _s32 if bits == 32 else _s64
         t[f"S_ASHR_I{bits}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & mk,
                                             _nz((cv(a) >> (b & (n - 1))) & mk))
-        )(m, bits, conv), _shift_def(bits, "ashr"))
+        )(m, bits, conv), _shift_def(bits, "ashr"), (
+            lambda mk, n, cv: lambda a, b: (cv(a) >> (b & (n - 1))) & mk)(m, bits, conv))
         t[f"S_BFM_{sfx}"] = SOp("plain", bits, (32, 32), (
             lambda mk, n: lambda a, b: ((((1 << (a & (n - 1))) - 1) << (b & (n - 1))) & mk, None)
         )(m, bits))

@@ -9,7 +9,7 @@ each lane's row. Beside each register file a definedness shadow (see `rgpu_fuzz.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -97,6 +97,10 @@ class Wave:
     high bits were never defined, and they must come back as they went."""
     exec: np.ndarray = field(init=False)
     exec_full: bool = True
+    exec_bits: int = field(init=False)
+    """EXEC as the lane mask `exec` is made from (set with it by `refresh_exec` only)."""
+    lane_mask: int = field(init=False)
+    """(1 << lanes) - 1."""
     scc: int = 0
     scc_def: bool = False
     pc: int = 0
@@ -114,27 +118,56 @@ class Wave:
     """(private, its data and shadow as dword rows): `bind_mem`'s uniform scratch path."""
     mem: Any = None
     full: np.ndarray = field(init=False)
+    Vflat: memoryview = field(init=False)
+    """`V` as one flat memoryview (lane * N_VECTOR + column): a single element reads as a
+    Python int and writes several times faster than through numpy indexing (the lane moves
+    of SGPR spills, `rgpu_fuzz.sim.scalar_steps`)."""
+    dflat: memoryview = field(init=False)
+    """`vdef` the same way (elements are bools)."""
 
     def __post_init__(self) -> None:
         self.V = np.zeros((self.lanes, N_VECTOR), np.uint32)
         self.vdef = np.zeros((self.lanes, N_VECTOR), bool)
+        self.Vflat = self.V.reshape(-1).data
+        self.dflat = self.vdef.reshape(-1).data
         self.full = np.ones(self.lanes, bool)
         self.exec = self.full
+        self.lane_mask = self.exec_bits = (1 << self.lanes) - 1
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Every field but the memoryviews, which can be neither pickled nor copied (tests
+        deep-copy waves): `__setstate__` makes them again over the new arrays."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.Vflat = self.V.reshape(-1).data
+        self.dflat = self.vdef.reshape(-1).data
 
     def set_exec(self, mask: int) -> None:
         """Write EXEC (both halves) and refresh the lane vector."""
-        lanes_mask = (1 << self.lanes) - 1
         self.S[EXEC] = mask & 0xFFFF_FFFF
         self.S[EXEC + 1] = (mask >> 32) & 0xFFFF_FFFF
         self.sdef[EXEC] = self.sdef[EXEC + 1] = FULL
-        self.refresh_exec(mask & lanes_mask)
+        self.refresh_exec(mask & self.lane_mask)
 
     def refresh_exec(self, mask: int | None = None) -> None:
+        """Make `exec`, `exec_full` and `exec_bits` from EXEC, or from `mask` when the caller
+        has it (EXEC's lanes, no bit above them)."""
         if mask is None:
-            mask = (self.S[EXEC] | self.S[EXEC + 1] << 32) & ((1 << self.lanes) - 1)
-        self.exec_full = mask == (1 << self.lanes) - 1
-        self.exec = self.full if self.exec_full else lanes_of(mask, self.lanes)
+            mask = (self.S[EXEC] | self.S[EXEC + 1] << 32) & self.lane_mask
+        self.exec_bits = mask
+        if mask == self.lane_mask:
+            self.exec_full = True
+            self.exec = self.full
+        else:
+            self.exec_full = False
+            self.exec = lanes_of(mask, self.lanes)
 
     @property
     def exec_mask(self) -> int:
-        return (self.S[EXEC] | self.S[EXEC + 1] << 32) & ((1 << self.lanes) - 1)
+        return (self.S[EXEC] | self.S[EXEC + 1] << 32) & self.lane_mask
+
+
+_VIEWS = frozenset({"Vflat", "dflat"})
