@@ -25,7 +25,7 @@ from rgpu_fuzz.sim.bind_scratch import (
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.halves import byte_bits, half_mask
 from rgpu_fuzz.sim.inflight import STORED as _STORED
-from rgpu_fuzz.sim.inflight import complete, drain, wait
+from rgpu_fuzz.sim.inflight import complete, drain, span, wait
 from rgpu_fuzz.sim.inflight import issue_vector_load as _issue_vector_load
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
@@ -201,16 +201,57 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         _check_addr(w, adef, inst)
         general(w, e, addrs)
 
+    vaddr_col = vcol(vaddr) if vaddr.kind is OpKind.VGPR else -1
+    wrap = np.uint64(offset & (2**64 - 1))
+
+    def run_addresses(w: Wave, lo: int, hi: int) -> np.ndarray:
+        """`addresses` of a GLOBAL access for the lanes `lo:hi` (EXEC as one run,
+        `inflight.span`), with `_check_addr`'s check: the same checks in the same order."""
+        c = vaddr_col
+        if has_saddr:
+            if w.pend_v and c in w.pend_v:
+                raise hazard(w, f"v{c} used as an address before its load completed")
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+            a = w.V[lo:hi, c].astype(np.uint64) + np.uint64(sget(w)) + wrap
+            d = w.vdef[lo:hi, c]
+        else:
+            if w.pend_v and (c in w.pend_v or c + 1 in w.pend_v):
+                raise hazard(w, f"v[{c}:{c + 1}] used as an address before its load "
+                                "completed")
+            a = np.ascontiguousarray(w.V[lo:hi, c:c + 2]).view(np.uint64)[:, 0] + wrap
+            d = w.vdef[lo:hi, c:c + 2]
+        if b"\x00" in d.tobytes():
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        return a
+
     def global_store(w: Wave) -> None:
         """`step` for a GLOBAL store of whole registers none of which has partly defined
         lanes (`Wave.vpart`): the data's definedness is then `vdef` itself, and the checks
         run in `step`'s order (address, load hazard, undefined data, bounds)."""
         full = w.exec_full
         e = w.exec
-        if not full and not e.any():
+        lo, hi = (0, w.lanes) if full else span(e)
+        if hi == 0:
             return
         if w.vpart and any(c in w.vpart for c in data_cols):
             return step(w)
+        if lo >= 0 and vaddr_col >= 0:
+            # EXEC as one run of lanes: slices, no mask
+            addrs = run_addresses(w, lo, hi)
+            if w.pend_v and any(c in w.pend_v for c in data_cols):
+                raise hazard(w, f"v{data_cols[0]} stored before the s_waitcnt covering its "
+                                "load")
+            if b"\x00" in w.vdef[lo:hi, data_cols[0]:data_cols[-1] + 1].tobytes():
+                raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
+                                "register")
+            raw = np.ascontiguousarray(w.V[lo:hi, data_cols[0]:data_cols[-1] + 1]).view(
+                np.uint8)
+            if op.width < 4:
+                raw = raw[:, start:start + op.width]
+            w.mem.glob.write(addrs, raw, inst.mnemonic)
+            w.vm_queue.append(_STORED)
+            return
         addrs, adef = addresses(w)
         if not (adef.all() if full else adef[e].all()):
             raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
@@ -228,7 +269,6 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                             "register")
         raw = np.ascontiguousarray(raw).view(np.uint8)
         if op.width < 4:
-            start = 2 if op.d16 == "hi" else 0
             raw = raw[:, start:start + op.width]
         w.mem.glob.write(addrs, raw, inst.mnemonic)
         w.vm_queue.append(_STORED)
@@ -263,14 +303,31 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         defined, and the checks run in `step`'s order (address, bounds, load hazard)."""
         full = w.exec_full
         e = w.exec
-        if not full and not e.any():
+        lo, hi = (0, w.lanes) if full else span(e)
+        if hi == 0:
             return
         if w.vpart and any(c in w.vpart for c in data_cols):
+            return step(w)
+        n = len(data_cols)
+        if lo >= 0 and vaddr_col >= 0:
+            # EXEC as one run of lanes: slices, no mask; a byte or short zero- or
+            # sign-extended as `general` does (`_to_words`)
+            addrs = run_addresses(w, lo, hi)
+            raw = w.mem.glob.read(addrs, op.width, inst.mnemonic)
+            words = raw.view(np.uint32) if op.width >= 4 else _to_words(raw, op)
+            if hi - lo == w.lanes:
+                data = words
+            else:
+                data = np.zeros((w.lanes, n), np.uint32)
+                data[lo:hi] = words
+            _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True,
+                               lgkm=False)
+            return
+        if op.width < 4:
             return step(w)
         addrs, adef = addresses(w)
         if not (adef.all() if full else adef[e].all()):
             raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-        n = len(data_cols)
         if full:
             data = w.mem.glob.read(addrs, op.width, inst.mnemonic).view(np.uint32)
         else:
@@ -279,15 +336,17 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True, lgkm=False)
 
     whole = op.width % 4 == 0 and not op.d16
+    start = 2 if op.d16 == "hi" else 0
     if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
         data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
         return global_store
-    if seg == "global" and whole:
-        data_cols = tuple(range(vcol(dst), vcol(dst) + op.width // 4))  # type: ignore[arg-type]
+    if seg == "global" and (whole or (op.width < 4 and not op.d16)):
+        data_cols = tuple(range(vcol(dst), vcol(dst) + max(1, op.width // 4)))  # type: ignore[arg-type]
         return global_load
-    form = scratch_form(inst, op, env)
+    form = scratch_form(inst, op, env, d16=True)
     if form is not None:
-        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg)
+        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
+                               based=form.saddr is not None)
 
     return step
 
@@ -401,9 +460,47 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         offs = [int(m["offset"]) if "offset" in m else
                 int(m.get("offset1", 0)) << 8 | int(m.get("offset0", 0))]
     lane_ids = np.arange(env.lanes)
+    vector = (OpKind.VGPR, OpKind.AGPR)
+    runs = op.store and addr_op.kind is OpKind.VGPR and len(datas) >= len(offs) and \
+        all(x.kind in vector for x in datas[:len(offs)])
+    acol = vcol(addr_op) if runs else -1
+    n = max(1, op.width // 4)
+    start = 2 if op.d16 == "hi" else 0
+    data_cols = [vcol(x) for x in datas[:len(offs)]] if runs else []
+    wraps = [np.uint64(off) for off in offs]
+    low32 = np.uint64(0xFFFF_FFFF)
+
+    def run_store(w: Wave, lo: int, hi: int) -> None:
+        """`step`'s store for EXEC as one run of lanes `lo:hi` (`inflight.span`) and data
+        registers without partly defined lanes: slices, no mask; the same checks in the
+        same order."""
+        if w.pend_v and acol in w.pend_v:
+            raise hazard(w, f"v{acol} used as an address before its load completed")
+        if b"\x00" in w.vdef[lo:hi, acol].tobytes():
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        base = w.V[lo:hi, acol].astype(np.uint64)
+        lds = w.mem.lds(w)
+        for c, off in zip(data_cols, wraps, strict=True):
+            if w.pend_v and any(k in w.pend_v for k in range(c, c + n)):
+                raise hazard(w, f"v{c} stored before the s_waitcnt covering its load")
+            if b"\x00" in w.vdef[lo:hi, c:c + n].tobytes():
+                raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
+                                "undefined register")
+            raw = np.ascontiguousarray(w.V[lo:hi, c:c + n]).view(np.uint8)
+            if op.width < 4:
+                raw = raw[:, start:start + op.width]
+            lds.write((base + off) & low32, raw, inst.mnemonic)
+        w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
 
     def step(w: Wave) -> None:
         e = w.exec
+        if runs:
+            lo, hi = (0, w.lanes) if w.exec_full else span(e)
+            if hi == 0:
+                return
+            if lo >= 0 and not (w.vpart and any(c + k in w.vpart for c in data_cols
+                                                for k in range(n))):
+                return run_store(w, lo, hi)
         if not e.any():
             return
         a, d = _vaddr32(w, addr_op)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim.halves import half_mask
 from rgpu_fuzz.sim.inflight import STORED, all_bits, issue_vector_load, span
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp
@@ -126,11 +127,13 @@ class ScratchForm:
     offset: int
 
 
-def scratch_form(inst: Inst, op: MemOp, env: Env) -> ScratchForm | None:
+def scratch_form(inst: Inst, op: MemOp, env: Env, d16: bool = False) -> ScratchForm | None:
     """`inst` as a uniform-address SCRATCH access of whole dwords or of one byte or short
-    (not D16), or None. Operands as `bind_mem.bind_vmem` reads them (CDNA3 ISA §10.1:
-    `vdst, vaddr, saddr` for loads, `vaddr, vdata, saddr` for stores)."""
-    if op.segment != "scratch" or op.d16 or not (op.width % 4 == 0 or op.width < 4):
+    (not D16, unless `d16` and a D16 load), or None. Operands as `bind_mem.bind_vmem`
+    reads them (CDNA3 ISA §10.1: `vdst, vaddr, saddr` for loads, `vaddr, vdata, saddr` for
+    stores)."""
+    if op.segment != "scratch" or (op.d16 and not (d16 and not op.store and op.width < 4)) \
+            or not (op.width % 4 == 0 or op.width < 4):
         return None
     ops = [*inst.operands, OFF, OFF, OFF]
     data, vaddr, saddr = (ops[1], ops[0], ops[2]) if op.store else (ops[0], ops[1], ops[2])
@@ -338,7 +341,37 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
             issue_load(w, col, 1, val[:, None], defined)
         return True
 
-    if op.d16 or not (width % 4 == 0 or width < 4):
+    hi16 = op.d16 == "hi"
+    wmask = half_mask(hi16)
+
+    def load_d16(w: Wave, o: int) -> bool:
+        """A D16 load: the byte or short, extended to 16 bits, into one half of the
+        register, merged with the other half at completion (`_to_words`, `complete`)."""
+        priv = w.private
+        if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
+            return False
+        if w.vpart and col in w.vpart:
+            return False
+        data, shadow = sub_row(w, o)
+        lo, hi = exec_lanes(w)
+        if lo >= 0 and shadow[lo:hi].tobytes() == ones(width * (hi - lo)):
+            defined = all_defined(w.lanes, 1)
+        else:
+            defined = (shadow == whole)[:, None]
+        if signed:
+            val = data.view(np.int16 if half else np.int8).astype(np.int32).view(U32)
+        else:
+            val = data.astype(U32)
+        if hi16:
+            val <<= U32(16)
+        elif signed:
+            val &= U32(0xFFFF)
+        issue_vector_load(w, col, val[:, None], defined, vm=True, lgkm=False, wmask=wmask)
+        return True
+
+    if op.d16:
+        return load_d16 if width < 4 and not op.store else lambda w, o: False
+    if not (width % 4 == 0 or width < 4):
         return lambda w, o: False
     if width < 4:
         return store_sub if op.store else load_sub
@@ -346,15 +379,28 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
 
 
 def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
-                    offset: int, col: int, sreg: int | None = None) -> Step:
+                    offset: int, col: int, sreg: int | None = None,
+                    based: bool = True) -> Step:
     """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
-    short (not D16); `general` is `bind_vmem`'s step for the same instruction."""
+    short (or a D16 load of one); `general` is `bind_vmem`'s step for the same
+    instruction. `based`: False where the SGPR base is `off` (base 0: the private offset
+    is the immediate alone, as gfx942's O0 spills address their slots)."""
     mnemonic = inst.mnemonic
     access = row_access(op, col)
 
     def undefined(w: Wave) -> Exception:
         return uninit(w, f"{mnemonic}: address from an undefined register")
 
+    if not based:
+        fixed = offset & M32
+
+        def unbased(w: Wave) -> Any:
+            if not w.exec_full and span(w.exec)[1] == 0:
+                return None
+            if not access(w, fixed):
+                return general(w)
+            return None
+        return unbased
     if sreg is None:
         def step(w: Wave) -> Any:
             if not w.exec_full and span(w.exec)[1] == 0:

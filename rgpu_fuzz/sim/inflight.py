@@ -143,13 +143,18 @@ def complete(w: Wave, p: Pending) -> None:
 
 def wait(w: Wave, vmcnt: int, lgkmcnt: int) -> None:
     q = w.vm_queue
-    while len(q) > vmcnt:
-        p = q.pop(0)
-        if p is STORED:
-            continue  # a store: nothing to complete, in no other queue
-        complete(w, p)
-        if p.lgkm and p in w.lgkm_queue:
-            w.lgkm_queue.remove(p)
+    if len(q) > vmcnt:
+        # the oldest leave the queue together, then complete in issue order (completing
+        # one reads no queue)
+        k = len(q) - vmcnt
+        done = q[:k]
+        del q[:k]
+        for p in done:
+            if p is STORED:
+                continue  # a store: nothing to complete, in no other queue
+            complete(w, p)
+            if p.lgkm and p in w.lgkm_queue:
+                w.lgkm_queue.remove(p)
     q = w.lgkm_queue
     if not q:
         return

@@ -17,6 +17,18 @@ from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 
 PAGE = 4096
 
+_BYTES: dict[int, np.ndarray] = {}
+
+
+def _bytes(width: int) -> np.ndarray:
+    """`np.arange(width)` (int64), read-only, made once per width: an access's byte
+    offsets, added to each lane's address to gather or scatter its bytes."""
+    got = _BYTES.get(width)
+    if got is None:
+        got = _BYTES[width] = np.arange(width, dtype=np.int64)
+        got.flags.writeable = False
+    return got
+
 
 @dataclass(slots=True)
 class Mapping:
@@ -110,7 +122,7 @@ class AddressSpace:
     def read(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
         """Bytes at each address: uint8 array (len(addrs), width)."""
         m, off = self._locate(addrs, width, what)
-        idx = off.astype(np.int64)[:, None] + np.arange(width)
+        idx = off.astype(np.int64)[:, None] + _bytes(width)
         return m.data[idx]
 
     def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
@@ -120,7 +132,7 @@ class AddressSpace:
         m, off = self._locate(addrs, width, what)
         if not m.writable:
             raise _oob(what, f"store to read-only {m.name} at {self.describe(int(addrs[0]))}")
-        idx = off.astype(np.int64)[:, None] + np.arange(width)
+        idx = off.astype(np.int64)[:, None] + _bytes(width)
         m.data[idx] = data
 
     def read_scalar(self, address: int, width: int, what: str) -> bytes:
@@ -153,7 +165,7 @@ class Lds:
         if len(a) and (int(a.max()) + width > self.size or int(a.min()) < 0):
             bad = int(a[(a + width > self.size) | (a < 0)][0])
             raise _oob(what, f"{width}-byte LDS access at {bad:#x}, LDS size {self.size:#x}")
-        return a[:, None] + np.arange(width)
+        return a[:, None] + _bytes(width)
 
     def read(self, addrs: np.ndarray, width: int, what: str) -> tuple[np.ndarray, np.ndarray]:
         """(bytes, defined per lane). An out-of-range read returns 0 on hardware (CDNA3 ISA

@@ -150,3 +150,43 @@ def test_span_reads_one_run_of_lanes() -> None:
     assert span(mutable) == (0, 0)
     mutable[3] = True                       # a writable vector is never answered from cache
     assert span(mutable) == (3, 4)
+
+
+def test_d16_loads_write_one_half_and_keep_the_other() -> None:
+    """CDNA3 ISA §10 (D16 loads): `_D16` writes bits 15:0, `_D16_HI` bits 31:16, the other
+    half of the VGPR unchanged; UBYTE zero- and SBYTE sign-extends the byte to 16 bits."""
+    w = wave(0b0000_0110)
+    w.V[:, 3] = [0x0000_8180 + 0x0101_0000 * lane for lane in range(LANES)]
+    w.vdef[:, 3] = True
+    scratch("SCRATCH_STORE_DWORD", 3, 0)(w)          # lanes 1, 2: bytes 80 81 lane lane
+    w.V[:, 7:11] = 0xAAAA_BBBB
+    w.vdef[:, 7:11] = True
+    scratch("SCRATCH_LOAD_SBYTE_D16", 7, 0)(w)       # byte 0x80 -> 0xFF80 in bits 15:0
+    scratch("SCRATCH_LOAD_UBYTE_D16_HI", 8, 0)(w)    # byte 0x80 -> 0x0080 in bits 31:16
+    scratch("SCRATCH_LOAD_SHORT_D16_HI", 9, 0)(w)    # short 0x8180 in bits 31:16
+    scratch("SCRATCH_LOAD_SHORT_D16", 10, 2)(w)      # short (lane << 8 | lane) in 15:0
+    scratch("SCRATCH_LOAD_UBYTE_D16_HI", 10, 1)(w)   # the other half of v10, in flight too
+    assert w.V[:, 7].tolist() == [0xAAAA_BBBB] * LANES
+    drain(w)
+    kept = [0, 3, 4, 5, 6, 7]
+    assert w.V[1:3, 7].tolist() == [0xAAAA_FF80] * 2
+    assert w.V[1:3, 8].tolist() == [0x0080_BBBB] * 2
+    assert w.V[1:3, 9].tolist() == [0x8180_BBBB] * 2
+    assert w.V[1:3, 10].tolist() == [0x0081_0101, 0x0081_0202]
+    assert all(w.V[ln, c] == 0xAAAA_BBBB for ln in kept for c in range(7, 11))
+    assert w.vdef[:, 7:11].all() and not w.vpart
+
+
+def test_a_d16_load_of_undefined_bytes_leaves_its_half_undefined() -> None:
+    w = wave(0b0000_0011)
+    scratch("SCRATCH_STORE_BYTE", 1, 0)(w)           # byte 0 of lanes 0, 1; byte 1 never
+    w.V[:, 7:9] = 0x1234_5678
+    w.vdef[:, 7:9] = True
+    scratch("SCRATCH_LOAD_UBYTE_D16", 7, 0)(w)
+    scratch("SCRATCH_LOAD_SHORT_D16_HI", 8, 0)(w)    # bytes 0 and 1: not all defined
+    drain(w)
+    assert w.V[0:2, 7].tolist() == [0x1234_0000 | (VALUES[ln] & 0xFF) for ln in (0, 1)]
+    assert w.vdef[0:2, 7].all()
+    assert w.V[0:2, 8].tolist() == [(VALUES[ln] & 0xFF) << 16 | 0x5678 for ln in (0, 1)]
+    assert not w.vdef[0:2, 8].any() and w.vdef[2:, 8].all()
+    assert w.vpart == {8: {0: 0x0000_FFFF, 1: 0x0000_FFFF}}
