@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any, overload
 
 from rgpu_fuzz.sim.inst import Inst, Opnd, from_decoded
-from rgpu_fuzz.sim.vop3_memo import Vop3Memo
+from rgpu_fuzz.sim.vop3_memo import AluMemo, Vop3Memo
 
 
 class Code(Sequence[Inst]):
@@ -166,24 +166,26 @@ class _Memo:
     dict of the second dword, and so on. A hit costs one dict lookup per dword, where a
     dict by dword tuple cost a slice, a tuple hash and the sizes seen for the first dword.
     `at_address`: the address-bound instructions by (address, dword) and by dword;
-    `vop3`: the operand-level memo of VOP3 instructions (`rgpu_fuzz.sim.vop3_memo`);
+    `vop3` and `alu`: the operand-level memos of VOP3 and one-dword ALU instructions
+    (`rgpu_fuzz.sim.vop3_memo`);
     `branches`: the branches by opcode (`Branches`); `literals`: instructions with a
     literal by their first dword (`Literals`). `stored` counts the instructions in
     `known`."""
 
-    __slots__ = ("at_address", "branches", "known", "literals", "stored", "vop3")
+    __slots__ = ("alu", "at_address", "branches", "known", "literals", "stored", "vop3")
 
     def __init__(self, target: str) -> None:
         self.known: dict[int, Any] = {}
         self.at_address: dict[tuple[int, int] | int, Inst] = {}
         self.vop3 = Vop3Memo(target)
+        self.alu = AluMemo(target)
         self.branches = Branches(target)
         self.literals = Literals(target)
         self.stored = 0
 
     def __len__(self) -> int:
-        return (self.stored + len(self.at_address) + len(self.vop3) + len(self.branches)
-                + len(self.literals))
+        return (self.stored + len(self.at_address) + len(self.vop3) + len(self.alu)
+                + len(self.branches) + len(self.literals))
 
     def store(self, inst: Inst) -> None:
         """Memoise the shared `inst` by its dwords."""
@@ -279,6 +281,8 @@ def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int
     if inst is None:
         inst = memo.literals.compose(words, i, address)
     if inst is None:
+        inst = memo.alu.compose(w0, address)
+    if inst is None:
         from rgpu_fuzz.sim.isa.decode import decode_at
 
         inst = from_decoded(decode_at(words, i, target, address))
@@ -286,6 +290,8 @@ def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int
             if inst.size == 4:
                 at_address[at] = at_address[w0] = inst
                 memo.branches.learn(inst, w0)
+        elif inst.size == 4:
+            memo.alu.learn(inst, w0, address)
         else:
             if inst.size == 8:
                 memo.vop3.learn(inst, w0, words[i + 1], address)

@@ -48,8 +48,8 @@ def shape_of(w0: int, w1: int) -> tuple[int, int]:
 @dataclass(slots=True)
 class Shape:
     base: Inst
-    values: tuple[int, int, int, int]
-    slots: tuple[int, int, int, int]
+    values: tuple[int, ...]
+    slots: tuple[int, ...]
     """Per field: the index in `Inst.operands` it decodes to, `INERT` or `FIXED`."""
     operands: dict[tuple[int, int], Opnd] = field(default_factory=dict)
     """(field, value) → the operand a full decoding gave for it."""
@@ -61,7 +61,7 @@ class Shape:
                 and inst.mnemonic == b.mnemonic and len(inst.operands) == len(b.operands)
                 and not inst.halves and bool(inst.share_key))
 
-    def learn(self, inst: Inst, values: tuple[int, int, int, int]) -> None:
+    def learn(self, inst: Inst, values: tuple[int, ...]) -> None:
         if not self.same_kind(inst):
             return
         for n, slot in enumerate(self.slots):
@@ -167,4 +167,128 @@ def _probe(base: Inst, target: str, address: int) -> Shape | None:
     return shape
 
 
-__all__ = ["FAMILY", "SELECTORS", "Shape", "Vop3Memo", "fields", "shape_of"]
+ONE_DWORD: dict[str, tuple[tuple[int, int, bool], ...]] = {
+    "SOP2": ((16, 0x7F, False), (0, 0xFF, True), (8, 0xFF, True)),
+    "SOP1": ((16, 0x7F, False), (0, 0xFF, True)),
+    "SOPC": ((0, 0xFF, True), (8, 0xFF, True)),
+    "VOP2": ((17, 0xFF, False), (0, 0x1FF, True), (9, 0xFF, False)),
+    "VOP1": ((17, 0xFF, False), (0, 0x1FF, True)),
+    "VOPC": ((0, 0x1FF, True), (9, 0xFF, False)),
+}
+"""The register and constant fields of the one-dword ALU formats as (shift, mask, whether a
+source: its `SELECTORS` values add a literal or an SDWA/DPP dword): SOP2 sdst 22:16, ssrc1
+15:8, ssrc0 7:0; SOP1 sdst 22:16, ssrc0 7:0; SOPC ssrc1 15:8, ssrc0 7:0 (CDNA3 ISA §12.1,
+RDNA3 ISA §15.1); VOP2 vdst 24:17, vsrc1 16:9, src0 8:0; VOP1 vdst 24:17, src0 8:0; VOPC
+vsrc1 16:9, src0 8:0 (CDNA3 §12.2, RDNA3 §15.3). The other bits (encoding, opcode) are the
+shape."""
+_KEEP = {enc: 0xFFFFFFFF & ~sum(mask << shift for shift, mask, _ in fs)
+         for enc, fs in ONE_DWORD.items()}
+
+
+class AluMemo:
+    """The operand-level memo of the one-dword ALU instructions of one target (SOP1, SOP2,
+    SOPC, VOP1, VOP2, VOPC): at O0 most of what the scan still decoded after `Vop3Memo`
+    were these with a new combination of registers (`s_mul_i32`, `s_mov_b32`,
+    `v_mov_b32`, `s_addc_u32` ...). Same method as `Vop3Memo`: per shape (the bits
+    outside the fields), one decoded instruction, which operand each field fills (found
+    by probes when a shape is met the second time) and the operand each (field, value)
+    decoded to; a pair not seen in a full decoding sends the instruction to the decoder.
+    A word is looked up under each format's shape: a shape holds its encoding's bits, so
+    it only matches a word of that format and opcode."""
+
+    __slots__ = ("first", "shapes", "target")
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.first: dict[tuple[str, int], Inst] = {}
+        self.shapes: dict[tuple[str, int], Shape | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.first) + sum(len(s.operands) for s in self.shapes.values() if s)
+
+    def compose(self, w0: int, address: int) -> Inst | None:
+        """The one-dword instruction `w0` at `address` built from operands decoded before,
+        or None."""
+        shapes = self.shapes
+        for enc, keep in _KEEP.items():
+            shape = shapes.get((enc, w0 & keep))
+            if shape is not None:
+                break
+        else:
+            return None
+        base = shape.base
+        ops: list[Opnd] | None = None
+        for n, (shift, mask, source) in enumerate(ONE_DWORD[enc]):
+            value = w0 >> shift & mask
+            if value == shape.values[n]:
+                continue
+            slot = shape.slots[n]
+            if slot == FIXED or (source and value in SELECTORS):
+                return None
+            if slot == INERT:
+                continue
+            op = shape.operands.get((n, value))
+            if op is None:
+                return None
+            if ops is None:
+                ops = list(base.operands)
+            ops[slot] = op
+        return base.derived(address, base.operands if ops is None else tuple(ops),
+                            (self.target, (w0,)))
+
+    def learn(self, inst: Inst, w0: int, address: int) -> None:
+        """Record `inst`, the full decoding of the one-dword `w0` at `address`."""
+        enc = inst.encoding
+        fs = ONE_DWORD.get(enc)
+        if fs is None or inst.size != 4 or inst.halves or not inst.share_key:
+            return
+        key = (enc, w0 & _KEEP[enc])
+        shape = self.shapes.get(key)
+        if shape is None:
+            if key in self.shapes:
+                return
+            first = self.first.pop(key, None)
+            if first is None:
+                self.first[key] = inst
+                return
+            shape = self.shapes[key] = _probe_one(first, fs, self.target, address)
+            if shape is None:
+                return
+        shape.learn(inst, tuple(w0 >> shift & mask for shift, mask, _ in fs))
+
+
+def _probe_one(base: Inst, fs: tuple[tuple[int, int, bool], ...], target: str,
+               address: int) -> Shape | None:
+    """`_probe` for a one-dword instruction of the format whose fields are `fs`."""
+    from rgpu_fuzz.sim.isa.decode import decode_at
+
+    (w0,) = base.share_key[1]
+    values = tuple(w0 >> shift & mask for shift, mask, _ in fs)
+    if any(v in SELECTORS for v, (_, _, source) in zip(values, fs, strict=True) if source):
+        return None
+    shape = Shape(base, values, (FIXED,) * len(fs))
+    slots = []
+    for n, (value, (shift, mask, source)) in enumerate(zip(values, fs, strict=True)):
+        other = value ^ 1
+        if source and other in SELECTORS:
+            other = value ^ 2
+        try:
+            probe = from_decoded(decode_at(((w0 & ~(mask << shift)) | other << shift,), 0,
+                                           target, address))
+        except KeyError:
+            probe = None        # a value the executor has no register for (lds_direct)
+        slot = FIXED
+        if probe is not None and shape.same_kind(probe):
+            changed = [k for k, (a, b) in enumerate(zip(probe.operands, base.operands,
+                                                        strict=True)) if a != b]
+            slot = INERT if not changed else changed[0] if len(changed) == 1 else FIXED
+        slots.append(slot)
+        if slot >= 0 and probe is not None:
+            shape.operands[(n, other)] = probe.operands[slot]
+    shape.slots = tuple(slots)
+    shape.learn(base, values)
+    return shape
+
+
+__all__ = ["FAMILY", "ONE_DWORD", "SELECTORS", "AluMemo", "Shape", "Vop3Memo", "fields",
+           "shape_of"]

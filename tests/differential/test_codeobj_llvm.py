@@ -2,7 +2,8 @@
 object (the hand-written kernels, and the corpus through our amdgcn lowering): the metadata
 note against `llvm-readelf --notes`, every kernel descriptor field against the `.amdhsa_*`
 directives `llvm-objdump --disassemble-symbols=<k>.kd` prints, the ELF header's target
-against `llvm-readelf -h`, dynamic symbols against `--dyn-syms`. The expected values are
+against `llvm-readelf -h`, dynamic symbols against `--dyn-syms`, every symbol table entry
+against `--syms`. The expected values are
 LLVM's: nothing here comes from the code under test.
 """
 
@@ -174,6 +175,41 @@ def test_dynamic_symbols_equal_llvm_readelf(built: Built, llvm22: Path,
     co = read_code_object(built.hsaco)
     ours = {(s.name, s.value, s.size) for s in co.elf.dynamic_symbols if s.name}
     assert ours == theirs
+
+
+_NDX = {"SHN_UNDEF": "UND", "SHN_ABS": "ABS", "SHN_COMMON": "COM"}
+
+
+@pytest.mark.parametrize("built", [b for b in BUILT if b.cpu == "gfx942"],
+                         ids=lambda b: b.label)
+def test_every_symbol_equals_llvm_readelf(built: Built, llvm22: Path,
+                                          tmp_path: Path) -> None:
+    """Every field of every `.symtab` and `.dynsym` entry, of the relocatable object and
+    the linked code object (`elf._symbols_from_bytes`, the reader's own parse of the
+    tables), against `llvm-readelf --syms`."""
+    for data in (built.obj, built.hsaco):
+        out = _tool(llvm22, "llvm-readelf", "--syms", "-W", data=data, tmp_path=tmp_path)
+        theirs: dict[str, list[tuple[object, ...]]] = {}
+        table = ""
+        for line in out.splitlines():
+            if m := re.match(r"Symbol table '([^']+)'", line):
+                table = m.group(1)
+                theirs[table] = []
+            elif m := re.match(r"\s*\d+: ([0-9a-f]{16})\s+(\d+) (\w+)\s+(\w+)\s+(\w+)\s+"
+                               r"(\w+) ?(.*)$", line):
+                value, size, typ, bind, vis, ndx, name = m.groups()
+                theirs[table].append((name, int(value, 16), int(size), typ, bind, vis, ndx))
+        co = read_code_object(data)
+        ours = {".symtab": co.elf.symbols, ".dynsym": co.elf.dynamic_symbols}
+        assert theirs.get(".symtab")
+        for name, symbols in ours.items():
+            # readelf names a section symbol (STT_SECTION, no name of its own) by its section
+            got = [(s.name or (co.elf.sections[s.section_index].name
+                               if s.type == "STT_SECTION" else ""),
+                    s.value, s.size, str(s.type).removeprefix("STT_"),
+                    str(s.bind).removeprefix("STB_"), str(s.visibility).removeprefix("STV_"),
+                    _NDX.get(str(s.section_index), str(s.section_index))) for s in symbols]
+            assert got == theirs.get(name, []), name
 
 
 @pytest.mark.parametrize("built", [b for b in BUILT if b.cpu == "gfx942"],

@@ -1,5 +1,6 @@
-"""The decoder's miss path in `rgpu_fuzz.sim.code.scan`: VOP3-family instructions composed
-from operands decoded before (`rgpu_fuzz.sim.vop3_memo`) and address-bound instructions
+"""The decoder's miss path in `rgpu_fuzz.sim.code.scan`: VOP3-family and one-dword ALU
+instructions composed from operands decoded before (`rgpu_fuzz.sim.vop3_memo`, `Vop3Memo`
+and `AluMemo`) and address-bound instructions
 moved from another address (`Inst.relocated`) must be what decoding them alone gives.
 
 Expected values: the decoder run on each instruction alone (`decode_at`, checked against
@@ -23,6 +24,7 @@ from rgpu_fuzz.sim.code import clear_memo, scan
 from rgpu_fuzz.sim.inst import Inst, OpKind, from_decoded
 from rgpu_fuzz.sim.isa.decode import decode_at
 from rgpu_fuzz.sim.isa.tables import tables
+from rgpu_fuzz.sim.vop3_memo import _KEEP, ONE_DWORD
 
 _FAMILY_TABLES = ("VOP3Op", "VOP3SDOp", "VOP3POp")
 _SOURCES = (*range(0, 102), 106, 107, 124, 125, 126, 127, *range(128, 209), 235, 240, 242,
@@ -132,3 +134,79 @@ def test_a_branch_met_at_another_address_targets_from_there() -> None:
     for k in (1, 2):
         alone = from_decoded(decode_at(words, k, "gfx942", 0x3000 + 4 * k))
         assert moved[k] == alone
+
+
+def _one_dword_words(target: str, rng: random.Random) -> list[int]:
+    """Every one-dword ALU opcode of `target` (SOP1, SOP2, SOPC, VOP1, VOP2, VOPC), each
+    with eight combinations of two random values per register/constant field (bits from
+    `vop3_memo.ONE_DWORD`), kept when the word decodes alone as one dword."""
+    t = tables(target)
+    out: list[int] = []
+    for fmt in t.spec.formats:
+        fs = ONE_DWORD.get(fmt.encoding.value)
+        if fs is None:
+            continue
+        for op in t.ops.get(fmt.op_table, {}):
+            shape = (fmt.match | (op << fmt.op.lo)) & _KEEP[fmt.encoding.value]
+            pools = [rng.sample([v for v in _SOURCES if v <= mask] if source
+                                else range(mask + 1), 2) for _, mask, source in fs]
+            for _ in range(8):
+                w = shape
+                for (shift, _mask, _), pool in zip(fs, pools, strict=True):
+                    w |= rng.choice(pool) << shift
+                try:
+                    # followed by s_nop: a literal or extension dword would show in the size
+                    if from_decoded(decode_at((w, 0xBF800000), 0, target, 0)).size == 4:
+                        out.append(w)
+                except KeyError:
+                    pass
+    return out
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx90a", "gfx1100"])
+def test_composed_one_dword_alu_instructions_equal_their_decoding_alone(target: str) -> None:
+    rng = random.Random(f"alu-memo-{target}")
+    words = _one_dword_words(target, rng)
+    composed = []
+    real = code.AluMemo.compose
+
+    def spy(self: code.AluMemo, w0: int, address: int) -> Inst | None:
+        got = real(self, w0, address)
+        if got is not None:
+            composed.append(address)
+        return got
+
+    clear_memo()
+    try:
+        code.AluMemo.compose = spy  # type: ignore[method-assign]
+        got = scan(struct.pack(f"<{len(words)}I", *words), target, 0x1000)
+    finally:
+        code.AluMemo.compose = real  # type: ignore[method-assign]
+    assert len(got) == len(words)
+    assert len(composed) > len(words) // 8, "the memo should compose many of these"
+    for k, inst in enumerate(got):
+        alone = from_decoded(decode_at(tuple(words), k, target, 0x1000 + 4 * k))
+        assert inst == alone, hex(words[k])
+
+
+def test_scalar_moves_composed_from_earlier_operands_hold_the_right_registers() -> None:
+    # SOP1 (CDNA3 ISA §12.1): 0b101111101 << 23 | sdst << 16 | op << 8 | ssrc0; s_mov_b32
+    # is op 0; SGPR n = n, exec_lo = 126, inline integer k = 128 + k
+    def mov(sdst: int, ssrc0: int) -> int:
+        return 0xBE800000 | sdst << 16 | ssrc0
+
+    # the first two share a shape (s_mov_b32) and teach s4/s5 and s7/inline 1; the third
+    # combines s5 with s7 (never decoded together), the fourth exec_lo with inline 1
+    words = [mov(4, 7), mov(5, 129), mov(5, 7), mov(126, 129), mov(4, 129)]
+    clear_memo()
+    got = scan(struct.pack(f"<{len(words)}I", *words), "gfx942", 0x2000)
+    expect = [((OpKind.SGPR, 4), (OpKind.SGPR, 7)), ((OpKind.SGPR, 5), (OpKind.BITS, 0)),
+              ((OpKind.SGPR, 5), (OpKind.SGPR, 7)), ((OpKind.SGPR, 126), (OpKind.BITS, 0)),
+              ((OpKind.SGPR, 4), (OpKind.BITS, 0))]
+    for inst, (dst, src) in zip(got, expect, strict=True):
+        d, s = inst.operands
+        assert inst.opcode == "S_MOV_B32"
+        assert (d.kind, d.index) == dst and (s.kind, s.index) == src
+    assert got[1].operands[1].value == 1 and got[4].operands[1].value == 1
+    assert got[2].text == "s_mov_b32 s5, s7"
+    assert got[3].text == "s_mov_b32 exec_lo, 1"
