@@ -24,7 +24,7 @@ from rgpu_fuzz.sim.loader import (
     CODE_OBJECT_BASE,
     KernargBuilder,
     TargetConfig,
-    private_segment_size,
+    entry_plan,
     set_up_launch,
     target_config,
     wave_setup,
@@ -107,8 +107,24 @@ smaller bound than a benchmark's or a test run's kernel set rebinds every launch
 """Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
 
 
+_ENVS: dict[int, tuple[Any, TargetConfig, Env]] = {}
+
+
 def _env(cfg: TargetConfig, kernel: Any) -> Env:
+    """The binding env of `kernel` on `cfg`'s target, kept with its descriptor (by identity:
+    three scans of the descriptor's fields per launch otherwise)."""
     kd = kernel.descriptor
+    held = _ENVS.get(id(kd))
+    if held is not None and held[0] is kd and held[1] is cfg:
+        return held[2]
+    env = _env_of(cfg, kd)
+    if len(_ENVS) >= 512:
+        _ENVS.clear()
+    _ENVS[id(kd)] = (kd, cfg, env)
+    return env
+
+
+def _env_of(cfg: TargetConfig, kd: Any) -> Env:
     # FLOAT_DENORM_MODE: 0 flush source and destination, 1 flush destination (output),
     # 2 flush source, 3 flush none (AMDGPUUsage "Floating Point Denorm Mode Enumeration")
     d32 = kd.field("FLOAT_DENORM_MODE_32")
@@ -187,7 +203,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         t2 = time.perf_counter()
 
     kd = kernel.descriptor
-    private_size = private_segment_size(kd)
+    private_size = entry_plan(kd).private_size
     mem = LaunchMemory(lanes, private_size)
     group_size = kd.group_segment_fixed_size + dynamic_lds
     try:

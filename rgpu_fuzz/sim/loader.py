@@ -273,7 +273,8 @@ def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, in
             raise SimStop(Fault(FaultKind.KERNARG_MISMATCH, packed.detail))
         seg = packed
     kd = kernel.descriptor
-    private_size = private_segment_size(kd)
+    plan = entry_plan(kd)
+    private_size = plan.private_size
     karg = space.map("kernarg segment", seg.data, align=max(seg.alignment, KERNARG_POOL_GRANULE),
                      pad_to=KERNARG_POOL_GRANULE)
     queue = space.map("queue", bytes(256))
@@ -281,10 +282,8 @@ def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, in
                              kd.group_segment_fixed_size if group_size is None else group_size,
                              image.base + kernel.descriptor_symbol.value, karg.base)
     packet_map = space.map("dispatch packet", packet)
-    preload_off = kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4 if kd.has_field(
-        "KERNARG_PRELOAD_SPEC_OFFSET") else 0
     st = EntryState(packet_map.base, queue.base, karg.base, 1, scratch_base, private_size,
-                    seg.data, preload_off)
+                    seg.data, plan.preload_offset)
     return Launched(mapped, image, st)
 
 
@@ -330,33 +329,41 @@ def init_wave(wave: Wave, kernel: Any, cfg: TargetConfig, st: EntryState,
 
 
 @dataclass(frozen=True, slots=True)
-class _EntryPlan:
-    """What the descriptor enables at a wave's entry (`init_wave`), read once per descriptor:
-    `KernelDescriptor.field` scans the descriptor's fields, and a wave's set-up asked it
-    about twenty times (~70 us per launch of a short O3 kernel, of ~2 ms)."""
+class EntryPlan:
+    """What a kernel descriptor says about a launch's entry state (`set_up_launch`,
+    `init_wave`), read once per descriptor (`entry_plan`): `KernelDescriptor.field` scans
+    the descriptor's fields, and a launch's set-up asked it about twenty times per wave
+    (~70 us per launch of a short O3 kernel, of ~2 ms)."""
 
     user: tuple[Any, ...]
     user_count: int
     group_axes: tuple[int, ...]
     workgroup_info: bool
-    private_offset: bool
+    private_segment: bool
     dims: int
+    private_size: int
+    """`private_segment_size` of the descriptor."""
+    preload_offset: int
 
 
-_PLANS: dict[int, tuple[Any, _EntryPlan]] = {}
+_PLANS: dict[int, tuple[Any, EntryPlan]] = {}
 
 
-def _entry_plan(kd: Any, cfg: TargetConfig) -> _EntryPlan:
+def entry_plan(kd: Any) -> EntryPlan:
+    """The `EntryPlan` of descriptor `kd`, kept with it (by identity) for later launches."""
     held = _PLANS.get(id(kd))
     if held is not None and held[0] is kd:
         return held[1]
-    plan = _EntryPlan(
+    plan = EntryPlan(
         kd.user_sgprs(), kd.user_sgpr_count,
         tuple(axis for axis, name in enumerate(("X", "Y", "Z"))
               if kd.field(f"ENABLE_SGPR_WORKGROUP_ID_{name}")),
         bool(kd.field("ENABLE_SGPR_WORKGROUP_INFO")),
-        bool(kd.field("ENABLE_PRIVATE_SEGMENT")) and not cfg.architected_flat_scratch,
-        kd.field("ENABLE_VGPR_WORKITEM_ID"))
+        bool(kd.field("ENABLE_PRIVATE_SEGMENT")),
+        kd.field("ENABLE_VGPR_WORKITEM_ID"),
+        private_segment_size(kd),
+        kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4
+        if kd.has_field("KERNARG_PRELOAD_SPEC_OFFSET") else 0)
     if len(_PLANS) >= 512:
         _PLANS.clear()
     _PLANS[id(kd)] = (kd, plan)  # the descriptor is held: its id is not reused meanwhile
@@ -404,14 +411,14 @@ def wave_setup(kernel: Any, cfg: TargetConfig, st: EntryState,
                                                          None]:
     """`init_wave` for every wave of one launch: what is the same for all of them (the user
     SGPRs' values, what the descriptor enables) is worked out once, here."""
-    plan = _entry_plan(kernel.descriptor, cfg)
+    plan = entry_plan(kernel.descriptor)
     user = [(u.first + k, v) for u in plan.user
             for k, v in enumerate(_user_sgpr_values(u.name, u.count, st))]
     architected = cfg.architected_flat_scratch
     scratch_base = st.scratch_base
     packed = cfg.packed_workitem_ids
-    axes, info, private_offset, nxt0 = (plan.group_axes, plan.workgroup_info,
-                                        plan.private_offset, plan.user_count)
+    axes, info, nxt0 = plan.group_axes, plan.workgroup_info, plan.user_count
+    private_offset = plan.private_segment and not architected
     dims = plan.dims
 
     def init(wave: Wave, group: tuple[int, int, int], first_item: int,

@@ -21,7 +21,7 @@ import numpy as np
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.halves import bits_defined, half_mask, write_bits
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, VCC, Wave, mask_of
+from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, VCC, Wave, lanes_of, mask_of
 
 DTYPES: dict[str, tuple[int, Any]] = {
     "b32": (32, np.uint32), "u32": (32, np.uint32), "i32": (32, np.int32),
@@ -322,15 +322,26 @@ def _check_exec(w: Wave) -> None:
 
 def exec_written(w: Wave) -> None:
     """`_check_exec` then `Wave.refresh_exec`, after a write to EXEC (either half), in one
-    call: a wave of 64 lanes checks and reads both halves whole."""
+    call: for a wave of 64 lanes, with `refresh_exec`'s body inline (O0 code writes EXEC
+    around every spill)."""
     S, sd = w.S, w.sdef
     if w.lanes == 64:
         if sd[EXEC] & sd[EXEC + 1] != 0xFFFF_FFFF:
             raise uninit(w, "EXEC set from an undefined value")
-        w.refresh_exec(S[EXEC] | S[EXEC + 1] << 32)
+        mask = S[EXEC] | S[EXEC + 1] << 32
+        w.exec_bits = mask
+        if mask == _M64:
+            w.exec_full = True
+            w.exec = w.full
+        else:
+            w.exec_full = False
+            w.exec = lanes_of(mask, 64)
         return
     _check_exec(w)
     w.refresh_exec()
+
+
+_M64 = (1 << 64) - 1
 
 
 def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any, Any], None]:
@@ -470,8 +481,6 @@ def _forget(w: Wave, col: int, n: int) -> None:
 def lane_mask_source(op: Opnd, env: Env) -> tuple[Getter, Getter]:
     """A lane mask operand (VCC or an SGPR pair) as bool vectors over the lanes: its bits
     and which of them are defined."""
-    from rgpu_fuzz.sim.wave import lanes_of
-
     get, dbits = scalar_bits_source(op, 64 if env.lanes == 64 else 32, env)
     lanes = env.lanes
     return (lambda w: lanes_of(get(w), lanes)), (lambda w: lanes_of(dbits(w), lanes))

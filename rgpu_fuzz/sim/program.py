@@ -390,6 +390,8 @@ def tier_up(prog: Program, i: int, heat: int) -> None:
         k = run_length(templates, i, env)
         make = compiled(templates[i:i + k], env) if k >= 2 else None
         prog.heat[i] = SETTLED
+    elif not prog.heads.get(templates[i].share_key):
+        return  # begins no run compiled so far: most first executions (no call below)
     else:
         k, make = compiled_at(templates, i, env, prog.heads)
     if make is not None:

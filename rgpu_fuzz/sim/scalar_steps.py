@@ -475,6 +475,8 @@ def saveexec(inst: Inst, spec: SOp, env: Env) -> Step | None:
         if new0 == new1:
             lo, hi = new0 & M32, new0 >> 32
             scc = int(new0 != 0)
+            if new0 == M64:
+                return _saveexec_all(o, write, scc)
 
             def saveexec_k(w: Wave) -> None:
                 if w.pend_s:
@@ -530,6 +532,27 @@ def saveexec(inst: Inst, spec: SOp, env: Env) -> Step | None:
         w.scc = int(new != 0)
         w.scc_def = True
     return saveexec_s
+
+
+def _saveexec_all(o: int, write: tuple[int, bool], scc: int) -> Step:
+    """`saveexec`'s step where the new EXEC is every lane (`s_or_saveexec_b64 s[n:n+1], -1`,
+    the first instruction of every O0 spill): `Wave.refresh_exec` of all lanes, inline."""
+    o1 = o + 1
+
+    def saveexec_all(w: Wave) -> None:
+        if w.pend_s:
+            _hazards(w, (), write)
+        S, sd = w.S, w.sdef
+        S[o], S[o1] = S[EXEC], S[EXEC + 1]
+        sd[o] = sd[o1] = M32
+        S[EXEC] = S[EXEC + 1] = M32
+        sd[EXEC] = sd[EXEC + 1] = M32
+        w.exec_bits = M64
+        w.exec_full = True
+        w.exec = w.full
+        w.scc = scc
+        w.scc_def = True
+    return saveexec_all
 
 
 __all__ = ["SimStop", "arith", "bitwise", "carry", "compare", "cselect", "mov", "saveexec"]

@@ -23,20 +23,23 @@ AGPR_BASE = 256
 N_SCALAR = 256
 N_VECTOR = 512
 
-_MASK_CACHE: dict[tuple[int, int], np.ndarray] = {}
+_MASK_CACHE: dict[int, dict[int, np.ndarray]] = {}
+"""Lane count → lane mask → its bool vector (by count first: no key tuple to build)."""
 
 
 def lanes_of(mask: int, lanes: int) -> np.ndarray:
     """The bool vector of a lane mask (cached: few distinct masks occur in one launch)."""
-    key = (mask, lanes)
-    got = _MASK_CACHE.get(key)
+    by_mask = _MASK_CACHE.get(lanes)
+    if by_mask is None:
+        by_mask = _MASK_CACHE[lanes] = {}
+    got = by_mask.get(mask)
     if got is None:
-        if len(_MASK_CACHE) > 4096:
-            _MASK_CACHE.clear()
+        if len(by_mask) > 4096:
+            by_mask.clear()
         raw = np.frombuffer(mask.to_bytes(8, "little"), np.uint8)
         got = np.unpackbits(raw, bitorder="little")[:lanes].astype(bool)
         got.flags.writeable = False
-        _MASK_CACHE[key] = got
+        by_mask[mask] = got
     return got
 
 
