@@ -132,6 +132,15 @@ class Inst:
         _set(new, "share_key", (self.share_key[0], words))
         return new
 
+    def with_offset(self, address: int, words: tuple[int, ...], offset: int) -> Inst:
+        """This instruction at `address` with `words`, whose `offset` modifier is `offset`
+        (`rgpu_fuzz.sim.code.Offsets`)."""
+        new = _copy(self)
+        _set(new, "address", address)
+        _set(new, "mods", _interned({**self.mods, "offset": offset}))
+        _set(new, "share_key", (self.share_key[0], words))
+        return new
+
     def derived(self, address: int, operands: tuple[Opnd, ...],
                 share_key: tuple[Any, ...]) -> Inst:
         """This instruction at `address` with other operands and words (`rgpu_fuzz.sim.
