@@ -157,6 +157,92 @@ class Literals:
         self.shapes[words[0]] = (inst, slots[0])
 
 
+class Offsets:
+    """Memory instructions (FLAT, GLOBAL, SCRATCH, MUBUF) by their dwords less the offset
+    field: one met with an offset not seen before is the instruction of the same other
+    bits with the new `offset` modifier (`Inst.with_offset`). At O0, after the other memos,
+    scratch spills and reloads at new frame offsets were the largest group the scan still
+    decoded.
+
+    The field's bits are the decoder's own (`Format.fields["offset"]` of the format, where
+    it lies in dword 0); how its value becomes the modifier (as is, or sign-extended) is
+    found by decoding: a shape is learnt the second time it is decoded in full, when one
+    reading makes `Inst.with_offset` give exactly what the decoder gives for both
+    instructions and for three probe offsets (the field's lowest bit, its top bit and all
+    its bits flipped); a shape that fails is never composed."""
+
+    __slots__ = ("fields", "first", "shapes", "target")
+
+    def __init__(self, target: str) -> None:
+        from rgpu_fuzz.sim.isa.tables import tables
+
+        self.target = target
+        self.fields: dict[str, tuple[int, int]] = {}
+        """Per encoding: (lowest bit, width) of its offset field."""
+        for fmt in tables(target).spec.formats:
+            f = fmt.fields.get("offset")
+            if fmt.encoding.value in _OFFSET_FORMATS and f is not None and f.hi < 32:
+                self.fields[fmt.encoding.value] = (f.lo, f.width)
+        self.first: dict[tuple[str, int, int], Inst] = {}
+        self.shapes: dict[tuple[str, int, int], tuple[Inst, bool] | None] = {}
+
+    def __len__(self) -> int:
+        return len(self.first) + len(self.shapes)
+
+    def compose(self, w0: int, w1: int, address: int) -> Inst | None:
+        """The two-dword instruction (w0, w1) at `address`, or None when its shape is not
+        learnt."""
+        for enc, (lo, width) in self.fields.items():
+            mask = ((1 << width) - 1) << lo
+            shape = self.shapes.get((enc, w0 & ~mask, w1))
+            if shape is not None:
+                base, signed = shape
+                return base.with_offset(address, (w0, w1),
+                                        _offset(w0 >> lo & (mask >> lo), width, signed))
+        return None
+
+    def learn(self, inst: Inst, address: int) -> None:
+        """Record `inst`, a shared two-dword instruction decoded in full at `address`."""
+        field = self.fields.get(inst.encoding)
+        if field is None or inst.halves or "offset" not in inst.mods:
+            return
+        w0, w1 = inst.share_key[1]
+        lo, width = field
+        mask = ((1 << width) - 1) << lo
+        key = (inst.encoding, w0 & ~mask, w1)
+        if key in self.shapes:
+            return
+        first = self.first.pop(key, None)
+        if first is None:
+            self.first[key] = inst
+            return
+        self.shapes[key] = None
+        from rgpu_fuzz.sim.isa.decode import decode_at
+
+        raw = w0 >> lo & (mask >> lo)
+        probes = [(first, first.share_key[1][0]), (inst, w0)]
+        for flip in (1, 1 << (width - 1), (1 << width) - 1):
+            words = ((w0 & ~mask) | ((raw ^ flip) << lo), w1)
+            try:
+                probes.append((from_decoded(decode_at(words, 0, self.target, address)),
+                               words[0]))
+            except KeyError:
+                return
+        for signed in (False, True):
+            if all(alone == inst.with_offset(alone.address, (word, w1), _offset(
+                    word >> lo & (mask >> lo), width, signed)) for alone, word in probes):
+                self.shapes[key] = (inst, signed)
+                return
+
+
+_OFFSET_FORMATS = frozenset({"FLAT", "GLOBAL", "SCRATCH", "MUBUF"})
+
+
+def _offset(raw: int, width: int, signed: bool) -> int:
+    """The field value `raw` of `width` bits, as is or sign-extended."""
+    return raw - (raw >> (width - 1) << width) if signed else raw
+
+
 class _Memo:
     """The scan's memo of one target.
 
@@ -169,10 +255,12 @@ class _Memo:
     `vop3` and `alu`: the operand-level memos of VOP3 and one-dword ALU instructions
     (`rgpu_fuzz.sim.vop3_memo`);
     `branches`: the branches by opcode (`Branches`); `literals`: instructions with a
-    literal by their first dword (`Literals`). `stored` counts the instructions in
+    literal by their first dword (`Literals`); `offsets`: memory instructions by their
+    bits other than the offset (`Offsets`). `stored` counts the instructions in
     `known`."""
 
-    __slots__ = ("alu", "at_address", "branches", "known", "literals", "stored", "vop3")
+    __slots__ = ("alu", "at_address", "branches", "known", "literals", "offsets", "stored",
+                 "vop3")
 
     def __init__(self, target: str) -> None:
         self.known: dict[int, Any] = {}
@@ -181,11 +269,12 @@ class _Memo:
         self.alu = AluMemo(target)
         self.branches = Branches(target)
         self.literals = Literals(target)
+        self.offsets = Offsets(target)
         self.stored = 0
 
     def __len__(self) -> int:
         return (self.stored + len(self.at_address) + len(self.vop3) + len(self.alu)
-                + len(self.branches) + len(self.literals))
+                + len(self.branches) + len(self.literals) + len(self.offsets))
 
     def store(self, inst: Inst) -> None:
         """Memoise the shared `inst` by its dwords."""
@@ -282,6 +371,8 @@ def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int
         inst = memo.literals.compose(words, i, address)
     if inst is None:
         inst = memo.alu.compose(w0, address)
+    if inst is None and i + 1 < len(words):
+        inst = memo.offsets.compose(w0, words[i + 1], address)
     if inst is None:
         from rgpu_fuzz.sim.isa.decode import decode_at
 
@@ -295,6 +386,7 @@ def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int
         else:
             if inst.size == 8:
                 memo.vop3.learn(inst, w0, words[i + 1], address)
+                memo.offsets.learn(inst, address)
             memo.literals.learn(inst)
     if inst.share_key:
         memo.store(inst)

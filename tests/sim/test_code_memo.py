@@ -102,3 +102,33 @@ def test_an_instruction_with_a_literal_not_met_before_reads_its_own() -> None:
         assert inst == alone and inst.text == alone.text
     assert got[0].text == "s_mov_b32 s5, 0x1234"
     assert got[5].text == "s_add_u32 s32, s32, 0xfffff000"
+
+
+def test_a_memory_instruction_with_an_offset_not_met_before_has_its_own() -> None:
+    # encodings from llvm-mc-22 -mcpu=gfx942 -show-encoding: `scratch_store_dword off, v1,
+    # s33 offset:16` = dc704010 00210100, `global_load_dword v3, v[4:5], off offset:-8` =
+    # dc509ff8 037f0004, `buffer_load_dword v1, off, s[0:3], 0 offset:8` = e0500008
+    # 80000100; the offset is bits 12:0 (scratch, global: signed) or 11:0 (buffer: unsigned)
+    # of dword 0 (CDNA3 ISA §13.8, §13.5); the expected texts are what `llvm-mc-22 -mcpu=gfx942
+    # -disassemble` prints for these words
+    scratch = [16, -16, 32, 4092, -4096, 48, -4]
+    glob = [-8, 2040, 0, -4096, 4095]
+    buffer = [8, 4092, 0, 2048, 12]
+    pairs = ([(0xDC704000 | (o & 0x1FFF), 0x00210100) for o in scratch]
+             + [(0xDC508000 | (o & 0x1FFF), 0x037F0004) for o in glob]
+             + [(0xE0500000 | o, 0x80000100) for o in buffer])
+    words = [w for pair in pairs for w in pair] + [0xBF810000]
+    clear_memo()
+    got, composed = _spied(code.Offsets, "compose", lambda: scan(
+        struct.pack(f"<{len(words)}I", *words), "gfx942", 0x6000))
+    assert len(composed) == len(pairs) - 6, "all but the first two of each are composed"
+    expect = ([f"scratch_store_dword off, v1, s33 offset:{o}" for o in scratch]
+              + [f"global_load_dword v3, v[4:5], off offset:{o}" if o else
+                 "global_load_dword v3, v[4:5], off" for o in glob]
+              + [f"buffer_load_dword v1, off, s[0:3], 0 offset:{o}" if o else
+                 "buffer_load_dword v1, off, s[0:3], 0" for o in buffer])
+    for k, (inst, text, offset) in enumerate(zip(got, expect, scratch + glob + buffer,
+                                                 strict=False)):
+        assert inst.mods["offset"] == offset
+        assert inst.text == text
+        assert inst == from_decoded(decode_at(tuple(words), 2 * k, "gfx942", 0x6000 + 8 * k))
