@@ -14,6 +14,7 @@ from rgpu_fuzz.sim import fp, lane_steps, scalar_steps
 from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.bitdef32 import bitdef_step
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS, shift64_step
+from rgpu_fuzz.sim.inflight import span
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import (
     DTYPES,
@@ -66,10 +67,37 @@ def _and_defined(ops: Sequence[Opnd], defs: Sequence[Any]) -> Any:
     """One getter for the AND of the sources' definedness getters `defs` (of operands
     `ops`), leaving out constants, which are always defined (`array & True` costs a
     conversion of the Python bool each step). The values are those of the full AND."""
-    return _and_of([d for o, d in zip(ops, defs, strict=True) if o.kind not in CONSTS])
+    keep = [(d, o.kind is OpKind.SGPR) for o, d in zip(ops, defs, strict=True)
+            if o.kind not in CONSTS]
+    return _and_of([d for d, _ in keep], [s for _, s in keep])
 
 
-def _and_of(keep: list[Any]) -> Any:
+def _and_of(keep: list[Any], scalar: Sequence[bool] = ()) -> Any:
+    """The AND of the getters `keep`; those flagged in `scalar` give a Python bool (a
+    scalar source's definedness): where there are lane vectors too, a defined scalar
+    leaves their AND as it is (`vector & True` has the same values, and costs a
+    conversion of the bool), an undefined one makes it all False."""
+    flags = list(scalar) or [False] * len(keep)
+    vectors = [k for k, f in zip(keep, flags, strict=True) if not f]
+    bools = [k for k, f in zip(keep, flags, strict=True) if f]
+    if not vectors or not bools:
+        return _and_plain(keep)
+    vec = _and_plain(vectors)
+    if len(bools) == 1:
+        b0 = bools[0]
+
+        def and1(w: Wave) -> Any:
+            v = vec(w)
+            return v if b0(w) else v & False
+        return and1
+
+    def and_n(w: Wave) -> Any:
+        v = vec(w)
+        return v if all(b(w) for b in bools) else v & False
+    return and_n
+
+
+def _and_plain(keep: list[Any]) -> Any:
     if not keep:
         return lambda w: True
     if len(keep) == 1:
@@ -89,28 +117,32 @@ def _halves_defined(ops: Sequence[Opnd], tys: Sequence[str], env: Env) -> Any:
     each source ANDed, then the high halves ANDed in, so a 64-bit VGPR source costs two
     column reads and no pair AND of its own. Constants are left out (always defined). The
     second is a new array, or the first itself where no source has a high half."""
-    lows, highs = [], []
+    lows, scalar, highs = [], [], []
     for o, t in zip(ops, tys, strict=True):
         if o.kind in CONSTS:
             continue
         lows.append(low_half_defined(o, t, env))
+        scalar.append(o.kind is OpKind.SGPR)
         if DTYPES[t][0] != 64:
             continue
         if o.kind in (OpKind.VGPR, OpKind.AGPR):
             c1 = vcol(o) + 1
-            highs.append(lambda w, c1=c1: w.vdef[:, c1])
+            highs.append((lambda w, c1=c1: w.vdef[:, c1], False))
         elif o.kind is OpKind.SGPR and o.index < 250 and o.index not in dict(env.constants):
             j = o.index + 1
-            highs.append(lambda w, j=j: w.sdef[j] == 0xFFFF_FFFF)
+            highs.append((lambda w, j=j: w.sdef[j] == 0xFFFF_FFFF, True))
     if not lows:
         return lambda w: (True, True)
-    low = _and_of(lows)
+    low = _and_of(lows, scalar)
 
     def both(w: Wave) -> tuple[Any, Any]:
         lo = low(w)
         full = lo
-        for h in highs:
-            full = full & h(w)
+        for h, one in highs:
+            if not one:
+                full = full & h(w)
+            elif not h(w):  # a scalar's high half: as `_and_of`
+                full = full & False
         return lo, full
     return both
 
@@ -203,8 +235,13 @@ def _copy32(src: int, dst: int) -> Step:
                 vp.setdefault(dst, {}).update(part)
             return
         e = w.exec
-        np.copyto(V[:, dst], V[:, src], where=e)
-        np.copyto(vdef[:, dst], vdef[:, src], where=e)
+        lo, hi = span(e)
+        if lo >= 0:
+            V[lo:hi, dst] = V[lo:hi, src]
+            vdef[lo:hi, dst] = vdef[lo:hi, src]
+        else:
+            np.copyto(V[:, dst], V[:, src], where=e)
+            np.copyto(vdef[:, dst], vdef[:, src], where=e)
         if part:
             em = mask_of(e)
             moved = {ln: m for ln, m in part.items() if em >> ln & 1}
@@ -302,17 +339,42 @@ def _lane_mask_dest(op: Opnd, env: Env) -> Callable[[Wave, np.ndarray, Any], Non
     """A lane mask result: bit n for active lane n, 0 for inactive lanes; a bit is defined
     where the lane is inactive or its inputs were defined (`d`, per lane)."""
     put = scalar_dest(op, 64 if env.lanes == 64 else 32)
-    high = ((1 << 64) - 1) ^ ((1 << env.lanes) - 1)
+    n = env.lanes
+    ones = (1 << n) - 1
+    high = ((1 << 64) - 1) ^ ones
     every = (1 << 64) - 1
 
     def dest(w: Wave, lanes: np.ndarray, d: Any) -> None:
+        # bool lane vectors go to masks first (`mask_of` is cached) and combine as ints:
+        # mask_of(x & e) == mask_of(x) & mask_of(e), mask_of(x | ~e) == mask_of(x) | ~EXEC
         e = w.exec
-        if type(d) is np.ndarray:
-            dm = mask_of(d | ~e) | high
-        else:  # all lanes or none (`np.broadcast_to(d) | ~EXEC`)
-            dm = every if d else mask_of(~e) | high
-        put(w, mask_of(lanes & e), dm)
+        em = mask_of(e)
+        if lanes.dtype == _BOOL:
+            value = mask_of(lanes) & em
+        else:
+            value = mask_of(lanes & e)
+        if type(d) is not np.ndarray:  # all lanes or none (`np.broadcast_to(d) | ~EXEC`)
+            dm = every if d else (ones ^ em) | high
+        elif d.dtype == _BOOL and d.shape == (n,):
+            dm = mask_of(d) | (ones ^ em) | high
+        else:
+            dm = mask_of(d | _inactive(e)) | high
+        put(w, value, dm)
     return dest
+
+
+_NOT_EXEC: list[Any] = [None, None]
+
+
+def _inactive(e: np.ndarray) -> np.ndarray:
+    """`~e` for the EXEC vector `e`, kept for the last one (EXEC vectors are `lanes_of`'s
+    read-only arrays, replaced rather than written)."""
+    c = _NOT_EXEC
+    if c[0] is not e:
+        if e.flags.writeable:  # `Wave.full`, or a vector not from `lanes_of`
+            return ~e
+        c[0], c[1] = e, ~e
+    return c[1]  # type: ignore[no-any-return]
 
 
 def _cmp(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -387,7 +449,9 @@ def _carry_in(inst: Inst, spec: VOp, env: Env) -> Step:
     (g0, d0), (g1, d1) = (vector_source(o, t, env) for o, t in
                           zip(ops[2:4], spec.src, strict=True))
     gc, dc = lane_mask_source(ops[4], env)
-    dd = _and_of([d for o, d in ((ops[2], d0), (ops[3], d1)) if o.kind not in CONSTS] + [dc])
+    dd = _and_of([d for o, d in ((ops[2], d0), (ops[3], d1)) if o.kind not in CONSTS] + [dc],
+                 [o.kind is OpKind.SGPR for o in (ops[2], ops[3]) if o.kind not in CONSTS]
+                 + [False])
     fn = spec.fn
     lanes = env.lanes
 

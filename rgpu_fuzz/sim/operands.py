@@ -106,6 +106,20 @@ def _sel(raw: np.ndarray, sel: str, sext: bool) -> np.ndarray:
 
 Getter = Callable[[Wave], Any]
 
+_PAIRS: list[Any] = [None, None, None]
+"""The last register file `pair` was asked for, and its two uint64 views (pairs starting
+at an even column, at an odd one): a wave runs many steps in a row, and making the view of
+a column pair (`V[:, c:c + 2].view(np.uint64)`) costs as much as the operation on it."""
+
+
+def pair(V: np.ndarray, col: int) -> np.ndarray:
+    """Columns `col` and `col + 1` of `V` as one uint64 per lane (a view, little-endian:
+    `col` is the low half)."""
+    c = _PAIRS
+    if c[0] is not V:
+        c[0], c[1], c[2] = V, V.view(np.uint64), V[:, 1:V.shape[1] - 1].view(np.uint64)
+    return c[2][:, col >> 1] if col & 1 else c[1][:, col >> 1]  # type: ignore[no-any-return]
+
 
 def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
     """(value, defined) closures for a VALU source of type `ty`: numpy arrays over lanes (or
@@ -169,7 +183,7 @@ def _raw_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
             if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
                 raise hazard(w, f"v[{col}:{col + 1}] read before the s_waitcnt covering "
                                 "its load")
-            return w.V[:, col:col + 2].view(np.uint64)[:, 0]
+            return pair(w.V, col)
 
         def defined64(w: Wave) -> np.ndarray:
             d = w.vdef[:, col:col + 2]
@@ -344,8 +358,18 @@ def exec_written(w: Wave) -> None:
 _M64 = (1 << 64) - 1
 
 
+def _lane_shaped(x: Any, lanes: int) -> bool:
+    """`x` is one value for all lanes or one per lane (not a (1,) array, which `np.copyto`
+    broadcasts and a slice of lanes would not)."""
+    return type(x) is not np.ndarray or x.ndim == 0 or x.shape == (lanes,)
+
+
 def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any, Any], None]:
-    """A writer of a VALU destination: lanes outside EXEC keep their value."""
+    """A writer of a VALU destination: lanes outside EXEC keep their value. A partial EXEC
+    that is one run of lanes (`inflight.span`: nearly every one) is written with slices,
+    twice as fast in numpy as `np.copyto(where=)`."""
+    from rgpu_fuzz.sim.inflight import span  # inflight imports this module
+
     bits, _ = DTYPES[ty]
     col = vcol(op)
     lanes = env.lanes
@@ -364,16 +388,24 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
             dlo, dhi = d if isinstance(d, tuple) else (d, d)
             if w.vpart:
                 _forget(w, col, 2)
-            V, vdef = w.V, w.vdef
+            vdef = w.vdef
             if w.exec_full:
-                V[:, col:col + 2].view(np.uint64)[:, 0] = r
+                pair(w.V, col)[:] = r
                 vdef[:, col] = dlo
                 vdef[:, col + 1] = dhi
-            else:
-                e = w.exec
-                np.copyto(V[:, col:col + 2].view(np.uint64)[:, 0], r, where=e)
-                np.copyto(vdef[:, col], dlo, where=e)
-                np.copyto(vdef[:, col + 1], dhi, where=e)
+                return
+            e = w.exec
+            lo, hi = span(e)
+            if lo >= 0 and (r.ndim == 0 or r.shape == (lanes,)) \
+                    and _lane_shaped(dlo, lanes) and _lane_shaped(dhi, lanes):
+                pair(w.V, col)[lo:hi] = r[lo:hi] if r.ndim else r
+                vdef[lo:hi, col] = dlo[lo:hi] if type(dlo) is np.ndarray and dlo.ndim else dlo
+                vdef[lo:hi, col + 1] = dhi[lo:hi] if type(dhi) is np.ndarray and dhi.ndim \
+                    else dhi
+                return
+            np.copyto(pair(w.V, col), r, where=e)
+            np.copyto(vdef[:, col], dlo, where=e)
+            np.copyto(vdef[:, col + 1], dhi, where=e)
         return put64
     conv: Callable[[Any], Any]
     if bits == 16 and env.true16:
@@ -454,10 +486,15 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
         if w.exec_full:
             w.V[:, col] = r
             w.vdef[:, col] = d
-        else:
-            e = w.exec
-            np.copyto(w.V[:, col], r, where=e)
-            np.copyto(w.vdef[:, col], d, where=e)
+            return
+        e = w.exec
+        lo, hi = span(e)
+        if lo >= 0 and (r.ndim == 0 or r.shape == (lanes,)) and _lane_shaped(d, lanes):
+            w.V[lo:hi, col] = r[lo:hi] if r.ndim else r
+            w.vdef[lo:hi, col] = d[lo:hi] if type(d) is np.ndarray and d.ndim else d
+            return
+        np.copyto(w.V[:, col], r, where=e)
+        np.copyto(w.vdef[:, col], d, where=e)
     return put32
 
 
