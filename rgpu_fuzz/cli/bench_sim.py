@@ -6,7 +6,9 @@ cases) is compiled once per spec (`--sim-specs`, default gfx942 at O0 and O3) in
 The code objects are then measured in fresh processes, each going through the set once as
 a campaign worker would (`campaign`: the first launch of each case pays decoding, binding
 and simulation, with the per-process caches of the cases before it and the tiering as
-shipped; `first_launch_wips` is its wave-instructions over simulated seconds). Then the
+shipped; `first_launch_wips` is its wave-instructions over simulated seconds,
+`first_launch_cpu_wips` over the CPU seconds of the whole launch — decoding and binding
+included — which a loaded machine inflates far less). Then the
 tier-up threshold is set to `--sim-hot` (`rgpu_fuzz.sim.program.HOT`, in both trees) and
 each case runs `--sim-warmup` more times unmeasured, so that with warmup > hot every run
 the simulator would fuse is fused (the shipped threshold is reached only after dozens of
@@ -192,9 +194,12 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
             program.HOT = shipped_hot  # type: ignore[attr-defined]
         first = []
         for name, lc in ls:
+            c0 = time.process_time()
             res = one(lc)
+            first_cpu = time.process_time() - c0
             first.append({"case": name, **{k: res.seconds[k] for k in
-                                           ("decode", "bind", "simulate")}, **_identity(res)})
+                                           ("decode", "bind", "simulate")},
+                          "cpu_seconds": first_cpu, **_identity(res)})
         if hot and shipped_hot is not None:
             program.HOT = hot  # type: ignore[attr-defined]
             _restart_heat()
@@ -242,6 +247,7 @@ def _summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
         total_s = sum(r["seconds"] for r in warm)
         total_cpu = sum(r.get("cpu_seconds", 0.0) for r in warm)
         first_s = sum(f["simulate"] for f in first)
+        first_cpu = sum(f.get("cpu_seconds", 0.0) for f in first)
         per_round.append({
             "campaign_case_ms": 1000 * med([f["decode"] + f["bind"] + f["simulate"]
                                             for f in first]),
@@ -250,6 +256,8 @@ def _summary(measured: list[dict[str, Any]]) -> dict[str, Any]:
             "campaign_simulate_ms": 1000 * med([f["simulate"] for f in first]),
             "first_launch_wips": (sum(f.get("wave_instructions", 0) for f in first) / first_s
                                   if first_s else 0.0),
+            "first_launch_cpu_wips": (sum(f.get("wave_instructions", 0) for f in first)
+                                      / first_cpu if first_cpu else 0.0),
             "wave_instructions_per_second": total_wi / total_s if total_s else 0.0,
             "cpu_wips": total_wi / total_cpu if total_cpu else 0.0,
             "median_case_wips": med([r["wave_instructions"] / r["seconds"]

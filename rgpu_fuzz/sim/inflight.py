@@ -136,9 +136,20 @@ def complete(w: Wave, p: Pending) -> None:
                 np.copyto(w.V[:, c], data[:, j], where=m)
                 np.copyto(w.vdef[:, c], vdef[:, j], where=m)
             del pend[c]
-        elif newer is not None and p in newer.older:
-            newer.older.remove(p)  # its half is still ours to write
-            write_bits(w, c, data[:, j], vdef[:, j], p.wmask, m)
+        elif newer is not None and _drop(newer.older, p):
+            write_bits(w, c, data[:, j], vdef[:, j], p.wmask, m)  # its half is still ours
+
+
+def _drop(queue: list[Pending], p: Pending) -> bool:
+    """Remove `p` itself from `queue`; whether it was there. By identity: `Pending` is a
+    dataclass compared field by field, so `in` and `remove` would compare a different
+    record to the same registers by its data arrays and raise (numpy's truth value of an
+    array) where three D16 loads (lo, hi, lo) or two FLAT loads are in flight to one VGPR."""
+    for k, q in enumerate(queue):
+        if q is p:
+            del queue[k]
+            return True
+    return False
 
 
 def wait(w: Wave, vmcnt: int, lgkmcnt: int) -> None:
@@ -153,24 +164,24 @@ def wait(w: Wave, vmcnt: int, lgkmcnt: int) -> None:
             if p is STORED:
                 continue  # a store: nothing to complete, in no other queue
             complete(w, p)
-            if p.lgkm and p in w.lgkm_queue:
-                w.lgkm_queue.remove(p)
+            if p.lgkm:
+                _drop(w.lgkm_queue, p)
     q = w.lgkm_queue
     if not q:
         return
     if lgkmcnt == 0:
         for p in q:
             complete(w, p)
-            if p.vm and p in w.vm_queue:
-                w.vm_queue.remove(p)
+            if p.vm:
+                _drop(w.vm_queue, p)
         q.clear()
         return
     # only in-order (DS) returns can be counted on with lgkmcnt > 0
     while len(q) > lgkmcnt and not q[0].smem:
         p = q.pop(0)
         complete(w, p)
-        if p.vm and p in w.vm_queue:
-            w.vm_queue.remove(p)
+        if p.vm:
+            _drop(w.vm_queue, p)
 
 
 def drain(w: Wave) -> None:

@@ -1,7 +1,8 @@
 """`bench sim`'s summary and identity check on hand-made measurements: the first-launch
 figure is the first pass's wave-instructions over its simulated seconds (1,000 + 3,000
 instructions in 0.5 + 1.5 s: 2,000 per second), the warm figure the same over the warm
-seconds (and over its CPU seconds: 2,000), and a launch whose per-opcode counts differ
+seconds (and over its CPU seconds: 2,000), the first launches' CPU figure over their CPU
+seconds (1 + 1 s: 2,000), and a launch whose per-opcode counts differ
 from the baseline's is reported even when everything else agrees."""
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ def _launch(case: str, wi: int, opcodes: str = "o1", **extra: Any) -> dict[str, 
 
 
 def _measured(opcodes_b: str = "o1") -> dict[str, Any]:
-    first = [_launch("a", 1000, decode=0.1, bind=0.0, simulate=0.5),
-             _launch("b", 3000, opcodes_b, decode=0.1, bind=0.0, simulate=1.5)]
+    first = [_launch("a", 1000, decode=0.1, bind=0.0, simulate=0.5, cpu_seconds=1.0),
+             _launch("b", 3000, opcodes_b, decode=0.1, bind=0.0, simulate=1.5, cpu_seconds=1.0)]
     warm = [_launch("a", 1000, seconds=0.25, cpu_seconds=0.5),
             _launch("b", 3000, opcodes_b, seconds=0.25, cpu_seconds=1.5)]
     return {"first": first, "warm": warm}
@@ -27,6 +28,7 @@ def _measured(opcodes_b: str = "o1") -> dict[str, Any]:
 def test_first_launch_and_warm_rates() -> None:
     got = _summary([_measured()])
     assert got["first_launch_wips"] == 2000.0
+    assert got["first_launch_cpu_wips"] == 2000.0
     assert got["wave_instructions_per_second"] == 8000.0
     assert got["cpu_wips"] == 2000.0
     assert got["wave_instructions"] == 4000

@@ -190,3 +190,20 @@ def test_a_d16_load_of_undefined_bytes_leaves_its_half_undefined() -> None:
     assert w.V[0:2, 8].tolist() == [(VALUES[ln] & 0xFF) << 16 | 0x5678 for ln in (0, 1)]
     assert not w.vdef[0:2, 8].any() and w.vdef[2:, 8].all()
     assert w.vpart == {8: {0: 0x0000_FFFF, 1: 0x0000_FFFF}}
+
+
+def test_three_d16_loads_in_flight_to_one_register_complete_in_order() -> None:
+    """lo, hi, lo D16 loads to v7 before one wait: vector memory returns in order (CDNA3 ISA
+    §4.4), so bits 15:0 hold the second lo load's short and 31:16 the hi load's. (Before,
+    completing the first compared `Pending` records field by field and raised.)"""
+    w = wave(0b0000_0011)
+    w.V[:, 3] = [0x2222_1111, 0x4444_3333] + [0] * (LANES - 2)
+    w.vdef[:, 3] = True
+    scratch("SCRATCH_STORE_DWORD", 3, 0)(w)
+    w.V[:, 7] = 0xAAAA_BBBB
+    scratch("SCRATCH_LOAD_SHORT_D16", 7, 0)(w)       # 0x1111 / 0x3333
+    scratch("SCRATCH_LOAD_SHORT_D16_HI", 7, 2)(w)    # 0x2222 / 0x4444 in bits 31:16
+    scratch("SCRATCH_LOAD_UBYTE_D16", 7, 3)(w)       # 0x22 / 0x44 in bits 15:0, last
+    drain(w)
+    assert w.V[0:2, 7].tolist() == [0x2222_0022, 0x4444_0044]
+    assert w.vdef[0:2, 7].all() and not w.vpart
