@@ -260,10 +260,11 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
 def narrow_aperture_read(i: int, bits: int) -> str:
     """Why a 32-bit (or 16-bit) read of a 64-bit launch constant (`src_shared_base`,
     `src_shared_limit`, `src_private_base`, `src_private_limit`) cannot be bound: what
-    hardware returns for it is not documented (the ISA operand tables give the apertures as
-    64-bit values only), and LLVM (SIISelLowering::getSegmentAperture) calls the register
-    "broken" as a 32-bit operand, returning "a wrong value (all zeroes?)", so LLVM itself
-    only reads it with a 64-bit move. Binding fails, and the step reports
+    hardware returns for it is not documented in any source we found (the CDNA3/RDNA3
+    operand tables were not checked line by line; issue 10 follow-up), and LLVM
+    (SIISelLowering::getSegmentAperture) calls the register "broken" as a 32-bit operand,
+    returning "a wrong value (all zeroes?)", so LLVM itself only reads it with a 64-bit
+    move. Binding fails, and the step reports
     `unsupported-instruction:<mnemonic>`: a value made up here could be one hardware never
     gives."""
     return (f"a {bits}-bit read of the 64-bit aperture constant {_APERTURES.get(i, i)}: "

@@ -1,11 +1,12 @@
 """Two reads whose definedness or value the simulator must not make up.
 
 1. A 32-bit (or narrower) read of a 64-bit aperture constant (`src_shared_base`,
-   `src_private_base`, ...). The ISA operand tables give these only as 64-bit values, and
-   LLVM's `SIISelLowering::getSegmentAperture` says the register "is broken. When used as a
-   32-bit operand, it returns a wrong value (all zeroes?). The real value is in the upper 32
-   bits", which is why LLVM only ever reads it with `s_mov_b64` and takes the high half.
-   No source documents what hardware returns, so the honest outcome is
+   `src_private_base`, ...). No source we found documents that read, and LLVM's
+   `SIISelLowering::getSegmentAperture` says the register "is broken. When used as a 32-bit
+   operand, it returns a wrong value (all zeroes?). The real value is in the upper 32 bits",
+   which is why LLVM only ever reads it with `s_mov_b64` and takes the high half.
+   (GCC's gcn port and LLVM's `SRC_*_LO` registers assume the low half, which LLVM's own
+   comment doubts.) Since what hardware returns is unsettled, the honest outcome is
    `unsupported-instruction:<mnemonic>`, not a value. The 64-bit read stays supported.
 2. `v_readfirstlane_b32` of a lane that is partly defined (`Wave.vpart`, a spilled SGPR
    with some undefined bits). readfirstlane copies one lane's 32-bit value, that of the
