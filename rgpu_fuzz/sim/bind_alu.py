@@ -521,13 +521,20 @@ def _readlane(inst: Inst, spec: VOp, env: Env) -> Step:
     ops = inst.operands
     sput = scalar_dest(ops[0], 32)
     g, d = vector_source(ops[1], "b32", env)
+    plain = ops[1].kind in (OpKind.VGPR, OpKind.AGPR) and not getattr(ops[1], "sel", "") \
+        and not getattr(ops[1], "hi", False)
+    pcol = vcol(ops[1]) if plain else -1
     if spec.shape == "readfirstlane":
         def first(w: Wave) -> None:
+            # a partly defined lane (`Wave.vpart`) gives its defined bits, as in `one_lane`
             e = w.exec
             lane = int(np.argmax(e)) if e.any() else 0
             vals = np.broadcast_to(g(w), (env.lanes,))
             dd = np.broadcast_to(d(w), (env.lanes,))
-            sput(w, int(vals[lane]), bool(dd[lane]))
+            defined: Any = bool(dd[lane])
+            if not defined and pcol >= 0 and pcol in w.vpart:
+                defined = w.vpart[pcol].get(lane, 0)
+            sput(w, int(vals[lane]), defined)
         return first
     sel, seld = scalar_source(ops[2], 32, env)
 

@@ -113,8 +113,9 @@ def readlane(inst: Inst, env: Env) -> Step | None:
 
 
 def readfirstlane(inst: Inst, env: Env) -> Step | None:
-    """V_READFIRSTLANE_B32 sN, vM: the lowest active lane (lane 0 when none is), whose
-    definedness is the lane's `vdef` (the general step does not consult `Wave.vpart`)."""
+    """V_READFIRSTLANE_B32 sN, vM: the lowest active lane (lane 0 when none is); a lane held
+    partly defined in `Wave.vpart` gives its defined bits, as `readlane` does (the lane read
+    is the same kind of read; CDNA3 ISA: readfirstlane copies one lane's value to an SGPR)."""
     ops = inst.operands
     if len(ops) != 2:
         return None
@@ -127,13 +128,19 @@ def readfirstlane(inst: Inst, env: Env) -> Step | None:
 
     def first(w: Wave) -> None:
         e = w.exec_bits
-        at = ((e & -e).bit_length() - 1 if e else 0) * N_VECTOR + col
+        lane = (e & -e).bit_length() - 1 if e else 0
+        at = lane * N_VECTOR + col
         if w.pend_v and col in w.pend_v:
             raise hazard(w, f"v{col} read before the s_waitcnt covering its load")
+        if w.dflat[at]:
+            d = M32
+        else:
+            vp = w.vpart
+            d = int(vp[col].get(lane, 0)) & M32 if col in vp else 0
         if w.pend_s:
             _hazards(w, (), write)
         w.S[o] = w.Vflat[at]
-        w.sdef[o] = M32 if w.dflat[at] else 0
+        w.sdef[o] = d
     return first
 
 

@@ -223,6 +223,8 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
         consts = _consts(env)
         if i in consts:
             v = consts[i]
+            if bits < 64 and v >> 32:
+                raise ValueError(narrow_aperture_read(i, bits))
             return (lambda w: v), (lambda w: full)
         if i == SCC_SRC:
             return (lambda w: w.scc), (lambda w: full if w.scc_def else 0)
@@ -253,6 +255,23 @@ def scalar_bits_source(op: Opnd, bits: int, env: Env) -> tuple[Getter, Getter]:
         v = const_scalar(op, bits)
         return (lambda w: v), (lambda w: full)
     raise ValueError(f"operand {op} cannot be a scalar source")
+
+
+def narrow_aperture_read(i: int, bits: int) -> str:
+    """Why a 32-bit (or 16-bit) read of a 64-bit launch constant (`src_shared_base`,
+    `src_shared_limit`, `src_private_base`, `src_private_limit`) cannot be bound: what
+    hardware returns for it is not documented (the ISA operand tables give the apertures as
+    64-bit values only), and LLVM (SIISelLowering::getSegmentAperture) calls the register
+    "broken" as a 32-bit operand, returning "a wrong value (all zeroes?)", so LLVM itself
+    only reads it with a 64-bit move. Binding fails, and the step reports
+    `unsupported-instruction:<mnemonic>`: a value made up here could be one hardware never
+    gives."""
+    return (f"a {bits}-bit read of the 64-bit aperture constant {_APERTURES.get(i, i)}: "
+            "hardware's value is undocumented (LLVM: broken as a 32-bit operand)")
+
+
+_APERTURES = {235: "src_shared_base", 236: "src_shared_limit", 237: "src_private_base",
+              238: "src_private_limit"}
 
 
 def const_scalar(op: Opnd, bits: int) -> int:
