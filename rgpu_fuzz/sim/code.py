@@ -296,7 +296,7 @@ class _Memo:
             if nxt is None:
                 nxt = node[w] = {}
             elif nxt.__class__ is not dict:
-                return      # a prefix is a whole instruction (one truncated at a section's end)
+                return      # a prefix is a whole instruction
             node = nxt
         if node.get(words[-1]).__class__ is not dict:
             node[words[-1]] = inst
@@ -385,9 +385,14 @@ def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int
     if inst is None and i + 1 < len(words):
         inst = memo.offsets.compose(w0, words[i + 1], address)
     if inst is None:
-        from rgpu_fuzz.sim.isa.decode import decode_at
+        from rgpu_fuzz.sim.isa.decode import decode_at_ended
 
-        inst = from_decoded(decode_at(words, i, target, address))
+        decoded, ended = decode_at_ended(words, i, target, address)
+        inst = from_decoded(decoded)
+        if ended:
+            # cut off by the end of `words` (a literal past the section's end): this
+            # decoding holds only here, so nothing learns or keeps it
+            return inst
         if not inst.share_key:
             if inst.size == 4:
                 at_address[at] = at_address[w0] = inst

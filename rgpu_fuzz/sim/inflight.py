@@ -144,7 +144,9 @@ def _drop(queue: list[Pending], p: Pending) -> bool:
     """Remove `p` itself from `queue`; whether it was there. By identity: `Pending` is a
     dataclass compared field by field, so `in` and `remove` would compare a different
     record to the same registers by its data arrays and raise (numpy's truth value of an
-    array) where three D16 loads (lo, hi, lo) or two FLAT loads are in flight to one VGPR."""
+    array), as three D16 loads (lo, hi, lo) in flight to one VGPR did in `older`. (The
+    queues hold vm+lgkm records in issue order, so there `p` comes first among its equals;
+    identity keeps that from mattering.)"""
     for k, q in enumerate(queue):
         if q is p:
             del queue[k]

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from rgpu_fuzz.sim import code
 from rgpu_fuzz.sim.code import clear_memo, scan
 from rgpu_fuzz.sim.inst import OpKind, from_decoded
+from rgpu_fuzz.sim.isa import decode, render
 from rgpu_fuzz.sim.isa.decode import decode_at
 
 T = TypeVar("T")
@@ -132,3 +133,30 @@ def test_a_memory_instruction_with_an_offset_not_met_before_has_its_own() -> Non
         assert inst.mods["offset"] == offset
         assert inst.text == text
         assert inst == from_decoded(decode_at(tuple(words), 2 * k, "gfx942", 0x6000 + 8 * k))
+
+
+# s_mov_b32 s0, <literal> (SOP1, ssrc0 255: CDNA3 ISA §12.1) followed by s_endpgm; llvm-mc-22
+# -mcpu=gfx942 --disassemble of ff 00 80 be 78 56 34 12 00 00 81 bf prints
+# "s_mov_b32 s0, 0x12345678" and "s_endpgm"
+S_MOV_LITERAL, LITERAL, S_ENDPGM = 0xBE8000FF, 0x12345678, 0xBF810000
+
+
+def test_an_instruction_cut_off_by_the_end_of_a_section_is_not_memoised() -> None:
+    # the first section ends before the literal: its decoding (UNKNOWN, one dword) holds
+    # only there, and must not stand for the same first dword in a later section, where a
+    # real literal follows it
+    clear_memo()
+    cut = scan(struct.pack("<I", S_MOV_LITERAL), "gfx942", 0x1000)
+    assert [i.encoding for i in cut] == ["UNKNOWN"]
+    whole = scan(struct.pack("<3I", S_MOV_LITERAL, LITERAL, S_ENDPGM), "gfx942", 0x1000)
+    assert [i.text for i in whole] == ["s_mov_b32 s0, 0x12345678", "s_endpgm"]
+    assert [i.size for i in whole] == [8, 4]
+
+
+def test_the_decoder_does_not_memoise_an_instruction_cut_off_by_the_end() -> None:
+    # the same for the decoder's own memo (`decode`, used by disassembly)
+    clear_memo()
+    cut = decode(struct.pack("<I", S_MOV_LITERAL), "gfx942", 0x1000)
+    assert [i.encoding.value for i in cut] == ["UNKNOWN"]
+    whole = decode(struct.pack("<3I", S_MOV_LITERAL, LITERAL, S_ENDPGM), "gfx942", 0x1000)
+    assert [render(i) for i in whole] == ["s_mov_b32 s0, 0x12345678", "s_endpgm"]

@@ -29,7 +29,8 @@ from rgpu_fuzz.sim.isa.operands import (
 )
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables, tables
 
-__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_code_object"]
+__all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_at_ended",
+           "decode_code_object"]
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
 _VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
@@ -57,8 +58,8 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
 
     Decoded instructions are memoised per process by their words (compiled code repeats
     instructions within and across code objects); a hit is the cached instruction moved to
-    its address. Instructions whose decoding depends on their address (branches) are not
-    memoised.
+    its address. Instructions whose decoding depends on their address (branches) or on
+    where the section ends (`decode_at_ended`) are not memoised.
     """
     t = tables(target)
     n = len(text) // 4
@@ -76,8 +77,8 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
                 inst = _moved(candidate, address)
                 break
         if inst is None:
-            inst = _decode_one(t, words, i, address)
-            if "target" not in inst.modifiers:
+            inst, ended = _decode_ended(t, words, i, address)
+            if "target" not in inst.modifiers and not ended:
                 memo.setdefault(words[i], []).append(inst)
         out.append(inst)
         i += inst.size // 4
@@ -87,7 +88,17 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
 def decode_at(words: tuple[int, ...], i: int, target: str, address: int) -> Instruction:
     """Decodes the one instruction that starts at `words[i]` (no memo: callers that scan a
     section keep their own, see `rgpu_fuzz.sim.code`)."""
-    return _decode_one(tables(target), words, i, address)
+    return _decode_ended(tables(target), words, i, address)[0]
+
+
+def decode_at_ended(words: tuple[int, ...], i: int, target: str,
+                    address: int) -> tuple[Instruction, bool]:
+    """`decode_at`, and whether the decoding depends on where `words` end: a format that
+    matched needed dwords past the end (its literal, its extension, its own dwords). Such a
+    decoding (most often UNKNOWN) holds only for these words at the end of a section, so
+    a memo must not keep it by its own dwords: the same first dword followed by a literal
+    in another section is another instruction."""
+    return _decode_ended(tables(target), words, i, address)
 
 
 _MEMO: dict[str, dict[int, list[Instruction]]] = {}
@@ -138,14 +149,22 @@ def _candidates(t: TargetTables, w0: int) -> Iterator[tuple[type[Format], OpInfo
                 yield fmt, info
 
 
-def _decode_one(t: TargetTables, words: tuple[int, ...], i: int, address: int) -> Instruction:
+class _Ended(Undecodable):
+    """The instruction's dwords run past the end of the words (see `decode_at_ended`)."""
+
+
+def _decode_ended(t: TargetTables, words: tuple[int, ...], i: int,
+                  address: int) -> tuple[Instruction, bool]:
     w0 = words[i]
+    ended = False
     for fmt, info in _candidates(t, w0):
         try:
-            return _Decoder(t, fmt, info, words, i, address).run()
+            return _Decoder(t, fmt, info, words, i, address).run(), ended
+        except _Ended:
+            ended = True
         except Undecodable:
             continue
-    return _unknown(words, i, address, t.spec.name)
+    return _unknown(words, i, address, t.spec.name), ended
 
 
 class _Decoder:
@@ -164,7 +183,7 @@ class _Decoder:
 
     def _gather(self, ndwords: int) -> int:
         if self.i + ndwords > len(self.words):
-            raise Undecodable("truncated instruction")
+            raise _Ended("truncated instruction")
         bits = 0
         for k in range(ndwords):
             bits |= self.words[self.i + k] << (32 * k)
@@ -203,7 +222,7 @@ class _Decoder:
                 self.values["srcx0"], self.values["srcy0"])
         if needs_literal:
             if self.i + self.ndwords >= len(self.words):
-                raise Undecodable("literal past the end of the section")
+                raise _Ended("literal past the end of the section")
             literal = self.words[self.i + self.ndwords]
             self.ndwords += 1
         self.literal = literal
