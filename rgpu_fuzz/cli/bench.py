@@ -271,6 +271,10 @@ def execute(args: argparse.Namespace) -> int:
 
     if args.seeds < 1 or args.repeat < 1:
         raise UserError("--seeds and --repeat must be >= 1")
+    if "sim" in args.which:
+        from rgpu_fuzz.cli.bench_sim import check_sim_specs
+
+        check_sim_specs(args.sim_specs)
     if args.out:  # before minutes of measuring, not after
         try:
             with args.out.open("a", encoding="utf-8"):

@@ -45,6 +45,27 @@ from typing import Any
 CONFORMANCE = Path("tests/semantics/cases")
 
 
+def check_sim_specs(text: str) -> None:
+    """Raise `UserError` unless every `--sim-specs` entry is a valid `amdgpu-sim` spec.
+    Checked before minutes of compiling: the pipeline class reads only its options, so
+    `gfx1100:O0` (no pipeline name) was taken as `amdgpu-sim` with its default target and
+    the "gfx1100" figures were gfx942's."""
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+    from rgpu_fuzz.pipelines.registry import PipelineError
+
+    for entry in text.split(","):
+        try:
+            spec = PipelineSpec.parse(entry)
+            if spec.name != AmdgpuSimPipeline.name:
+                raise PipelineError(f"not an {AmdgpuSimPipeline.name} spec (expected "
+                                    f"{AmdgpuSimPipeline.name}:<target>:O<level>)")
+            AmdgpuSimPipeline(spec)
+        except PipelineError as e:
+            raise UserError(f"--sim-specs {entry!r}: {e}") from None
+
+
 def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz import casefile
     from rgpu_fuzz.cli.bench import _kernel_set
@@ -61,6 +82,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     compile_s: dict[str, float] = {}
     for spec in args.sim_specs.split(","):
         pipeline = AmdgpuSimPipeline(PipelineSpec.parse(spec))
+        assert pipeline.spec.name == AmdgpuSimPipeline.name, spec  # `check_sim_specs` ran
         t0 = time.perf_counter()
         got_all = []
         for name, case in cases:

@@ -38,3 +38,19 @@ def test_opcode_counts_are_part_of_identity() -> None:
     assert _same_outputs(_measured(), _measured()) == {"identical": 4, "differ": []}
     got = _same_outputs(_measured("o2"), _measured())
     assert got == {"identical": 2, "differ": ["first:b", "warm:b"]}
+
+
+def test_sim_specs_must_name_amdgpu_sim(capsys: Any) -> None:
+    """`gfx1100:O0` without the pipeline name was measured as amdgpu-sim's default target
+    (gfx942): the "gfx1100" figures were gfx942's. Now one line and the usage exit, before
+    anything is compiled; a valid list passes the check."""
+    from rgpu_fuzz.cli import EXIT_USAGE, main
+    from rgpu_fuzz.cli.bench_sim import check_sim_specs
+
+    for bad, says in (("gfx1100:O0", "not an amdgpu-sim spec"),
+                      ("amdgpu-sim:gfx942:O0,amdgpu-sim:gfx9999:O0", "gfx9999"),
+                      ("amdgpu-sim:gfx1100:O7", "O7")):
+        assert main(["bench", "sim", "--sim-specs", bad]) == EXIT_USAGE
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and says in err[0], err
+    check_sim_specs("amdgpu-sim:gfx942:O0,amdgpu-sim:gfx1100:O0,amdgpu-sim:gfx90a:O3")
