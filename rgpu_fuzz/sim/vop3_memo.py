@@ -35,6 +35,10 @@ INERT = -1
 FIXED = -2
 """A field that cannot be substituted: composed only when it keeps the shape's value."""
 
+_VOP3_SOURCES = (False, True, True, True)
+"""Which of `fields` are sources (vdst is not)."""
+
+
 def fields(w0: int, w1: int) -> tuple[int, int, int, int]:
     """(vdst, src0, src1, src2) of a two-dword VOP3-family instruction."""
     return w0 & 0xFF, w1 & 0x1FF, (w1 >> 9) & 0x1FF, (w1 >> 18) & 0x1FF
@@ -60,6 +64,28 @@ class Shape:
                 and inst.size == b.size and inst.mods == b.mods
                 and inst.mnemonic == b.mnemonic and len(inst.operands) == len(b.operands)
                 and not inst.halves and bool(inst.share_key))
+
+    def substituted(self, values: tuple[int, ...],
+                    sources: tuple[bool, ...]) -> tuple[Opnd, ...] | None:
+        """The base's operands with each field's value in its slot, or None where a field
+        is `FIXED`, a source selects another dword or format, or a (field, value) pair was
+        never decoded in this shape (both memos compose through this one loop)."""
+        ops: list[Opnd] | None = None
+        for n, value in enumerate(values):
+            if value == self.values[n]:
+                continue
+            slot = self.slots[n]
+            if slot == FIXED or (sources[n] and value in SELECTORS):
+                return None
+            if slot == INERT:
+                continue
+            op = self.operands.get((n, value))
+            if op is None:
+                return None
+            if ops is None:
+                ops = list(self.base.operands)
+            ops[slot] = op
+        return self.base.operands if ops is None else tuple(ops)
 
     def learn(self, inst: Inst, values: tuple[int, ...]) -> None:
         if not self.same_kind(inst):
@@ -90,26 +116,10 @@ class Vop3Memo:
         shape = self.shapes.get(shape_of(w0, w1))
         if shape is None:
             return None
-        values = fields(w0, w1)
-        base = shape.base
-        ops: list[Opnd] | None = None
-        for n in range(4):
-            value = values[n]
-            if value == shape.values[n]:
-                continue
-            slot = shape.slots[n]
-            if slot == FIXED or (n and value in SELECTORS):
-                return None
-            if slot == INERT:
-                continue
-            op = shape.operands.get((n, value))
-            if op is None:
-                return None
-            if ops is None:
-                ops = list(base.operands)
-            ops[slot] = op
-        return base.derived(address, base.operands if ops is None else tuple(ops),
-                            (self.target, (w0, w1)))
+        ops = shape.substituted(fields(w0, w1), _VOP3_SOURCES)
+        if ops is None:
+            return None
+        return shape.base.derived(address, ops, (self.target, (w0, w1)))
 
     def learn(self, inst: Inst, w0: int, w1: int, address: int) -> None:
         """Record `inst`, the full decoding of (w0, w1) at `address`."""
@@ -181,6 +191,7 @@ source: its `SELECTORS` values add a literal or an SDWA/DPP dword): SOP2 sdst 22
 RDNA3 ISA §15.1); VOP2 vdst 24:17, vsrc1 16:9, src0 8:0; VOP1 vdst 24:17, src0 8:0; VOPC
 vsrc1 16:9, src0 8:0 (CDNA3 §12.2, RDNA3 §15.3). The other bits (encoding, opcode) are the
 shape."""
+_SOURCES = {enc: tuple(source for _, _, source in fs) for enc, fs in ONE_DWORD.items()}
 _KEEP = {enc: 0xFFFFFFFF & ~sum(mask << shift for shift, mask, _ in fs)
          for enc, fs in ONE_DWORD.items()}
 
@@ -216,25 +227,11 @@ class AluMemo:
                 break
         else:
             return None
-        base = shape.base
-        ops: list[Opnd] | None = None
-        for n, (shift, mask, source) in enumerate(ONE_DWORD[enc]):
-            value = w0 >> shift & mask
-            if value == shape.values[n]:
-                continue
-            slot = shape.slots[n]
-            if slot == FIXED or (source and value in SELECTORS):
-                return None
-            if slot == INERT:
-                continue
-            op = shape.operands.get((n, value))
-            if op is None:
-                return None
-            if ops is None:
-                ops = list(base.operands)
-            ops[slot] = op
-        return base.derived(address, base.operands if ops is None else tuple(ops),
-                            (self.target, (w0,)))
+        ops = shape.substituted(tuple(w0 >> shift & mask for shift, mask, _ in ONE_DWORD[enc]),
+                                _SOURCES[enc])
+        if ops is None:
+            return None
+        return shape.base.derived(address, ops, (self.target, (w0,)))
 
     def learn(self, inst: Inst, w0: int, address: int) -> None:
         """Record `inst`, the full decoding of the one-dword `w0` at `address`."""
