@@ -318,12 +318,14 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
         w.vm_queue.append(STORED)
         return True
 
-    def load_sub(w: Wave, o: int) -> bool:
+    def read_sub(w: Wave, o: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The byte or short at `o` of every lane's row, extended to 32 bits, and each lane's
+        definedness; None where the row path does not apply (the general step decides)."""
         priv = w.private
         if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
-            return False
+            return None
         if w.vpart and col in w.vpart:
-            return False
+            return None
         data, shadow = sub_row(w, o)
         # a sub-dword load's lane is defined when all its bytes are (`bind_vmem`)
         lo, hi = exec_lanes(w)
@@ -332,9 +334,14 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
         else:
             defined = (shadow == whole)[:, None]
         if signed:
-            val = data.view(np.int16 if half else np.int8).astype(np.int32).view(U32)
-        else:
-            val = data.astype(U32)
+            return data.view(np.int16 if half else np.int8).astype(np.int32).view(U32), defined
+        return data.astype(U32), defined
+
+    def load_sub(w: Wave, o: int) -> bool:
+        got = read_sub(w, o)
+        if got is None:
+            return False
+        val, defined = got
         if w.pend_v:
             issue_vector_load(w, col, val[:, None], defined, vm=True, lgkm=False)
         else:
@@ -347,21 +354,10 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
     def load_d16(w: Wave, o: int) -> bool:
         """A D16 load: the byte or short, extended to 16 bits, into one half of the
         register, merged with the other half at completion (`_to_words`, `complete`)."""
-        priv = w.private
-        if o < 0 or o + width > priv.size or priv.size & 3 or (half and o & 1):
+        got = read_sub(w, o)
+        if got is None:
             return False
-        if w.vpart and col in w.vpart:
-            return False
-        data, shadow = sub_row(w, o)
-        lo, hi = exec_lanes(w)
-        if lo >= 0 and shadow[lo:hi].tobytes() == ones(width * (hi - lo)):
-            defined = all_defined(w.lanes, 1)
-        else:
-            defined = (shadow == whole)[:, None]
-        if signed:
-            val = data.view(np.int16 if half else np.int8).astype(np.int32).view(U32)
-        else:
-            val = data.astype(U32)
+        val, defined = got
         if hi16:
             val <<= U32(16)
         elif signed:
