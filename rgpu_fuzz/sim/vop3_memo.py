@@ -87,6 +87,26 @@ class Shape:
             ops[slot] = op
         return self.base.operands if ops is None else tuple(ops)
 
+    def probe(self, n: int, other: int, words: tuple[int, ...], target: str,
+              address: int) -> int:
+        """The slot of field `n`, from decoding `words` (the base's, with field `n` set to
+        `other`): the one operand that changed, `INERT` when none did, else `FIXED`; the
+        operand (n, other) decoded to is recorded. Both memos probe through this."""
+        from rgpu_fuzz.sim.isa.decode import decode_at
+
+        try:
+            got = from_decoded(decode_at(words, 0, target, address))
+        except KeyError:
+            return FIXED        # a value the executor has no register for (lds_direct)
+        if not self.same_kind(got):
+            return FIXED
+        changed = [k for k, (a, b) in enumerate(zip(got.operands, self.base.operands,
+                                                    strict=True)) if a != b]
+        slot = INERT if not changed else changed[0] if len(changed) == 1 else FIXED
+        if slot >= 0:
+            self.operands[(n, other)] = got.operands[slot]
+        return slot
+
     def learn(self, inst: Inst, values: tuple[int, ...]) -> None:
         if not self.same_kind(inst):
             return
@@ -143,8 +163,6 @@ class Vop3Memo:
 def _probe(base: Inst, target: str, address: int) -> Shape | None:
     """The shape of `base` with the operand index of each field, found by decoding `base`
     with that field changed alone (at `address`: VOP3 decodes alike anywhere)."""
-    from rgpu_fuzz.sim.isa.decode import decode_at
-
     w0, w1 = base.share_key[1]
     values = fields(w0, w1)
     if any(v in SELECTORS for v in values[1:]):
@@ -160,18 +178,7 @@ def _probe(base: Inst, target: str, address: int) -> Shape | None:
         else:
             shift = 9 * (n - 1)
             words = (w0, (w1 & ~(0x1FF << shift)) | (other << shift))
-        try:
-            probe = from_decoded(decode_at(words, 0, target, address))
-        except KeyError:
-            probe = None        # a value the executor has no register for (lds_direct)
-        slot = FIXED
-        if probe is not None and shape.same_kind(probe):
-            changed = [k for k, (a, b) in enumerate(zip(probe.operands, base.operands,
-                                                        strict=True)) if a != b]
-            slot = INERT if not changed else changed[0] if len(changed) == 1 else FIXED
-        slots.append(slot)
-        if slot >= 0 and probe is not None:
-            shape.operands[(n, other)] = probe.operands[slot]
+        slots.append(shape.probe(n, other, words, target, address))
     shape.slots = (slots[0], slots[1], slots[2], slots[3])
     shape.learn(base, values)
     return shape
@@ -257,8 +264,6 @@ class AluMemo:
 def _probe_one(base: Inst, fs: tuple[tuple[int, int, bool], ...], target: str,
                address: int) -> Shape | None:
     """`_probe` for a one-dword instruction of the format whose fields are `fs`."""
-    from rgpu_fuzz.sim.isa.decode import decode_at
-
     (w0,) = base.share_key[1]
     values = tuple(w0 >> shift & mask for shift, mask, _ in fs)
     if any(v in SELECTORS for v, (_, _, source) in zip(values, fs, strict=True) if source):
@@ -269,19 +274,8 @@ def _probe_one(base: Inst, fs: tuple[tuple[int, int, bool], ...], target: str,
         other = value ^ 1
         if source and other in SELECTORS:
             other = value ^ 2
-        try:
-            probe = from_decoded(decode_at(((w0 & ~(mask << shift)) | other << shift,), 0,
-                                           target, address))
-        except KeyError:
-            probe = None        # a value the executor has no register for (lds_direct)
-        slot = FIXED
-        if probe is not None and shape.same_kind(probe):
-            changed = [k for k, (a, b) in enumerate(zip(probe.operands, base.operands,
-                                                        strict=True)) if a != b]
-            slot = INERT if not changed else changed[0] if len(changed) == 1 else FIXED
-        slots.append(slot)
-        if slot >= 0 and probe is not None:
-            shape.operands[(n, other)] = probe.operands[slot]
+        slots.append(shape.probe(n, other, ((w0 & ~(mask << shift)) | other << shift,),
+                                 target, address))
     shape.slots = tuple(slots)
     shape.learn(base, values)
     return shape
