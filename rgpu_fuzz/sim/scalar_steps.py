@@ -119,6 +119,20 @@ def _reads(*srcs: _Src) -> tuple[tuple[int, bool], ...]:
 # ---------------------------------------------------------------------------- moves
 
 
+def _binary(inst: Inst, bits: tuple[int, int], wide: bool, env: Env
+            ) -> tuple[int, bool, _Src, _Src] | None:
+    """(destination, it is EXEC, source 0, source 1) of a two-source instruction whose
+    operands all have a specialised form; None sends it to the general binder."""
+    ops = inst.operands
+    if len(ops) != 3:
+        return None
+    dst = _dest(ops[0], wide)
+    s0, s1 = _source(ops[1], bits[0], env), _source(ops[2], bits[1], env)
+    if dst is None or s0 is None or s1 is None:
+        return None
+    return dst[0], dst[1], s0, s1
+
+
 def mov(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """S_MOV_B32/S_MOV_B64 (`SOp.bitdef` is the identity: the defined bits move along)."""
     bits = spec.dst_bits
@@ -215,17 +229,14 @@ def bitwise(inst: Inst, spec: SOp, env: Env) -> Step | None:
     XOR and their negated forms, shifts, bit-field extracts. SCC is result != 0, defined when
     every result bit is or a defined result bit is 1 (`bind_alu._bitwise`)."""
     raw, bitdef = spec.raw, spec.bitdef
-    ops = inst.operands
-    if raw is None or bitdef is None or len(ops) != 3 or len(spec.src_bits) != 2:
+    if raw is None or bitdef is None or len(spec.src_bits) != 2:
         return None
     bits = spec.dst_bits
     wide = bits == 64
-    dst = _dest(ops[0], wide)
-    s0 = _source(ops[1], spec.src_bits[0], env)
-    s1 = _source(ops[2], spec.src_bits[1], env)
-    if dst is None or s0 is None or s1 is None:
+    got = _binary(inst, (spec.src_bits[0], spec.src_bits[1]), wide, env)
+    if got is None:
         return None
-    o, ex = dst
+    o, ex, s0, s1 = got
     o1 = o + 1
     write = (o, wide)
     reads = _reads(s0, s1)
@@ -297,14 +308,12 @@ def bitwise(inst: Inst, spec: SOp, env: Env) -> Step | None:
 def arith(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """A 32-bit two-source operation whose result is defined only when both sources are
     (S_MUL_I32, S_MUL_HI_U32, S_ADD_I32, S_MIN_U32 ...: `bind_alu.bind_salu`'s `two`)."""
-    ops = inst.operands
-    if spec.dst_bits != 32 or spec.src_bits != (32, 32) or len(ops) != 3:
+    if spec.dst_bits != 32 or spec.src_bits != (32, 32):
         return None
-    dst = _dest(ops[0], False)
-    s0, s1 = _source(ops[1], 32, env), _source(ops[2], 32, env)
-    if dst is None or s0 is None or s1 is None:
+    got = _binary(inst, (32, 32), False, env)
+    if got is None:
         return None
-    o, ex = dst
+    o, ex, s0, s1 = got
     write = (o, False)
     reads = _reads(s0, s1)
     fn: Callable[..., Any] = spec.fn
@@ -331,14 +340,10 @@ def carry(inst: Inst, spec: SOp, env: Env,
     """S_ADD_U32/S_SUB_U32/S_ADDC_U32/S_SUBB_U32 on registers and constants; `undefined`
     gives (defined result bits, carry defined) when a source bit is undefined
     (`bind_alu._carry_chain`'s rule)."""
-    ops = inst.operands
-    if len(ops) != 3:
+    got = _binary(inst, (32, 32), False, env)
+    if got is None:
         return None
-    dst = _dest(ops[0], False)
-    s0, s1 = _source(ops[1], 32, env), _source(ops[2], 32, env)
-    if dst is None or s0 is None or s1 is None:
-        return None
-    o, ex = dst
+    o, ex, s0, s1 = got
     write = (o, False)
     reads = _reads(s0, s1)
     fn: Callable[..., Any] = spec.fn
@@ -378,16 +383,12 @@ def carry(inst: Inst, spec: SOp, env: Env,
 
 def cselect(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """S_CSELECT_B32/B64: only the selected source is read (and can be a hazard)."""
-    ops = inst.operands
     bits = spec.dst_bits
     wide = bits == 64
-    if len(ops) != 3:
+    got = _binary(inst, (bits, bits), wide, env)
+    if got is None or got[1]:
         return None
-    dst = _dest(ops[0], wide)
-    s0, s1 = _source(ops[1], bits, env), _source(ops[2], bits, env)
-    if dst is None or s0 is None or s1 is None or dst[1]:
-        return None
-    o = dst[0]
+    o, _, s0, s1 = got
     write = (o, wide)
     mnemonic = inst.mnemonic
     picks = tuple((s.reg, s.value & M32, (s.value >> 32) & M32, _reads(s)) for s in (s1, s0))
