@@ -1,16 +1,34 @@
-"""Exact IEEE helpers numpy lacks: fused multiply-add in binary32 and binary64 (shared with
-the language's `mul_add`: `model.fma`), the AMD min/max NaN rules, and flushing of
+"""Exact IEEE helpers numpy lacks: fused multiply-add in binary32 and binary64 (the host's
+FMA instruction, `hostfma`; `model.fma`, shared with the language's `mul_add`, when a scale
+is asked for or the host path is unavailable), the AMD min/max NaN rules, and flushing of
 subnormals when the float mode asks for it."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from rgpu_fuzz.model.fma import fma32 as fma32
-from rgpu_fuzz.model.fma import fma64 as fma64
+from rgpu_fuzz.model import fma as exact
+from rgpu_fuzz.sim import hostfma
 
 F32_TINY = np.float32(np.finfo(np.float32).tiny)
 F64_TINY = np.float64(np.finfo(np.float64).tiny)
+
+
+def fma32(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+          scale: np.ndarray | int = 0) -> np.ndarray:
+    """Correctly rounded binary32 `(a*b + c) * 2**scale`: V_DIV_FMAS's scale must apply
+    before the one rounding, which the host instruction cannot do."""
+    if (isinstance(scale, int) and not scale) or not np.any(scale):
+        return hostfma.fma32(a, b, c)
+    return exact.fma32(a, b, c, scale)
+
+
+def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+          scale: np.ndarray | int = 0) -> np.ndarray:
+    """Correctly rounded binary64 `(a*b + c) * 2**scale` (as `fma32`)."""
+    if (isinstance(scale, int) and not scale) or not np.any(scale):
+        return hostfma.fma64(a, b, c)
+    return exact.fma64(a, b, c, scale)
 
 
 def is_snan(x: np.ndarray) -> np.ndarray:

@@ -1,0 +1,137 @@
+"""`sim.hostfma` (the host CPU's FMA instruction through an llvmlite-compiled loop) against
+two independent sources: exact rational arithmetic (`Fraction`, which Python rounds
+correctly, IEEE 754 §6.3's sign for an exact zero sum) on hand-picked hard cases, and
+`model.fma` (error-free transformations and integer significands, no LLVM, no hardware
+FMA) lane for lane on random bit patterns. The existing `test_fp_fma64` cases reach the
+host path through `fp.fma64` as well."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+
+from rgpu_fuzz.model import fma as model
+from rgpu_fuzz.sim import fp, hostfma
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return x.view(np.uint64 if x.dtype == np.float64 else np.uint32)
+
+
+def _rational(a: float, b: float, c: float, dtype: Any) -> float:
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        negative = math.copysign(1.0, a) * math.copysign(1.0, b) < 0 and math.copysign(1.0, c) < 0
+        return -0.0 if negative else 0.0
+    if dtype == np.float64:
+        return float(exact)
+    # binary32: round the rational once, to 24 bits or the 2**-149 grid (IEEE 754 §4.3.1)
+    sign = -1 if exact < 0 else 1
+    mag = abs(exact)
+    e = math.floor(math.log2(mag.numerator) - math.log2(mag.denominator))
+    while Fraction(2) ** e > mag:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= mag:
+        e += 1
+    ulp = Fraction(2) ** max(e - 23, -149)
+    q, rest = divmod(mag, ulp)
+    if rest > ulp / 2 or (rest == ulp / 2 and q % 2):
+        q += 1
+    return sign * float(q * ulp)
+
+
+def test_the_host_path_is_in_use() -> None:
+    """On x86-64 with llvmlite the loop builds and passes its probes; if it did not, every
+    other test here would silently test `model.fma` instead."""
+    assert hostfma.available()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_hard_cases_against_rationals(dtype: Any) -> None:
+    info = np.finfo(dtype)
+    eps, tiny = float(info.eps), float(info.tiny)
+    cases = [
+        (1.0 + eps, 1.0 - eps, -1.0),           # the product's rounding error alone: -eps**2
+        (1.0 + eps, 1.0 + eps, -(1.0 + 2 * eps)),  # eps**2 exactly
+        (tiny, 0.5, 0.0),                       # a subnormal result (gradual underflow)
+        (tiny, 0.25 + eps, -tiny / 8),          # subnormal, rounded on the 2**-1074/-149 grid
+        (3.0, 1 / 3, -1.0),                     # 3 * RN(1/3) - 1: a tiny nonzero residue
+        (1.5, 1.0 + eps, eps / 4),              # a tie in the unfused sum, broken by c
+        (-0.0, 5.0, -0.0),                      # -0 + -0 = -0 (IEEE 754 §6.3)
+        (2.0, -1.0, 2.0),                       # an exact zero sum of nonzero terms: +0
+        (float(info.max), 2.0, -float(info.max)),  # the product overflows, the sum does not
+    ]
+    a, b, c = (np.array(col, dtype) for col in zip(*cases, strict=True))
+    got = hostfma.fma64(a, b, c) if dtype == np.float64 else hostfma.fma32(a, b, c)
+    assert got.dtype == dtype
+    for x, y, z, g in zip(a.tolist(), b.tolist(), c.tolist(), got.tolist(), strict=True):
+        want = _rational(x, y, z, dtype)
+        assert g == want and math.copysign(1, g) == math.copysign(1, want), (x, y, z, g, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_random_bit_patterns_match_model_fma(dtype: Any) -> None:
+    rng = np.random.default_rng(20261201)
+    width = np.uint64 if dtype == np.float64 else np.uint32
+    host = hostfma.fma64 if dtype == np.float64 else hostfma.fma32
+    exact = model.fma64 if dtype == np.float64 else model.fma32
+    for _ in range(150):
+        a, b, c = (rng.integers(0, np.iinfo(width).max, 64, dtype=np.uint64, endpoint=True)
+                   .astype(width).view(dtype) for _ in range(3))
+        got, want = host(a, b, c), np.asarray(exact(a, b, c), dtype)
+        assert np.array_equal(_bits(got), _bits(want)), (a, b, c)
+
+
+def test_nan_results_keep_model_fma_payloads() -> None:
+    """A NaN addend with a finite product is returned as it is (`model.fma`: the unfused
+    expression's NaN); the host instruction would quiet a signalling one."""
+    snan = np.array([0x7FF0_0000_0000_0001], np.uint64).view(np.float64)
+    got = hostfma.fma64(np.array([2.0]), np.array([3.0]), snan)
+    assert _bits(got)[0] == 0x7FF0_0000_0000_0001
+
+
+def test_broadcast_shapes_and_wide_calls() -> None:
+    """Uniform operands (numpy scalars) broadcast against lane vectors; a call wider than
+    the 64-lane staging buffers allocates its own."""
+    a = np.arange(100, dtype=np.float64)
+    got = hostfma.fma64(a, np.float64(0.5), np.float64(1.0))
+    assert got.shape == (100,) and got.tolist() == [x * 0.5 + 1.0 for x in range(100)]
+    assert hostfma.fma32(np.float32(2), np.float32(3), np.float32(1)).shape == ()
+    two_d = hostfma.fma64(np.ones((2, 3)), np.full((2, 3), 2.0), np.float64(1))
+    assert two_d.shape == (2, 3) and (two_d == 3.0).all()
+
+
+def test_probes_reject_an_unfused_or_flushing_fma() -> None:
+    """The probes that guard the host path tell a fused result from `a*b + c` rounded
+    twice, and gradual underflow from flush-to-zero (what MXCSR's FTZ/DAZ would give)."""
+    loops = hostfma._compiled()
+    assert loops is not None
+
+    class Unfused:
+        def __call__(self, a: Any, b: Any, c: Any) -> np.ndarray:
+            return np.asarray(a * b + c, a.dtype)
+
+    class Flushing:
+        def __call__(self, a: Any, b: Any, c: Any) -> np.ndarray:
+            r = np.asarray(model.fma64(a, b, c) if a.dtype == np.float64 else
+                           model.fma32(a, b, c), a.dtype)
+            return np.where(np.abs(r) < np.finfo(a.dtype).tiny, 0 * r, r)
+
+    for dtype, exact in ((np.float64, model.fma64), (np.float32, model.fma32)):
+        assert hostfma._agrees(Unfused(), exact, dtype) is False  # type: ignore[arg-type]
+        assert hostfma._agrees(Flushing(), exact, dtype) is False  # type: ignore[arg-type]
+
+
+def test_a_scale_applies_before_the_one_rounding() -> None:
+    """V_DIV_FMAS's scale cannot ride on the host instruction: (1.5 * 2**-946 * 1 - 2**-1006)
+    * 2**-128 is exactly (1.5 - 2**-60) * 2**-1074, just below the tie between 2**-1074 and
+    2**-1073 on the subnormal grid: one rounding gives 2**-1074; rounding the fma first (to
+    1.5 * 2**-946) and scaling after would give the tie, rounded to even, 2**-1073 (IEEE 754
+    §4.3.1, by hand)."""
+    got = fp.fma64(np.array([1.5 * 2.0**-946]), np.array([1.0]), np.array([-(2.0**-1006)]),
+                   np.array([-128]))
+    assert got.tolist() == [2.0**-1074]
