@@ -17,6 +17,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Final
 
 from rgpu_fuzz.codeobj.notes import KernelArg, KernelMetadata
@@ -146,7 +147,84 @@ def _check(arg: KernelArg, segment_size: int, index: int) -> KernargMismatch | N
 def pack_kernargs(meta: KernelMetadata, args: Sequence[ArgValue], dispatch: Dispatch, *,
                   hidden: Mapping[str, int] | None = None) -> KernargSegment | KernargMismatch:
     """Pack `args` (explicit arguments, in `.args` order) and the hidden arguments for
-    `dispatch` into the kernarg segment `meta` describes."""
+    `dispatch` into the kernarg segment `meta` describes.
+
+    What depends on the metadata and the dispatch alone is worked out once per metadata
+    object, dispatch and `hidden` (`_layout`): a launch then checks and writes only its
+    explicit arguments. Arguments that do not fit go through `_pack` for their finding."""
+    layout = _layout(meta, dispatch, hidden)
+    if layout is None or len(args) != len(layout.explicit):
+        return _pack(meta, args, dispatch, hidden)
+    buf = bytearray(layout.template)
+    slots = list(layout.slots)
+    for value_arg, (index, arg) in zip(args, layout.explicit, strict=True):
+        data = value_arg.data
+        if value_arg.value_kind != arg.value_kind or len(data) != arg.size:
+            return _pack(meta, args, dispatch, hidden)
+        buf[arg.offset:arg.offset + arg.size] = data
+        slots[index] = KernargSlot(index, arg.offset, arg.size, arg.value_kind, arg.name, data)
+    return KernargSegment(bytes(buf), meta.kernarg_segment_align, tuple(slots))
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """`pack_kernargs`'s work that does not depend on the explicit arguments' values: the
+    segment with every hidden argument written (explicit ones zero), the slots of the
+    hidden arguments (each explicit one's a placeholder, replaced by the launch's), the
+    explicit arguments with their indices in `.args`."""
+
+    template: bytes
+    slots: tuple[KernargSlot, ...]
+    explicit: tuple[tuple[int, KernelArg], ...]
+
+
+_LAYOUTS: dict[tuple[int, Dispatch, tuple[tuple[str, int], ...]],
+               tuple[KernelMetadata, _Layout | None]] = {}
+"""By metadata object (its id, the object held so that the id is not reused: hashing a
+`KernelMetadata` by value costs more than packing), dispatch and hidden values. None where
+`_pack` must find what is wrong (an argument outside the segment, a hidden value too wide)
+or where arguments overlap (the later one's bytes win in `_pack`)."""
+
+
+def _layout(meta: KernelMetadata, dispatch: Dispatch,
+            hidden: Mapping[str, int] | None) -> _Layout | None:
+    key = (id(meta), dispatch, tuple(hidden.items()) if hidden else ())
+    held = _LAYOUTS.get(key)
+    if held is not None and held[0] is meta:
+        return held[1]
+    size = meta.kernarg_segment_size
+    buf = bytearray(size)
+    hidden_values = {**_from_dispatch(dispatch), **(hidden or {})}
+    slots: list[KernargSlot] = []
+    explicit: list[tuple[int, KernelArg]] = []
+    layout: _Layout | None = None
+    for index, arg in enumerate(meta.args):
+        if _check(arg, size, index):
+            break
+        if arg.is_hidden:
+            value = hidden_values.get(arg.value_kind, 0)
+            if not _fits(value, arg.size):
+                break
+            data = value.to_bytes(arg.size, "little")
+            buf[arg.offset:arg.offset + arg.size] = data
+        else:
+            explicit.append((index, arg))
+            data = b""
+        slots.append(KernargSlot(index, arg.offset, arg.size, arg.value_kind, arg.name, data))
+    else:
+        spans = sorted((a.offset, a.offset + a.size) for a in meta.args if a.size)
+        if all(end <= start for (_, end), (start, _) in pairwise(spans)):
+            layout = _Layout(bytes(buf), tuple(slots), tuple(explicit))
+    if len(_LAYOUTS) >= 512:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (meta, layout)
+    return layout
+
+
+def _pack(meta: KernelMetadata, args: Sequence[ArgValue], dispatch: Dispatch,
+          hidden: Mapping[str, int] | None) -> KernargSegment | KernargMismatch:
+    """`pack_kernargs` argument by argument, in `.args` order: the first argument that does
+    not fit is the finding."""
     size = meta.kernarg_segment_size
     buf = bytearray(size)
     explicit = meta.explicit_args

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import struct
 import tomllib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Mapping as MappingOf
 from dataclasses import dataclass
@@ -118,25 +119,32 @@ def load_code_object(space: AddressSpace, co: Any, base: int = CODE_OBJECT_BASE)
                                    for name, address, raw, writable in image))
 
 
-_Segments = tuple[tuple[str, int, bytes, bool], ...]
-_IMAGES: list[tuple[Any, int, _Segments | str]] = []
-"""The last code objects' relocated segments (the object itself is held: a batch launches
-each of its kernels from one code object, and relocating it again per launch was a pass
-over its `.text` and relocations in Python every launch)."""
+_Segments = tuple[tuple[str, int, np.ndarray, bool], ...]
+_IMAGES: OrderedDict[tuple[int, int], tuple[Any, _Segments | str]] = OrderedDict()
+_IMAGES_KEPT = 256
+"""The relocated segments of the code objects loaded last, by the object's id and the load
+base (the object held, so that its id is not reused while it is kept): a batch launches
+each of its kernels from one code object, and a kernel launched again (the engine keeps as
+many code objects, `engine._CODE_OBJECTS`) would otherwise relocate it again — a pass over
+its sections and relocations in Python per launch. An entry is about the size of the code
+object's loadable segments (8-30 KB at O3)."""
 
 
 def _relocated(co: Any, base: int) -> _Segments | str:
-    """(name, address, bytes, writable) of each loaded segment of `co` at `base`, its dynamic
-    relocations applied; or why the runtime would refuse to load it."""
-    for held, held_base, got in _IMAGES:
-        if held is co and held_base == base:
-            return got
+    """(name, address, bytes as a read-only array, writable) of each loaded segment of `co`
+    at `base`, its dynamic relocations applied; or why the runtime would refuse to load it."""
+    key = (id(co), base)
+    held = _IMAGES.get(key)
+    if held is not None and held[0] is co:
+        _IMAGES.move_to_end(key)
+        return held[1]
     try:
-        got = _relocate(co, base)
+        got: _Segments | str = _relocate(co, base)
     except SimStop as stop:
         got = stop.fault.detail
-    _IMAGES.insert(0, (co, base, got))
-    del _IMAGES[4:]
+    if len(_IMAGES) >= _IMAGES_KEPT:
+        _IMAGES.popitem(last=False)
+    _IMAGES[key] = (co, got)
     return got
 
 
@@ -173,8 +181,16 @@ def _relocate(co: Any, base: int) -> _Segments:
             raise _load_failure(f"{name} at {r.offset:#x}: place outside every PT_LOAD segment")
         off = place - at[1]
         at[2][off:off + width] = value(sym_addr, r.addend, base).to_bytes(width, "little")
-    return tuple((name, address, bytes(raw), writable) for name, address, raw, writable
+    return tuple((name, address, _frozen(raw), writable) for name, address, raw, writable
                  in segments)
+
+
+def _frozen(raw: bytearray) -> np.ndarray:
+    """A segment's bytes as a read-only array: mapped as it is where the segment is not
+    writable, copied where it is (`AddressSpace.map_at`)."""
+    out = np.frombuffer(bytes(raw), np.uint8)
+    out.flags.writeable = False
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,26 +64,37 @@ class AddressSpace:
         """Place a copy of `data` (bytes or any array, taken as raw bytes) at the next free
         aligned address after a guard page. `pad_to`: map zeros after it up to the next
         multiple of `pad_to` bytes, as undefined contents (`Mapping.defined_size`)."""
-        raw = np.frombuffer(bytes(data) if isinstance(data, bytes | bytearray)
+        raw = np.frombuffer(data if isinstance(data, bytes | bytearray)
                             else np.ascontiguousarray(data).tobytes(), np.uint8).copy()
         size = len(raw)
+        defined_size = None
         if pad_to and size % pad_to:
             raw = np.concatenate([raw, np.zeros(pad_to - size % pad_to, np.uint8)])
+            defined_size = size
         base = (self._next + align - 1) // align * align
-        m = Mapping(name, base, raw, writable, size if len(raw) != size else None)
-        self._next = base + max(len(raw), 1) + PAGE
-        i = bisect.bisect_right(self._bases, base)
-        if i < len(self._maps) and base + len(raw) + PAGE > self._bases[i]:
+        n = len(raw)
+        m = Mapping(name, base, raw, writable, defined_size)
+        self._next = base + (n or 1) + PAGE
+        bases = self._bases
+        i = bisect.bisect_right(bases, base)
+        if i < len(bases) and base + n + PAGE > bases[i]:
             raise ValueError(f"{name} at {base:#x} runs into {self._maps[i].name}")
         self._maps.insert(i, m)
-        self._bases.insert(i, base)
+        bases.insert(i, base)
         return m
 
-    def map_at(self, name: str, base: int, data: bytes, *, writable: bool) -> Mapping:
+    def map_at(self, name: str, base: int, data: bytes | np.ndarray, *,
+               writable: bool) -> Mapping:
         """Place a copy of `data` at exactly `base` (a loaded code object's segments sit where
         its program headers put them, relative to the load address); overlapping an existing
-        mapping is an error of the caller."""
-        raw = np.frombuffer(bytes(data), np.uint8).copy()
+        mapping is an error of the caller. A read-only mapping of a read-only uint8 array
+        maps the array itself: nothing can write it (`write` refuses, numpy too), so every
+        launch of a code object shares its `.text` instead of copying it."""
+        if writable or not isinstance(data, np.ndarray) or data.flags.writeable:
+            raw = np.frombuffer(data if isinstance(data, bytes) else bytes(data),
+                                np.uint8).copy()
+        else:
+            raw = data
         i = bisect.bisect_right(self._bases, base)
         if (i > 0 and self._maps[i - 1].end > base) or \
                 (i < len(self._maps) and base + len(raw) > self._bases[i]):

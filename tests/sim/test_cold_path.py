@@ -90,6 +90,29 @@ def test_a_launchs_opcode_counts_from_the_indices_it_executed() -> None:
         assert got == want and list(got) == sorted(want)
 
 
+def test_a_program_launched_again_counts_its_opcodes_as_the_first_launch() -> None:
+    """Launches of one program whose executed indices and runs have not changed count from
+    a plan grouped by opcode (made at the second such launch); a launch after the program
+    executed a new index counts it too."""
+    insts = [Inst(0, 4, op, "SOP1", op.lower(), ()) for op in
+             ("S_MOV_B32", "V_ADD_U32", "S_NOP", "V_MOV_B32", "S_ENDPGM", "S_BRANCH")]
+    prog = bind_program(insts, ENV, None)
+    prog.run_len[0] = 3
+    prog.executed[:] = [0, 4, 3, 1]
+    first = {"S_MOV_B32": 5, "S_NOP": 5, "V_ADD_U32": 6, "V_MOV_B32": 2}
+    for _ in range(3):
+        got = engine._opcode_counts(prog, [5, 1, 0, 2, 0, 0], [5, 0, 0, 0, 0, 0], exact=True)
+        assert got == first and list(got) == sorted(first)
+    assert engine._count_plan(prog) is not None
+    # the run twice, index 4 once: each opcode of the run twice, S_ENDPGM once
+    again = {"S_ENDPGM": 1, "S_MOV_B32": 2, "S_NOP": 2, "V_ADD_U32": 2}
+    got = engine._opcode_counts(prog, [2, 0, 0, 0, 1, 0], [2, 0, 0, 0, 0, 0], exact=True)
+    assert got == again and list(got) == sorted(again)
+    prog.executed.append(5)                               # a new index ran: S_BRANCH
+    got = engine._opcode_counts(prog, [2, 0, 0, 0, 1, 3], [2, 0, 0, 0, 0, 0], exact=True)
+    assert got == {**again, "S_BRANCH": 3} and list(got) == sorted(got)
+
+
 def test_first_execution_installs_the_longest_run_compiled_before(
         monkeypatch: pytest.MonkeyPatch) -> None:
     run = [_add(2, 0, 1, "head"), _add(3, 2, 1, "head"), _add(4, 3, 2, "head"),
@@ -122,9 +145,13 @@ def test_a_code_objects_image_is_relocated_once_and_copied_per_launch() -> None:
     a = load_code_object(first, co)
     b = load_code_object(second, co)
     fresh = load_code_object(AddressSpace(), read_code_object(code))
+    assert any(m.writable for m in a.segments) and not all(m.writable for m in a.segments)
     for m in a.segments:
-        m.data[:] = 0xAB                                 # a launch writing its copy
+        if m.writable:
+            m.data[:] = 0xAB                             # a launch writing its copy
+        else:
+            assert not m.data.flags.writeable            # shared by every launch, never written
     for mb, mf in zip(b.segments, fresh.segments, strict=True):
         assert (mb.base, mb.writable) == (mf.base, mf.writable)
         assert np.array_equal(mb.data, mf.data)
-    assert any(np.any(m.data != 0xAB) for m in b.segments)
+    assert all(np.any(m.data != 0xAB) for m in b.segments if m.writable)

@@ -157,6 +157,40 @@ def test_kernarg_bytes_by_hand() -> None:
     assert seg.alignment == 8 and len(seg.slots) == len(_ARGS)
 
 
+def test_kernarg_launches_of_one_kernel_each_get_their_own_bytes() -> None:
+    """The second and third packs of one metadata and dispatch (hidden arguments worked out
+    once) carry their own explicit values and the same hidden ones; a mismatch after a
+    good pack is still found."""
+    meta = _meta(_ARGS, 96)
+    dispatch = Dispatch((4, 3, 1), (64, 2, 1))
+    for addr, n in ((0x1000, 7), (0x2000, 9), (0x1000, 7)):
+        seg = pack_kernargs(meta, [ArgValue.pointer(addr), ArgValue.integer(n, 8),
+                                   ArgValue.integer(-2, 2), ArgValue.pointer(0xAB00)], dispatch)
+        assert isinstance(seg, KernargSegment)
+        assert seg.data[0:8] == addr.to_bytes(8, "little")
+        assert seg.data[8:16] == n.to_bytes(8, "little")
+        assert seg.data[32:40] == bytes([4, 0, 0, 0, 3, 0, 0, 0])     # block counts x, y
+        assert seg.data[44:48] == bytes([64, 0, 2, 0])                  # group size x, y
+        assert [s.data for s in seg.slots][:2] == [addr.to_bytes(8, "little"),
+                                                   n.to_bytes(8, "little")]
+    bad = pack_kernargs(meta, [ArgValue.pointer(1), ArgValue.integer(1, 8),
+                               ArgValue.integer(1, 4), ArgValue.pointer(2)], dispatch)
+    assert isinstance(bad, KernargMismatch) and "metadata says 2 bytes" in bad.detail
+
+
+def test_kernarg_overlapping_arguments_are_written_in_args_order() -> None:
+    """Metadata whose arguments overlap (a compiler bug's): each argument's bytes are
+    written in `.args` order, so the later one's bytes win where they overlap."""
+    args = (KernelArg(offset=0, size=8, value_kind="by_value", name="x"),
+            KernelArg(offset=4, size=4, value_kind="hidden_block_count_x"),
+            KernelArg(offset=6, size=4, value_kind="by_value", name="y"))
+    seg = pack_kernargs(_meta(args, 16), [ArgValue.integer(0x1111_1111_1111_1111, 8),
+                                          ArgValue.integer(0x2222_2222, 4)],
+                        Dispatch((5, 1, 1), (1, 1, 1)))
+    assert isinstance(seg, KernargSegment)
+    assert seg.data[:10] == bytes([0x11] * 4 + [5, 0] + [0x22] * 4)
+
+
 @pytest.mark.parametrize(("args", "fragment"), [
     ([ArgValue.pointer(1), ArgValue.integer(1, 8), ArgValue.integer(1, 2)], "4 explicit"),
     ([ArgValue.integer(1, 8), ArgValue.integer(1, 8), ArgValue.integer(1, 2),
