@@ -72,10 +72,11 @@ def _f2i(x, lo, hi, out):
     """Hardware float→int: truncate, saturate to [lo, hi], NaN → 0 (f32_to_i32 etc.).
     NaN is replaced before anything else, so no step warns (the bound step of a conversion
     ran 10 us with `np.errstate`, `np.nan_to_num` and `np.clip`; these ufuncs take 3);
-    ±inf saturate through maximum/minimum as `np.clip` would."""
+    ±inf saturate through maximum/minimum as `np.clip` would. The cast truncates toward
+    zero (C conversion), so saturating first and truncating in the cast gives what
+    truncating first would: the bounds are integers."""
     x = np.asarray(x, F64)
-    t = np.trunc(np.where(x == x, x, 0.0))
-    return np.minimum(np.maximum(t, lo), hi).astype(out)
+    return np.minimum(np.maximum(np.where(x == x, x, 0.0), lo), hi).astype(out)
 
 
 def _bfe_u(x, off, w):

@@ -1,12 +1,15 @@
 """Float VALU semantics that take more than one numpy ufunc — V_LDEXP, V_FRACT, the
 reciprocals, V_CMP_CLASS, the division helpers V_DIV_SCALE and V_DIV_FIXUP, AMD's min, max
-and med3 — as the functions `valu.VALU`'s rows call (CDNA3 ISA pseudocode; IEEE 754).
+and med3 with their NaN rules — as the functions `valu.VALU`'s rows call (CDNA3 ISA
+pseudocode; IEEE 754).
 
 They run once per wave-instruction, thousands of times in the hot loops of LLVM's frem and
 fdiv expansions, so each one that has special cases first tests, on the exponent fields or
 with one `isnan`, whether any lane needs one; where none does, the plain result is all that
-is computed (the case analysis of the pseudocode runs only on waves that need it, and gives
-the same values: NaN payloads, signed zeros, subnormals).
+is computed. Where some lane does (lanes outside EXEC often hold NaNs and integers), the
+pseudocode's if-chain is one gather over all lanes (`_first`), and NaN quieting runs only
+when a NaN is present. The values are the same either way: NaN payloads, signed zeros,
+subnormals.
 
 Floating-point exceptions: the simulator runs every step under `np.seterr(all="ignore")`
 (`engine.simulate`), so these functions enter no `np.errstate` of their own (~1 µs a call);
@@ -145,23 +148,36 @@ def div_fixup(q: Any, d: Any, n: Any) -> np.ndarray:
 
 
 def _div_fixup_cases(q: np.ndarray, d: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The pseudocode's cases, each lane taking the first that holds (the pseudocode's
+    if-chain; `_first`): NaN numerator, NaN denominator (quieted), 0/0 and inf/inf (NaN),
+    x/0 and inf/x (signed inf), x/inf and 0/x (signed zero), an exponent gap below the
+    underflow bound (signed zero), an overflowed quotient (signed inf); else q with the
+    quotient's sign (there d * n is a nonzero finite product: its sign is the XOR)."""
     t = q.dtype.type
+    emax = 255 if q.dtype == F32 else 2047
+    under = -150 if q.dtype == F32 else -1075
     sign = np.signbit(d) ^ np.signbit(n)
     inf = np.where(sign, -np.inf, np.inf).astype(q.dtype)
     zero = np.where(sign, t(-0.0), t(0.0)).astype(q.dtype)
-    r = np.where(sign, -np.abs(q), np.abs(q))
-    exp = fp.exponent32 if q.dtype == F32 else fp.exponent64
-    emax = 255 if q.dtype == F32 else 2047
-    under = -150 if q.dtype == F32 else -1075
-    r = np.where(exp(q) == emax, inf, r)
-    r = np.where(exp(n) - exp(d) < under, zero, r)
-    r = np.where(np.isinf(d) | (n == 0), zero, r)
-    r = np.where((d == 0) | np.isinf(n), inf, r)
-    r = np.where(np.isinf(d) & np.isinf(n), t(np.nan), r)
-    r = np.where((d == 0) & (n == 0), t(np.nan), r)
-    r = np.where(np.isnan(d), fp.quiet(d), r)
-    r = np.where(np.isnan(n), fp.quiet(n), r)
-    return r.astype(q.dtype)
+    nan = np.full_like(q, np.nan)
+    nan_n, nan_d = np.isnan(n), np.isnan(d)
+    inf_n, inf_d = np.isinf(n), np.isinf(d)
+    zero_n, zero_d = n == 0, d == 0
+    conds = [nan_n, nan_d, zero_d & zero_n, inf_d & inf_n, zero_d | inf_n, inf_d | zero_n,
+             _exp_field(n) - _exp_field(d) < under, _exp_field(q) == emax]
+    values = [fp.quiet(n) if nan_n.any() else q, fp.quiet(d) if nan_d.any() else q, nan, nan,
+              inf, zero, zero, inf]
+    return _first(conds, values, np.copysign(q, d * n))[0]
+
+
+def _first(conds: list[np.ndarray], values: list[np.ndarray],
+           default: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per lane, the value of the first condition that holds there, else `default` (an
+    if-chain over whole waves: one argmax and one gather instead of a where per case), and
+    the number of that case (len(conds) for the default)."""
+    n = default.shape[0]
+    case = np.array([*conds, np.ones(n, bool)]).argmax(axis=0)
+    return np.array([*values, default])[case, np.arange(n)], case
 
 
 _SCALE_RANGE = {F32: (254, 255, 23, 96, 3 - 127), F64: (2044, 2047, 53, 768, 3 - 1023)}
@@ -195,37 +211,33 @@ def div_scale(s0: Any, s1: Any, s2: Any) -> tuple[np.ndarray, np.ndarray]:
     return _div_scale_cases(s0, s1, s2)
 
 
+_SCALE_VCC = np.array([False, True, False, True, False, True, False, False])
+"""Which of `_div_scale_cases`' cases (and the default, last) set VCC."""
+
+
 def _div_scale_cases(s0: np.ndarray, s1: np.ndarray,
                      s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pseudocode's if-chain (`_first`): a zero operand (NaN); an exponent gap of `big`
+    or more (the denominator scaled up, VCC); a subnormal denominator (scaled up); a
+    subnormal reciprocal of the denominator with a subnormal quotient (scaled down, VCC) or
+    without (scaled down); a subnormal quotient (the numerator scaled up, VCC); a numerator
+    exponent of `tiny_n` or less (scaled up); else S0. Subnormal: a zero exponent field and
+    a nonzero value."""
     is32 = s0.dtype == F32
-    exp = fp.exponent32 if is32 else fp.exponent64
     scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
-    tiny = fp.F32_TINY if is32 else fp.F64_TINY
+    e1, e2 = _exp_field(s1), _exp_field(s2)
     inv = 1.0 / s1.astype(F64)
     q = (s2 / s1).astype(s0.dtype)
-    den = lambda v: (v != 0) & (np.abs(v) < tiny) & np.isfinite(v)  # noqa: E731
+    den_q = (_exp_field(q) == 0) & (q != 0)
     inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
-    d = s0.copy()
-    vcc = np.zeros(s0.shape, bool)
     up = ldexp(s0, scale)
     down = ldexp(s0, -scale)
-    done = np.zeros(s0.shape, bool)
-
-    def case(cond: np.ndarray, value: np.ndarray, flag: bool) -> None:
-        nonlocal d, vcc, done
-        c = cond & ~done
-        d = np.where(c, value, d)
-        vcc = vcc | (c & flag)
-        done = done | c
-
-    case((s2 == 0) | (s1 == 0), np.full_like(s0, np.nan), False)
-    case(exp(s2) - exp(s1) >= big, np.where(s0 == s1, up, s0), True)
-    case(den(s1), up, False)
-    case(inv_den & den(q), np.where(s0 == s1, down, s0), True)
-    case(inv_den, down, False)
-    case(den(q), np.where(s0 == s2, up, s0), True)
-    case(exp(s2) <= tiny_n, up, False)
-    return d.astype(s0.dtype), vcc
+    conds = [(s2 == 0) | (s1 == 0), e2 - e1 >= big, (e1 == 0) & (s1 != 0), inv_den & den_q,
+             inv_den, den_q, e2 <= tiny_n]
+    values = [np.full_like(s0, np.nan), np.where(s0 == s1, up, s0), up,
+              np.where(s0 == s1, down, s0), down, np.where(s0 == s2, up, s0), up]
+    d, case = _first(conds, values, s0)
+    return d, _SCALE_VCC[case]
 
 
 def div_fmas(a: Any, b: Any, c: Any, vcc: Any) -> Any:
@@ -260,24 +272,41 @@ def _max_ordered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b)
 
 
-def _has_nan(*xs: np.ndarray) -> bool:
-    return any(bool(np.isnan(x).any()) for x in xs)
+def _nan_rules(r: np.ndarray, a: np.ndarray, b: np.ndarray, ieee: bool) -> np.ndarray:
+    """AMD's NaN rules for V_MIN/V_MAX (ISA pseudocode) over `r`, the ordered result: in
+    IEEE mode a signalling NaN operand gives its quieted self (S0's first), otherwise a NaN
+    operand gives the other operand. Lanes without a NaN keep `r`."""
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if not (nan_a.any() or nan_b.any()):
+        return r
+    r = np.where(nan_b, a, r)
+    r = np.where(nan_a, b, r)
+    if ieee:
+        snan_b = nan_b & ~_quiet_bit(b)
+        if snan_b.any():
+            r = np.where(snan_b, fp.quiet(b), r)
+        snan_a = nan_a & ~_quiet_bit(a)
+        if snan_a.any():
+            r = np.where(snan_a, fp.quiet(a), r)
+    return r
+
+
+def _quiet_bit(x: np.ndarray) -> np.ndarray:
+    if x.dtype == F32:
+        return (x.view(U32) & U32(0x0040_0000)) != 0
+    return (x.view(U64) & U64(0x0008_0000_0000_0000)) != 0
 
 
 def fmin(ieee: bool, a: Any, b: Any) -> np.ndarray:
-    """V_MIN_F32/F64 (`fp.amd_min`): its NaN rules only where an operand is a NaN."""
+    """V_MIN_F32/F64: the smaller operand, -0 below +0, NaNs by `_nan_rules`."""
     a, b = _lanes(a, b)
-    if _has_nan(a, b):
-        return fp.amd_min(a, b, ieee)
-    return _min_ordered(a, b)
+    return _nan_rules(_min_ordered(a, b), a, b, ieee)
 
 
 def fmax(ieee: bool, a: Any, b: Any) -> np.ndarray:
-    """V_MAX_F32/F64 (`fp.amd_max`): its NaN rules only where an operand is a NaN."""
+    """V_MAX_F32/F64: the larger operand, +0 above -0, NaNs by `_nan_rules`."""
     a, b = _lanes(a, b)
-    if _has_nan(a, b):
-        return fp.amd_max(a, b, ieee)
-    return _max_ordered(a, b)
+    return _nan_rules(_max_ordered(a, b), a, b, ieee)
 
 
 def fmin3(ieee: bool, a: Any, b: Any, c: Any) -> np.ndarray:
@@ -289,10 +318,5 @@ def fmax3(ieee: bool, a: Any, b: Any, c: Any) -> np.ndarray:
 
 
 def fmed3(ieee: bool, a: Any, b: Any, c: Any) -> np.ndarray:
-    """V_MED3_F32: max(min(a, b), min(max(a, b), c)) with AMD's min/max."""
-    a, b, c = _lanes(a, b, c)
-    if _has_nan(a, b, c):
-        mn = fp.amd_min(a, b, ieee)
-        mx = fp.amd_max(a, b, ieee)
-        return fp.amd_max(mn, fp.amd_min(mx, c, ieee), ieee)
-    return _max_ordered(_min_ordered(a, b), _min_ordered(_max_ordered(a, b), c))
+    """V_MED3_F32: max(min(a, b), min(max(a, b), c)) with V_MIN/V_MAX's rules."""
+    return fmax(ieee, fmin(ieee, a, b), fmin(ieee, fmax(ieee, a, b), c))

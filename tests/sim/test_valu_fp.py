@@ -149,6 +149,18 @@ def test_min_max_med3_zeros_and_nans(ieee: bool) -> None:
     assert bits(med) == [0x40000000, 0x00000000]  # med3(1, 3, 2) = 2; med3(-0, +0, +0) = +0
 
 
+@pytest.mark.parametrize("ieee", [True, False])
+def test_min_nan_precedence(ieee: bool) -> None:
+    """CDNA3 V_MIN_F32 pseudocode, in order: IEEE and S0 sNaN -> quiet(S0); IEEE and S1 sNaN
+    -> quiet(S1); S0 NaN -> S1; S1 NaN -> S0. Payloads kept, quiet bit set."""
+    a = f32(0x3F800000, 0x7FA00001, 0x7FC00002, 0x7FC00003)
+    b = f32(0x7F800005, 0x7FA00006, 0x7F800007, 0x7FC00008)
+    want = [0x7FC00005, 0x7FE00001, 0x7FC00007, 0x7FC00008] if ieee else \
+        [0x3F800000, 0x7FA00006, 0x7F800007, 0x7FC00008]
+    assert bits(call("V_MIN_F32", ieee, a, b)) == want
+    assert bits(call("V_MAX_F32", ieee, a, b)) == want
+
+
 @pytest.mark.parametrize(("name", "values"), [
     ("V_CMP_CLASS_F32", f32(0x7FA00000, 0x7FC00000, 0xFF800000, 0xBF800000, 0x80000001,
                             0x80000000, 0x00000000, 0x007FFFFF, 0x00800000, 0x7F800000,
