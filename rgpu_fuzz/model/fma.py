@@ -108,14 +108,34 @@ def fma64(a: np.ndarray, b: np.ndarray, c: np.ndarray,
         out = np.array(out, np.float64)
         special = ~(finite_product & np.isfinite(c))
         if special.any():
-            unfused = np.ldexp(a * b + c, k.astype(np.int32))
-            out[special] = np.where(finite_product, c, unfused)[special]
+            out[special] = nonfinite64(a, b, c, k)[special]
     slow = ~(fast | special)
     if slow.any():
         out[slow] = [fma64_exact(x, y, z, s) for x, y, z, s in
                      zip(a[slow].tolist(), b[slow].tolist(), c[slow].tolist(),
                          k[slow].tolist(), strict=True)]
     return out
+
+
+def nonfinite64(a: np.ndarray, b: np.ndarray, c: np.ndarray,
+                scale: np.ndarray | int = 0) -> np.ndarray:
+    """`fma64` of the lanes with an infinite or NaN operand, as the unfused expression
+    (IEEE 754 §7): an infinite or NaN product gives `a*b + c`, a finite product plus an
+    infinite or NaN `c` gives `c` itself (a signalling NaN stays signalling). The NaN that
+    propagates is numpy's (the x86 SSE rule: the first NaN operand, quieted)."""
+    with np.errstate(all="ignore"):
+        unfused = np.ldexp(a * b + c, np.asarray(scale, np.int32))
+        return np.where(np.isfinite(a) & np.isfinite(b), c, unfused)
+
+
+def nonfinite32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """`fma32` of the lanes with an infinite or NaN operand: what its binary64 arithmetic
+    gives there, `a*b + c` in binary64 narrowed to binary32 (NaNs quieted, numpy's rule for
+    which one propagates)."""
+    with np.errstate(all="ignore"):
+        return (np.asarray(a, np.float32).astype(np.float64)
+                * np.asarray(b, np.float32).astype(np.float64)
+                + np.asarray(c, np.float32).astype(np.float64)).astype(np.float32)
 
 
 def fma64_exact(a: float, b: float, c: float, scale: int = 0) -> float:
@@ -165,4 +185,4 @@ def fma64_exact(a: float, b: float, c: float, scale: int = 0) -> float:
     return -result if negative else result
 
 
-__all__ = ["fma32", "fma64", "fma64_exact"]
+__all__ = ["fma32", "fma64", "fma64_exact", "nonfinite32", "nonfinite64"]

@@ -1,7 +1,7 @@
 """Exact IEEE helpers numpy lacks: fused multiply-add in binary32 and binary64 (the host's
 FMA instruction, `hostfma`; `model.fma`, shared with the language's `mul_add`, when a scale
-is asked for or the host path is unavailable), the AMD min/max NaN rules, and flushing of
-subnormals when the float mode asks for it."""
+is asked for or the host path is unavailable), and flushing of subnormals when the float
+mode asks for it (AMD's min/max NaN rules: `valu_fp`)."""
 
 from __future__ import annotations
 
@@ -43,31 +43,6 @@ def quiet(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.float32:
         return (x.view(np.uint32) | np.uint32(0x0040_0000)).view(np.float32)
     return (x.view(np.uint64) | np.uint64(0x0008_0000_0000_0000)).view(np.float64)
-
-
-def amd_min(a: np.ndarray, b: np.ndarray, ieee: bool) -> np.ndarray:
-    """V_MIN_F32/F64 (ISA pseudocode): in IEEE mode a signalling NaN operand gives its
-    quieted self; otherwise a NaN operand gives the other operand; -0 < +0."""
-    a, b = np.broadcast_arrays(np.atleast_1d(a), np.atleast_1d(b))
-    r = np.where((a < b) | ((a == b) & np.signbit(a)), a, b)
-    r = np.where(np.isnan(b), a, r)
-    r = np.where(np.isnan(a), b, r)
-    if ieee:
-        r = np.where(is_snan(b), quiet(b), r)
-        r = np.where(is_snan(a), quiet(a), r)
-    return r
-
-
-def amd_max(a: np.ndarray, b: np.ndarray, ieee: bool) -> np.ndarray:
-    """V_MAX_F32/F64: as `amd_min`, +0 > -0."""
-    a, b = np.broadcast_arrays(np.atleast_1d(a), np.atleast_1d(b))
-    r = np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b)
-    r = np.where(np.isnan(b), a, r)
-    r = np.where(np.isnan(a), b, r)
-    if ieee:
-        r = np.where(is_snan(b), quiet(b), r)
-        r = np.where(is_snan(a), quiet(a), r)
-    return r
 
 
 def flush(x: np.ndarray) -> np.ndarray:

@@ -13,9 +13,9 @@ Independence: the reference interpreter keeps `model.fma` (no LLVM in the refere
 module with `model.fma` lane for lane. The host path is trusted only after it matched
 `model.fma` on probes in this process (subnormal results, ties, cancellation: a process
 that runs with flush-to-zero or denormals-are-zero set in MXCSR fails them), else every
-call goes to `model.fma`. NaN results are recomputed by `model.fma`, which keeps the NaN
-payloads the simulator has always produced (x86 picks which NaN operand propagates by
-instruction operand order, which LLVM commutes freely).
+call goes to `model.fma`. NaN results take `model.fma`'s value for non-finite operands
+(`nonfinite64/32`), which keeps the NaN payloads the simulator has always produced (x86
+picks which NaN operand propagates by instruction operand order, which LLVM commutes).
 
 The loop is compiled once per process with llvmlite (MCJIT, host CPU and features), on
 first use; a process whose kernels never fuse a multiply-add never builds it.
@@ -76,15 +76,19 @@ _Kernel = Callable[[int, int, int, int, int], int]
 class _HostFma:
     """One compiled loop for one float type, and its staging buffers (a, b, c, result)."""
 
-    def __init__(self, kernel: _Kernel, dtype: type[np.floating[Any]], engine: Any) -> None:
+    def __init__(self, kernel: _Kernel, dtype: type[np.floating[Any]], engine: Any,
+                 nonfinite: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> None:
         self.kernel = kernel
         self.dtype = dtype
+        self.nonfinite = nonfinite
         self.engine = engine  # owns the machine code `kernel` points into
         self.stage = np.zeros((4, _LANES), dtype)
         self.addresses = _addresses(self.stage)
 
-    def __call__(self, a: Any, b: Any, c: Any) -> np.ndarray | None:
-        """fma(a, b, c) elementwise (broadcast), or None when a lane's result is NaN."""
+    def __call__(self, a: Any, b: Any, c: Any) -> np.ndarray:
+        """fma(a, b, c) elementwise (broadcast). Lanes whose result is NaN (an operand was
+        NaN, or inf * 0, or inf - inf: lanes outside EXEC often hold such values) take
+        `model.fma`'s value, so NaN payloads are the ones it gives."""
         a = np.asarray(a, self.dtype)
         b = np.asarray(b, self.dtype)
         c = np.asarray(c, self.dtype)
@@ -103,9 +107,12 @@ class _HostFma:
         np.copyto(stage[0, :n], a)
         np.copyto(stage[1, :n], b)
         np.copyto(stage[2, :n], c)
-        if self.kernel(*addresses, n):
-            return None
-        return stage[3, :n].reshape(shape).copy()
+        nans = self.kernel(*addresses, n)
+        got = stage[3, :n].reshape(shape).copy()
+        if nans:
+            where = np.isnan(got)
+            got[where] = self.nonfinite(a, b, c).reshape(shape)[where]
+        return got
 
 
 def _addresses(stage: np.ndarray) -> tuple[int, int, int, int]:
@@ -135,8 +142,10 @@ def _compiled() -> tuple[_HostFma, _HostFma] | None:
         return None
     signature = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p,
                                  ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
-    f64 = _HostFma(signature(engine.get_function_address("fma_double")), np.float64, engine)
-    f32 = _HostFma(signature(engine.get_function_address("fma_float")), np.float32, engine)
+    f64 = _HostFma(signature(engine.get_function_address("fma_double")), np.float64, engine,
+                   exact.nonfinite64)
+    f32 = _HostFma(signature(engine.get_function_address("fma_float")), np.float32, engine,
+                   exact.nonfinite32)
     if not (_agrees(f64, exact.fma64, np.float64) and _agrees(f32, exact.fma32, np.float32)):
         return None
     return f64, f32
@@ -158,22 +167,19 @@ def _probes(dtype: type[np.floating[Any]]) -> tuple[np.ndarray, np.ndarray, np.n
 def _agrees(host: _HostFma, model: Callable[..., np.ndarray],
             dtype: type[np.floating[Any]]) -> bool:
     a, b, c = _probes(dtype)
-    got = host(a, b, c)
-    return got is not None and got.tobytes() == np.asarray(model(a, b, c), dtype).tobytes()
+    return host(a, b, c).tobytes() == np.asarray(model(a, b, c), dtype).tobytes()
 
 
 def fma64(a: Any, b: Any, c: Any) -> np.ndarray:
     """Correctly rounded binary64 fma (see the module docstring for who computes it)."""
     loops = _compiled()
-    got = loops[0](a, b, c) if loops else None
-    return exact.fma64(a, b, c) if got is None else got
+    return loops[0](a, b, c) if loops else exact.fma64(a, b, c)
 
 
 def fma32(a: Any, b: Any, c: Any) -> np.ndarray:
     """Correctly rounded binary32 fma."""
     loops = _compiled()
-    got = loops[1](a, b, c) if loops else None
-    return exact.fma32(a, b, c) if got is None else got
+    return loops[1](a, b, c) if loops else exact.fma32(a, b, c)
 
 
 def available() -> bool:

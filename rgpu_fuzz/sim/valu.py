@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rgpu_fuzz.sim import fp
+from rgpu_fuzz.sim import valu_fp as vf
 from rgpu_fuzz.sim.valu_mad import MAD_OPS
 from rgpu_fuzz.sim.valu_rdna3 import RDNA3_OPS
 
@@ -71,10 +72,11 @@ def _f2i(x, lo, hi, out):
     """Hardware float→int: truncate, saturate to [lo, hi], NaN → 0 (f32_to_i32 etc.).
     NaN is replaced before anything else, so no step warns (the bound step of a conversion
     ran 10 us with `np.errstate`, `np.nan_to_num` and `np.clip`; these ufuncs take 3);
-    ±inf saturate through maximum/minimum as `np.clip` would."""
+    ±inf saturate through maximum/minimum as `np.clip` would. The cast truncates toward
+    zero (C conversion), so saturating first and truncating in the cast gives what
+    truncating first would: the bounds are integers."""
     x = np.asarray(x, F64)
-    t = np.trunc(np.where(x == x, x, 0.0))
-    return np.minimum(np.maximum(t, lo), hi).astype(out)
+    return np.minimum(np.maximum(np.where(x == x, x, 0.0), lo), hi).astype(out)
 
 
 def _bfe_u(x, off, w):
@@ -165,151 +167,6 @@ def _perm(s0, s1, sel):
     return out
 
 
-def _fract(x):
-    with np.errstate(invalid="ignore"):
-        r = x - np.floor(x)
-        one_minus = np.nextafter(x.dtype.type(1), x.dtype.type(0))
-        return np.where(np.isinf(x), np.nan, np.minimum(r, one_minus)).astype(x.dtype)
-
-
-def _rsq(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (1.0 / np.sqrt(np.asarray(x, F64))).astype(x.dtype)
-
-
-def _recip(x):
-    with np.errstate(divide="ignore"):
-        return (x.dtype.type(1) / x).astype(x.dtype)
-
-
-def _ldexp(x, e):
-    with np.errstate(over="ignore", under="ignore"):
-        return np.ldexp(x, np.clip(np.asarray(e, I64), -4096, 4096).astype(np.int32))
-
-
-def _frexp_exp(x):
-    return np.frexp(x)[1].astype(I32)
-
-
-def _frexp_mant(x):
-    return np.frexp(x)[0].astype(x.dtype)
-
-
-_CLASS_BITS = ("snan", "qnan", "-inf", "-norm", "-denorm", "-zero", "+zero", "+denorm",
-               "+norm", "+inf")
-
-
-def _cmp_class(x, mask):
-    """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (sNaN, qNaN, -inf, -normal,
-    -denormal, -0, +0, +denormal, +normal, +inf)."""
-    x, mask = np.broadcast_arrays(np.atleast_1d(x), np.asarray(mask, U32))
-    tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
-    neg = np.signbit(x)
-    nan = np.isnan(x)
-    inf = np.isinf(x)
-    zero = x == 0
-    den = (~nan) & (~zero) & (np.abs(x) < tiny)
-    norm = (~nan) & (~inf) & (~zero) & (~den)
-    classes = (fp.is_snan(x), nan & ~fp.is_snan(x), inf & neg, norm & neg, den & neg,
-               zero & neg, zero & ~neg, den & ~neg, norm & ~neg, inf & ~neg)
-    out = np.zeros(x.shape, bool)
-    for i, c in enumerate(classes):
-        out |= c & (((mask >> U32(i)) & U32(1)) == 1)
-    return out
-
-
-def _div_fixup(q, d, n):
-    """V_DIV_FIXUP_F32/F64 (pseudocode): the special cases of n / d, else q with the sign
-    of the quotient. The published pseudocode's overflow test reads `exponent(S1) == 255`,
-    which every earlier branch has already excluded (S1 infinite or NaN); it is read here as
-    a test of the quotient S0, the only reading under which an overflowing quotient (which
-    the V_DIV_SCALE range cannot always avoid) gives the IEEE result, ±inf."""
-    q, d, n = np.broadcast_arrays(np.atleast_1d(q), np.atleast_1d(d), np.atleast_1d(n))
-    t = q.dtype.type
-    sign = np.signbit(d) ^ np.signbit(n)
-    inf = np.where(sign, -np.inf, np.inf).astype(q.dtype)
-    zero = np.where(sign, t(-0.0), t(0.0)).astype(q.dtype)
-    r = np.where(sign, -np.abs(q), np.abs(q))
-    exp = fp.exponent32 if q.dtype == F32 else fp.exponent64
-    emax = 255 if q.dtype == F32 else 2047
-    under = -150 if q.dtype == F32 else -1075
-    r = np.where(exp(q) == emax, inf, r)
-    r = np.where(exp(n) - exp(d) < under, zero, r)
-    r = np.where(np.isinf(d) | (n == 0), zero, r)
-    r = np.where((d == 0) | np.isinf(n), inf, r)
-    r = np.where(np.isinf(d) & np.isinf(n), t(np.nan), r)
-    r = np.where((d == 0) & (n == 0), t(np.nan), r)
-    r = np.where(np.isnan(d), fp.quiet(d), r)
-    r = np.where(np.isnan(n), fp.quiet(n), r)
-    return r.astype(q.dtype)
-
-
-def _div_scale(s0, s1, s2):
-    """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes).
-
-    One deviation from the published text: where the reciprocal of the denominator is
-    subnormal and so is the quotient, the pseudocode scales the denominator *up* (ldexp by
-    +128), which overflows exactly the denominators that branch exists for (|D| > 2**1022);
-    it is scaled down here, which makes the quotient normal and lets V_DIV_FMAS scale it
-    back with one rounding. (Reachable for F64 only: 1/x of a binary32 is never a binary64
-    subnormal.)"""
-    s0, s1, s2 = np.broadcast_arrays(np.atleast_1d(s0), np.atleast_1d(s1), np.atleast_1d(s2))
-    is32 = s0.dtype == F32
-    exp = fp.exponent32 if is32 else fp.exponent64
-    scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
-    tiny = fp.F32_TINY if is32 else fp.F64_TINY
-    with np.errstate(all="ignore"):
-        inv = 1.0 / s1.astype(F64)
-        q = (s2 / s1).astype(s0.dtype)
-    den = lambda v: (v != 0) & (np.abs(v) < tiny) & np.isfinite(v)  # noqa: E731
-    inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
-    d = s0.copy()
-    vcc = np.zeros(s0.shape, bool)
-    up = _ldexp(s0, scale)
-    down = _ldexp(s0, -scale)
-    done = np.zeros(s0.shape, bool)
-
-    def case(cond, value, flag):
-        nonlocal d, vcc, done
-        c = cond & ~done
-        d = np.where(c, value, d)
-        vcc = vcc | (c & flag)
-        done = done | c
-
-    case((s2 == 0) | (s1 == 0), np.full_like(s0, np.nan), False)
-    case(exp(s2) - exp(s1) >= big, np.where(s0 == s1, up, s0), True)
-    case(den(s1), up, False)
-    case(inv_den & den(q), np.where(s0 == s1, down, s0), True)
-    case(inv_den, down, False)
-    case(den(q), np.where(s0 == s2, up, s0), True)
-    case(exp(s2) <= tiny_n, up, False)
-    return d.astype(s0.dtype), vcc
-
-
-def _div_fmas(a, b, c, vcc):
-    """V_DIV_FMAS: fma(S0, S1, S2), scaled when VCC is set, with one rounding.
-
-    AMD's pseudocode gives a fixed 2**32 (F32) / 2**64 (F64). That cannot undo what
-    V_DIV_SCALE did, which sets VCC both when it scaled the numerator up (a tiny quotient)
-    and when it scaled the denominator up (a huge one), by 2**64 (F32) / 2**128 (F64). The
-    scale applied here undoes V_DIV_SCALE's: down when the quotient estimate S2 is below 1
-    (the numerator was scaled up), up otherwise; the LLVM lowering of fdiv (SIISelLowering
-    LowerFDIV32/64) is correct on hardware only with that reading."""
-    is32 = a.dtype == F32
-    k = 64 if is32 else 128
-    exp = fp.exponent32 if is32 else fp.exponent64
-    bias = 127 if is32 else 1023
-    scale = np.where(vcc, np.where(exp(np.atleast_1d(c)) >= bias, k, -k), 0)
-    if is32:
-        return fp.fma32(a, b, c, scale)
-    return fp.fma64(a, b, c, scale)
-
-
-def _f64_to_f32(x):
-    with np.errstate(over="ignore"):
-        return np.asarray(x, F64).astype(F32)
-
-
 def _cvt_ubyte(k):
     return lambda x: ((x >> U32(8 * k)) & U32(0xFF)).astype(F32)
 
@@ -320,12 +177,6 @@ def _minmax3(f):
 
 def _med3(a, b, c):
     return np.maximum(np.minimum(a, b), np.minimum(np.maximum(a, b), c))
-
-
-def _fmed3(ieee, a, b, c):
-    mn = fp.amd_min(a, b, ieee)
-    mx = fp.amd_max(a, b, ieee)
-    return fp.amd_max(mn, fp.amd_min(mx, c, ieee), ieee)
 
 
 def _sh16(x):
@@ -365,12 +216,11 @@ def _cmp_ops() -> dict[str, VOp]:
     for ty in ("F16", "F32", "F64"):
         t = ty.lower()
         for name, f in fl.items():
-            fn = (lambda g: lambda a, b: np.asarray(g(a, b)))(f)
             for x in ("", "X"):
-                out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), fn)
+                out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), f)
         for x in ("", "X"):
             out[f"V_CMP{x}_CLASS_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, "u32"),
-                                              _cmp_class)
+                                              vf.cmp_class)
     return out
 
 
@@ -553,52 +403,50 @@ def _table() -> dict[str, VOp]:
     t["V_FMAC_F32"] = VOp("fmac", "f32", ("f32", "f32", "f32"), fp.fma32)
     op("V_FMAMK_F32", "f32", "f32", "f32", "f32")(lambda a, k, b: fp.fma32(a, k, b))
     op("V_FMAAK_F32", "f32", "f32", "f32", "f32")(fp.fma32)
-    op("V_MIN_F32", "f32", "f32", "f32", mode=True)(lambda m, a, b: fp.amd_min(a, b, m))
-    op("V_MAX_F32", "f32", "f32", "f32", mode=True)(lambda m, a, b: fp.amd_max(a, b, m))
-    op("V_MIN3_F32", "f32", "f32", "f32", "f32", mode=True)(
-        lambda m, a, b, c: fp.amd_min(fp.amd_min(a, b, m), c, m))
-    op("V_MAX3_F32", "f32", "f32", "f32", "f32", mode=True)(
-        lambda m, a, b, c: fp.amd_max(fp.amd_max(a, b, m), c, m))
-    op("V_MED3_F32", "f32", "f32", "f32", "f32", mode=True)(_fmed3)
-    op("V_RCP_F32", "f32", "f32")(_recip)
-    op("V_RCP_IFLAG_F32", "f32", "f32")(_recip)
-    op("V_RSQ_F32", "f32", "f32")(_rsq)
+    op("V_MIN_F32", "f32", "f32", "f32", mode=True)(vf.fmin)
+    op("V_MAX_F32", "f32", "f32", "f32", mode=True)(vf.fmax)
+    op("V_MIN3_F32", "f32", "f32", "f32", "f32", mode=True)(vf.fmin3)
+    op("V_MAX3_F32", "f32", "f32", "f32", "f32", mode=True)(vf.fmax3)
+    op("V_MED3_F32", "f32", "f32", "f32", "f32", mode=True)(vf.fmed3)
+    op("V_RCP_F32", "f32", "f32")(vf.recip)
+    op("V_RCP_IFLAG_F32", "f32", "f32")(vf.recip)
+    op("V_RSQ_F32", "f32", "f32")(vf.rsq)
     op("V_SQRT_F32", "f32", "f32")(np.sqrt)
     op("V_TRUNC_F32", "f32", "f32")(np.trunc)
     op("V_CEIL_F32", "f32", "f32")(np.ceil)
     op("V_FLOOR_F32", "f32", "f32")(np.floor)
     op("V_RNDNE_F32", "f32", "f32")(np.rint)
-    op("V_FRACT_F32", "f32", "f32")(_fract)
+    op("V_FRACT_F32", "f32", "f32")(vf.fract)
     op("V_EXP_F32", "f32", "f32")(np.exp2)
     op("V_LOG_F32", "f32", "f32")(np.log2)
-    op("V_LDEXP_F32", "f32", "f32", "i32")(_ldexp)
-    op("V_FREXP_EXP_I32_F32", "i32", "f32")(_frexp_exp)
-    op("V_FREXP_MANT_F32", "f32", "f32")(_frexp_mant)
-    op("V_DIV_FIXUP_F32", "f32", "f32", "f32", "f32")(_div_fixup)
-    t["V_DIV_SCALE_F32"] = VOp("div_scale", "f32", ("f32", "f32", "f32"), _div_scale)
-    t["V_DIV_FMAS_F32"] = VOp("div_fmas", "f32", ("f32", "f32", "f32"), _div_fmas)
+    op("V_LDEXP_F32", "f32", "f32", "i32")(vf.ldexp)
+    op("V_FREXP_EXP_I32_F32", "i32", "f32")(vf.frexp_exp)
+    op("V_FREXP_MANT_F32", "f32", "f32")(vf.frexp_mant)
+    op("V_DIV_FIXUP_F32", "f32", "f32", "f32", "f32")(vf.div_fixup)
+    t["V_DIV_SCALE_F32"] = VOp("div_scale", "f32", ("f32", "f32", "f32"), vf.div_scale)
+    t["V_DIV_FMAS_F32"] = VOp("div_fmas", "f32", ("f32", "f32", "f32"), vf.div_fmas)
 
     # f64
     op("V_ADD_F64", "f64", "f64", "f64")(lambda a, b: a + b)
     op("V_MUL_F64", "f64", "f64", "f64")(lambda a, b: a * b)
     op("V_FMA_F64", "f64", "f64", "f64", "f64")(fp.fma64)
     t["V_FMAC_F64"] = VOp("fmac", "f64", ("f64", "f64", "f64"), fp.fma64)
-    op("V_MIN_F64", "f64", "f64", "f64", mode=True)(lambda m, a, b: fp.amd_min(a, b, m))
-    op("V_MAX_F64", "f64", "f64", "f64", mode=True)(lambda m, a, b: fp.amd_max(a, b, m))
-    op("V_RCP_F64", "f64", "f64")(_recip)
-    op("V_RSQ_F64", "f64", "f64")(_rsq)
+    op("V_MIN_F64", "f64", "f64", "f64", mode=True)(vf.fmin)
+    op("V_MAX_F64", "f64", "f64", "f64", mode=True)(vf.fmax)
+    op("V_RCP_F64", "f64", "f64")(vf.recip)
+    op("V_RSQ_F64", "f64", "f64")(vf.rsq)
     op("V_SQRT_F64", "f64", "f64")(np.sqrt)
     op("V_TRUNC_F64", "f64", "f64")(np.trunc)
     op("V_CEIL_F64", "f64", "f64")(np.ceil)
     op("V_FLOOR_F64", "f64", "f64")(np.floor)
     op("V_RNDNE_F64", "f64", "f64")(np.rint)
-    op("V_FRACT_F64", "f64", "f64")(_fract)
-    op("V_LDEXP_F64", "f64", "f64", "i32")(_ldexp)
-    op("V_FREXP_EXP_I32_F64", "i32", "f64")(_frexp_exp)
-    op("V_FREXP_MANT_F64", "f64", "f64")(_frexp_mant)
-    op("V_DIV_FIXUP_F64", "f64", "f64", "f64", "f64")(_div_fixup)
-    t["V_DIV_SCALE_F64"] = VOp("div_scale", "f64", ("f64", "f64", "f64"), _div_scale)
-    t["V_DIV_FMAS_F64"] = VOp("div_fmas", "f64", ("f64", "f64", "f64"), _div_fmas)
+    op("V_FRACT_F64", "f64", "f64")(vf.fract)
+    op("V_LDEXP_F64", "f64", "f64", "i32")(vf.ldexp)
+    op("V_FREXP_EXP_I32_F64", "i32", "f64")(vf.frexp_exp)
+    op("V_FREXP_MANT_F64", "f64", "f64")(vf.frexp_mant)
+    op("V_DIV_FIXUP_F64", "f64", "f64", "f64", "f64")(vf.div_fixup)
+    t["V_DIV_SCALE_F64"] = VOp("div_scale", "f64", ("f64", "f64", "f64"), vf.div_scale)
+    t["V_DIV_FMAS_F64"] = VOp("div_fmas", "f64", ("f64", "f64", "f64"), vf.div_fmas)
 
     # conversions
     op("V_CVT_F32_I32", "f32", "i32")(lambda a: a.astype(F32))
@@ -609,7 +457,7 @@ def _table() -> dict[str, VOp]:
     op("V_CVT_F64_U32", "f64", "u32")(lambda a: a.astype(F64))
     op("V_CVT_I32_F64", "i32", "f64")(lambda a: _f2i(a, -2**31, 2**31 - 1, I32))
     op("V_CVT_U32_F64", "u32", "f64")(lambda a: _f2i(a, 0, 2**32 - 1, U32))
-    op("V_CVT_F32_F64", "f32", "f64")(_f64_to_f32)
+    op("V_CVT_F32_F64", "f32", "f64")(vf.f64_to_f32)
     op("V_CVT_F64_F32", "f64", "f32")(lambda a: a.astype(F64))
     for k in range(4):
         op(f"V_CVT_F32_UBYTE{k}", "f32", "u32")(_cvt_ubyte(k))

@@ -86,6 +86,31 @@ def test_random_bit_patterns_match_model_fma(dtype: Any) -> None:
         assert np.array_equal(_bits(got), _bits(want)), (a, b, c)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_non_finite_lanes_match_model_fma(dtype: Any) -> None:
+    """Operands drawn from NaNs (quiet and signalling, both signs, other payloads),
+    infinities, zeros and ones: every lane's bits equal `model.fma`'s, the lanes with
+    finite results included (a wave's lanes outside EXEC often hold such values)."""
+    rng = np.random.default_rng(7)
+    width = np.uint64 if dtype == np.float64 else np.uint32
+    if dtype == np.float64:
+        nans = [0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0001, 0x7FF0_0000_0000_0001,
+                0x7FF4_0000_0000_1234]
+    else:
+        nans = [0x7FC0_0000, 0xFFC0_0001, 0x7F80_0001, 0x7FA0_1234]
+    pool = np.concatenate([np.array(nans, width).view(dtype),
+                           np.array([np.inf, -np.inf, 0.0, -0.0, 1.0, -2.0, 3.5], dtype)])
+    host = hostfma.fma64 if dtype == np.float64 else hostfma.fma32
+    exact = model.fma64 if dtype == np.float64 else model.fma32
+    for _ in range(40):
+        a, b, c = (rng.choice(pool, 64) for _ in range(3))
+        assert np.array_equal(_bits(host(a, b, c)), _bits(np.asarray(exact(a, b, c), dtype)))
+    # a uniform (scalar) operand against lane vectors holding NaNs
+    a = rng.choice(pool, 64)
+    assert np.array_equal(_bits(host(a, dtype(2.0), pool[0])),
+                          _bits(np.asarray(exact(a, dtype(2.0), pool[0]), dtype)))
+
+
 def test_nan_results_keep_model_fma_payloads() -> None:
     """A NaN addend with a finite product is returned as it is (`model.fma`: the unfused
     expression's NaN); the host instruction would quiet a signalling one."""

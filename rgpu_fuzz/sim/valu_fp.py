@@ -1,0 +1,322 @@
+"""Float VALU semantics that take more than one numpy ufunc — V_LDEXP, V_FRACT, the
+reciprocals, V_CMP_CLASS, the division helpers V_DIV_SCALE and V_DIV_FIXUP, AMD's min, max
+and med3 with their NaN rules — as the functions `valu.VALU`'s rows call (CDNA3 ISA
+pseudocode; IEEE 754).
+
+They run once per wave-instruction, thousands of times in the hot loops of LLVM's frem and
+fdiv expansions, so each one that has special cases first tests, on the exponent fields or
+with one `isnan`, whether any lane needs one; where none does, the plain result is all that
+is computed. Where some lane does (lanes outside EXEC often hold NaNs and integers), the
+pseudocode's if-chain is one gather over all lanes (`_first`), and NaN quieting runs only
+when a NaN is present. The values are the same either way: NaN payloads, signed zeros,
+subnormals.
+
+Floating-point exceptions: the simulator runs every step under `np.seterr(all="ignore")`
+(`engine.simulate`), so these functions enter no `np.errstate` of their own (~1 µs a call);
+a caller outside the simulator that wants no warnings sets one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim import fp
+
+U32 = np.uint32
+U64 = np.uint64
+I32 = np.int32
+F32 = np.float32
+F64 = np.float64
+
+_BELOW_ONE = {F32: np.nextafter(F32(1), F32(0)), F64: np.nextafter(F64(1), F64(0))}
+
+
+def _exp_field(x: np.ndarray) -> np.ndarray:
+    """The biased exponent field of each lane: 0 for zeros and subnormals, 255 /
+    2047 for infinities and NaNs."""
+    if x.dtype == F32:
+        return (x.view(I32) >> 23) & 0xFF
+    return (x.view(np.int64) >> 52) & 0x7FF
+
+
+def _lanes(*xs: Any) -> Any:
+    """The operands over one shape, as `np.broadcast_arrays(np.atleast_1d(...))` gives them;
+    per-lane operands of one shape (nearly every call) as they are (~2 us less)."""
+    first = xs[0]
+    if type(first) is np.ndarray and first.ndim == 1 and \
+            all(type(x) is np.ndarray and x.shape == first.shape for x in xs[1:]):
+        return xs
+    return np.broadcast_arrays(*(np.atleast_1d(x) for x in xs))
+
+
+def fract(x: Any) -> Any:
+    """V_FRACT: x - floor(x), at most the largest float below 1; ±inf gives +qNaN."""
+    r = np.minimum(x - np.floor(x), _BELOW_ONE[x.dtype.type])
+    inf = np.isinf(x)
+    if inf.any():
+        r = np.where(inf, x.dtype.type(np.nan), r)
+    return r
+
+
+def rsq(x: Any) -> Any:
+    return (1.0 / np.sqrt(np.asarray(x, F64))).astype(x.dtype)
+
+
+def recip(x: Any) -> Any:
+    return np.divide(x.dtype.type(1), x)
+
+
+def ldexp(x: Any, e: Any) -> Any:
+    """V_LDEXP: x * 2**e with one rounding (C `ldexp` is exact or correctly rounded; it
+    overflows to ±inf and underflows through the subnormals to ±0 for any int exponent, so
+    the i32 operand needs no clamping)."""
+    return np.ldexp(x, e)
+
+
+def frexp_exp(x: Any) -> Any:
+    return np.frexp(x)[1].astype(I32)
+
+
+def frexp_mant(x: Any) -> Any:
+    return np.frexp(x)[0].astype(x.dtype)
+
+
+def cmp_class(x: Any, mask: Any) -> np.ndarray:
+    """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (0 sNaN, 1 qNaN, 2 -inf, 3 -normal,
+    4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf). A lane's class number is
+    counted from its magnitude: 6 + (|x| > 0) + (|x| >= the smallest normal) + (|x| = inf)
+    for a positive sign, the mirror 5 - (that count) for a negative one; a NaN lane (rare)
+    is 0 or 1 by its quiet bit, the fraction's top bit."""
+    x, mask = _lanes(x, np.asarray(mask, U32))
+    tiny: Any
+    ubits: Any
+    if x.dtype == F32:
+        tiny, ubits, quiet_at = fp.F32_TINY, U32, 22
+    elif x.dtype == F64:
+        tiny, ubits, quiet_at = fp.F64_TINY, U64, 51
+    else:
+        return _cmp_class_generic(x, mask)
+    mag = np.abs(x)
+    count = (mag > 0).view(np.int8) + (mag >= tiny).view(np.int8) + \
+        (mag == np.inf).view(np.int8)
+    neg = np.signbit(x).view(np.int8)
+    cls = 6 + count - neg * (1 + 2 * count)
+    nan = x != x
+    if nan.any():
+        quiet = ((x.view(ubits) >> quiet_at) & 1).astype(np.int8)
+        cls = np.where(nan, quiet, cls)
+    return ((mask >> cls) & 1) == 1
+
+
+def _cmp_class_generic(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
+    neg = np.signbit(x)
+    nan = np.isnan(x)
+    inf = np.isinf(x)
+    zero = x == 0
+    den = (~nan) & (~zero) & (np.abs(x) < tiny)
+    norm = (~nan) & (~inf) & (~zero) & (~den)
+    classes = (fp.is_snan(x), nan & ~fp.is_snan(x), inf & neg, norm & neg, den & neg,
+               zero & neg, zero & ~neg, den & ~neg, norm & ~neg, inf & ~neg)
+    out = np.zeros(x.shape, bool)
+    for i, c in enumerate(classes):
+        out |= c & (((mask >> U32(i)) & U32(1)) == 1)
+    return out
+
+
+def div_fixup(q: Any, d: Any, n: Any) -> np.ndarray:
+    """V_DIV_FIXUP_F32/F64 (pseudocode): the special cases of n / d, else q with the sign
+    of the quotient. The published pseudocode's overflow test reads `exponent(S1) == 255`,
+    which every earlier branch has already excluded (S1 infinite or NaN); it is read here as
+    a test of the quotient S0, the only reading under which an overflowing quotient (which
+    the V_DIV_SCALE range cannot always avoid) gives the IEEE result, ±inf.
+
+    Where n and d are finite, nonzero and normal, q is finite and not NaN, and the exponent
+    gap is above the underflow bound, no special case applies: the result is q with the sign
+    of d * n (a product of nonzero finite numbers has the XOR of their signs even where it
+    rounds to 0 or inf)."""
+    q, d, n = _lanes(q, d, n)
+    emax = 255 if q.dtype == F32 else 2047
+    under = -150 if q.dtype == F32 else -1075
+    eq, ed, en = _exp_field(q), _exp_field(d), _exp_field(n)
+    if (np.minimum(ed, en) >= 1).all() and (np.maximum(np.maximum(ed, en), eq) < emax).all() \
+            and (en - ed >= under).all():
+        return np.copysign(q, d * n)
+    return _div_fixup_cases(q, d, n)
+
+
+def _div_fixup_cases(q: np.ndarray, d: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The pseudocode's cases, each lane taking the first that holds (the pseudocode's
+    if-chain; `_first`): NaN numerator, NaN denominator (quieted), 0/0 and inf/inf (NaN),
+    x/0 and inf/x (signed inf), x/inf and 0/x (signed zero), an exponent gap below the
+    underflow bound (signed zero), an overflowed quotient (signed inf); else q with the
+    quotient's sign (there d * n is a nonzero finite product: its sign is the XOR)."""
+    t = q.dtype.type
+    emax = 255 if q.dtype == F32 else 2047
+    under = -150 if q.dtype == F32 else -1075
+    sign = np.signbit(d) ^ np.signbit(n)
+    inf = np.where(sign, -np.inf, np.inf).astype(q.dtype)
+    zero = np.where(sign, t(-0.0), t(0.0)).astype(q.dtype)
+    nan = np.full_like(q, np.nan)
+    nan_n, nan_d = np.isnan(n), np.isnan(d)
+    inf_n, inf_d = np.isinf(n), np.isinf(d)
+    zero_n, zero_d = n == 0, d == 0
+    conds = [nan_n, nan_d, zero_d & zero_n, inf_d & inf_n, zero_d | inf_n, inf_d | zero_n,
+             _exp_field(n) - _exp_field(d) < under, _exp_field(q) == emax]
+    values = [fp.quiet(n) if nan_n.any() else q, fp.quiet(d) if nan_d.any() else q, nan, nan,
+              inf, zero, zero, inf]
+    return _first(conds, values, np.copysign(q, d * n))[0]
+
+
+def _first(conds: list[np.ndarray], values: list[np.ndarray],
+           default: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per lane, the value of the first condition that holds there, else `default` (an
+    if-chain over whole waves: one argmax and one gather instead of a where per case), and
+    the number of that case (len(conds) for the default)."""
+    n = default.shape[0]
+    case = np.array([*conds, np.ones(n, bool)]).argmax(axis=0)
+    return np.array([*values, default])[case, np.arange(n)], case
+
+
+_SCALE_RANGE = {F32: (254, 255, 23, 96, 3 - 127), F64: (2044, 2047, 53, 768, 3 - 1023)}
+"""Per type: the largest denominator exponent field whose reciprocal is a normal binary64
+(|S1| < 2**1022; every binary32 has one), the all-ones exponent, `tiny_n`, `big`, and the
+smallest numerator-minus-denominator exponent gap whose quotient is normal (|q| > 2**(gap-1)
+>= 2**(2-bias))."""
+
+
+def div_scale(s0: Any, s1: Any, s2: Any) -> tuple[np.ndarray, np.ndarray]:
+    """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes).
+
+    One deviation from the published text: where the reciprocal of the denominator is
+    subnormal and so is the quotient, the pseudocode scales the denominator *up* (ldexp by
+    +128), which overflows exactly the denominators that branch exists for (|D| > 2**1022);
+    it is scaled down here, which makes the quotient normal and lets V_DIV_FMAS scale it
+    back with one rounding. (Reachable for F64 only: 1/x of a binary32 is never a binary64
+    subnormal.)
+
+    Every case of the pseudocode needs an exponent field at an end of its range (a zero,
+    subnormal, infinite or NaN operand; a denominator above 2**1022) or an exponent gap
+    outside the one that keeps the quotient normal and below `big`: a wave with none of
+    those gets S0 and no VCC lane without the case analysis."""
+    s0, s1, s2 = _lanes(s0, s1, s2)
+    e1max, emax, tiny_n, big, low_gap = _SCALE_RANGE[s0.dtype.type]
+    e1, e2 = _exp_field(s1), _exp_field(s2)
+    gap = e2 - e1
+    if (e1 >= 1).all() and (e1 <= e1max).all() and (e2 > tiny_n).all() and \
+            (e2 < emax).all() and (gap < big).all() and (gap >= low_gap).all():
+        return s0.copy(), np.zeros(s0.shape, bool)
+    return _div_scale_cases(s0, s1, s2)
+
+
+_SCALE_VCC = np.array([False, True, False, True, False, True, False, False])
+"""Which of `_div_scale_cases`' cases (and the default, last) set VCC."""
+
+
+def _div_scale_cases(s0: np.ndarray, s1: np.ndarray,
+                     s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pseudocode's if-chain (`_first`): a zero operand (NaN); an exponent gap of `big`
+    or more (the denominator scaled up, VCC); a subnormal denominator (scaled up); a
+    subnormal reciprocal of the denominator with a subnormal quotient (scaled down, VCC) or
+    without (scaled down); a subnormal quotient (the numerator scaled up, VCC); a numerator
+    exponent of `tiny_n` or less (scaled up); else S0. Subnormal: a zero exponent field and
+    a nonzero value."""
+    is32 = s0.dtype == F32
+    scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
+    e1, e2 = _exp_field(s1), _exp_field(s2)
+    inv = 1.0 / s1.astype(F64)
+    q = (s2 / s1).astype(s0.dtype)
+    den_q = (_exp_field(q) == 0) & (q != 0)
+    inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
+    up = ldexp(s0, scale)
+    down = ldexp(s0, -scale)
+    conds = [(s2 == 0) | (s1 == 0), e2 - e1 >= big, (e1 == 0) & (s1 != 0), inv_den & den_q,
+             inv_den, den_q, e2 <= tiny_n]
+    values = [np.full_like(s0, np.nan), np.where(s0 == s1, up, s0), up,
+              np.where(s0 == s1, down, s0), down, np.where(s0 == s2, up, s0), up]
+    d, case = _first(conds, values, s0)
+    return d, _SCALE_VCC[case]
+
+
+def div_fmas(a: Any, b: Any, c: Any, vcc: Any) -> Any:
+    """V_DIV_FMAS: fma(S0, S1, S2), scaled when VCC is set, with one rounding.
+
+    AMD's pseudocode gives a fixed 2**32 (F32) / 2**64 (F64). That cannot undo what
+    V_DIV_SCALE did, which sets VCC both when it scaled the numerator up (a tiny quotient)
+    and when it scaled the denominator up (a huge one), by 2**64 (F32) / 2**128 (F64). The
+    scale applied here undoes V_DIV_SCALE's: down when the quotient estimate S2 is below 1
+    (the numerator was scaled up), up otherwise; the LLVM lowering of fdiv (SIISelLowering
+    LowerFDIV32/64) is correct on hardware only with that reading."""
+    is32 = a.dtype == F32
+    k = 64 if is32 else 128
+    exp = fp.exponent32 if is32 else fp.exponent64
+    bias = 127 if is32 else 1023
+    scale = np.where(vcc, np.where(exp(np.atleast_1d(c)) >= bias, k, -k), 0)
+    if is32:
+        return fp.fma32(a, b, c, scale)
+    return fp.fma64(a, b, c, scale)
+
+
+def f64_to_f32(x: Any) -> Any:
+    return np.asarray(x, F64).astype(F32)
+
+
+def _min_ordered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """min without NaNs: the smaller, -0 below +0."""
+    return np.where((a < b) | ((a == b) & np.signbit(a)), a, b)
+
+
+def _max_ordered(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b)
+
+
+def _nan_rules(r: np.ndarray, a: np.ndarray, b: np.ndarray, ieee: bool) -> np.ndarray:
+    """AMD's NaN rules for V_MIN/V_MAX (ISA pseudocode) over `r`, the ordered result: in
+    IEEE mode a signalling NaN operand gives its quieted self (S0's first), otherwise a NaN
+    operand gives the other operand. Lanes without a NaN keep `r`."""
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if not (nan_a.any() or nan_b.any()):
+        return r
+    r = np.where(nan_b, a, r)
+    r = np.where(nan_a, b, r)
+    if ieee:
+        snan_b = nan_b & ~_quiet_bit(b)
+        if snan_b.any():
+            r = np.where(snan_b, fp.quiet(b), r)
+        snan_a = nan_a & ~_quiet_bit(a)
+        if snan_a.any():
+            r = np.where(snan_a, fp.quiet(a), r)
+    return r
+
+
+def _quiet_bit(x: np.ndarray) -> np.ndarray:
+    if x.dtype == F32:
+        return (x.view(U32) & U32(0x0040_0000)) != 0
+    return (x.view(U64) & U64(0x0008_0000_0000_0000)) != 0
+
+
+def fmin(ieee: bool, a: Any, b: Any) -> np.ndarray:
+    """V_MIN_F32/F64: the smaller operand, -0 below +0, NaNs by `_nan_rules`."""
+    a, b = _lanes(a, b)
+    return _nan_rules(_min_ordered(a, b), a, b, ieee)
+
+
+def fmax(ieee: bool, a: Any, b: Any) -> np.ndarray:
+    """V_MAX_F32/F64: the larger operand, +0 above -0, NaNs by `_nan_rules`."""
+    a, b = _lanes(a, b)
+    return _nan_rules(_max_ordered(a, b), a, b, ieee)
+
+
+def fmin3(ieee: bool, a: Any, b: Any, c: Any) -> np.ndarray:
+    return fmin(ieee, fmin(ieee, a, b), c)
+
+
+def fmax3(ieee: bool, a: Any, b: Any, c: Any) -> np.ndarray:
+    return fmax(ieee, fmax(ieee, a, b), c)
+
+
+def fmed3(ieee: bool, a: Any, b: Any, c: Any) -> np.ndarray:
+    """V_MED3_F32: max(min(a, b), min(max(a, b), c)) with V_MIN/V_MAX's rules."""
+    return fmax(ieee, fmin(ieee, a, b), fmin(ieee, fmax(ieee, a, b), c))
