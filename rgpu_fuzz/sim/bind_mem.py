@@ -29,7 +29,7 @@ from rgpu_fuzz.sim.inflight import complete, drain, span, wait
 from rgpu_fuzz.sim.inflight import issue_vector_load as _issue_vector_load
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import ATOMIC_OPS, AtomicOp, MemOp
-from rgpu_fuzz.sim.operands import Env, hazard, scalar_source, uninit, vcol
+from rgpu_fuzz.sim.operands import Env, _consts, hazard, scalar_source, uninit, vcol
 from rgpu_fuzz.sim.wave import FULL, Pending, Wave
 
 __all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "complete", "drain",
@@ -119,12 +119,16 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         w.lgkm_queue.append(p)
 
     b = ops[1]
-    if not is_plain_sgpr(b, env) or any(o.kind is OpKind.SGPR for o in ops[2:]):
+    consts = _consts(env)
+    if not is_plain_sgpr(b, env) or any(o.kind is OpKind.SGPR and o.index not in consts
+                                        for o in ops[2:]):
         return step
-    # a plain SGPR pair plus constants (kernel arguments, O3's common form): `step` without
-    # its closures, same checks in the same order
+    # a plain SGPR pair plus constants (kernel arguments, O3's common form; gfx10+ encodes
+    # no SOFFSET as the constant register `null`): `step` without its closures, same checks
+    # in the same order (a constant is always defined)
     i = b.index
-    k = extra + sum(o.value for o in ops[2:] if o.kind is OpKind.INT)
+    k = extra + sum(o.value if o.kind is OpKind.INT else consts[o.index]
+                    for o in ops[2:] if o.kind in (OpKind.INT, OpKind.SGPR))
     width = op.width
     unpack = struct.Struct(f"<{n}I").unpack_from
     mnemonic = inst.mnemonic

@@ -24,13 +24,29 @@ ENV = Env(lanes=4, ieee=True, flush32=False, flush64=False, constants=((125, 0),
 M32 = 0xFFFF_FFFF
 
 
-def s_load(offset: int, n: int = 2):  # type: ignore[no-untyped-def]
-    """`s_load_dword{x<n>} s[0:n-1], s[4:5], offset`."""
+def s_load(offset: int, n: int = 2, soffset: int | None = None):  # type: ignore[no-untyped-def]
+    """`s_load_dword{x<n>} s[0:n-1], s[4:5], offset`; with `soffset`, gfx11's form
+    `s_load_b{32n} s[0:n-1], s[4:5], s<soffset>, offset` (LLVM prints `null` for 125)."""
     opcode = "S_LOAD_DWORD" if n == 1 else f"S_LOAD_DWORDX{n}"
-    ops = (Opnd(OpKind.SGPR, 0, n), Opnd(OpKind.SGPR, 4, 2),
-           Opnd(OpKind.INT, 0, 1, value=offset))
+    ops: tuple[Opnd, ...] = (Opnd(OpKind.SGPR, 0, n), Opnd(OpKind.SGPR, 4, 2))
+    if soffset is not None:
+        ops += (Opnd(OpKind.SGPR, soffset, 1),)
+    ops += (Opnd(OpKind.INT, 0, 1, value=offset),)
     inst = Inst(0, 8, opcode, "SMEM", opcode.lower(), ops)
     return bind_smem(inst, memop(opcode), ENV, None)  # type: ignore[arg-type]
+
+
+def test_gfx11_null_soffset_takes_the_plain_step() -> None:
+    """RDNA3 SMEM always has an SOFFSET field; `null` (SGPR 125, a constant 0 in `Env`)
+    adds nothing, so the load is a plain SGPR pair plus a constant: the closure-free step,
+    same bytes as without it. An SGPR that is not a constant keeps the general step."""
+    step = s_load(8, soffset=125)
+    assert step.__name__ == "plain"
+    w = wave(bytes(range(16)))
+    step(w)
+    drain(w)
+    assert (w.S[0], w.S[1]) == (0x0B0A_0908, 0x0F0E_0D0C)
+    assert s_load(8, soffset=6).__name__ != "plain"
 
 
 def wave(data: bytes, pad_to: int = 0) -> Wave:
