@@ -26,9 +26,11 @@ __all__ = [
     "HIDDEN_FROM_DISPATCH",
     "ArgValue",
     "Dispatch",
+    "KernargLayout",
     "KernargMismatch",
     "KernargSegment",
     "KernargSlot",
+    "kernarg_layout",
     "pack_kernargs",
 ]
 
@@ -150,44 +152,54 @@ def pack_kernargs(meta: KernelMetadata, args: Sequence[ArgValue], dispatch: Disp
     `dispatch` into the kernarg segment `meta` describes.
 
     What depends on the metadata and the dispatch alone is worked out once per metadata
-    object, dispatch and `hidden` (`_layout`): a launch then checks and writes only its
-    explicit arguments. Arguments that do not fit go through `_pack` for their finding."""
-    layout = _layout(meta, dispatch, hidden)
-    if layout is None or len(args) != len(layout.explicit):
+    object, dispatch and `hidden` (`kernarg_layout`): a launch then checks and writes only
+    its explicit arguments. Arguments that do not fit go through `_pack` for their finding."""
+    layout = kernarg_layout(meta, dispatch, hidden)
+    if layout is None or not layout.fits(args):
         return _pack(meta, args, dispatch, hidden)
-    buf = bytearray(layout.template)
-    slots = list(layout.slots)
-    for value_arg, (index, arg) in zip(args, layout.explicit, strict=True):
-        data = value_arg.data
-        if value_arg.value_kind != arg.value_kind or len(data) != arg.size:
-            return _pack(meta, args, dispatch, hidden)
-        buf[arg.offset:arg.offset + arg.size] = data
-        slots[index] = KernargSlot(index, arg.offset, arg.size, arg.value_kind, arg.name, data)
-    return KernargSegment(bytes(buf), meta.kernarg_segment_align, tuple(slots))
+    return layout.pack([a.data for a in args])
 
 
 @dataclass(frozen=True, slots=True)
-class _Layout:
+class KernargLayout:
     """`pack_kernargs`'s work that does not depend on the explicit arguments' values: the
     segment with every hidden argument written (explicit ones zero), the slots of the
     hidden arguments (each explicit one's a placeholder, replaced by the launch's), the
     explicit arguments with their indices in `.args`."""
 
     template: bytes
+    alignment: int
     slots: tuple[KernargSlot, ...]
     explicit: tuple[tuple[int, KernelArg], ...]
 
+    def fits(self, args: Sequence[ArgValue]) -> bool:
+        """Whether `args` have the explicit arguments' number, value kinds and sizes."""
+        return len(args) == len(self.explicit) and all(
+            a.value_kind == arg.value_kind and len(a.data) == arg.size
+            for a, (_, arg) in zip(args, self.explicit, strict=True))
+
+    def pack(self, data: Sequence[bytes]) -> KernargSegment:
+        """The segment whose explicit argument k holds `data[k]` (of its size: `fits`)."""
+        buf = bytearray(self.template)
+        slots = list(self.slots)
+        for d, (index, arg) in zip(data, self.explicit, strict=True):
+            buf[arg.offset:arg.offset + arg.size] = d
+            slots[index] = KernargSlot(index, arg.offset, arg.size, arg.value_kind, arg.name, d)
+        return KernargSegment(bytes(buf), self.alignment, tuple(slots))
+
 
 _LAYOUTS: dict[tuple[int, Dispatch, tuple[tuple[str, int], ...]],
-               tuple[KernelMetadata, _Layout | None]] = {}
+               tuple[KernelMetadata, KernargLayout | None]] = {}
 """By metadata object (its id, the object held so that the id is not reused: hashing a
-`KernelMetadata` by value costs more than packing), dispatch and hidden values. None where
-`_pack` must find what is wrong (an argument outside the segment, a hidden value too wide)
-or where arguments overlap (the later one's bytes win in `_pack`)."""
+`KernelMetadata` by value costs more than packing), dispatch and hidden values."""
 
 
-def _layout(meta: KernelMetadata, dispatch: Dispatch,
-            hidden: Mapping[str, int] | None) -> _Layout | None:
+def kernarg_layout(meta: KernelMetadata, dispatch: Dispatch,
+                   hidden: Mapping[str, int] | None = None) -> KernargLayout | None:
+    """The `KernargLayout` of `meta` for `dispatch` (and `hidden` values), kept for later
+    launches; None where `_pack` must find what is wrong (an argument outside the segment,
+    a hidden value too wide) or where arguments overlap (the later one's bytes win in
+    `_pack`)."""
     key = (id(meta), dispatch, tuple(hidden.items()) if hidden else ())
     held = _LAYOUTS.get(key)
     if held is not None and held[0] is meta:
@@ -197,7 +209,7 @@ def _layout(meta: KernelMetadata, dispatch: Dispatch,
     hidden_values = {**_from_dispatch(dispatch), **(hidden or {})}
     slots: list[KernargSlot] = []
     explicit: list[tuple[int, KernelArg]] = []
-    layout: _Layout | None = None
+    layout: KernargLayout | None = None
     for index, arg in enumerate(meta.args):
         if _check(arg, size, index):
             break
@@ -214,7 +226,8 @@ def _layout(meta: KernelMetadata, dispatch: Dispatch,
     else:
         spans = sorted((a.offset, a.offset + a.size) for a in meta.args if a.size)
         if all(end <= start for (_, end), (start, _) in pairwise(spans)):
-            layout = _Layout(bytes(buf), tuple(slots), tuple(explicit))
+            layout = KernargLayout(bytes(buf), meta.kernarg_segment_align, tuple(slots),
+                                   tuple(explicit))
     if len(_LAYOUTS) >= 512:
         _LAYOUTS.clear()
     _LAYOUTS[key] = (meta, layout)

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from rgpu_fuzz.codeobj.errors import CodeObjectError
 from rgpu_fuzz.codeobj.kernarg import (
     ArgValue,
     Dispatch,
+    KernargLayout,
     KernargMismatch,
     KernargSegment,
+    kernarg_layout,
     pack_kernargs,
 )
 from rgpu_fuzz.codeobj.link import LinkFailure, link
@@ -152,8 +155,9 @@ class LaunchPlan:
            loaded: LoadedKernel) -> LaunchPlan:
         return cls(loaded, case, params, ArgumentValues.of(case, params))
 
-    @property
+    @cached_property
     def flat_args(self) -> tuple[FlatArg, ...]:
+        """`flatten(params)`, made once: `kernargs` runs at every launch of the plan."""
         return flatten(self.params)
 
     @property
@@ -177,5 +181,29 @@ class LaunchPlan:
                  trap_address: int) -> KernargSegment | CompileCrash:
         """The kernarg segment once buffer `name` lives at `address_of(name)`."""
         words = self.values.words(address_of)
-        args = kernel_arguments(self.flat_args, words, trap_address)
-        return pack_launch(self.loaded.kernel, args, self.case.launch)
+        packing = self._packing
+        if packing is None:
+            args = kernel_arguments(self.flat_args, words, trap_address)
+            return pack_launch(self.loaded.kernel, args, self.case.launch)
+        layout, sizes = packing
+        return layout.pack([(w % (1 << 8 * n)).to_bytes(n, "little")
+                            for w, n in zip([*words, trap_address], sizes, strict=True)])
+
+    @cached_property
+    def _packing(self) -> tuple[KernargLayout, tuple[int, ...]] | None:
+        """What `kernargs` needs to pack without making an `ArgValue` per argument (~1 us
+        each, and a kernel may take dozens): the metadata's layout for the launch and each
+        explicit argument's size. The arguments `kernel_arguments` makes have value kinds
+        and sizes that do not depend on the values, and each one's bytes are its word
+        modulo 2**(8 * size), little-endian (`ArgValue.pointer`, `.integer`). None where
+        they do not fit the metadata: `pack_launch` says how."""
+        args = kernel_arguments(self.flat_args, [0] * len(self.flat_args), 0)
+        layout = kernarg_layout(self.loaded.kernel.metadata, dispatch_of(self.case.launch))
+        if layout is None or not layout.fits(args):
+            return None
+        return layout, tuple(len(a.data) for a in args)
+
+    def __getstate__(self) -> dict[str, object]:
+        """The fields and `flat_args`, without `_packing` (made again after unpickling: a
+        `bench sim` baseline tree reads these pickles with its own `codeobj`)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_packing"}

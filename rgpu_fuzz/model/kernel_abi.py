@@ -77,8 +77,16 @@ class FlatArg:
     """The slice's element type (DATA), U64 (LEN) or the scalar's type (SCALAR)."""
 
 
+_FLAT: dict[int, tuple[Sequence[KernelParam], tuple[FlatArg, ...]]] = {}
+"""Flattened signatures by the id of their (tuple) parameter list, the tuple held so that
+its id is not reused: executors flatten a case's signature at every launch."""
+
+
 def flatten(params: Sequence[KernelParam]) -> tuple[FlatArg, ...]:
     """The flattened argument list of a signature (see the module docstring)."""
+    held = _FLAT.get(id(params))
+    if held is not None and held[0] is params:
+        return held[1]
     out: list[FlatArg] = []
     for p in params:
         if p.slice:
@@ -86,7 +94,12 @@ def flatten(params: Sequence[KernelParam]) -> tuple[FlatArg, ...]:
             out.append(FlatArg(p.name + LEN_SUFFIX, p.name, ArgRole.LEN, Scalar.U64))
         else:
             out.append(FlatArg(p.name, p.name, ArgRole.SCALAR, p.elem))
-    return tuple(out)
+    flat = tuple(out)
+    if isinstance(params, tuple):
+        if len(_FLAT) >= 1024:
+            _FLAT.clear()
+        _FLAT[id(params)] = (params, flat)
+    return flat
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -285,12 +286,10 @@ def _opcode_counts(prog: Program, counts: list[int], runs: list[int], *,
     if exact:
         plan = _count_plan(prog)
         if plan is not None:
+            both = [*counts, *runs, 0]
             out: dict[str, int] = {}
-            get_count, get_runs = counts.__getitem__, runs.__getitem__
-            for op, at, in_runs in plan:
-                n = sum(map(get_count, at))
-                if in_runs:
-                    n += sum(map(get_runs, in_runs))
+            for op, get in plan:
+                n = sum(get(both))
                 if n:
                     out[op] = n
             return out
@@ -312,33 +311,35 @@ def _opcode_counts(prog: Program, counts: list[int], runs: list[int], *,
     return dict(sorted(opcodes.items()))
 
 
-_CountPlan = tuple[tuple[str, tuple[int, ...], tuple[int, ...]], ...]
+_CountPlan = tuple[tuple[str, Any], ...]
+"""(opcode, `operator.itemgetter` over `counts + runs + [0]`), see `_count_plan`."""
 _COUNT_PLANS: dict[int, tuple[Program, int, int, _CountPlan | None]] = {}
 """By program (its id; the program held): the lengths of `executed` and `run_len` at the
 end of its last launch, and the plan made once they were the same twice."""
 
 
 def _count_plan(prog: Program) -> _CountPlan | None:
-    """Per opcode, in name order: the indices whose own executions count for it, and the
-    first indices of the runs that hold it (once per instruction of the run it is), from
-    `Program.executed` and `run_len`. None until a launch ends with the same executed
-    indices and runs as the one before: a first launch (most of a campaign's) would pay
-    for a plan it never uses. Both only grow (`tier_up`), so their lengths say whether
-    anything changed."""
+    """Per opcode, in name order: an `itemgetter` of what counts for it in `counts + runs +
+    [0]` — the indices whose own executions count for it, and (after `counts`) the first
+    indices of the runs that hold it, once per instruction of the run it is; the final 0
+    pads a single index (`itemgetter` of one index returns no tuple). Made from
+    `Program.executed` and `run_len`, not before a launch ends with the same executed
+    indices and runs as the one before: a first launch (most of a campaign's) would pay for
+    a plan it never uses. Both only grow (`tier_up`), so their lengths say whether anything
+    changed."""
     state = (len(prog.executed), len(prog.run_len))
     held = _COUNT_PLANS.get(id(prog))
     if held is not None and held[0] is prog and held[1:3] == state:
         if held[3] is not None:
             return held[3]
         templates, run_len = prog.templates, prog.run_len
+        n = len(prog.steps)
         at: dict[str, list[int]] = {}
-        in_runs: dict[str, list[int]] = {}
         for i in prog.executed:
             at.setdefault(templates[i].opcode, []).append(i)
             for m in range(i + 1, i + run_len.get(i, 1)):
-                in_runs.setdefault(templates[m].opcode, []).append(i)
-        plan = tuple((op, tuple(at.get(op, ())), tuple(in_runs.get(op, ())))
-                     for op in sorted(at.keys() | in_runs.keys()))
+                at.setdefault(templates[m].opcode, []).append(n + i)
+        plan = tuple((op, itemgetter(*at[op], 2 * n)) for op in sorted(at))
         _COUNT_PLANS[id(prog)] = (prog, *state, plan)
         return plan
     if len(_COUNT_PLANS) >= 2 * _CACHED:

@@ -50,6 +50,25 @@ def _oob(what: str, detail: str) -> SimStop:
     return SimStop(Fault(FaultKind.OOB_ACCESS, f"{what}: {detail}"))
 
 
+def mapping(name: str, base: int, data: np.ndarray | bytes, *, writable: bool = True,
+            pad_to: int = 0) -> Mapping:
+    """A mapping at `base` of a copy of `data` (bytes or any array, taken as raw bytes).
+    `pad_to`: zeros after it up to the next multiple of `pad_to` bytes, as undefined
+    contents (`Mapping.defined_size`). A read-only mapping of a read-only byte array maps
+    the array itself: nothing can write it (`AddressSpace.write` refuses, numpy too), so
+    every launch of a code object shares its `.text` instead of copying it."""
+    if not writable and isinstance(data, np.ndarray) and not data.flags.writeable \
+            and data.dtype == np.uint8 and data.ndim == 1 and not pad_to:
+        return Mapping(name, base, data, writable)
+    raw = np.frombuffer(data if isinstance(data, bytes | bytearray)
+                        else np.ascontiguousarray(data).tobytes(), np.uint8).copy()
+    size = len(raw)
+    if pad_to and size % pad_to:
+        raw = np.concatenate([raw, np.zeros(pad_to - size % pad_to, np.uint8)])
+        return Mapping(name, base, raw, writable, size)
+    return Mapping(name, base, raw, writable)
+
+
 class AddressSpace:
     """Global memory: mappings placed at page-aligned addresses with unmapped guard pages
     between them, so an access just past a buffer is caught rather than landing in the next."""
@@ -61,19 +80,11 @@ class AddressSpace:
 
     def map(self, name: str, data: np.ndarray | bytes, *, writable: bool = True,
             align: int = PAGE, pad_to: int = 0) -> Mapping:
-        """Place a copy of `data` (bytes or any array, taken as raw bytes) at the next free
-        aligned address after a guard page. `pad_to`: map zeros after it up to the next
-        multiple of `pad_to` bytes, as undefined contents (`Mapping.defined_size`)."""
-        raw = np.frombuffer(data if isinstance(data, bytes | bytearray)
-                            else np.ascontiguousarray(data).tobytes(), np.uint8).copy()
-        size = len(raw)
-        defined_size = None
-        if pad_to and size % pad_to:
-            raw = np.concatenate([raw, np.zeros(pad_to - size % pad_to, np.uint8)])
-            defined_size = size
+        """Place a copy of `data` (`mapping`) at the next free aligned address after a guard
+        page."""
         base = (self._next + align - 1) // align * align
-        n = len(raw)
-        m = Mapping(name, base, raw, writable, defined_size)
+        m = mapping(name, base, data, writable=writable, pad_to=pad_to)
+        n = len(m.data)
         self._next = base + (n or 1) + PAGE
         bases = self._bases
         i = bisect.bisect_right(bases, base)
@@ -85,24 +96,36 @@ class AddressSpace:
 
     def map_at(self, name: str, base: int, data: bytes | np.ndarray, *,
                writable: bool) -> Mapping:
-        """Place a copy of `data` at exactly `base` (a loaded code object's segments sit where
-        its program headers put them, relative to the load address); overlapping an existing
-        mapping is an error of the caller. A read-only mapping of a read-only uint8 array
-        maps the array itself: nothing can write it (`write` refuses, numpy too), so every
-        launch of a code object shares its `.text` instead of copying it."""
-        if writable or not isinstance(data, np.ndarray) or data.flags.writeable:
-            raw = np.frombuffer(data if isinstance(data, bytes) else bytes(data),
-                                np.uint8).copy()
-        else:
-            raw = data
+        """Place a copy of `data` (`mapping`) at exactly `base` (a loaded code object's
+        segments sit where its program headers put them, relative to the load address);
+        overlapping an existing mapping is an error of the caller."""
+        m = mapping(name, base, data, writable=writable)
         i = bisect.bisect_right(self._bases, base)
         if (i > 0 and self._maps[i - 1].end > base) or \
-                (i < len(self._maps) and base + len(raw) > self._bases[i]):
+                (i < len(self._maps) and m.end > self._bases[i]):
             raise ValueError(f"{name} at {base:#x} overlaps another mapping")
-        m = Mapping(name, base, raw, writable)
         self._maps.insert(i, m)
         self._bases.insert(i, base)
         return m
+
+    @property
+    def mappings(self) -> tuple[Mapping, ...]:
+        """Every mapping, by base address."""
+        return tuple(self._maps)
+
+    @property
+    def next_free(self) -> int:
+        """Where `map` starts looking for room."""
+        return self._next
+
+    def adopt(self, maps: list[Mapping], next_free: int) -> None:
+        """Make `maps` the mappings of this empty space, `next_free` its `next_free`: `maps`
+        are sorted by base and placed as `map` and `map_at` placed an earlier space's (a
+        launch laid out like an earlier one, `loader.set_up_launch`, places nothing)."""
+        assert not self._maps, "adopt into a space with mappings"
+        self._maps = maps
+        self._bases = [m.base for m in maps]
+        self._next = next_free
 
     def find(self, address: int) -> Mapping | None:
         i = bisect.bisect_right(self._bases, address) - 1

@@ -11,6 +11,7 @@ differential tests check against llvm-readelf)."""
 
 from __future__ import annotations
 
+import pickle
 import struct
 from pathlib import Path
 
@@ -20,11 +21,13 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj import (
     FIELDS,
     KernargSegment,
+    LoadedKernel,
     kernel_arguments,
     pack_launch,
     read_code_object,
     verify_code_object,
 )
+from rgpu_fuzz.codeobj.launch import LaunchPlan
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.kernel_abi import TRAP_PARAM, ArgumentValues, KernelParam, flatten
 from tests.amdgcn_objects import Built, build_cases
@@ -68,6 +71,14 @@ def check_lowered(built: Built, case: Case) -> None:
                       case.launch)
     assert isinstance(seg, KernargSegment), seg
     assert len(seg.data) == kernel.metadata.kernarg_segment_size == kd.kernarg_size
+    # a launch plan packs the same bytes without an ArgValue per argument, at its first
+    # launch, again, and after pickling (as `bench sim` carries it to its workers)
+    plan = LaunchPlan.of(case, params, LoadedKernel(built.hsaco, co, kernel))
+    for _ in range(2):
+        fast = plan.kernargs(address.__getitem__, TRAP_ADDRESS)
+        assert isinstance(fast, KernargSegment), fast
+        assert (fast.data, fast.alignment, fast.slots) == (seg.data, seg.alignment, seg.slots)
+        plan = pickle.loads(pickle.dumps(plan))
     for arg in kernel.metadata.explicit_args:
         got = seg.data[arg.offset:arg.offset + arg.size]
         name = arg.name
