@@ -196,7 +196,7 @@ def _cmp_ops() -> dict[str, VOp]:
             if f is None:
                 fn = (lambda v: lambda a, b: np.full(np.broadcast(a, b).shape, v))(name == "T")
             else:
-                fn = (lambda g: lambda a, b: g(a, b))(f)
+                fn = f  # the ufunc itself: no Python frame per compare
             for x in ("", "X"):
                 out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), fn)
     # floats: ordered and unordered forms (N... = negated, U = unordered, O = ordered)
