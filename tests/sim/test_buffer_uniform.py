@@ -60,6 +60,8 @@ ENC = {
     "store v3 +5 byte": "05 00 60 e0 00 03 00 04",
     "load v6 +5 sbyte": "05 00 44 e0 00 06 00 04",
     "load v5 +5 ubyte": "05 00 40 e0 00 05 00 04",
+    "load v5 +4 short d16 hi": "04 00 94 e0 00 05 00 04",  # buffer_load_short_d16_hi
+    "load v5 +5 ubyte d16": "05 00 80 e0 00 05 00 04",     # buffer_load_ubyte_d16
     "load v[6:7] +8": "08 00 54 e0 00 06 00 04",   # buffer_load_dwordx2
     "load v[6:7] +8 offen": "08 10 54 e0 09 06 00 04",
     "store v[2:3] +8": "08 00 74 e0 00 02 00 04",  # buffer_store_dwordx2
@@ -332,6 +334,20 @@ def test_bytes_in_a_run_are_extended() -> None:
     assert raised is None and called == []
     assert f.V[:, 6].tolist() == [0x01, 0x7F, 0xFFFF_FF80, M32]
     assert f.V[:, 5].tolist() == [0x01, 0x7F, 0x80, 0xFF]
+
+
+def test_d16_loads_in_a_run_write_their_half_and_keep_the_other() -> None:
+    """D16 loads write 16 bits of the register (the short, or the byte zero-extended to
+    16 bits) and leave the other half (CDNA3 ISA: *_D16 and *_D16_HI loads)."""
+    w = wave()
+    w.V[:, 5] = 0xBEEF_ABCD
+    w.vdef[:, 5] = True
+    f, raised, _ = both(["store v3 +4", "load v5 +4 short d16 hi", WAIT], w)
+    assert raised is None
+    assert f.V[:, 5].tolist() == [0x1111_ABCD, 0x2222_ABCD, 0x3333_ABCD, 0x4444_ABCD]
+    f, raised, _ = both(["store v3 +4", "load v5 +5 ubyte d16", WAIT], w)
+    assert raised is None
+    assert f.V[:, 5].tolist() == [0xBEEF_0011, 0xBEEF_0022, 0xBEEF_0033, 0xBEEF_0044]
 
 
 def test_a_wait_turned_into_s_nop_is_a_hazard_at_the_read() -> None:
