@@ -52,6 +52,16 @@ def write_bits(w: Wave, col: int, value: Any, defined: Any, mask: int,
     old = w.V[:, col]
     new = (old & ~m) | (np.asarray(value, U32) & m)
     d = np.asarray(defined)
+    if not (w.vpart and col in w.vpart) and \
+            (d.all() if d.dtype == bool else (d == U32(FULL)).all()) and \
+            (w.vdef[:, col] if where is None else w.vdef[where, col]).all():
+        # defined bits into lanes defined as a whole (a true16 write of a defined register,
+        # a D16 load completing into one): every lane stays defined; only the value changes
+        if where is None:
+            old[...] = new
+        else:
+            np.copyto(old, new, where=where)
+        return
     newdef = np.where(d, U32(FULL), U32(0)) if d.dtype == bool else d.astype(U32)
     bits = (defined_bits(w, col) & ~m) | (np.broadcast_to(newdef, old.shape) & m)
     lanes = np.ones(len(old), bool) if where is None else where

@@ -1,0 +1,63 @@
+"""`halves.write_bits`, the one writer of part of a VGPR (GFX11 true16 `v0.l`/`v0.h`,
+D16 loads completing), against values worked out by hand: the bits outside the mask keep
+value and state, lanes outside `where` keep everything, and a lane's definedness is
+whole (`vdef`) or listed bit by bit (`vpart`). The first two tests take the path for
+defined bits into lanes defined as a whole; the others must leave it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rgpu_fuzz.sim.halves import HIGH, LOW, write_bits
+from rgpu_fuzz.sim.wave import Wave
+
+U32 = np.uint32
+
+
+def _wave() -> Wave:
+    w = Wave(4, 0, 0)
+    w.V[:, 3] = U32(0x1234_5678)
+    w.vdef[:, 3] = True
+    return w
+
+
+def test_low_half_into_a_defined_register() -> None:
+    w = _wave()
+    write_bits(w, 3, np.full(4, 0xABCD, U32), np.ones(4, bool), LOW, None)
+    assert w.V[:, 3].tolist() == [0x1234_ABCD] * 4
+    assert w.vdef[:, 3].all() and not w.vpart
+
+
+def test_high_half_for_the_lanes_in_exec_only() -> None:
+    w = _wave()
+    where = np.array([True, False, True, False])
+    write_bits(w, 3, np.full(4, 0xBEEF_0000, U32), np.full(4, 0xFFFF_FFFF, U32), HIGH, where)
+    assert w.V[:, 3].tolist() == [0xBEEF_5678, 0x1234_5678, 0xBEEF_5678, 0x1234_5678]
+    assert w.vdef[:, 3].all() and not w.vpart
+
+
+def test_defined_half_into_an_undefined_lane_is_listed_bit_by_bit() -> None:
+    w = _wave()
+    w.vdef[2, 3] = False                     # lane 2: nothing defined
+    write_bits(w, 3, np.full(4, 0x0000_00AA, U32), np.ones(4, bool), LOW, None)
+    assert w.V[:, 3].tolist() == [0x1234_00AA] * 4
+    assert w.vdef[:, 3].tolist() == [True, True, False, True]
+    assert w.vpart == {3: {2: LOW}}
+
+
+def test_undefined_half_makes_defined_lanes_partly_defined() -> None:
+    w = _wave()
+    defined = np.array([True, False, True, True])  # lane 1's new half is undefined
+    write_bits(w, 3, np.full(4, 0xCAFE_0000, U32), defined, HIGH, None)
+    assert w.V[:, 3].tolist() == [0xCAFE_5678] * 4
+    assert w.vdef[:, 3].tolist() == [True, False, True, True]
+    assert w.vpart == {3: {1: LOW}}
+
+
+def test_completing_the_other_half_of_a_listed_lane_makes_it_whole() -> None:
+    w = _wave()
+    w.vdef[0, 3] = False
+    w.vpart[3] = {0: LOW}                    # lane 0: low half defined only
+    write_bits(w, 3, np.full(4, 0x7777_0000, U32), np.ones(4, bool), HIGH, None)
+    assert w.V[:, 3].tolist() == [0x7777_5678] * 4
+    assert w.vdef[:, 3].all() and not w.vpart
