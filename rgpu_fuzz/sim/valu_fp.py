@@ -30,6 +30,7 @@ I32 = np.int32
 F32 = np.float32
 F64 = np.float64
 
+_F16_TINY = np.float16(np.finfo(np.float16).tiny)
 _BELOW_ONE = {F32: np.nextafter(F32(1), F32(0)), F64: np.nextafter(F64(1), F64(0))}
 
 
@@ -84,7 +85,7 @@ def frexp_mant(x: Any) -> Any:
 
 
 def cmp_class(x: Any, mask: Any) -> np.ndarray:
-    """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (0 sNaN, 1 qNaN, 2 -inf, 3 -normal,
+    """V_CMP_CLASS_F16/F32/F64: bit i of S1 selects class i (0 sNaN, 1 qNaN, 2 -inf, 3 -normal,
     4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf). A lane's class number is
     counted from its magnitude: 6 + (|x| > 0) + (|x| >= the smallest normal) + (|x| = inf)
     for a positive sign, the mirror 5 - (that count) for a negative one; a NaN lane (rare)
@@ -97,7 +98,7 @@ def cmp_class(x: Any, mask: Any) -> np.ndarray:
     elif x.dtype == F64:
         tiny, ubits, quiet_at = fp.F64_TINY, U64, 51
     else:
-        return _cmp_class_generic(x, mask)
+        tiny, ubits, quiet_at = _F16_TINY, np.uint16, 9
     mag = np.abs(x)
     count = (mag > 0).view(np.int8) + (mag >= tiny).view(np.int8) + \
         (mag == np.inf).view(np.int8)
@@ -108,22 +109,6 @@ def cmp_class(x: Any, mask: Any) -> np.ndarray:
         quiet = ((x.view(ubits) >> quiet_at) & 1).astype(np.int8)
         cls = np.where(nan, quiet, cls)
     return ((mask >> cls) & 1) == 1
-
-
-def _cmp_class_generic(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
-    neg = np.signbit(x)
-    nan = np.isnan(x)
-    inf = np.isinf(x)
-    zero = x == 0
-    den = (~nan) & (~zero) & (np.abs(x) < tiny)
-    norm = (~nan) & (~inf) & (~zero) & (~den)
-    classes = (fp.is_snan(x), nan & ~fp.is_snan(x), inf & neg, norm & neg, den & neg,
-               zero & neg, zero & ~neg, den & ~neg, norm & ~neg, inf & ~neg)
-    out = np.zeros(x.shape, bool)
-    for i, c in enumerate(classes):
-        out |= c & (((mask >> U32(i)) & U32(1)) == 1)
-    return out
 
 
 def div_fixup(q: Any, d: Any, n: Any) -> np.ndarray:
