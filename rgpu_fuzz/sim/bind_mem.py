@@ -16,10 +16,12 @@ import numpy as np
 from rgpu_fuzz.sim.bind_alu import Step, Unbindable
 from rgpu_fuzz.sim.bind_scratch import (
     all_defined,
+    buffer_rows,
     is_plain_sgpr,
     row_access,
     scratch_form,
     signed_offset,
+    uniform_buffer,
     uniform_scratch,
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
@@ -610,7 +612,11 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             fdef[lanes] = d.all(axis=1)[:, None]
         wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
         _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False, wmask=wmask)
-    return step
+
+    form = uniform_buffer(env, offen, srsrc, soff)
+    if form is None:
+        return step
+    return buffer_rows(inst, step, access, ioff, *form)
 
 
 def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:

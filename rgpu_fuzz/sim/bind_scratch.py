@@ -1,4 +1,4 @@
-"""SCRATCH accesses whose address is the same in every lane, bound as row copies.
+"""SCRATCH and MUBUF accesses whose address is the same in every lane, bound as row copies.
 
 At O0 nearly every scratch access is a spill, a reload or an alloca slot: `off` for the
 VGPR address (or SVE=0), one SGPR base and an immediate offset. In the swizzled private
@@ -15,6 +15,11 @@ aligned to the access, a private size that is not a whole number of dwords, D16 
 Partly defined values (`Wave.vpart` entries, loaded dwords with some defined
 bits) keep their defined bits through private memory as the general step keeps them; a
 sub-dword access of a register with such lanes takes the general step.
+
+MUBUF over the private segment buffer (gfx90a spills: no architected flat scratch) with one
+offset for every lane reaches the same rows once its swizzled address is a private offset
+(`buffer_rows`, `bind_mem.bind_buffer`); its loads keep definedness per byte, as its
+general step does.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.halves import half_mask
 from rgpu_fuzz.sim.inflight import STORED, all_bits, issue_vector_load, span
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
@@ -36,6 +42,7 @@ from rgpu_fuzz.sim.operands import (
     Env,
     _consts,
     hazard,
+    scalar_source,
     uninit,
     vcol,
 )
@@ -43,6 +50,7 @@ from rgpu_fuzz.sim.wave import Pending, Wave
 
 Step = Callable[[Wave], Any]
 M32 = 0xFFFF_FFFF
+FULL64 = (1 << 64) - 1
 U32 = np.uint32
 DEFINED_WORD = np.uint32(M32)
 """Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
@@ -197,10 +205,10 @@ def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
 def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int], bool]:
     """The access `op` of VGPRs `col ...` at private offset `o`, the same in every lane, as
     row copies: `access(w, o)` is False where the general step must take it (out of
-    range or misaligned, D16, sub-dword data with partly defined lanes, and with `bits`
-    a dword load of partly defined bytes). `bits`: a MUBUF load, whose general step keeps
-    definedness per byte and settles `Wave.vpart` at completion (`inflight.all_bits`),
-    not per bit at issue as SCRATCH's does.
+    range or misaligned, D16, sub-dword data with partly defined lanes). `bits`: a MUBUF
+    load, whose general step keeps definedness per byte (a byte with an undefined bit is
+    undefined) as defined bits per dword and settles `Wave.vpart` at completion
+    (`inflight.all_bits`, `inflight.complete`), not per bit at issue as SCRATCH's does.
 
     EXEC as one run of lanes (`inflight.span`, nearly every partial EXEC) is copied with
     slices; other masks with `np.copyto(where=)`. Only the lanes in EXEC are read for
@@ -269,7 +277,10 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
                 if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
                     partly_defined_load(w, col, words)
         elif bits:
-            return False
+            # each byte defined or not as a whole (`Private.read`), as the dword's defined
+            # bits (`halves.byte_bits`); `complete` settles `Wave.vpart`
+            defined = np.negative((v[4][r:r + n] == 0xFF).view(np.uint8)).view(U32)[
+                ..., 0].T
         else:
             defined = (words == DEFINED_WORD).T
             partly_defined_load(w, col, words)
@@ -420,3 +431,61 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
             return general(w)
         return None
     return plain
+
+
+def uniform_buffer(env: Env, offen: bool, srsrc: Opnd,
+                   soff: Opnd) -> tuple[int, int, int] | None:
+    """The uniform form of MUBUF (`bind_mem.bind_buffer`) as (the V#'s first SGPR, the
+    soffset SGPR or -1, the constant soffset): no VGPR offset, the V# in plain SGPRs,
+    soffset a plain SGPR, a constant or absent; None for any other form."""
+    if offen or not is_plain_sgpr(srsrc, env) or srsrc.index >= 250:
+        return None
+    if soff.kind is OpKind.OFF:
+        return srsrc.index, -1, 0
+    if soff.kind in (OpKind.INT, OpKind.BITS):
+        return srsrc.index, -1, int(scalar_source(soff, 32, env)[0](None))  # type: ignore[arg-type]
+    if is_plain_sgpr(soff, env) and soff.index < 250:
+        return srsrc.index, soff.index, 0
+    return None
+
+
+def buffer_rows(inst: Inst, general: Step, access: Callable[[Wave, int], bool], ioff: int,
+                i: int, k: int, const: int) -> Step:
+    """`bind_mem.bind_buffer`'s step `general` for its uniform form (`uniform_buffer`),
+    without its closures: the same checks in the same order (an empty EXEC does nothing;
+    the V# or soffset undefined is `sim-uninit-read`; the V# pending is
+    `sim-waitcnt-hazard`; its base outside the private segment is `sim-oob-access`;
+    soffset pending is `sim-waitcnt-hazard`), then the row copies (`row_access`) where
+    the wave's part of the segment is a whole number of swizzled rows away, else
+    `general` itself, which checks again and finds the same."""
+    mnemonic = inst.mnemonic
+    j = i + 1
+
+    def uniform(w: Wave) -> Any:
+        if not w.exec_full and span(w.exec)[1] == 0:
+            return None
+        sd = w.sdef
+        if sd[i] | sd[j] << 32 != FULL64 or (k >= 0 and sd[k] & M32 != M32):
+            raise uninit(w, f"{mnemonic}: resource or offset undefined")
+        ps = w.pend_s
+        if ps and (i in ps or j in ps):
+            raise hazard(w, f"s[{i}:{j}] read before the s_waitcnt covering its load")
+        S = w.S
+        base = (S[i] | S[j] << 32) & 0xFFFF_FFFF_FFFF
+        mem = w.mem
+        rel = base - mem.scratch_base
+        if not 0 <= rel < mem.scratch_span:
+            raise SimStop(Fault(FaultKind.OOB_ACCESS, f"{mnemonic}: buffer resource base "
+                                f"{base:#x} is outside the private segment", w.pc))
+        if k >= 0:
+            if ps and k in ps:
+                raise hazard(w, f"s{k} read before the s_waitcnt covering its load")
+            rel += S[k]
+        else:
+            rel += const
+        rel -= mem.wave_scratch_offset(w)
+        lanes = w.lanes
+        if rel % (4 * lanes) == 0 and access(w, rel // lanes + ioff):
+            return None
+        return general(w)
+    return uniform

@@ -1,6 +1,9 @@
-"""Uniform-address SCRATCH accesses and `s_waitcnt` in the source of a fused run
+"""Uniform-address SCRATCH and MUBUF accesses and `s_waitcnt` in the source of a fused run
 (`rgpu_fuzz.sim.fuse`): O0 code spills and reloads around almost every instruction, and a
 bound step between two segments costs a call, a `Pending` record and its completion.
+MUBUF is how targets without architected flat scratch (gfx90a) spill: `off`, the private
+segment buffer's V# and an soffset (`bind_mem.bind_buffer`'s uniform form, whose row
+copies are SCRATCH's once the swizzled buffer address is a private offset).
 
 What is emitted is `bind_scratch`'s step for the plain case; under every condition under
 which that step would fault or hand the access to the general step, the run calls the
@@ -24,6 +27,7 @@ it always does).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,16 +39,19 @@ from rgpu_fuzz.sim.bind_scratch import (
     all_defined,
     ones,
     scratch_form,
+    uniform_buffer,
     views,
 )
 from rgpu_fuzz.sim.fuse_code import RunCode
 from rgpu_fuzz.sim.inflight import wait
-from rgpu_fuzz.sim.inst import Inst
+from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp, memop
+from rgpu_fuzz.sim.operands import Env, vcol
 from rgpu_fuzz.sim.salu import SALU
 from rgpu_fuzz.sim.wave import Pending, Wave
 
 M32 = 0xFFFF_FFFF
+OFF = Opnd(OpKind.OFF, 0, 0)
 
 
 def _need(em: RunCode) -> None:
@@ -54,9 +61,46 @@ def _need(em: RunCode) -> None:
                       "_land": land, "_wait": wait})
 
 
-def _uniform(inst: Inst, name: str, em: RunCode) -> tuple[MemOp, ScratchForm] | None:
+@dataclass(frozen=True, slots=True)
+class BufferForm:
+    """A MUBUF access of `bind_mem.bind_buffer`'s uniform form (`bind_scratch.uniform_buffer`)
+    of whole dwords or of one byte or short, not D16."""
+
+    col: int
+    """The data (store) or destination (load) VGPR column."""
+    rsrc: int
+    """The V#'s first SGPR."""
+    soff: int
+    """The soffset SGPR, or -1 (a constant: `const`)."""
+    const: int
+    ioff: int
+    """The instruction's offset field."""
+
+
+def buffer_form(inst: Inst, op: MemOp, env: Env) -> BufferForm | None:
+    """`inst` as a MUBUF access of the uniform form, or None (operands as `bind_buffer`
+    reads them: `vdata, vaddr, srsrc, soffset`)."""
+    if op.segment != "buffer" or op.d16 or not (op.width % 4 == 0 or op.width < 4) or \
+            inst.mods.get("idxen", 0):
+        return None
+    data, _, srsrc, soff = (*inst.operands, OFF, OFF, OFF, OFF)[:4]
+    if data.kind is not OpKind.VGPR and data.kind is not OpKind.AGPR:
+        return None
+    got = uniform_buffer(env, bool(inst.mods.get("offen", 0)), srsrc, soff)
+    if got is None:
+        return None
+    return BufferForm(vcol(data), *got, int(inst.mods.get("offset", 0)))
+
+
+def _uniform(inst: Inst, name: str,
+             em: RunCode) -> tuple[MemOp, ScratchForm | BufferForm] | None:
     op = memop(name)
-    if op is None or op.segment != "scratch":
+    if op is None:
+        return None
+    if op.segment == "buffer":
+        bform = buffer_form(inst, op, em.env)
+        return None if bform is None else (op, bform)
+    if op.segment != "scratch":
         return None
     form = scratch_form(inst, op, em.env)
     if form is None or (form.saddr is not None and form.sreg is None):
@@ -64,18 +108,43 @@ def _uniform(inst: Inst, name: str, em: RunCode) -> tuple[MemOp, ScratchForm] | 
     return op, form
 
 
-def _prologue(em: RunCode, op: MemOp, form: ScratchForm, fallback: str) -> None:
+def _buffer_offset(em: RunCode, form: BufferForm) -> None:
+    """Inside `if ef or E.any():`: `_o`, the private offset of a uniform MUBUF access (the
+    V# base, soffset and offset field, `bind_scratch.buffer_rows`), or -1 where its bound
+    step would fault (the V# or soffset undefined or pending, the base outside the private
+    segment) or the wave's part of the segment is not a whole number of swizzled rows
+    away."""
+    i, k = form.rsrc, form.soff
+    regs = em.name(frozenset((i, i + 1) if k < 0 else (i, i + 1, k)))
+    ok = f"SD[{i}] | SD[{i + 1}] << 32 == {(1 << 64) - 1}"
+    if k >= 0:
+        ok += f" and SD[{k}] & {M32} == {M32}"
+    em.line(f"    if {ok} and not (w.pend_s and not {regs}.isdisjoint(w.pend_s)):")
+    em.line(f"        _M = w.mem; _o = ((S[{i}] | S[{i + 1}] << 32) & {(1 << 48) - 1}) - "
+            "_M.scratch_base")
+    em.line("        if 0 <= _o < _M.scratch_span:")
+    em.line(f"            _o += {f'S[{k}]' if k >= 0 else form.const} - "
+            "_M.wave_scratch_offset(w)")
+    em.line(f"            _o = _o // {em.lanes} + {form.ioff} if _o % {4 * em.lanes} == 0 "
+            "else -1")
+    em.line("        else: _o = -1")
+
+
+def _prologue(em: RunCode, op: MemOp, form: ScratchForm | BufferForm, fallback: str) -> None:
     """Inside `if ef or E.any():` (an empty EXEC accesses nothing): `_o`, the private
-    offset, or -1 where `bind_scratch.uniform_scratch`'s step would fault or take the
-    general path; then `fallback` runs that step in the run (it checks and faults as it
-    always does), else the row-copy code that follows, with `_v` the rows."""
+    offset, or -1 where `bind_scratch.uniform_scratch`'s step (`bind_scratch.buffer_rows`'s)
+    would fault or take the general path; then `fallback` runs that step in the run (it
+    checks and faults as it always does), else the row-copy code that follows, with `_v`
+    the rows."""
     width = op.width
     n = max(1, width // 4)
     cols = em.name(frozenset(range(form.col, form.col + n)))
     em.line("if ef or E.any():")
     em.line("    _o = -1")
     pad = "    "
-    if form.sreg is not None:
+    if isinstance(form, BufferForm):
+        _buffer_offset(em, form)
+    elif form.sreg is not None:
         i = form.sreg
         em.line(f"    if SD[{i}] & {M32} == {M32} and not (w.pend_s and {i} in w.pend_s):")
         em.line(f"        _o = (S[{i}] + {form.offset}) & {M32}")

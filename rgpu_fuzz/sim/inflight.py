@@ -63,15 +63,34 @@ def all_bits(lanes: int, n: int) -> np.ndarray:
     return got
 
 
-def _write_defined_bits(w: Wave, c: int, data: np.ndarray, m: np.ndarray | None) -> None:
-    """`halves.write_bits(w, c, data, <all bits defined>, FULL, m)`: the value and
-    "defined" in the lanes `m` (None: all), whose partly defined entries go."""
+def _whole_dwords(bits: np.ndarray, m: np.ndarray | None) -> np.ndarray | None:
+    """Which lanes of the defined bits `bits` (uint32 per lane) are wholly defined, where
+    every lane in `m` (None: all) is wholly defined or wholly undefined; else None (some
+    lane there is partly defined: `halves.write_bits` gives it a `Wave.vpart` entry)."""
+    whole = bits == U32_FULL
+    mixed = ~whole & (bits != 0)
+    if m is not None:
+        mixed &= m
+    return None if mixed.any() else whole
+
+
+U32_FULL = np.uint32(FULL)
+
+
+def _write_defined_bits(w: Wave, c: int, data: np.ndarray, m: np.ndarray | None,
+                        whole: np.ndarray | None = None) -> None:
+    """`halves.write_bits(w, c, data, bits, FULL, m)` where the defined bits `bits` of every
+    lane in `m` (None: all) are all or none: the value and `whole` (None: every lane
+    defined) in those lanes, whose partly defined entries go."""
     if m is None:
         w.V[:, c] = data
-        w.vdef[:, c] = True
+        w.vdef[:, c] = True if whole is None else whole
     else:
         np.copyto(w.V[:, c], data, where=m)
-        w.vdef[:, c] |= m
+        if whole is None:
+            w.vdef[:, c] |= m
+        else:
+            np.copyto(w.vdef[:, c], whole, where=m)
     part = w.vpart.get(c)
     if part is not None:
         for lane in (range(w.lanes) if m is None else np.nonzero(m)[0].tolist()):
@@ -127,6 +146,9 @@ def complete(w: Wave, p: Pending) -> None:
         if newer is p:
             if vdef is _ALL_BITS.get(vdef.shape) and p.wmask == FULL:
                 _write_defined_bits(w, c, data[:, j], m)
+            elif p.wmask == FULL and vdef.dtype == np.uint32 and \
+                    (whole := _whole_dwords(vdef[:, j], m)) is not None:
+                _write_defined_bits(w, c, data[:, j], m, whole)
             elif not plain:
                 write_bits(w, c, data[:, j], vdef[:, j], p.wmask, m)
             elif m is None:
