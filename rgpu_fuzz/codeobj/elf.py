@@ -18,6 +18,8 @@ from elftools.common.exceptions import ELFError, ELFParseError, ELFRelocationErr
 from elftools.construct.core import ConstructError
 from elftools.elf.elffile import ELFFile
 from elftools.elf.enums import (
+    ENUM_P_TYPE_BASE,
+    ENUM_SH_TYPE_BASE,
     ENUM_ST_INFO_BIND,
     ENUM_ST_INFO_TYPE,
     ENUM_ST_SHNDX,
@@ -198,7 +200,10 @@ def _in_file(data: bytes, what: str, offset: int, size: int) -> None:
 
 
 def _symbols(section: SymbolTableSection, data: bytes) -> tuple[ElfSymbol, ...]:
-    fast = _symbols_from_bytes(section, data)
+    h = section.header
+    table = section.stringtable
+    fast = None if not isinstance(table, StringTableSection) else _symbols_from_bytes(
+        data, h["sh_offset"], h["sh_size"], h["sh_entsize"], table.header["sh_offset"])
     if fast is not None:
         return fast
     return tuple(ElfSymbol(s.name, s["st_value"], s["st_size"], s["st_info"]["type"],
@@ -219,20 +224,17 @@ _SYM = struct.Struct("<IBBHQQ")
 pyelftools reads it), st_shndx, st_value, st_size (System V gABI "Symbol Table")."""
 
 
-def _symbols_from_bytes(section: SymbolTableSection,
-                        data: bytes) -> tuple[ElfSymbol, ...] | None:
-    """The symbols of `section` read with `struct` from `data`: what pyelftools'
-    `iter_symbols` gives (names from the linked string table, undecodable bytes replaced),
-    at a tenth of its cost (its per-field parsers were a third of reading a batch's code
-    object). None, for pyelftools to read them and fail as it does, when the table is not
-    a well-formed array of Elf64_Sym inside the file."""
-    h = section.header
-    offset, size, entsize = h["sh_offset"], h["sh_size"], h["sh_entsize"]
-    table = section.stringtable
-    if (entsize != _SYM.size or offset < 0 or size < 0 or offset + size > len(data)
-            or not isinstance(table, StringTableSection)):
+def _symbols_from_bytes(data: bytes, offset: int, size: int, entsize: int,
+                        strings: int) -> tuple[ElfSymbol, ...] | None:
+    """The symbols of a symbol table read with `struct` from `data` (`strings`: the file
+    offset of its linked string table): what pyelftools' `iter_symbols` gives (names from
+    the linked string table, undecodable bytes replaced), at a tenth of its cost (its
+    per-field parsers were a third of reading a batch's code object). None, for pyelftools
+    to read them and fail as it does, when the table is not a well-formed array of
+    Elf64_Sym inside the file."""
+    if entsize != _SYM.size or size % entsize or offset < 0 or size < 0 or \
+            offset + size > len(data):
         return None
-    strings = table.header["sh_offset"]
     out = []
     for k in range(size // entsize):
         name_at, info, other, shndx, value, sym_size = _SYM.unpack_from(data, offset + k * entsize)
@@ -246,8 +248,118 @@ def _symbols_from_bytes(section: SymbolTableSection,
     return tuple(out)
 
 
-def _read(data: bytes) -> ElfImage:
+_SHDR = struct.Struct("<IIQQQQIIQQ")
+"""Elf64_Shdr: sh_name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link, sh_info,
+sh_addralign, sh_entsize (System V gABI "Section Header")."""
+_PHDR = struct.Struct("<IIQQQQQQ")
+"""Elf64_Phdr: p_type, p_flags, p_offset, p_vaddr, p_paddr, p_filesz, p_memsz, p_align."""
+_SH_TYPES, _P_TYPES = _names(ENUM_SH_TYPE_BASE), _names(ENUM_P_TYPE_BASE)
+"""pyelftools' names for EM_AMDGPU (it has machine tables for ARM, AArch64, x86-64, MIPS
+and RISC-V only): a type it has no name for stays the number."""
+SHT_NULL, SHT_PROGBITS, SHT_SYMTAB, SHT_STRTAB, SHT_HASH = 0, 1, 2, 3, 5
+SHT_DYNAMIC, SHT_NOTE = 6, 7
+SHT_DYNSYM, SHT_GNU_HASH = 11, 0x6FFF_FFF6
+_LINKED = {SHT_HASH: SHT_DYNSYM, SHT_GNU_HASH: SHT_DYNSYM, SHT_DYNAMIC: SHT_STRTAB,
+           SHT_SYMTAB: SHT_STRTAB, SHT_DYNSYM: SHT_STRTAB}
+"""The section types `ld.lld` puts in a code object that pyelftools builds from a linked
+section (`ELFFile._make_section`), and the type that section must have here. Any other
+type but NULL, PROGBITS (not `.stab`), STRTAB, NOTE and NOBITS, and any compressed
+section (SHF_COMPRESSED: pyelftools reads its Elf64_Chdr), sends the file to pyelftools."""
+SHF_COMPRESSED = 0x800
+
+
+def _cstring(data: bytes, at: int) -> str | None:
+    """pyelftools' `StringTableSection.get_string`; None where it would find no NUL."""
+    end = data.find(b"\0", at)
+    if at < 0 or end < 0:
+        return None
+    return data[at:end].decode("utf-8", errors="replace")
+
+
+def _hash_fits(data: bytes, sh_type: int, offset: int, size: int) -> bool:
+    """Whether the header pyelftools parses when it builds a hash section (the words and
+    arrays of `Gnu_Hash`, or of `Elf_Hash` unless the section is empty) lies in the file;
+    True for the other types."""
+    if sh_type == SHT_GNU_HASH:
+        if offset + 16 > len(data):
+            return False
+        buckets, _, bloom, _ = struct.unpack_from("<4I", data, offset)
+        return offset + 16 + 8 * bloom + 4 * buckets <= len(data)
+    if sh_type == SHT_HASH and size:
+        if offset + 8 > len(data):
+            return False
+        buckets, chains = struct.unpack_from("<2I", data, offset)
+        return offset + 8 + 4 * (buckets + chains) <= len(data)
+    return True
+
+
+def _read_plain(data: bytes, fields: tuple[Any, ...]) -> ElfImage | None:
+    """`_read` with `struct` instead of pyelftools (a tenth of its cost, which was 1.0-1.5 ms
+    of every launch's code-object read) for the well-formed shared objects `ld.lld` links:
+    every header inside the file, no relocation section. None for anything else, which
+    then goes through pyelftools and its errors; tests check the two give equal images."""
+    e_phoff, e_shoff, e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx = (
+        fields[11], fields[12], fields[15], fields[16], fields[17], fields[18], fields[19])
+    if (e_shentsize != _SHDR.size or not 0 < e_shstrndx < e_shnum
+            or e_shoff + e_shnum * _SHDR.size > len(data)
+            or (e_phnum and (e_phentsize != _PHDR.size
+                             or e_phoff + e_phnum * _PHDR.size > len(data)))):
+        return None
+    headers = [_SHDR.unpack_from(data, e_shoff + k * _SHDR.size) for k in range(e_shnum)]
+    names_at = headers[e_shstrndx][4]
+    sections: list[ElfSection] = []
+    symbols: tuple[ElfSymbol, ...] | None = ()
+    dynamic: tuple[ElfSymbol, ...] | None = ()
+    notes: list[Note] = []
+    for index, (name_at, sh_type, flags, addr, offset, size, link, _info, align,
+                entsize) in enumerate(headers):
+        name = _cstring(data, names_at + name_at)
+        if name is None or (sh_type == SHT_PROGBITS and name == ".stab") or (
+                flags & SHF_COMPRESSED):
+            return None
+        if sh_type != SHT_NOBITS and sh_type != SHT_NULL and (
+                offset + size > len(data)):
+            return None
+        if sh_type in _LINKED:
+            if not 0 <= link < e_shnum or headers[link][1] != _LINKED[sh_type] or \
+                    not _hash_fits(data, sh_type, offset, size):
+                return None
+        elif sh_type not in (SHT_NULL, SHT_PROGBITS, SHT_STRTAB, SHT_NOTE, SHT_NOBITS):
+            return None
+        sections.append(ElfSection(index, name, _SH_TYPES.get(sh_type, str(sh_type)), addr,
+                                   offset, size, flags, align))
+        if sh_type in (SHT_SYMTAB, SHT_DYNSYM):
+            table = _symbols_from_bytes(data, offset, size, entsize, headers[link][4])
+            if sh_type == SHT_DYNSYM:
+                dynamic = table
+            else:
+                symbols = table
+        elif sh_type == SHT_NOTE:
+            try:
+                notes.extend(parse_notes(data[offset:offset + size]))
+            except (CodeObjectError, *_THIRD_PARTY_ERRORS):
+                return None
+    if symbols is None or dynamic is None:
+        return None
+    segments = []
+    for k in range(e_phnum):
+        p_type, p_flags, p_offset, p_vaddr, _paddr, filesz, memsz, p_align = _PHDR.unpack_from(
+            data, e_phoff + k * _PHDR.size)
+        segments.append(ElfSegment(_P_TYPES.get(p_type, str(p_type)), p_offset, p_vaddr,
+                                   filesz, memsz, p_flags, p_align))
+    return ElfImage(data=bytes(data), elf_type=fields[7], os_abi=fields[4],
+                    abi_version=fields[5], machine=fields[8], flags=fields[13],
+                    entry=fields[10], sections=tuple(sections), segments=tuple(segments),
+                    symbols=symbols, dynamic_symbols=dynamic, relocations=(),
+                    notes=tuple(notes))
+
+
+def _read(data: bytes, plain: bool = True) -> ElfImage:
     fields = _check_header(data)
+    if plain and fields[7] == ET_DYN:
+        got = _read_plain(data, fields)
+        if got is not None:
+            return got
     elf = ELFFile(io.BytesIO(data))
     sections: list[ElfSection] = []
     symbols: tuple[ElfSymbol, ...] = ()

@@ -24,6 +24,7 @@ first use; a process whose kernels never fuse a multiply-add never builds it.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -82,8 +83,16 @@ class _HostFma:
         self.dtype = dtype
         self.nonfinite = nonfinite
         self.engine = engine  # owns the machine code `kernel` points into
-        self.stage = np.zeros((4, _LANES), dtype)
-        self.addresses = _addresses(self.stage)
+        # per thread: a launch abandoned past its time limit (`pipelines.base._call_bounded`)
+        # may still be simulating in its thread while the next one runs in another
+        self.local = threading.local()
+
+    def _staged(self) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+        got = getattr(self.local, "stage", None)
+        if got is None:
+            stage = np.zeros((4, _LANES), self.dtype)
+            got = self.local.stage = (stage, _addresses(stage))
+        return got  # type: ignore[no-any-return]
 
     def __call__(self, a: Any, b: Any, c: Any) -> np.ndarray:
         """fma(a, b, c) elementwise (broadcast). Lanes whose result is NaN (an operand was
@@ -103,7 +112,7 @@ class _HostFma:
             stage = np.empty((4, n), self.dtype)
             addresses = _addresses(stage)
         else:
-            stage, addresses = self.stage, self.addresses
+            stage, addresses = self._staged()
         np.copyto(stage[0, :n], a)
         np.copyto(stage[1, :n], b)
         np.copyto(stage[2, :n], c)

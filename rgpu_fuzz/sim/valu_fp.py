@@ -30,6 +30,7 @@ I32 = np.int32
 F32 = np.float32
 F64 = np.float64
 
+_F16_TINY = np.float16(np.finfo(np.float16).tiny)
 _BELOW_ONE = {F32: np.nextafter(F32(1), F32(0)), F64: np.nextafter(F64(1), F64(0))}
 
 
@@ -84,7 +85,7 @@ def frexp_mant(x: Any) -> Any:
 
 
 def cmp_class(x: Any, mask: Any) -> np.ndarray:
-    """V_CMP_CLASS_F32/F64: bit i of S1 selects class i (0 sNaN, 1 qNaN, 2 -inf, 3 -normal,
+    """V_CMP_CLASS_F16/F32/F64: bit i of S1 selects class i (0 sNaN, 1 qNaN, 2 -inf, 3 -normal,
     4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf). A lane's class number is
     counted from its magnitude: 6 + (|x| > 0) + (|x| >= the smallest normal) + (|x| = inf)
     for a positive sign, the mirror 5 - (that count) for a negative one; a NaN lane (rare)
@@ -97,7 +98,7 @@ def cmp_class(x: Any, mask: Any) -> np.ndarray:
     elif x.dtype == F64:
         tiny, ubits, quiet_at = fp.F64_TINY, U64, 51
     else:
-        return _cmp_class_generic(x, mask)
+        tiny, ubits, quiet_at = _F16_TINY, np.uint16, 9
     mag = np.abs(x)
     count = (mag > 0).view(np.int8) + (mag >= tiny).view(np.int8) + \
         (mag == np.inf).view(np.int8)
@@ -108,22 +109,6 @@ def cmp_class(x: Any, mask: Any) -> np.ndarray:
         quiet = ((x.view(ubits) >> quiet_at) & 1).astype(np.int8)
         cls = np.where(nan, quiet, cls)
     return ((mask >> cls) & 1) == 1
-
-
-def _cmp_class_generic(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    tiny = fp.F32_TINY if x.dtype == F32 else fp.F64_TINY
-    neg = np.signbit(x)
-    nan = np.isnan(x)
-    inf = np.isinf(x)
-    zero = x == 0
-    den = (~nan) & (~zero) & (np.abs(x) < tiny)
-    norm = (~nan) & (~inf) & (~zero) & (~den)
-    classes = (fp.is_snan(x), nan & ~fp.is_snan(x), inf & neg, norm & neg, den & neg,
-               zero & neg, zero & ~neg, den & ~neg, norm & ~neg, inf & ~neg)
-    out = np.zeros(x.shape, bool)
-    for i, c in enumerate(classes):
-        out |= c & (((mask >> U32(i)) & U32(1)) == 1)
-    return out
 
 
 def div_fixup(q: Any, d: Any, n: Any) -> np.ndarray:
@@ -144,29 +129,27 @@ def div_fixup(q: Any, d: Any, n: Any) -> np.ndarray:
     if (np.minimum(ed, en) >= 1).all() and (np.maximum(np.maximum(ed, en), eq) < emax).all() \
             and (en - ed >= under).all():
         return np.copysign(q, d * n)
-    return _div_fixup_cases(q, d, n)
+    return _div_fixup_cases(q, d, n, en - ed < under, eq == emax)
 
 
-def _div_fixup_cases(q: np.ndarray, d: np.ndarray, n: np.ndarray) -> np.ndarray:
+def _div_fixup_cases(q: np.ndarray, d: np.ndarray, n: np.ndarray, underflow: np.ndarray,
+                     overflow: np.ndarray) -> np.ndarray:
     """The pseudocode's cases, each lane taking the first that holds (the pseudocode's
-    if-chain; `_first`): NaN numerator, NaN denominator (quieted), 0/0 and inf/inf (NaN),
-    x/0 and inf/x (signed inf), x/inf and 0/x (signed zero), an exponent gap below the
-    underflow bound (signed zero), an overflowed quotient (signed inf); else q with the
-    quotient's sign (there d * n is a nonzero finite product: its sign is the XOR)."""
+    if-chain; `_first`; neighbouring cases with the same result as one): NaN numerator, NaN
+    denominator (quieted), 0/0 or inf/inf (NaN), x/0 or inf/x (signed inf), x/inf, 0/x or
+    an exponent gap below the underflow bound (`underflow`: signed zero), an overflowed
+    quotient (`overflow`: signed inf); else q with the quotient's sign (there d * n is a
+    nonzero finite product: its sign is the XOR)."""
     t = q.dtype.type
-    emax = 255 if q.dtype == F32 else 2047
-    under = -150 if q.dtype == F32 else -1075
-    sign = np.signbit(d) ^ np.signbit(n)
-    inf = np.where(sign, -np.inf, np.inf).astype(q.dtype)
-    zero = np.where(sign, t(-0.0), t(0.0)).astype(q.dtype)
-    nan = np.full_like(q, np.nan)
+    one = np.where(np.signbit(d) ^ np.signbit(n), t(-1.0), t(1.0))
+    inf, zero = one * t(np.inf), one * t(0.0)
     nan_n, nan_d = np.isnan(n), np.isnan(d)
     inf_n, inf_d = np.isinf(n), np.isinf(d)
     zero_n, zero_d = n == 0, d == 0
-    conds = [nan_n, nan_d, zero_d & zero_n, inf_d & inf_n, zero_d | inf_n, inf_d | zero_n,
-             _exp_field(n) - _exp_field(d) < under, _exp_field(q) == emax]
-    values = [fp.quiet(n) if nan_n.any() else q, fp.quiet(d) if nan_d.any() else q, nan, nan,
-              inf, zero, zero, inf]
+    conds = [nan_n, nan_d, (zero_d & zero_n) | (inf_d & inf_n), zero_d | inf_n,
+             inf_d | zero_n | underflow, overflow]
+    values = [fp.quiet(n) if nan_n.any() else q, fp.quiet(d) if nan_d.any() else q,
+              np.full_like(q, np.nan), inf, zero, inf]
     return _first(conds, values, np.copysign(q, d * n))[0]
 
 
@@ -208,15 +191,15 @@ def div_scale(s0: Any, s1: Any, s2: Any) -> tuple[np.ndarray, np.ndarray]:
     if (e1 >= 1).all() and (e1 <= e1max).all() and (e2 > tiny_n).all() and \
             (e2 < emax).all() and (gap < big).all() and (gap >= low_gap).all():
         return s0.copy(), np.zeros(s0.shape, bool)
-    return _div_scale_cases(s0, s1, s2)
+    return _div_scale_cases(s0, s1, s2, e1, e2)
 
 
 _SCALE_VCC = np.array([False, True, False, True, False, True, False, False])
 """Which of `_div_scale_cases`' cases (and the default, last) set VCC."""
 
 
-def _div_scale_cases(s0: np.ndarray, s1: np.ndarray,
-                     s2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _div_scale_cases(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, e1: np.ndarray,
+                     e2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pseudocode's if-chain (`_first`): a zero operand (NaN); an exponent gap of `big`
     or more (the denominator scaled up, VCC); a subnormal denominator (scaled up); a
     subnormal reciprocal of the denominator with a subnormal quotient (scaled down, VCC) or
@@ -225,7 +208,6 @@ def _div_scale_cases(s0: np.ndarray, s1: np.ndarray,
     a nonzero value."""
     is32 = s0.dtype == F32
     scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
-    e1, e2 = _exp_field(s1), _exp_field(s2)
     inv = 1.0 / s1.astype(F64)
     q = (s2 / s1).astype(s0.dtype)
     den_q = (_exp_field(q) == 0) & (q != 0)

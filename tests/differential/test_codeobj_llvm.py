@@ -232,6 +232,35 @@ def test_relocations_equal_llvm_readelf(built: Built, llvm22: Path, tmp_path: Pa
     assert theirs and ours == theirs
 
 
+@pytest.mark.parametrize("built", [b for b in BUILT if b.name == "add"],
+                         ids=lambda b: b.label)
+def test_sections_and_segments_equal_llvm_readelf(built: Built, llvm22: Path,
+                                                  tmp_path: Path) -> None:
+    """Every section header (name, type, address, offset, size, alignment) and program
+    header of the relocatable object and the linked code object (the linked one is read
+    by `elf._read_plain`, the relocatable one by pyelftools) against `llvm-readelf -S -l`."""
+    for data in (built.obj, built.hsaco):
+        out = _tool(llvm22, "llvm-readelf", "-S", "-l", "-W", data=data, tmp_path=tmp_path)
+        theirs_s, theirs_p = [], []
+        for line in out.splitlines():
+            if m := re.match(r"\s*\[\s*(\d+)\]\s+(\S*)\s+(\S+)\s+([0-9a-f]{16}) ([0-9a-f]+) "
+                             r"([0-9a-f]+) [0-9a-f]+ .* (\d+)$", line):
+                index, name, typ, addr, off, size, align = m.groups()
+                theirs_s.append((int(index), name, typ, int(addr, 16), int(off, 16),
+                                 int(size, 16), int(align)))
+            elif m := re.match(r"\s*([A-Z_]+)\s+0x([0-9a-f]+) 0x([0-9a-f]+) 0x[0-9a-f]+ "
+                               r"0x([0-9a-f]+) 0x([0-9a-f]+) .* 0x([0-9a-f]+)$", line):
+                typ, off, vaddr, filesz, memsz, align = m.groups()
+                theirs_p.append((typ, int(off, 16), int(vaddr, 16), int(filesz, 16),
+                                 int(memsz, 16), int(align, 16)))
+        elf = read_code_object(data).elf
+        assert [(s.index, s.name, s.type.removeprefix("SHT_"), s.addr, s.offset, s.size,
+                 s.align) for s in elf.sections] == theirs_s
+        assert [(p.type.removeprefix("PT_"), p.offset, p.vaddr, p.filesz, p.memsz, p.align)
+                for p in elf.segments] == theirs_p
+        assert theirs_s and (theirs_p or data is built.obj)
+
+
 _FEATURE_TEXT = {FeatureSetting.ANY: "", FeatureSetting.OFF: "-", FeatureSetting.ON: "+"}
 
 

@@ -160,3 +160,24 @@ def test_a_scale_applies_before_the_one_rounding() -> None:
     got = fp.fma64(np.array([1.5 * 2.0**-946]), np.array([1.0]), np.array([-(2.0**-1006)]),
                    np.array([-128]))
     assert got.tolist() == [2.0**-1074]
+
+
+def test_threads_do_not_share_staging_buffers() -> None:
+    """Two threads computing different fmas at once (an abandoned launch still running
+    beside the next one) each get their own results."""
+    import threading
+
+    results: dict[int, list[bool]] = {1: [], 2: []}
+
+    def work(k: int) -> None:
+        a = np.full(64, float(k))
+        for _ in range(2000):
+            got = hostfma.fma64(a, a, a)
+            results[k].append(bool((got == k * k + k).all()))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(results[1]) and all(results[2]) and len(results[1]) == len(results[2]) == 2000

@@ -169,6 +169,8 @@ def test_min_nan_precedence(ieee: bool) -> None:
                             0xBFF0000000000000, 0x8000000000000001, 0x8000000000000000,
                             0x0000000000000000, 0x000FFFFFFFFFFFFF, 0x0010000000000000,
                             0x7FF0000000000000, 0xFFF0000000000001, 0xFFF8000000000000)),
+    ("V_CMP_CLASS_F16", np.array([0x7D00, 0x7E00, 0xFC00, 0xBC00, 0x8001, 0x8000, 0x0000, 0x03FF,
+                                  0x0400, 0x7C00, 0xFD00, 0xFE00], np.uint16).view(np.float16)),
 ])
 def test_cmp_class_each_class(name: str, values: np.ndarray) -> None:
     """Lane i holds a value of class i (0 sNaN ... 9 +inf; then a negative sNaN, class 0,

@@ -189,6 +189,8 @@ def test_kernarg_overlapping_arguments_are_written_in_args_order() -> None:
                         Dispatch((5, 1, 1), (1, 1, 1)))
     assert isinstance(seg, KernargSegment)
     assert seg.data[:10] == bytes([0x11] * 4 + [5, 0] + [0x22] * 4)
+    assert [s.data for s in seg.slots] == [bytes([0x11] * 8), bytes([5, 0, 0, 0]),
+                                           bytes([0x22] * 4)]   # what each one wrote
 
 
 @pytest.mark.parametrize(("args", "fragment"), [
