@@ -1,4 +1,6 @@
-"""The ELF container of a code object, read with pyelftools — the only module that imports it.
+"""The ELF container of a code object: linked code objects as `ld.lld` writes them read with
+`struct` (`_read_plain`), everything else (relocatable objects, files it does not vouch for)
+with pyelftools — the only module that imports it; tests hold the two to equal images.
 
 Returns plain frozen values (header, sections, segments, symbols, relocations, notes) and
 converts every pyelftools failure, and every offset that points outside the file, into one
