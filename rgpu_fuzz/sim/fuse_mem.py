@@ -27,11 +27,13 @@ it always does).
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim.bind_mem import smem_form
 from rgpu_fuzz.sim.bind_scratch import (
     DEFINED_WORD,
     STORED,
@@ -48,7 +50,7 @@ from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp, memop
 from rgpu_fuzz.sim.operands import Env, vcol
 from rgpu_fuzz.sim.salu import SALU
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.wave import FLAT_SCRATCH, FULL, Pending, Wave
 
 M32 = 0xFFFF_FFFF
 OFF = Opnd(OpKind.OFF, 0, 0)
@@ -236,8 +238,11 @@ def _window(em: RunCode) -> bool:
 
 
 def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
-    """Emit a uniform SCRATCH load of a window (`_window`) as an entry of `Wave.deferred`;
-    False: it runs as its bound step between segments."""
+    """Emit a uniform SCRATCH load of a window (`_window`) as an entry of `Wave.deferred`,
+    or an SMEM load of its own (`emit_smem`); False: it runs as its bound step between
+    segments."""
+    if name.startswith("S_"):
+        return emit_smem(em, inst, name)
     got = _uniform(inst, name, em)
     if got is None or got[0].store or not _window(em):
         return False
@@ -271,10 +276,72 @@ def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
     return True
 
 
+def _smem_window(em: RunCode, regs: tuple[int, ...]) -> bool:
+    """Whether the SMEM load at `em.at`, to the SGPRs `regs`, is covered by an `s_waitcnt`
+    of lgkmcnt 0 in the run with no other `s_waitcnt` before it, and no instruction in
+    between names one of `regs` (reading or writing one would be `sim-waitcnt-hazard`;
+    `regs` lie below the registers instructions use implicitly, VCC, EXEC, M0, and
+    `s_movrel*`, which index SGPRs by M0, ends the window)."""
+    from rgpu_fuzz.sim.program import ALIASES, _waitcnt_counts
+
+    low, high = regs[0], regs[-1] + 1
+    for inst in em.insts[em.at + 1:]:
+        if not inst.share_key or inst.halves:
+            return False
+        name = ALIASES.get(inst.opcode, inst.opcode)
+        if name == "S_WAITCNT":
+            return _waitcnt_counts(inst, em.env)[1] == 0
+        if "MOVREL" in name:
+            return False
+        for o in inst.operands:
+            if o.kind is OpKind.SGPR and o.index < high and o.index + max(o.count, 1) > low:
+                return False
+    return False
+
+
+def emit_smem(em: RunCode, inst: Inst, name: str) -> bool:
+    """Emit an SMEM load of a plain SGPR pair plus constants (`bind_mem.smem_form`) whose
+    covering wait ends its window (`_smem_window`) as an entry of `Wave.deferred`, its
+    values read at issue as the bound step reads them, written at the wait (`land`);
+    False: it runs as its bound step between segments. Where the base is undefined or
+    pending, a destination still waits for an older load, or the bytes are not all
+    contents of one mapping (`memory.AddressSpace.holding`), the bound step runs in the
+    run, checks and faults (or parks the load) as it always does."""
+    op = memop(name)
+    if op is None or op.segment != "smem" or op.store:
+        return False
+    form = smem_form(inst, op, em.env)
+    if form is None:
+        return False
+    i, k, regs = form
+    if not regs or regs[-1] >= FLAT_SCRATCH or not _smem_window(em, regs):
+        return False
+    _need(em)
+    em.may_raise()
+    watch = em.name(frozenset((i, i + 1, *regs)))
+    unpack = em.name(struct.Struct(f"<{len(regs)}I").unpack_from)
+    em.line(f"if SD[{i}] & SD[{i + 1}] != {M32} or "
+            f"(w.pend_s and not {watch}.isdisjoint(w.pend_s)): {_bound_step(em)}")
+    em.line("else:")
+    em.line(f"    _a = ((S[{i}] | S[{i + 1}] << 32) + {k}) & {(1 << 64) - 4}")
+    em.line(f"    _m = w.mem.glob.holding(_a, {op.width})")
+    em.line(f"    if _m is None: {_bound_step(em)}")
+    em.line(f"    else: w.deferred.append((-1, {regs!r}, {unpack}(_m.data, _a - _m.base), "
+            "True, None))")
+    em.deferred.append((-1, len(regs)))
+    return True
+
+
 def land(w: Wave) -> None:
     """Write the window's loads (`Wave.deferred`) into their destinations, as `inflight.
-    complete` would: with the EXEC of their issue."""
+    complete` would: with the EXEC of their issue; an SMEM load's (`emit_smem`) whole."""
     for col, rows, defined, full, e in w.deferred:
+        if col < 0:
+            S, sdef = w.S, w.sdef
+            for r, value in zip(rows, defined, strict=True):
+                S[r] = value
+                sdef[r] = FULL
+            continue
         n = rows.shape[0]
         if full:
             w.V[:, col:col + n] = rows.T
@@ -289,8 +356,16 @@ def park(w: Wave) -> None:
     """Park the window's loads (`Wave.deferred`) as their bound steps would have: where the
     run hands over to the bound steps or faults inside a window. Their order in the vmcnt
     queue may differ from issue order (behind loads issued by bound steps in the window):
-    the window ends in a vmcnt(0) wait, which completes all, and their registers differ."""
+    the window ends in a vmcnt(0) wait, which completes all, and their registers differ.
+    The same holds for SMEM loads in the lgkmcnt queue: their window ends in an
+    lgkmcnt(0) wait with no other wait before it, and names none of their registers."""
     for col, rows, defined, full, e in w.deferred:
+        if col < 0:
+            p = Pending(vm=False, lgkm=True, smem=True, sregs=rows, svalues=defined)
+            for r in rows:
+                w.pend_s[r] = p
+            w.lgkm_queue.append(p)
+            continue
         n = rows.shape[0]
         p = Pending(vm=True, lgkm=False, smem=False, vcol=col, vdata=rows.copy().T,
                     vdef=defined, vmask=None if full else e.copy())
@@ -322,4 +397,4 @@ def emit_wait(em: RunCode, vm: int, lgkm: int) -> None:
     em.open_segment(em.at + 1)
 
 
-__all__ = ["emit_load", "emit_store", "emit_wait", "finish", "land", "park"]
+__all__ = ["emit_load", "emit_smem", "emit_store", "emit_wait", "finish", "land", "park"]
