@@ -39,6 +39,11 @@ M64 = (1 << 64) - 1
 NULL_SGPR = 125
 
 
+_BOOL = np.dtype(bool)
+_SHAPES: dict[int, tuple[int]] = {}
+"""Lane count → the shape of one value per lane (one object: `RunCode.name` keys by id)."""
+
+
 class Scalars:
     """What the code of a segment makes certain of the scalar state at the current line:
     SGPRs whose every bit is defined (checked by a guard, or written defined), pairs held
@@ -273,10 +278,18 @@ class RunCode:
 
     def mask_write(self, op: Opnd, res: str, d: str) -> None:
         """`bind_alu._lane_mask_dest`: bit n for active lane n; a bit is defined where the
-        lane is inactive or `d` (defined lanes, or "True")."""
+        lane is inactive or `d` (defined lanes, or "True"). Under a full EXEC a bool vector
+        of one value per lane is its own mask: no `& E`, `| ~E` to build."""
+        if not res.isidentifier():
+            self.line(f"_lm = {res}")
+            res = "_lm"
+        shape = _SHAPES.setdefault(self.lanes, (self.lanes,))
+        plain = f"ef and {{0}}.dtype is {self.name(_BOOL)} and {{0}}.shape == {self.name(shape)}"
+        high = f" | {self.high}" if self.high else ""
         defined = "" if d == "True" else \
-            f"_mask_of({d} | ~E) | {self.high}"  # `d` comes from VGPRs: one value per lane
-        self.swrite(op, 64 if self.lanes == 64 else 32, f"_mask_of({res} & E)", defined)
+            f"(_mask_of({d}) if {plain.format(d)} else _mask_of({d} | ~E)){high}"
+        self.swrite(op, 64 if self.lanes == 64 else 32,
+                    f"_mask_of({res}) if {plain.format(res)} else _mask_of({res} & E)", defined)
 
     @property
     def high(self) -> int:

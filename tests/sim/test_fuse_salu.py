@@ -200,3 +200,28 @@ def test_random_runs_match_the_steps(seed: int) -> None:
         run.append(inst(op, dst, *(src(b) for b in spec.src_bits)))
     assert compiled(run, ENV) is not None
     both(run, w)
+
+
+def v(i: int) -> Opnd:
+    return Opnd(OpKind.VGPR, i, 1)
+
+
+def test_lane_masks_under_a_full_exec() -> None:
+    """V_CMP_EQ_U32 vcc, v0, v1 under a full EXEC: bit n = (v0 == v1) in lane n, defined
+    where both sources are (lane 5 of v1 undefined); V_ADD_CO_U32 v2, s[8:9], s4, s5 with
+    scalar sources carries out in every lane (0xFFFFFFFF + 1), all bits defined."""
+    w = wave()
+    w.V[:, 0] = range(64)
+    w.V[:, 1] = [n if n % 3 == 0 else 0 for n in range(64)]
+    w.vdef[:, 0:2] = True
+    w.vdef[5, 1] = False
+    w.S[4], w.S[5] = M32, 1
+    w.sdef[4] = w.sdef[5] = M32
+    run = [inst("V_CMP_EQ_U32", s(106, 2), v(0), v(1)),
+           inst("V_ADD_CO_U32", v(2), s(8, 2), s(4), s(5))]
+    _, f, raised, _ = both(run, w)
+    assert raised is None
+    expect = sum(1 << n for n in range(64) if n % 3 == 0)
+    assert pair(f, 106) == (expect, M64 ^ (1 << 5))
+    assert pair(f, 8) == (M64, M64)
+    assert f.V[:, 2].tolist() == [0] * 64
