@@ -35,7 +35,7 @@ from rgpu_fuzz.sim.operands import Env, _consts, hazard, scalar_source, uninit, 
 from rgpu_fuzz.sim.wave import FULL, Pending, Wave
 
 __all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "complete", "drain",
-           "wait"]
+           "smem_form", "wait"]
 
 Memory = Any  # rgpu_fuzz.sim.engine.LaunchMemory (avoids an import cycle)
 FULL64 = (1 << 64) - 1
@@ -92,6 +92,22 @@ def _check_addr(w: Wave, defined: np.ndarray, inst: Inst) -> None:
         raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
 
 
+def smem_form(inst: Inst, op: MemOp, env: Env) -> tuple[int, int, tuple[int, ...]] | None:
+    """An SMEM load from a plain SGPR pair plus constants (kernel arguments, O3's common
+    form; gfx10+ encodes no SOFFSET as the constant register `null`) as (the pair's first
+    SGPR, the constant byte offset, the destination SGPRs); None for any other form."""
+    ops = inst.operands
+    if op.store or len(ops) < 2 or not is_plain_sgpr(ops[1], env):
+        return None
+    consts = _consts(env)
+    if any(o.kind is OpKind.SGPR and o.index not in consts for o in ops[2:]):
+        return None
+    offs = [o for o in ops[2:] if o.kind in (OpKind.INT, OpKind.SGPR)]
+    k = sum(o.value if o.kind is OpKind.INT else consts[o.index] for o in offs) if offs \
+        else int(inst.mods.get("offset", 0))
+    return ops[1].index, k, tuple(range(ops[0].index, ops[0].index + op.width // 4))
+
+
 def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     ops = inst.operands
     if op.store:
@@ -120,17 +136,12 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             w.pend_s[r] = p
         w.lgkm_queue.append(p)
 
-    b = ops[1]
-    consts = _consts(env)
-    if not is_plain_sgpr(b, env) or any(o.kind is OpKind.SGPR and o.index not in consts
-                                        for o in ops[2:]):
+    form = smem_form(inst, op, env)
+    if form is None:
         return step
-    # a plain SGPR pair plus constants (kernel arguments, O3's common form; gfx10+ encodes
-    # no SOFFSET as the constant register `null`): `step` without its closures, same checks
-    # in the same order (a constant is always defined)
-    i = b.index
-    k = extra + sum(o.value if o.kind is OpKind.INT else consts[o.index]
-                    for o in ops[2:] if o.kind in (OpKind.INT, OpKind.SGPR))
+    # `step` without its closures, same checks in the same order (a constant is always
+    # defined)
+    i, k, _ = form
     width = op.width
     unpack = struct.Struct(f"<{n}I").unpack_from
     mnemonic = inst.mnemonic
@@ -143,11 +154,14 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             raise hazard(w, f"s[{i}:{i + 1}] read before the s_waitcnt covering its load")
         addr = ((w.S[i] | w.S[i + 1] << 32) + k) & 0xFFFF_FFFF_FFFF_FFFC
         glob = w.mem.glob
-        m = glob.find(addr)
-        if m is None or addr + width > m.end:
-            glob.read_scalar(addr, width, mnemonic)  # raises its sim-oob-access
-        sdefs = None if m.defined_size is None or addr + width <= m.base + m.defined_size \
-            else glob.scalar_defined(addr, width)
+        m = glob.holding(addr, width)
+        if m is not None:
+            sdefs = None
+        else:
+            m = glob.find(addr)
+            if m is None or addr + width > m.end:
+                glob.read_scalar(addr, width, mnemonic)  # raises its sim-oob-access
+            sdefs = glob.scalar_defined(addr, width)
         p = Pending(vm=False, lgkm=True, smem=True, sregs=regs,
                     svalues=unpack(m.data, addr - m.base), sdefs=sdefs)
         pend = w.pend_s
@@ -219,13 +233,16 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 raise hazard(w, f"v{c} used as an address before its load completed")
             if not sdef(w):
                 raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-            a = w.V[lo:hi, c].astype(np.uint64) + np.uint64(sget(w)) + wrap
+            a = w.V[lo:hi, c].astype(np.uint64)
+            a += np.uint64((sget(w) + offset) & FULL64)
             d = w.vdef[lo:hi, c]
         else:
             if w.pend_v and (c in w.pend_v or c + 1 in w.pend_v):
                 raise hazard(w, f"v[{c}:{c + 1}] used as an address before its load "
                                 "completed")
-            a = np.ascontiguousarray(w.V[lo:hi, c:c + 2]).view(np.uint64)[:, 0] + wrap
+            a = w.V[lo:hi, c:c + 2].copy().view(np.uint64)[:, 0]
+            if offset:
+                a += wrap
             d = w.vdef[lo:hi, c:c + 2]
         if b"\x00" in d.tobytes():
             raise uninit(w, f"{inst.mnemonic}: address from an undefined register")

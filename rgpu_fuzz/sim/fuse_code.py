@@ -36,7 +36,42 @@ from rgpu_fuzz.sim.regfile import DEFINED, KIND, key
 from rgpu_fuzz.sim.wave import EXEC, Wave, lanes_of, mask_of
 
 M32 = 0xFFFF_FFFF
+M64 = (1 << 64) - 1
 NULL_SGPR = 125
+
+
+_BOOL = np.dtype(bool)
+_SHAPES: dict[int, tuple[int]] = {}
+"""Lane count → the shape of one value per lane (one object: `RunCode.name` keys by id)."""
+
+
+class Scalars:
+    """What the code of a segment makes certain of the scalar state at the current line:
+    SGPRs whose every bit is defined (checked by a guard, or written defined), pairs held
+    in a local `_q<i>` equal to S[i] | S[i + 1] << 32, and whether SCC is defined."""
+
+    __slots__ = ("defined", "pairs", "scc_def", "tag")
+
+    def __init__(self, tag: tuple[int, int]) -> None:
+        self.tag = tag
+        self.defined: set[int] = set()
+        self.pairs: set[int] = set()
+        self.scc_def = False
+
+    def copy(self) -> Scalars:
+        got = Scalars(self.tag)
+        got.defined, got.pairs, got.scc_def = set(self.defined), set(self.pairs), self.scc_def
+        return got
+
+    def load(self, other: Scalars) -> None:
+        self.defined, self.pairs, self.scc_def = set(other.defined), set(other.pairs), \
+            other.scc_def
+
+    def meet(self, other: Scalars) -> None:
+        """Keep what holds on both of two paths that join here."""
+        self.defined &= other.defined
+        self.pairs &= other.pairs
+        self.scc_def = self.scc_def and other.scc_def
 
 
 class NotFusible(Exception):
@@ -119,13 +154,33 @@ class RunCode:
 
     def refresh_exec(self) -> None:
         self.active.clear()
+        self.scalars().pairs.discard(EXEC)  # `Wave.set_exec` may have written it
         self.line("ef = w.exec_full")
         self.line("E = w.exec")
 
     # ------------------------------------------------------------------ scalars
+    def scalars(self) -> Scalars:
+        """What the code emitted so far in this segment makes certain of the scalar state
+        (a new segment knows nothing: bound steps and waits between segments write SGPRs)."""
+        got: Scalars | None = self.__dict__.get("_scalars")
+        tag = (self.seg_at, self.seg_line)
+        if got is None or got.tag != tag:
+            got = self.__dict__["_scalars"] = Scalars(tag)
+        return got
+
+    def _pair(self, i: int) -> str:
+        """S[i] | S[i + 1] << 32 as a local of the run, read once per segment and kept by
+        `swrite` (every SGPR write inside a segment is `swrite`'s or `Wave.set_exec`'s,
+        after which `refresh_exec` forgets EXEC's)."""
+        known = self.scalars()
+        if i not in known.pairs:
+            self.line(f"_q{i} = S[{i}] | S[{i + 1}] << 32")
+            known.pairs.add(i)
+        return f"_q{i}"
+
     def sread(self, op: Opnd, bits: int) -> str:
         """A scalar source as a Python int expression; a guard bails unless it is defined
-        (`operands.scalar_source`'s `defined`)."""
+        (`operands.scalar_source`'s `defined`; none where the segment has made sure)."""
         if bits not in (32, 64):
             raise NotFusible(f"{bits}-bit scalar source")
         full = (1 << bits) - 1
@@ -135,12 +190,17 @@ class RunCode:
                 g, d = scalar_bits_source(op, bits, self.env)
                 self.line(f"if {self.name(d)}(w) != {full}: {self.bail}")
                 return f"{self.name(g)}(w)"
+            known = self.scalars()
             if bits == 64:
                 self.sregs.update((i, i + 1))
-                self.line(f"if SD[{i}] & SD[{i + 1}] != {M32}: {self.bail}")
-                return f"(S[{i}] | S[{i + 1}] << 32)"
+                if i not in known.defined or i + 1 not in known.defined:
+                    self.line(f"if SD[{i}] & SD[{i + 1}] != {M32}: {self.bail}")
+                    known.defined.update((i, i + 1))
+                return self._pair(i)
             self.sregs.add(i)
-            self.line(f"if SD[{i}] != {M32}: {self.bail}")
+            if i not in known.defined:
+                self.line(f"if SD[{i}] != {M32}: {self.bail}")
+                known.defined.add(i)
             return f"S[{i}]"
         if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
             g, _ = scalar_bits_source(op, bits, self.env)
@@ -156,42 +216,77 @@ class RunCode:
             if i in _consts(self.env) or i in (SCC_SRC, VCCZ_SRC, EXECZ_SRC) or i >= 128:
                 g, d = scalar_bits_source(op, bits, self.env)
                 return f"{self.name(g)}(w)", f"{self.name(d)}(w)"
+            known = self.scalars().defined
             if bits == 64:
                 self.sregs.update((i, i + 1))
-                return f"(S[{i}] | S[{i + 1}] << 32)", f"(SD[{i}] | SD[{i + 1}] << 32)"
+                both = i in known and i + 1 in known
+                return self._pair(i), repr(M64) if both else f"(SD[{i}] | SD[{i + 1}] << 32)"
             self.sregs.add(i)
-            return f"S[{i}]", f"SD[{i}]"
+            return f"S[{i}]", repr(M32) if i in known else f"SD[{i}]"
         return self.sread(op, bits), repr((1 << bits) - 1)
+
+    def sregs_of(self, op: Opnd, bits: int) -> tuple[int, ...] | None:
+        """The registers of a plain SGPR source (or pair) whose definedness this segment has
+        not made sure of; () for a constant; None for any other source."""
+        if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+            return ()
+        if op.kind is not OpKind.SGPR or bits not in (32, 64):
+            return None
+        i = op.index
+        if i in _consts(self.env) or i in (SCC_SRC, VCCZ_SRC, EXECZ_SRC) or i >= 128:
+            return None
+        known = self.scalars().defined
+        return tuple(r for r in ((i, i + 1) if bits == 64 else (i,)) if r not in known)
 
     def swrite(self, op: Opnd, bits: int, expr: str, defined: str = "") -> None:
         """`operands.scalar_dest`; `defined`: an expression of the defined bits (default:
-        all)."""
+        all). A write to EXEC checks it defined (unless this segment has made sure) and
+        refreshes the lane vector where the mask changed (`Wave.refresh_exec`)."""
         if op.kind is not OpKind.SGPR:
             raise NotFusible("scalar destination")
         i = op.index
         if i == NULL_SGPR:
             return
+        known = self.scalars()
         touches_exec = i in (EXEC, EXEC + 1) or (bits == 64 and i + 1 == EXEC)
+        regs = (i, i + 1) if bits == 64 else (i,)
+        known.pairs.difference_update((i - 1, i, i + 1))
         if bits == 64:
-            self.sregs.update((i, i + 1))
-            self.line(f"_v = {expr}")
-            self.line(f"S[{i}] = _v & {M32}")
-            self.line(f"S[{i + 1}] = (_v >> 32) & {M32}")
+            self.sregs.update(regs)
+            self.line(f"_q{i} = {expr}")
+            self.line(f"S[{i}] = _q{i} & {M32}")
+            self.line(f"S[{i + 1}] = (_q{i} >> 32) & {M32}")
             if defined:
                 self.line(f"_dm = {defined}")
                 self.line(f"SD[{i}] = _dm & {M32}")
                 self.line(f"SD[{i + 1}] = (_dm >> 32) & {M32}")
-            else:
+            elif i not in known.defined or i + 1 not in known.defined:
                 self.line(f"SD[{i}] = SD[{i + 1}] = {M32}")
         else:
             self.sregs.add(i)
             self.line(f"S[{i}] = ({expr}) & {M32}")
-            self.line(f"SD[{i}] = ({defined}) & {M32}" if defined else f"SD[{i}] = {M32}")
+            if defined:
+                self.line(f"SD[{i}] = ({defined}) & {M32}")
+            elif i not in known.defined:
+                self.line(f"SD[{i}] = {M32}")
+        if defined:
+            known.defined.difference_update(regs)
+        else:
+            known.defined.update(regs)
         if touches_exec:
-            self.may_raise()
-            self.line("_check_exec(w)")
-            self.line("w.refresh_exec()")
+            need = (EXEC, EXEC + 1) if self.lanes == 64 else (EXEC,)
+            if not known.defined.issuperset(need):
+                self.may_raise()
+                self.line("_check_exec(w)")
+                known.defined.update(need)
+            lanes = (1 << self.lanes) - 1
+            mask = f"_q{i} & {lanes}" if i == EXEC and bits == 64 else \
+                f"(S[{EXEC}] | S[{EXEC + 1}] << 32) & {lanes}"
+            self.line(f"_m = {mask}")
+            self.line("if _m != w.exec_bits: w.refresh_exec(_m)")
             self.refresh_exec()
+        if bits == 64:
+            known.pairs.add(i)
 
     def lane_mask(self, op: Opnd) -> str:
         """`operands.lane_mask_source`'s bits as a bool vector (all of them defined)."""
@@ -199,12 +294,22 @@ class RunCode:
 
     def mask_write(self, op: Opnd, res: str, d: str) -> None:
         """`bind_alu._lane_mask_dest`: bit n for active lane n; a bit is defined where the
-        lane is inactive or `d` (defined lanes, or "True")."""
+        lane is inactive or `d` (defined lanes, or "True"). Under a full EXEC a bool vector
+        of one value per lane is its own mask: no `& E`, `| ~E` to build."""
+        if not res.isidentifier():
+            self.line(f"_lm = {res}")
+            res = "_lm"
+        shape = _SHAPES.setdefault(self.lanes, (self.lanes,))
+        plain = f"ef and {{0}}.dtype is {self.name(_BOOL)} and {{0}}.shape == {self.name(shape)}"
+        high = f" | {self.high}" if self.high else ""
         defined = "" if d == "True" else \
-            (f"({(1 << 64) - 1} if _fd else _mask_of({d} | ~E) | {self.high})" if self.fd_ok
-             else f"_mask_of({d} | ~E) | {self.high}")  # `d` comes from VGPRs: one per lane
-        self.fd_uses += self.fd_ok and d != "True"
-        self.swrite(op, 64 if self.lanes == 64 else 32, f"_mask_of({res} & E)", defined)
+            f"(_mask_of({d}) if {plain.format(d)} else _mask_of({d} | ~E)){high}"
+        if self.fd_ok and d != "True":
+            # `_fd`: `d` holds in every active lane, and inactive lanes are defined bits
+            defined = f"({(1 << 64) - 1} if _fd else ({defined}))"
+            self.fd_uses += 1
+        self.swrite(op, 64 if self.lanes == 64 else 32,
+                    f"_mask_of({res}) if {plain.format(res)} else _mask_of({res} & E)", defined)
 
     @property
     def high(self) -> int:
@@ -403,4 +508,4 @@ class RunCode:
             guards.append(f"if not _fd and not VD[:, _VR{n}].all(): {bail}")
         self.body[self.seg_line:self.seg_line] = guards
 
-__all__ = ["M32", "NotFusible", "RunCode"]
+__all__ = ["M32", "M64", "NotFusible", "RunCode", "Scalars"]

@@ -27,28 +27,32 @@ it always does).
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim.bind_mem import smem_form
 from rgpu_fuzz.sim.bind_scratch import (
     DEFINED_WORD,
     STORED,
     ScratchForm,
     all_defined,
+    is_plain_sgpr,
     ones,
     scratch_form,
+    signed_offset,
     uniform_buffer,
     views,
 )
 from rgpu_fuzz.sim.fuse_code import RunCode
-from rgpu_fuzz.sim.inflight import wait
+from rgpu_fuzz.sim.inflight import span, wait
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp, memop
 from rgpu_fuzz.sim.operands import Env, vcol
 from rgpu_fuzz.sim.salu import SALU
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.wave import FLAT_SCRATCH, FULL, Pending, Wave
 
 M32 = 0xFFFF_FFFF
 OFF = Opnd(OpKind.OFF, 0, 0)
@@ -58,7 +62,7 @@ def _need(em: RunCode) -> None:
     """Add the names the emitted code uses to the run's namespace."""
     if "_views" not in em.ns:
         em.ns.update({"_views": views, "_STORED": STORED, "_DW": DEFINED_WORD,
-                      "_land": land, "_wait": wait})
+                      "_land": land, "_wait": wait, "_span": span})
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +177,66 @@ def _bound_step(em: RunCode) -> str:
     return f"j = {em.at}; _steps[_i + {em.at}](w)"
 
 
+def emit_global_store(em: RunCode, inst: Inst, op: MemOp) -> bool:
+    """Emit a GLOBAL store of whole registers (or a byte or short of one) inside the current
+    segment, as `bind_mem.bind_vmem`'s `global_store` does it for EXEC as one run of lanes
+    whose address and data are defined and not pending (and no data lane partly defined,
+    an SGPR base defined and not pending); anything else runs its bound step in the run,
+    which checks and faults as it always does. The store changes no register, so the
+    segment goes on. False: not this form."""
+    if not (op.width % 4 == 0 or op.width < 4):
+        return False
+    vaddr, data, saddr = (*inst.operands, OFF, OFF, OFF)[:3]
+    if vaddr.kind is not OpKind.VGPR or data.kind not in (OpKind.VGPR, OpKind.AGPR):
+        return False
+    if saddr.kind is not OpKind.OFF and not is_plain_sgpr(saddr, em.env):
+        return False
+    offset = signed_offset(inst, 13)
+    c, d = vcol(vaddr), vcol(data)
+    n = max(1, op.width // 4)
+    wide = saddr.kind is OpKind.OFF
+    busy = em.name(frozenset((c, c + 1) if wide else (c,)) | frozenset(range(d, d + n)))
+    dcols = em.name(frozenset(range(d, d + n)))
+    _need(em)
+    em.may_raise()
+    em.line(f"_lo, _hi = (0, {em.lanes}) if ef else _span(E)")
+    slow = f"_lo < 0 or (w.vpart and not {dcols}.isdisjoint(w.vpart)) or " \
+        f"(w.pend_v and not {busy}.isdisjoint(w.pend_v))"
+    if not wide:
+        i = saddr.index
+        slow += f" or SD[{i}] & SD[{i + 1}] != {M32} or " \
+            f"(w.pend_s and ({i} in w.pend_s or {i + 1} in w.pend_s))"
+    em.line("if not _hi: pass")
+    em.line(f"elif {slow}: {_bound_step(em)}")
+    em.line("else:")
+    if wide:
+        em.line(f"    _a = V[_lo:_hi, {c}:{c + 2}].copy().view(_U64)[:, 0]")
+        if offset:
+            em.line(f"    _a += {em.name(np.uint64(offset & ((1 << 64) - 1)))}")
+        adef = f"VD[_lo:_hi, {c}:{c + 2}]"
+    else:
+        i = saddr.index
+        em.line(f"    _a = V[_lo:_hi, {c}].astype(_U64)")
+        em.line(f"    _a += _U64(((S[{i}] | S[{i + 1}] << 32) + {offset}) & {(1 << 64) - 1})")
+        adef = f"VD[_lo:_hi, {c}]"
+    em.line(f"    if b'\\x00' in {adef}.tobytes() or "
+            f"b'\\x00' in VD[_lo:_hi, {d}:{d + n}].tobytes(): {_bound_step(em)}")
+    em.line("    else:")
+    raw = f"np.ascontiguousarray(V[_lo:_hi, {d}:{d + n}]).view(np.uint8)"
+    if op.width < 4:
+        start = 2 if op.d16 == "hi" else 0
+        raw += f"[:, {start}:{start + op.width}]"
+    em.line(f"        w.mem.glob.write(_a, {raw}, {inst.mnemonic!r})")
+    em.line("        w.vm_queue.append(_STORED)")
+    return True
+
+
 def emit_store(em: RunCode, inst: Inst, name: str) -> bool:
-    """Emit a uniform SCRATCH store inside the current segment; False: not this form."""
+    """Emit a uniform SCRATCH store or a GLOBAL store (`emit_global_store`) inside the
+    current segment; False: not these forms."""
+    if name.startswith("GLOBAL_"):
+        gop = memop(name)
+        return gop is not None and gop.store and emit_global_store(em, inst, gop)
     got = _uniform(inst, name, em)
     if got is None or not got[0].store:
         return False
@@ -236,8 +298,11 @@ def _window(em: RunCode) -> bool:
 
 
 def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
-    """Emit a uniform SCRATCH load of a window (`_window`) as an entry of `Wave.deferred`;
-    False: it runs as its bound step between segments."""
+    """Emit a uniform SCRATCH load of a window (`_window`) as an entry of `Wave.deferred`,
+    or an SMEM load of its own (`emit_smem`); False: it runs as its bound step between
+    segments."""
+    if name.startswith("S_"):
+        return emit_smem(em, inst, name)
     got = _uniform(inst, name, em)
     if got is None or got[0].store or not _window(em):
         return False
@@ -271,10 +336,72 @@ def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
     return True
 
 
+def _smem_window(em: RunCode, regs: tuple[int, ...]) -> bool:
+    """Whether the SMEM load at `em.at`, to the SGPRs `regs`, is covered by an `s_waitcnt`
+    of lgkmcnt 0 in the run with no other `s_waitcnt` before it, and no instruction in
+    between names one of `regs` (reading or writing one would be `sim-waitcnt-hazard`;
+    `regs` lie below the registers instructions use implicitly, VCC, EXEC, M0, and
+    `s_movrel*`, which index SGPRs by M0, ends the window)."""
+    from rgpu_fuzz.sim.program import ALIASES, _waitcnt_counts
+
+    low, high = regs[0], regs[-1] + 1
+    for inst in em.insts[em.at + 1:]:
+        if not inst.share_key or inst.halves:
+            return False
+        name = ALIASES.get(inst.opcode, inst.opcode)
+        if name == "S_WAITCNT":
+            return _waitcnt_counts(inst, em.env)[1] == 0
+        if "MOVREL" in name:
+            return False
+        for o in inst.operands:
+            if o.kind is OpKind.SGPR and o.index < high and o.index + max(o.count, 1) > low:
+                return False
+    return False
+
+
+def emit_smem(em: RunCode, inst: Inst, name: str) -> bool:
+    """Emit an SMEM load of a plain SGPR pair plus constants (`bind_mem.smem_form`) whose
+    covering wait ends its window (`_smem_window`) as an entry of `Wave.deferred`, its
+    values read at issue as the bound step reads them, written at the wait (`land`);
+    False: it runs as its bound step between segments. Where the base is undefined or
+    pending, a destination still waits for an older load, or the bytes are not all
+    contents of one mapping (`memory.AddressSpace.holding`), the bound step runs in the
+    run, checks and faults (or parks the load) as it always does."""
+    op = memop(name)
+    if op is None or op.segment != "smem" or op.store:
+        return False
+    form = smem_form(inst, op, em.env)
+    if form is None:
+        return False
+    i, k, regs = form
+    if not regs or regs[-1] >= FLAT_SCRATCH or not _smem_window(em, regs):
+        return False
+    _need(em)
+    em.may_raise()
+    watch = em.name(frozenset((i, i + 1, *regs)))
+    unpack = em.name(struct.Struct(f"<{len(regs)}I").unpack_from)
+    em.line(f"if SD[{i}] & SD[{i + 1}] != {M32} or "
+            f"(w.pend_s and not {watch}.isdisjoint(w.pend_s)): {_bound_step(em)}")
+    em.line("else:")
+    em.line(f"    _a = ((S[{i}] | S[{i + 1}] << 32) + {k}) & {(1 << 64) - 4}")
+    em.line(f"    _m = w.mem.glob.holding(_a, {op.width})")
+    em.line(f"    if _m is None: {_bound_step(em)}")
+    em.line(f"    else: w.deferred.append((-1, {regs!r}, {unpack}(_m.data, _a - _m.base), "
+            "True, None))")
+    em.deferred.append((-1, len(regs)))
+    return True
+
+
 def land(w: Wave) -> None:
     """Write the window's loads (`Wave.deferred`) into their destinations, as `inflight.
-    complete` would: with the EXEC of their issue."""
+    complete` would: with the EXEC of their issue; an SMEM load's (`emit_smem`) whole."""
     for col, rows, defined, full, e in w.deferred:
+        if col < 0:
+            S, sdef = w.S, w.sdef
+            for r, value in zip(rows, defined, strict=True):
+                S[r] = value
+                sdef[r] = FULL
+            continue
         n = rows.shape[0]
         if full:
             w.V[:, col:col + n] = rows.T
@@ -289,8 +416,16 @@ def park(w: Wave) -> None:
     """Park the window's loads (`Wave.deferred`) as their bound steps would have: where the
     run hands over to the bound steps or faults inside a window. Their order in the vmcnt
     queue may differ from issue order (behind loads issued by bound steps in the window):
-    the window ends in a vmcnt(0) wait, which completes all, and their registers differ."""
+    the window ends in a vmcnt(0) wait, which completes all, and their registers differ.
+    The same holds for SMEM loads in the lgkmcnt queue: their window ends in an
+    lgkmcnt(0) wait with no other wait before it, and names none of their registers."""
     for col, rows, defined, full, e in w.deferred:
+        if col < 0:
+            p = Pending(vm=False, lgkm=True, smem=True, sregs=rows, svalues=defined)
+            for r in rows:
+                w.pend_s[r] = p
+            w.lgkm_queue.append(p)
+            continue
         n = rows.shape[0]
         p = Pending(vm=True, lgkm=False, smem=False, vcol=col, vdata=rows.copy().T,
                     vdef=defined, vmask=None if full else e.copy())
@@ -322,4 +457,4 @@ def emit_wait(em: RunCode, vm: int, lgkm: int) -> None:
     em.open_segment(em.at + 1)
 
 
-__all__ = ["emit_load", "emit_store", "emit_wait", "finish", "land", "park"]
+__all__ = ["emit_load", "emit_smem", "emit_store", "emit_wait", "finish", "land", "park"]

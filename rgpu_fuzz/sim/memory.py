@@ -77,6 +77,11 @@ class AddressSpace:
         self._maps: list[Mapping] = []
         self._bases: list[int] = []
         self._next = first
+        self._last: tuple[int, int, Mapping] | None = None
+        """(start, end, mapping) of the last vector access (`_locate`)."""
+        self._hit: tuple[int, int, Mapping] | None = None
+        """(start, end, mapping) of the last `holding` answer: a launch reads its few
+        buffers over and over, and mappings are never removed, so it stays true."""
 
     def map(self, name: str, data: np.ndarray | bytes, *, writable: bool = True,
             align: int = PAGE, pad_to: int = 0) -> Mapping:
@@ -129,9 +134,27 @@ class AddressSpace:
 
     def find(self, address: int) -> Mapping | None:
         i = bisect.bisect_right(self._bases, address) - 1
-        if i >= 0 and address < self._maps[i].end:
-            return self._maps[i]
+        if i >= 0:
+            m = self._maps[i]
+            if address < m.base + len(m.data):
+                return m
         return None
+
+    def holding(self, address: int, width: int) -> Mapping | None:
+        """The mapping that holds all `width` bytes from `address` as contents (not past its
+        `defined_size`), or None (then `find`, `describe` and the checks of each access
+        say what is there)."""
+        hit = self._hit
+        if hit is not None and hit[0] <= address and address + width <= hit[1]:
+            return hit[2]
+        m = self.find(address)
+        if m is None:
+            return None
+        end = m.end if m.defined_size is None else m.base + m.defined_size
+        if address + width > end:
+            return None
+        self._hit = (m.base, end, m)
+        return m
 
     def describe(self, address: int) -> str:
         i = bisect.bisect_right(self._bases, address) - 1
@@ -141,6 +164,20 @@ class AddressSpace:
         return f"{address:#x} ({address - m.base:+#x} from {m.name} of {len(m.data)} bytes)"
 
     def _locate(self, addrs: np.ndarray, width: int, what: str) -> tuple[Mapping, np.ndarray]:
+        """The mapping that holds every access of `width` bytes at `addrs` (uint64) and the
+        offsets into it, or the `sim-oob-access` of the first lane outside every mapping.
+        The mapping of the first lane is the last one located when it holds that lane (a
+        launch's buffers are few), else `find`s; its offsets, taken modulo 2^64, are all
+        below its size less `width` exactly when every access lies inside it."""
+        first = int(addrs[0])
+        last = self._last
+        m = last[2] if last is not None and last[0] <= first < last[1] else self.find(first)
+        if m is not None:
+            off = addrs - np.uint64(m.base)
+            if int(off.max()) + width <= len(m.data):
+                if last is None or last[2] is not m:
+                    self._last = (m.base, m.base + len(m.data), m)
+                return m, off
         lo = int(addrs.min())
         hi = int(addrs.max()) + width
         m = self.find(lo)
@@ -151,13 +188,12 @@ class AddressSpace:
                     raise _oob(what, f"{width}-byte access at {self.describe(a)}")
             raise _oob(what, f"one access spans two mappings ({self.describe(lo)} .. "
                              f"{self.describe(hi - 1)})")
-        return m, addrs - np.uint64(m.base)
+        return m, addrs - np.uint64(m.base)  # unreachable: the first lane's mapping holds all
 
     def read(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
         """Bytes at each address: uint8 array (len(addrs), width)."""
         m, off = self._locate(addrs, width, what)
-        idx = off.astype(np.int64)[:, None] + _bytes(width)
-        return m.data[idx]
+        return m.data[off.view(np.int64)[:, None] + _bytes(width)]
 
     def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
         """Store `data` (uint8, (len(addrs), width)); lanes in order, so the highest lane wins
@@ -166,8 +202,7 @@ class AddressSpace:
         m, off = self._locate(addrs, width, what)
         if not m.writable:
             raise _oob(what, f"store to read-only {m.name} at {self.describe(int(addrs[0]))}")
-        idx = off.astype(np.int64)[:, None] + _bytes(width)
-        m.data[idx] = data
+        m.data[off.view(np.int64)[:, None] + _bytes(width)] = data
 
     def read_scalar(self, address: int, width: int, what: str) -> bytes:
         m = self.find(address)

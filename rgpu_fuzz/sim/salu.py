@@ -32,6 +32,11 @@ class SOp:
     """For two-source operations whose SCC is result != 0: `fn`'s result alone, as one call
     (a C function where there is one), for the bound steps of `rgpu_fuzz.sim.scalar_steps`;
     tests/sim/test_scalar_steps checks it against `fn`."""
+    expr: str | None = None
+    """`fn`'s result as a Python expression over the sources `{0}`, `{1}` (unsigned ints of
+    their widths, each a name or a literal; `{m}` the result's mask), for the generated code
+    of fused runs (`rgpu_fuzz.sim.fuse_salu`), where a call per instruction cost more than
+    the operation; tests/sim/test_fuse_salu checks it against `fn`."""
 
 
 def _and_def(a: int, da: int, b: int, db: int) -> int:
@@ -82,7 +87,8 @@ def _nz(x: int) -> int:
 
 
 def _bitop(bits: int, f: Callable[[int, int], int],
-           bitdef: Callable[[int, int, int, int], int], closed: bool = False) -> SOp:
+           bitdef: Callable[[int, int, int, int], int], expr: str,
+           closed: bool = False) -> SOp:
     """`closed`: f(a, b) is within `bits` for sources within it (no mask needed)."""
     m = (1 << bits) - 1
 
@@ -90,7 +96,7 @@ def _bitop(bits: int, f: Callable[[int, int], int],
         r = f(a, b) & m
         return r, _nz(r)
     return SOp("plain", bits, (bits, bits), fn, bitdef,
-               f if closed else (lambda a, b: f(a, b) & m))
+               f if closed else (lambda a, b: f(a, b) & m), expr)
 
 
 def _unop(bits: int, f: Callable[[int], int], scc: bool = True, dbits: int = 0) -> SOp:
@@ -174,21 +180,24 @@ def _cmpk(signed: bool, f: Callable[[int, int], bool]) -> SOp:
 def _table() -> dict[str, SOp]:
     t: dict[str, SOp] = {}
     for bits, sfx in ((32, "B32"), (64, "B64")):
-        t[f"S_AND_{sfx}"] = _bitop(bits, operator.and_, _and_def, closed=True)
-        t[f"S_OR_{sfx}"] = _bitop(bits, operator.or_, _or_def, closed=True)
-        t[f"S_XOR_{sfx}"] = _bitop(bits, operator.xor, _xor_def, closed=True)
+        t[f"S_AND_{sfx}"] = _bitop(bits, operator.and_, _and_def, "{0} & {1}", closed=True)
+        t[f"S_OR_{sfx}"] = _bitop(bits, operator.or_, _or_def, "{0} | {1}", closed=True)
+        t[f"S_XOR_{sfx}"] = _bitop(bits, operator.xor, _xor_def, "{0} ^ {1}", closed=True)
         t[f"S_ANDN2_{sfx}"] = _bitop(bits, lambda a, b: a & ~b,
-                                     lambda a, da, b, db: _and_def(a, da, ~b, db), closed=True)
+                                     lambda a, da, b, db: _and_def(a, da, ~b, db),
+                                     "{0} & ~{1}", closed=True)
         t[f"S_ORN2_{sfx}"] = _bitop(bits, lambda a, b: a | ~b,
-                                    lambda a, da, b, db: _or_def(a, da, ~b, db))
-        t[f"S_NAND_{sfx}"] = _bitop(bits, lambda a, b: ~(a & b), _and_def)
-        t[f"S_NOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a | b), _or_def)
-        t[f"S_XNOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a ^ b), _xor_def)
+                                    lambda a, da, b, db: _or_def(a, da, ~b, db),
+                                    "({0} | ~{1}) & {m}")
+        t[f"S_NAND_{sfx}"] = _bitop(bits, lambda a, b: ~(a & b), _and_def, "~({0} & {1}) & {m}")
+        t[f"S_NOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a | b), _or_def, "~({0} | {1}) & {m}")
+        t[f"S_XNOR_{sfx}"] = _bitop(bits, lambda a, b: ~(a ^ b), _xor_def, "~({0} ^ {1}) & {m}")
         t[f"S_MOV_{sfx}"] = SOp("plain", bits, (bits,), lambda a: (a, None),
-                                lambda a, da: da)
+                                lambda a, da: da, expr="{0}")
         t[f"S_CMOV_{sfx}"] = SOp("cmov", bits, (bits,), lambda a: (a, None))
         t[f"S_NOT_{sfx}"] = SOp("plain", bits, (bits,), (
-            lambda mk: lambda a: (~a & mk, _nz(~a & mk)))((1 << bits) - 1), lambda a, da: da)
+            lambda mk: lambda a: (~a & mk, _nz(~a & mk)))((1 << bits) - 1), lambda a, da: da,
+            expr="~{0} & {m}")
         t[f"S_BREV_{sfx}"] = _unop(bits, _brev(bits), scc=False)
         t[f"S_CSELECT_{sfx}"] = SOp("cselect", bits, (bits, bits), lambda a, b: (a, None))
         t[f"S_BCNT1_I32_{sfx}"] = _unop(bits, lambda a: a.bit_count(), dbits=32)
@@ -196,22 +205,28 @@ def _table() -> dict[str, SOp]:
         t[f"S_FF1_I32_{sfx}"] = _unop(bits, _ff1(bits), scc=False, dbits=32)
         t[f"S_FLBIT_I32_{sfx}"] = _unop(bits, _flbit(bits), scc=False, dbits=32)
         full = (1 << bits) - 1
-        for kind, f, fd in (
-                ("AND", lambda e, s: s & e, lambda e, s, ds, f=full: _and_def(s, ds, e, f)),
-                ("OR", lambda e, s: s | e, lambda e, s, ds, f=full: _or_def(s, ds, e, f)),
-                ("XOR", lambda e, s: s ^ e, lambda e, s, ds: ds),
+        for kind, f, fd, ex in (
+                ("AND", lambda e, s: s & e, lambda e, s, ds, f=full: _and_def(s, ds, e, f),
+                 "{1} & {0}"),
+                ("OR", lambda e, s: s | e, lambda e, s, ds, f=full: _or_def(s, ds, e, f),
+                 "{1} | {0}"),
+                ("XOR", lambda e, s: s ^ e, lambda e, s, ds: ds, "{1} ^ {0}"),
                 ("ANDN2", lambda e, s: s & ~e,
-                 lambda e, s, ds, f=full: _and_def(s, ds, ~e, f)),
-                ("ORN2", lambda e, s: s | ~e, lambda e, s, ds, f=full: _or_def(s, ds, ~e, f)),
-                ("NAND", lambda e, s: ~(s & e), lambda e, s, ds, f=full: _and_def(s, ds, e, f)),
-                ("NOR", lambda e, s: ~(s | e), lambda e, s, ds, f=full: _or_def(s, ds, e, f)),
-                ("XNOR", lambda e, s: ~(s ^ e), lambda e, s, ds: ds),
+                 lambda e, s, ds, f=full: _and_def(s, ds, ~e, f), "{1} & ~{0}"),
+                ("ORN2", lambda e, s: s | ~e, lambda e, s, ds, f=full: _or_def(s, ds, ~e, f),
+                 "({1} | ~{0}) & {m}"),
+                ("NAND", lambda e, s: ~(s & e), lambda e, s, ds, f=full: _and_def(s, ds, e, f),
+                 "~({1} & {0}) & {m}"),
+                ("NOR", lambda e, s: ~(s | e), lambda e, s, ds, f=full: _or_def(s, ds, e, f),
+                 "~({1} | {0}) & {m}"),
+                ("XNOR", lambda e, s: ~(s ^ e), lambda e, s, ds: ds, "~({1} ^ {0}) & {m}"),
                 ("ANDN1", lambda e, s: ~s & e,
-                 lambda e, s, ds, f=full: _and_def(~s, ds, e, f)),
-                ("ORN1", lambda e, s: ~s | e, lambda e, s, ds, f=full: _or_def(~s, ds, e, f))):
+                 lambda e, s, ds, f=full: _and_def(~s, ds, e, f), "~{1} & {0}"),
+                ("ORN1", lambda e, s: ~s | e, lambda e, s, ds, f=full: _or_def(~s, ds, e, f),
+                 "(~{1} | {0}) & {m}")):
             t[f"S_{kind}_SAVEEXEC_{sfx}"] = SOp("saveexec", bits, (bits,),
                                                 (lambda g, mk: lambda e, s: (g(e, s) & mk, None))
-                                                (f, full), fd)
+                                                (f, full), fd, expr=ex)
     t["S_FLBIT_I32"] = _unop(32, _flbit_i32, scc=False)
     t["S_SEXT_I32_I8"] = _unop(32, _sext(8), scc=False)
     t["S_SEXT_I32_I16"] = _unop(32, _sext(16), scc=False)
@@ -261,10 +276,12 @@ def _table() -> dict[str, SOp]:
             lambda mk, n: lambda a, b: ((a << (b & (n - 1))) & mk,
                                         _nz((a << (b & (n - 1))) & mk))
         )(m, bits), _shift_def(bits, "lshl"), (
-            lambda mk, n: lambda a, b: (a << (b & (n - 1))) & mk)(m, bits))
+            lambda mk, n: lambda a, b: (a << (b & (n - 1))) & mk)(m, bits),
+            f"({{0}} << ({{1}} & {bits - 1})) & {{m}}")
         t[f"S_LSHR_{sfx}"] = SOp("plain", bits, (bits, 32), (
             lambda n: lambda a, b: (a >> (b & (n - 1)), _nz(a >> (b & (n - 1))))
-        )(bits), _shift_def(bits, "lshr"), (lambda n: lambda a, b: a >> (b & (n - 1)))(bits))
+        )(bits), _shift_def(bits, "lshr"), (lambda n: lambda a, b: a >> (b & (n - 1)))(bits),
+            f"{{0}} >> ({{1}} & {bits - 1})")
         conv = _s32 if bits == 32 else _s64
         t[f"S_ASHR_I{bits}"] = SOp("plain", bits, (bits, 32), (
             lambda mk, n, cv: lambda a, b: ((cv(a) >> (b & (n - 1))) & mk,

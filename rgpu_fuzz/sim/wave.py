@@ -158,11 +158,15 @@ class Wave:
         give((self.V, self.vdef, self.views))
 
     def set_exec(self, mask: int) -> None:
-        """Write EXEC (both halves) and refresh the lane vector."""
-        self.S[EXEC] = mask & 0xFFFF_FFFF
-        self.S[EXEC + 1] = (mask >> 32) & 0xFFFF_FFFF
+        """Write EXEC (both halves) and refresh the lane vector (`exec` and `exec_full`
+        follow `exec_bits` alone: nothing to refresh where the mask is the same)."""
+        S = self.S
+        S[EXEC] = mask & 0xFFFF_FFFF
+        S[EXEC + 1] = (mask >> 32) & 0xFFFF_FFFF
         self.sdef[EXEC] = self.sdef[EXEC + 1] = FULL
-        self.refresh_exec(mask & self.lane_mask)
+        mask &= self.lane_mask
+        if mask != self.exec_bits:
+            self.refresh_exec(mask)
 
     def refresh_exec(self, mask: int | None = None) -> None:
         """Make `exec`, `exec_full` and `exec_bits` from EXEC, or from `mask` when the caller
@@ -175,7 +179,9 @@ class Wave:
             self.exec = self.full
         else:
             self.exec_full = False
-            self.exec = lanes_of(mask, self.lanes)
+            by_mask = _MASK_CACHE.get(self.lanes)
+            got = None if by_mask is None else by_mask.get(mask)
+            self.exec = got if got is not None else lanes_of(mask, self.lanes)
 
     @property
     def exec_mask(self) -> int:

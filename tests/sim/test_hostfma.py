@@ -181,3 +181,115 @@ def test_threads_do_not_share_staging_buffers() -> None:
     for t in threads:
         t.join()
     assert all(results[1]) and all(results[2]) and len(results[1]) == len(results[2]) == 2000
+
+
+def _wave(dtype: Any, *lanes: tuple[int, int, int]) -> tuple[np.ndarray, ...]:
+    """64-lane operands (the pattern repeated) from (a, b, c) bit patterns."""
+    width = np.uint64 if dtype == np.float64 else np.uint32
+    cols = [np.array([lane[k] for lane in lanes] * (64 // len(lanes)), width).view(dtype)
+            for k in range(3)]
+    return cols[0], cols[1], cols[2]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_nan_lanes_come_from_the_loop_in_a_wave(dtype: Any, monkeypatch: Any) -> None:
+    """In a 64-lane call with per-lane operands the loop itself gives `model.fma`'s NaN:
+    the first NaN of a and b quieted (x86 SSE's rule for a NaN operand, Intel SDM Vol. 1
+    Table 4-7, which numpy's `a*b` follows there), else the default NaN for inf * 0
+    (SDM §4.8.3.7, "QNaN floating-point indefinite": sign set, top fraction bit), else c
+    quieted, else the default NaN for inf - inf; a finite product with a NaN c gives c as
+    it is in binary64 (`model.fma.nonfinite64`) and quieted in binary32 (which adds in
+    binary64). Worked by hand; `nonfinite` (the Python fix-up) must not run."""
+    loops = hostfma._compiled()
+    assert loops is not None
+    host = loops[0] if dtype == np.float64 else loops[1]
+    assert 64 in host.nan_rule
+
+    def no_fixup(*args: Any) -> np.ndarray:
+        raise AssertionError("the NaN fix-up ran outside the loop")
+
+    monkeypatch.setattr(host, "nonfinite", no_fixup)
+    if dtype == np.float64:
+        one, two, inf, zero = 0x3FF0 << 48, 0x4000 << 48, 0x7FF0 << 48, 0
+        minus_inf, default = 0xFFF0 << 48, 0xFFF8 << 48
+        snan_a, qnan_b, snan_b = 0x7FF0_0000_0000_0001, 0xFFF8_0000_0000_0123, 0xFFF4_0000_0000_4567
+        lanes = [(snan_a, qnan_b, one, 0x7FF8_0000_0000_0001),
+                 (one, snan_b, qnan_b, 0xFFFC_0000_0000_4567),
+                 (inf, zero, snan_a, default),
+                 (two, inf, snan_a, 0x7FF8_0000_0000_0001),
+                 (inf, two, minus_inf, default),
+                 (two, two, snan_a, snan_a),
+                 (two, two, one, 0x4014 << 48),  # 5.0, no NaN
+                 (zero, minus_inf, qnan_b, default)]
+    else:
+        one, two, inf, zero = 0x3F80_0000, 0x4000_0000, 0x7F80_0000, 0
+        minus_inf, default = 0xFF80_0000, 0xFFC0_0000
+        snan_a, qnan_b, snan_b = 0x7F80_0001, 0xFFC0_0123, 0xFFA0_4567
+        lanes = [(snan_a, qnan_b, one, 0x7FC0_0001),
+                 (one, snan_b, qnan_b, 0xFFE0_4567),
+                 (inf, zero, snan_a, default),
+                 (two, inf, snan_a, 0x7FC0_0001),
+                 (inf, two, minus_inf, default),
+                 (two, two, snan_a, 0x7FC0_0001),
+                 (two, two, one, 0x40A0_0000),  # 5.0, no NaN
+                 (zero, minus_inf, qnan_b, default)]
+    a, b, c = _wave(dtype, *(lane[:3] for lane in lanes))
+    want = [lane[3] for lane in lanes] * 8
+    assert _bits(host(a, b, c)).tolist() == want
+
+
+def test_a_uniform_addend_takes_the_python_fixup() -> None:
+    """numpy adds a uniform addend (0-d, or broadcast with stride 0) with the NaN operands
+    the other way round: a*b's NaN 0x7FF8...456 plus c's 0xFFF8...123 gives c's there. Such
+    a call's NaN lanes are recomputed by `model.fma` and match it."""
+    qnan_c = np.array([0xFFF8_0000_0000_0123], np.uint64).view(np.float64)[0]
+    a = np.array([0x7FF8_0000_0000_0456] * 64, np.uint64).view(np.float64)
+    for c in (qnan_c, np.broadcast_to(qnan_c, (64,))):
+        got = hostfma.fma64(a, np.ones(64), c)
+        want = np.asarray(model.fma64(a, np.ones(64), c))
+        assert np.array_equal(_bits(got), _bits(want))
+
+
+def test_the_nan_rule_probe_rejects_another_rule() -> None:
+    """A loop that returned b's NaN before a's (x87's or another ordering) fails the probe
+    that decides whether the loop's NaN lanes are trusted."""
+    loops = hostfma._compiled()
+    assert loops is not None
+    host = loops[0]
+
+    class SecondFirst:
+        dtype = np.float64
+        nan_rule: frozenset[int] = frozenset()
+
+        def __call__(self, a: Any, b: Any, c: Any) -> np.ndarray:
+            return np.asarray(model.fma64(b, a, c), np.float64)
+
+    assert hostfma._nan_rule_agrees(host, model.fma64, 64)
+    assert not hostfma._nan_rule_agrees(SecondFirst(), model.fma64, 64)  # type: ignore[arg-type]
+
+
+def test_a_scale_in_some_lanes_sends_only_those_to_model_fma(monkeypatch: Any) -> None:
+    """V_DIV_FMAS scales the lanes whose VCC is set: only those go to `model.fma`; the rest
+    (a NaN lane among them) run on the host. Values by hand: 1.5 * 2 + 1 = 4; scaled by
+    2**128 and 2**-128; the subnormal-tie lane of `test_a_scale_applies_before_the_one_
+    rounding` (2**-1074, where rounding before the scale would give 2**-1073); NaN * 2 + 1
+    is the NaN quieted."""
+    sizes: list[int] = []
+    whole = model.fma64
+
+    def counted(a: Any, b: Any, c: Any, scale: Any = 0) -> np.ndarray:
+        sizes.append(np.size(scale))
+        return whole(a, b, c, scale)
+
+    monkeypatch.setattr(fp.exact, "fma64", counted)
+    qnan = np.array([0x7FF8_0000_0000_0042], np.uint64).view(np.float64)[0]
+    a = np.array([1.5, 1.5, 1.5, 1.5 * 2.0**-946, qnan] * 12 + [1.5] * 4)
+    b = np.array([2.0, 2.0, 2.0, 1.0, 2.0] * 12 + [2.0] * 4)
+    c = np.array([1.0, 1.0, 1.0, -(2.0**-1006), 1.0] * 12 + [1.0] * 4)
+    k = np.array([0, 128, -128, -128, 0] * 12 + [0] * 4)
+    got = fp.fma64(a, b, c, k)
+    want = [4.0, 2.0**130, 2.0**-126, 2.0**-1074] * 12 + [4.0] * 4
+    assert got[np.arange(64) % 5 != 4].tolist()[:48] == want[:48]
+    assert got[60:].tolist() == [4.0] * 4
+    assert _bits(got)[4:60:5].tolist() == [0x7FF8_0000_0000_0042] * 12
+    assert sizes == [36]
