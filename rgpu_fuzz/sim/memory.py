@@ -77,8 +77,8 @@ class AddressSpace:
         self._maps: list[Mapping] = []
         self._bases: list[int] = []
         self._next = first
-        self._last: Mapping | None = None
-        """The mapping of the last vector access (`_locate`)."""
+        self._last: tuple[int, int, Mapping] | None = None
+        """(start, end, mapping) of the last vector access (`_locate`)."""
         self._hit: tuple[int, int, Mapping] | None = None
         """(start, end, mapping) of the last `holding` answer: a launch reads its few
         buffers over and over, and mappings are never removed, so it stays true."""
@@ -134,8 +134,10 @@ class AddressSpace:
 
     def find(self, address: int) -> Mapping | None:
         i = bisect.bisect_right(self._bases, address) - 1
-        if i >= 0 and address < self._maps[i].end:
-            return self._maps[i]
+        if i >= 0:
+            m = self._maps[i]
+            if address < m.base + len(m.data):
+                return m
         return None
 
     def holding(self, address: int, width: int) -> Mapping | None:
@@ -164,13 +166,17 @@ class AddressSpace:
     def _locate(self, addrs: np.ndarray, width: int, what: str) -> tuple[Mapping, np.ndarray]:
         """The mapping that holds every access of `width` bytes at `addrs` (uint64) and the
         offsets into it, or the `sim-oob-access` of the first lane outside every mapping.
-        The mapping of the last access is tried first (a launch's buffers are few): its
-        offsets, taken modulo 2^64, are all below its size less `width` exactly when every
-        access lies inside it."""
-        m = self._last
+        The mapping of the first lane is the last one located when it holds that lane (a
+        launch's buffers are few), else `find`s; its offsets, taken modulo 2^64, are all
+        below its size less `width` exactly when every access lies inside it."""
+        first = int(addrs[0])
+        last = self._last
+        m = last[2] if last is not None and last[0] <= first < last[1] else self.find(first)
         if m is not None:
             off = addrs - np.uint64(m.base)
             if int(off.max()) + width <= len(m.data):
+                if last is None or last[2] is not m:
+                    self._last = (m.base, m.base + len(m.data), m)
                 return m, off
         lo = int(addrs.min())
         hi = int(addrs.max()) + width
@@ -182,8 +188,7 @@ class AddressSpace:
                     raise _oob(what, f"{width}-byte access at {self.describe(a)}")
             raise _oob(what, f"one access spans two mappings ({self.describe(lo)} .. "
                              f"{self.describe(hi - 1)})")
-        self._last = m
-        return m, addrs - np.uint64(m.base)
+        return m, addrs - np.uint64(m.base)  # unreachable: the first lane's mapping holds all
 
     def read(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
         """Bytes at each address: uint8 array (len(addrs), width)."""

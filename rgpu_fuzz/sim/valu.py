@@ -74,8 +74,11 @@ def _f2i(x, lo, hi, out):
     ran 10 us with `np.errstate`, `np.nan_to_num` and `np.clip`; these ufuncs take 3);
     ±inf saturate through maximum/minimum as `np.clip` would. The cast truncates toward
     zero (C conversion), so saturating first and truncating in the cast gives what
-    truncating first would: the bounds are integers."""
+    truncating first would: the bounds are integers. An unsigned conversion's lower bound
+    is NaN's 0, which `np.fmax` (the non-NaN operand) gives without the `where`."""
     x = np.asarray(x, F64)
+    if lo == 0:
+        return np.fmin(np.fmax(x, 0.0), hi).astype(out)
     return np.minimum(np.maximum(np.where(x == x, x, 0.0), lo), hi).astype(out)
 
 

@@ -77,11 +77,11 @@ def ldexp(x: Any, e: Any) -> Any:
 
 
 def frexp_exp(x: Any) -> Any:
-    return np.frexp(x)[1].astype(I32)
+    return np.frexp(x)[1].astype(I32, copy=False)
 
 
 def frexp_mant(x: Any) -> Any:
-    return np.frexp(x)[0].astype(x.dtype)
+    return np.frexp(x)[0].astype(x.dtype, copy=False)
 
 
 def cmp_class(x: Any, mask: Any) -> np.ndarray:
@@ -191,7 +191,7 @@ def div_scale(s0: Any, s1: Any, s2: Any) -> tuple[np.ndarray, np.ndarray]:
     if (e1 >= 1).all() and (e1 <= e1max).all() and (e2 > tiny_n).all() and \
             (e2 < emax).all() and (gap < big).all() and (gap >= low_gap).all():
         return s0.copy(), np.zeros(s0.shape, bool)
-    return _div_scale_cases(s0, s1, s2, e1, e2)
+    return _div_scale_cases(s0, s1, s2, e1, e2, gap)
 
 
 _SCALE_VCC = np.array([False, True, False, True, False, True, False, False])
@@ -199,25 +199,31 @@ _SCALE_VCC = np.array([False, True, False, True, False, True, False, False])
 
 
 def _div_scale_cases(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, e1: np.ndarray,
-                     e2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                     e2: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pseudocode's if-chain (`_first`): a zero operand (NaN); an exponent gap of `big`
     or more (the denominator scaled up, VCC); a subnormal denominator (scaled up); a
     subnormal reciprocal of the denominator with a subnormal quotient (scaled down, VCC) or
     without (scaled down); a subnormal quotient (the numerator scaled up, VCC); a numerator
     exponent of `tiny_n` or less (scaled up); else S0. Subnormal: a zero exponent field and
-    a nonzero value."""
+    a nonzero value. The reciprocal of a binary32, or of a binary64 below 2**1022 (exponent
+    field below 2045), is never a binary64 subnormal: those waves skip that test."""
     is32 = s0.dtype == F32
     scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
-    inv = 1.0 / s1.astype(F64)
-    q = (s2 / s1).astype(s0.dtype)
+    q = (s2 / s1).astype(s0.dtype, copy=False)
     den_q = (_exp_field(q) == 0) & (q != 0)
-    inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
     up = ldexp(s0, scale)
-    down = ldexp(s0, -scale)
-    conds = [(s2 == 0) | (s1 == 0), e2 - e1 >= big, (e1 == 0) & (s1 != 0), inv_den & den_q,
+    same = s0 == s1
+    if is32 or (e1 < 2045).all():
+        inv_den = np.zeros(s0.shape, bool)
+        down = s0
+    else:
+        inv = 1.0 / s1
+        inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
+        down = ldexp(s0, -scale)
+    conds = [(s2 == 0) | (s1 == 0), gap >= big, (e1 == 0) & (s1 != 0), inv_den & den_q,
              inv_den, den_q, e2 <= tiny_n]
-    values = [np.full_like(s0, np.nan), np.where(s0 == s1, up, s0), up,
-              np.where(s0 == s1, down, s0), down, np.where(s0 == s2, up, s0), up]
+    values = [np.full_like(s0, np.nan), np.where(same, up, s0), up,
+              np.where(same, down, s0), down, np.where(s0 == s2, up, s0), up]
     d, case = _first(conds, values, s0)
     return d, _SCALE_VCC[case]
 

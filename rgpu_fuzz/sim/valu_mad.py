@@ -16,27 +16,37 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.fp import flush
-
 F32 = np.float32
+_TINY = np.finfo(F32).tiny
 
 
-def _product(a: Any, b: Any, legacy: bool) -> np.ndarray:
-    a, b = flush(np.asarray(a, F32)), flush(np.asarray(b, F32))
-    with np.errstate(all="ignore"):  # IEEE results; underflow and overflow are values
-        p = flush(np.multiply(a, b, dtype=F32))
-    if legacy:
-        p = np.where((a == 0) | (b == 0), F32(0.0), p)
-    return p
+def _flush(x: Any) -> Any:
+    """Subnormals to a zero of their sign (x * 0), every other value as it is (x * 1): two
+    ufuncs and a multiply instead of `fp.flush`'s where/copysign (these run on every lane,
+    and lanes outside EXEC often hold integers that read as subnormals). A signalling NaN
+    comes back quieted, which changes nothing here: each flushed value is an operand of
+    the arithmetic that follows, which would quiet it, and x86 picks the NaN to return by
+    operand position, not by quietness (Intel SDM Vol. 1 Table 4-7)."""
+    return np.multiply(x, np.abs(x) >= _TINY)  # ufuncs: numpy's scalar math differs on NaNs
 
 
-def mad_f32(a: Any, b: Any, c: Any) -> np.ndarray:
-    """round(round(a * b) + c) with f32 denormals flushed at every step."""
-    return flush(np.add(_product(a, b, False), flush(np.asarray(c, F32)), dtype=F32))
+def _product(a: Any, b: Any, legacy: bool) -> Any:
+    a, b = _flush(np.asarray(a, F32)), _flush(np.asarray(b, F32))
+    if not legacy:
+        return _flush(np.multiply(a, b))
+    with np.errstate(all="ignore"):  # 0 * inf, whose NaN the legacy rule replaces
+        p = _flush(np.multiply(a, b))
+    return np.where((a == 0) | (b == 0), F32(0.0), p)
 
 
-def mad_legacy_f32(a: Any, b: Any, c: Any) -> np.ndarray:
-    return flush(np.add(_product(a, b, True), flush(np.asarray(c, F32)), dtype=F32))
+def mad_f32(a: Any, b: Any, c: Any) -> Any:
+    """round(round(a * b) + c) with f32 denormals flushed at every step. Floating-point
+    exceptions: the simulator's `np.seterr(all="ignore")` (as `valu_fp`)."""
+    return _flush(np.add(_product(a, b, False), _flush(np.asarray(c, F32))))
+
+
+def mad_legacy_f32(a: Any, b: Any, c: Any) -> Any:
+    return _flush(np.add(_product(a, b, True), _flush(np.asarray(c, F32))))
 
 
 F3 = ("f32", "f32", "f32")
