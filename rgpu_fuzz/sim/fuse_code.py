@@ -294,22 +294,28 @@ class RunCode:
 
     def mask_write(self, op: Opnd, res: str, d: str) -> None:
         """`bind_alu._lane_mask_dest`: bit n for active lane n; a bit is defined where the
-        lane is inactive or `d` (defined lanes, or "True"). Under a full EXEC a bool vector
-        of one value per lane is its own mask: no `& E`, `| ~E` to build."""
+        lane is inactive or `d` (defined lanes, or "True"). A bool vector of one value per
+        lane goes to its mask first and combines with EXEC's as ints (`mask_of(x & E) ==
+        mask_of(x) & mask_of(E)`, `mask_of(x | ~E) == mask_of(x) | ~mask_of(E)`): no
+        vectors to build."""
+        lanes = (1 << self.lanes) - 1
         if not res.isidentifier():
             self.line(f"_lm = {res}")
             res = "_lm"
         shape = _SHAPES.setdefault(self.lanes, (self.lanes,))
-        plain = f"ef and {{0}}.dtype is {self.name(_BOOL)} and {{0}}.shape == {self.name(shape)}"
+        plain = f"{{0}}.dtype is {self.name(_BOOL)} and {{0}}.shape == {self.name(shape)}"
+        self.line(f"_eb = {lanes} if ef else _mask_of(E)")
         high = f" | {self.high}" if self.high else ""
         defined = "" if d == "True" else \
-            f"(_mask_of({d}) if {plain.format(d)} else _mask_of({d} | ~E)){high}"
+            f"(_mask_of({d}) | ({lanes} ^ _eb) if {plain.format(d)} else " \
+            f"_mask_of({d} | ~E)){high}"
         if self.fd_ok and d != "True":
             # `_fd`: `d` holds in every active lane, and inactive lanes are defined bits
             defined = f"({(1 << 64) - 1} if _fd else ({defined}))"
             self.fd_uses += 1
         self.swrite(op, 64 if self.lanes == 64 else 32,
-                    f"_mask_of({res}) if {plain.format(res)} else _mask_of({res} & E)", defined)
+                    f"_mask_of({res}) & _eb if {plain.format(res)} else _mask_of({res} & E)",
+                    defined)
 
     @property
     def high(self) -> int:
