@@ -402,11 +402,12 @@ class RunCode:
         return " & ".join(got) if got else "True"
 
     def vwrite(self, op: Opnd, ty: str, inst: Inst, expr: str,
-               d: str | tuple[str, str] = "True") -> None:
+               d: str | tuple[str, str] = "True", array: bool = False) -> None:
         """`operands.vector_dest`: lanes outside EXEC keep value and definedness; `d` is
-        the defined lanes of the result (an expression, or "True"). Where `_fd` holds and
-        every VGPR source is `known` (`fd_ok`), the result is defined in every active lane:
-        a destination defined in every lane stays so, and no definedness is computed."""
+        the defined lanes of the result (an expression, or "True"); `array`: `expr` is an
+        ndarray already. Where `_fd` holds and every VGPR source is `known` or `active`
+        (`fd_ok`), the result is defined in every active lane: no definedness is computed,
+        and none written to a destination `known` or `active` already."""
         bits = DTYPES[ty][0]
         if op.kind not in (OpKind.VGPR, OpKind.AGPR):
             raise NotFusible("vector destination")
@@ -417,16 +418,17 @@ class RunCode:
             raise NotFusible("true16 destination")
         col = vcol(op)
         cols = (col, col + 1) if bits == 64 else (col,)
+        value = expr if array else f"np.asarray({expr})"
         if bits == 64:
             # through the pair's uint64 view: numpy copies first where source and
             # destination overlap (a move between overlapping pairs), as `np.copyto` does
-            self.line(f"_r = {self.lanewise_value(f'np.asarray({expr}).view(_U64)')}")
+            self.line(f"_r = {self.lanewise_value(f'{value}.view(_U64)')}")
             value, dst = "_r", self.view(col, np.uint64)
         elif bits == 16:
-            self.line(f"_x = np.asarray({expr}).view(np.uint16).astype(_U32)")
+            self.line(f"_x = {value}.view(np.uint16).astype(_U32)")
             value, dst = "_x", self.view(col, np.uint32)
         else:
-            self.line(f"_x = np.asarray({expr}).view(_U32)")
+            self.line(f"_x = {value}.view(_U32)")
             value, dst = "_x", self.view(col, np.uint32)
         dcols = [self.dcol(c) for c in cols]
         defs = d if isinstance(d, tuple) else (d,) * len(cols)
@@ -435,7 +437,7 @@ class RunCode:
             self.fd_uses += 1
             self.line("if _fd:")
             self.line(f"    {forget}")
-            if all(c in self.known for c in cols):
+            if all(c in self.known or c in self.active for c in cols):
                 self.line(f"    if ef: {dst}[...] = {value}")
                 self.line(f"    else: np.copyto({dst}, {value}, where=E)")
             else:

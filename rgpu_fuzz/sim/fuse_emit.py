@@ -64,6 +64,9 @@ class Emitter(RunCode):
         self.close_segment()
         self.may_raise()
         self.line(f"_steps[_i + {self.at}](w)")
+        # a bound step may write EXEC (a load completed into it, a lane write): the rest
+        # of the run reads it again rather than keep its lane vector from before
+        self.refresh_exec()
         self.open_segment(self.at + 1)
 
     def emit_alu(self, inst: Inst, name: str) -> None:

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
+
 from rgpu_fuzz.sim.bind_alu import COPIES, LOW_HALF_OPS, VCC_OP, _omod_clamp, _with_vcc
 from rgpu_fuzz.sim.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.defined64 import SHIFT64_OPS
@@ -85,7 +87,7 @@ def _v_plain(e: RunCode, inst: Inst, spec: Any) -> None:
     value = call if bitdef else f"np.asarray({call}, {e.name(dt)})"
     if copy_src >= 0:
         e.line(f"_part = w.vpart.get({copy_src}) if w.vpart else None")
-    e.vwrite(ops[0], spec.dst, inst, value, d)
+    e.vwrite(ops[0], spec.dst, inst, value, d, array=not bitdef)
     if copy_src >= 0:
         e.line(f"if _part: _move_part(w, _part, {vcol(ops[0])})")
 
@@ -178,6 +180,29 @@ def _v_mad64(e: RunCode, inst: Inst, spec: Any) -> None:
     e.vwrite(ops[0], spec.dst, inst, "_r2", (low, d))
 
 
+def _v_pk_mov(e: RunCode, inst: Inst, spec: Any) -> None:
+    """`bind_alu._pk_mov` for VGPR sources: D.lo = S0's op_sel half, D.hi = S1's, each
+    with that half's definedness (gfx90a's 64-bit move)."""
+    ops = inst.operands
+    if len(ops) != 3 or inst.mods.get("clamp", 0):
+        raise NotFusible("pk_mov form")
+    cols = []
+    for o in ops[1:3]:
+        if o.kind not in (OpKind.VGPR, OpKind.AGPR) or o.neg or o.abs or bool(
+                getattr(o, "sel", "")):
+            raise NotFusible("pk_mov source")
+        cols.append(vcol(o) + int(bool(getattr(o, "hi", False))))
+    e.vregs.update(cols)
+    e.read_cols(cols)
+    e.vector = True
+    e.line(f"_r = np.empty({e.lanes}, _U64)")
+    e.line("_h = _r.view(_U32)")
+    # little-endian: the low dword of each lane's pair comes first
+    e.line(f"_h[0::2] = {e.view(cols[0], np.uint32)}")
+    e.line(f"_h[1::2] = {e.view(cols[1], np.uint32)}")
+    e.vwrite(ops[0], "b64", inst, "_r", (e.dcol(cols[0]), e.dcol(cols[1])), array=True)
+
+
 def _plain_vgpr(op: Opnd) -> int:
     if op.kind not in (OpKind.VGPR, OpKind.AGPR) or bool(getattr(op, "sel", "")) or \
             bool(getattr(op, "hi", False)):
@@ -226,6 +251,7 @@ VALU_EMITTERS: dict[str, Callable[[RunCode, Inst, Any], None]] = {
     "plain": _v_plain, "fmac": _v_fmac, "cmp": _v_cmp, "cmpx": _v_cmp,
     "cndmask": _v_cndmask, "carry_out": _v_carry_out, "carry_in": _v_carry_in,
     "mad64": _v_mad64, "readlane": _v_readlane, "readfirstlane": _v_readlane,
+    "pk_mov": _v_pk_mov,
     "writelane": _v_writelane,
 }
 
