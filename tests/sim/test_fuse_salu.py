@@ -225,3 +225,23 @@ def test_lane_masks_under_a_full_exec() -> None:
     assert pair(f, 106) == (expect, M64 ^ (1 << 5))
     assert pair(f, 8) == (M64, M64)
     assert f.V[:, 2].tolist() == [0] * 64
+
+
+def test_lane_masks_under_a_partial_exec() -> None:
+    """As above with EXEC = lanes 0-31 and 40: inactive lanes give defined 0 bits whatever
+    their inputs (lane 33 of v1 undefined, inactive); active lane 5 stays undefined."""
+    w = wave((1 << 32) - 1 | 1 << 40)
+    w.V[:, 0] = range(64)
+    w.V[:, 1] = [n if n % 3 == 0 else 0 for n in range(64)]
+    w.vdef[:, 0:2] = True
+    w.vdef[5, 1] = w.vdef[33, 1] = False
+    w.S[4], w.S[5] = M32, 1
+    w.sdef[4] = w.sdef[5] = M32
+    run = [inst("V_CMP_EQ_U32", s(106, 2), v(0), v(1)),
+           inst("V_ADD_CO_U32", v(2), s(8, 2), s(4), s(5))]
+    _, f, raised, _ = both(run, w)
+    assert raised is None
+    active = (1 << 32) - 1 | 1 << 40
+    expect = sum(1 << n for n in range(64) if n % 3 == 0) & active
+    assert pair(f, 106) == (expect, M64 ^ (1 << 5))
+    assert pair(f, 8) == (active, M64)
