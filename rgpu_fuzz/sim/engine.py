@@ -250,6 +250,8 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
                                                trace_wave)
                     if status is Status.TRAP:
                         raise _Trapped()
+                    for w in waves:
+                        w.release()
     except _Trapped:
         status = Status.TRAP
     except SimStop as stop:

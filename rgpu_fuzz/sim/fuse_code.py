@@ -32,6 +32,7 @@ from rgpu_fuzz.sim.operands import (
     vcol,
     vector_source,
 )
+from rgpu_fuzz.sim.regfile import DEFINED, KIND, key
 from rgpu_fuzz.sim.wave import EXEC, Wave, lanes_of, mask_of
 
 M32 = 0xFFFF_FFFF
@@ -117,6 +118,20 @@ class RunCode:
         self._names: dict[int, str] = {}
         self.deferred: list[tuple[int, int]] = []
         """Loads whose destinations the next `s_waitcnt` writes (`fuse_mem`): (column, n)."""
+        self.live_in: set[int] = set()
+        """VGPR columns the segment reads before it writes them: `_fd` is true at the
+        segment's start when each is defined in every lane."""
+        self.known: set[int] = set()
+        """Columns defined in every lane at this point of the segment when `_fd` holds."""
+        self.active: set[int] = set()
+        """Columns defined in every lane of the current EXEC when `_fd` holds: written since
+        EXEC last changed by instructions whose sources were `known` or `active`. Only
+        active lanes are read by what the run emits (lane reads check `vdef` themselves)."""
+        self.written: set[int] = set()
+        self.fd_ok = True
+        """Every VGPR the current instruction read so far is `known`."""
+        self.fd_uses = 0
+        """Writes of the segment that `_fd` spares definedness work."""
 
     # ------------------------------------------------------------------ plumbing
     def name(self, value: Any) -> str:
@@ -138,6 +153,7 @@ class RunCode:
         self.line(f"j = {self.at}")
 
     def refresh_exec(self) -> None:
+        self.active.clear()
         self.scalars().pairs.discard(EXEC)  # `Wave.set_exec` may have written it
         self.line("ef = w.exec_full")
         self.line("E = w.exec")
@@ -293,6 +309,10 @@ class RunCode:
         defined = "" if d == "True" else \
             f"(_mask_of({d}) | ({lanes} ^ _eb) if {plain.format(d)} else " \
             f"_mask_of({d} | ~E)){high}"
+        if self.fd_ok and d != "True":
+            # `_fd`: `d` holds in every active lane, and inactive lanes are defined bits
+            defined = f"({(1 << 64) - 1} if _fd else ({defined}))"
+            self.fd_uses += 1
         self.swrite(op, 64 if self.lanes == 64 else 32,
                     f"_mask_of({res}) & _eb if {plain.format(res)} else _mask_of({res} & E)",
                     defined)
@@ -316,17 +336,14 @@ class RunCode:
             col = vcol(op)
             cols = (col, col + 1) if bits == 64 else (col,)
             self.vregs.update(cols)
+            self.read_cols(cols)
             self.vector = True
             if lanewise:
                 self.lanewise.update(cols)
             if (sel and sel != "DWORD") or bits == 16 or mods:
                 g, _ = vector_source(op, ty, self.env)
                 return f"{self.name(g)}(w)"
-            if bits == 64:
-                base = f"V[:, {col}:{col + 2}].view(_U64)[:, 0]"
-                return base if dtype is np.uint64 else f"{base}.view({self.name(dtype)})"
-            base = f"V[:, {col}]"
-            return base if dtype is np.uint32 else f"{base}.view({self.name(dtype)})"
+            return self.view(col, dtype)
         if op.kind is OpKind.SGPR:
             value = self.sread(op, 64 if bits == 64 else 32)
             if (sel and sel != "DWORD") or bits == 16 or mods:
@@ -341,6 +358,15 @@ class RunCode:
             return self.name(g(None))  # type: ignore[arg-type]  # a constant: no wave read
         raise NotFusible(f"vector source {op.kind}")
 
+    def read_cols(self, cols: Sequence[int]) -> None:
+        """Note a read of VGPR `cols` for `_fd` (`live_in`, `known`, `fd_ok`)."""
+        for c in cols:
+            if c not in self.written:
+                self.live_in.add(c)
+                self.known.add(c)
+            elif c not in self.known and c not in self.active:
+                self.fd_ok = False
+
     def vdef(self, op: Opnd, ty: str) -> str | None:
         """The defined lanes of a VALU source (`operands.vector_source`'s `defined`) as an
         expression; None where the source is a scalar or constant (the run guards those
@@ -354,8 +380,17 @@ class RunCode:
             _, d = vector_source(op, ty, self.env)
             return f"{self.name(d)}(w)"
         if bits == 64:
-            return f"(VD[:, {col}] & VD[:, {col + 1}])"
-        return f"VD[:, {col}]"
+            return f"({self.dcol(col)} & {self.dcol(col + 1)})"
+        return self.dcol(col)
+
+    def view(self, col: int, dtype: Any) -> str:
+        """The register at `col` (a pair for a 64-bit `dtype`) as a vector of `dtype`: the
+        wave's cached view (`regfile.RegViews`), which writes go through too."""
+        return f"X[{key(KIND[dtype], col)}]"
+
+    def dcol(self, col: int) -> str:
+        """The definedness column of the register at `col`, a cached view as `view`."""
+        return f"X[{key(DEFINED, col)}]"
 
     def lanewise_value(self, expr: str) -> str:
         """`expr` broadcast to one value per lane, as the bound steps do; a result computed
@@ -369,7 +404,9 @@ class RunCode:
     def vwrite(self, op: Opnd, ty: str, inst: Inst, expr: str,
                d: str | tuple[str, str] = "True") -> None:
         """`operands.vector_dest`: lanes outside EXEC keep value and definedness; `d` is
-        the defined lanes of the result (an expression, or "True")."""
+        the defined lanes of the result (an expression, or "True"). Where `_fd` holds and
+        every VGPR source is `known` (`fd_ok`), the result is defined in every active lane:
+        a destination defined in every lane stays so, and no definedness is computed."""
         bits = DTYPES[ty][0]
         if op.kind not in (OpKind.VGPR, OpKind.AGPR):
             raise NotFusible("vector destination")
@@ -379,47 +416,83 @@ class RunCode:
         if bits == 16 and self.env.true16:
             raise NotFusible("true16 destination")
         col = vcol(op)
-        lanes = self.lanes
+        cols = (col, col + 1) if bits == 64 else (col,)
         if bits == 64:
-            self.vregs.update((col, col + 1))
+            # through the pair's uint64 view: numpy copies first where source and
+            # destination overlap (a move between overlapping pairs), as `np.copyto` does
             self.line(f"_r = {self.lanewise_value(f'np.asarray({expr}).view(_U64)')}")
-            self.line(f"_p = np.ascontiguousarray(_r).view(_U32).reshape({lanes}, 2)")
-            dlo, dhi = d if isinstance(d, tuple) else (d, d)
-            if dlo == dhi == "True":
-                self.line(f"if w.vpart: _forget(w, {col}, 2)")
-                self.line(f"if ef: V[:, {col}:{col + 2}] = _p; VD[:, {col}:{col + 2}] = True")
-                self.line(f"else: np.copyto(V[:, {col}:{col + 2}], _p, where=E[:, None]); "
-                          f"VD[:, {col}] |= E; VD[:, {col + 1}] |= E")
-                return
-            self.line(f"_dlo = {dlo}")
-            self.line(f"_dhi = {dhi}")
-            self.line(f"if w.vpart: _forget(w, {col}, 2)")
-            self.line(f"if ef: V[:, {col}:{col + 2}] = _p; VD[:, {col}] = _dlo; "
-                      f"VD[:, {col + 1}] = _dhi")
-            self.line(f"else: np.copyto(V[:, {col}:{col + 2}], _p, where=E[:, None]); "
-                      f"np.copyto(VD[:, {col}], _dlo, where=E); "
-                      f"np.copyto(VD[:, {col + 1}], _dhi, where=E)")
-            return
-        assert isinstance(d, str)
-        self.vregs.add(col)
-        if bits == 16:
+            value, dst = "_r", self.view(col, np.uint64)
+        elif bits == 16:
             self.line(f"_x = np.asarray({expr}).view(np.uint16).astype(_U32)")
+            value, dst = "_x", self.view(col, np.uint32)
         else:
             self.line(f"_x = np.asarray({expr}).view(_U32)")
-        if d != "True":
-            self.line(f"_d = {d}")
-        self.line(f"if w.vpart: _forget(w, {col}, 1)")
-        if d == "True":
-            self.line(f"if ef: V[:, {col}] = _x; VD[:, {col}] = True")
-            self.line(f"else: np.copyto(V[:, {col}], _x, where=E); VD[:, {col}] |= E")
+            value, dst = "_x", self.view(col, np.uint32)
+        dcols = [self.dcol(c) for c in cols]
+        defs = d if isinstance(d, tuple) else (d,) * len(cols)
+        forget = f"if w.vpart: _forget(w, {col}, {len(cols)})"
+        if self.fd_ok:
+            self.fd_uses += 1
+            self.line("if _fd:")
+            self.line(f"    {forget}")
+            if all(c in self.known for c in cols):
+                self.line(f"    if ef: {dst}[...] = {value}")
+                self.line(f"    else: np.copyto({dst}, {value}, where=E)")
+            else:
+                self._write(dst, value, dcols, ("True",) * len(cols), "    ")
+                self.active.update(cols)
+            self.line("else:")
         else:
-            self.line(f"if ef: V[:, {col}] = _x; VD[:, {col}] = _d")
-            self.line(f"else: np.copyto(V[:, {col}], _x, where=E); "
-                      f"np.copyto(VD[:, {col}], _d, where=E)")
+            self.known.difference_update(cols)
+            self.active.difference_update(cols)
+        self.vregs.update(cols)
+        self.written.update(cols)
+        pad = "    " if self.fd_ok else ""
+        names = [dx if dx == "True" else f"_d{k}" for k, dx in enumerate(defs)]
+        for name, dx in zip(names, defs, strict=True):
+            if name != "True":
+                self.line(f"{pad}{name} = {dx}")
+        self.line(f"{pad}{forget}")
+        self._write(dst, value, dcols, tuple(names), pad)
+
+    def _write(self, dst: str, value: str, dcols: Sequence[str], defs: Sequence[str],
+               pad: str) -> None:
+        full = "; ".join([f"{dst}[...] = {value}"] +
+                         [f"{c}[...] = {dx}" for c, dx in zip(dcols, defs, strict=True)])
+        part = "; ".join([f"np.copyto({dst}, {value}, where=E)"] +
+                         [f"np.logical_or({c}, E, out={c})" if dx == "True" else
+                          f"np.copyto({c}, {dx}, where=E)"
+                          for c, dx in zip(dcols, defs, strict=True)])
+        self.line(f"{pad}if ef: {full}")
+        self.line(f"{pad}else: {part}")
+
+    def fd_guard(self, n: int) -> str:
+        """The expression of `_fd` at the segment's start: every `live_in` column defined in
+        every lane (a column's bools compared as bytes: ~0.1 us a column, where
+        `VD[:, cols].all()` costs ~1.7 us). False, without a test, where no write of the
+        segment would be spared (`fd_uses`): short segments at O0 would pay for nothing."""
+        if not self.fd_uses:
+            return "False"
+        if not self.live_in:
+            return "True"
+        ones = self.name(b"\x01" * self.lanes)
+        cols = sorted(self.live_in)
+        if len(cols) <= 6:
+            return " and ".join(f"{self.dcol(c)}.tobytes() == {ones}" for c in cols)
+        self.ns[f"_VA{n}"] = np.array(cols, np.intp)
+        many = self.name(b"\x01" * (self.lanes * len(cols)))
+        return f"VD.take(_VA{n}, axis=1).tobytes() == {many}"
+
+    def dc_line(self, expr: str) -> None:
+        """`_dc = expr`, the defined lanes of an instruction's result, computed only where
+        `_fd` does not settle them (`vwrite`)."""
+        self.line(f"if not _fd: _dc = {expr}" if self.fd_ok else f"_dc = {expr}")
 
     def open_segment(self, at: int) -> None:
         self.seg_at, self.seg_line = at, len(self.body)
         self.vregs, self.sregs, self.lanewise = set(), set(), set()
+        self.known, self.active, self.written, self.live_in = set(), set(), set(), set()
+        self.fd_uses = 0
 
     def close_segment(self) -> None:
         """Guard the segment just emitted (from the run's start or an `s_waitcnt` to here):
@@ -435,9 +508,10 @@ class RunCode:
         if self.sregs:
             self.ns[f"_PS{n}"] = frozenset(self.sregs)
             guards.append(f"if w.pend_s and not _PS{n}.isdisjoint(w.pend_s): {bail}")
+        guards.append(f"_fd = {self.fd_guard(n)}")
         if self.lanewise:
             self.ns[f"_VR{n}"] = np.array(sorted(self.lanewise), np.intp)
-            guards.append(f"if not VD[:, _VR{n}].all(): {bail}")
+            guards.append(f"if not _fd and not VD[:, _VR{n}].all(): {bail}")
         self.body[self.seg_line:self.seg_line] = guards
 
 __all__ = ["M32", "M64", "NotFusible", "RunCode", "Scalars"]

@@ -46,13 +46,17 @@ class Emitter(RunCode):
                 return
             if emit_store(self, inst, name) or emit_load(self, inst, name):
                 return
-            mark = (len(self.body), set(self.vregs), set(self.sregs), set(self.lanewise))
+            mark = (len(self.body), set(self.vregs), set(self.sregs), set(self.lanewise),
+                    set(self.live_in), set(self.known), set(self.written), set(self.active))
+            self.fd_ok = True
             try:
                 self.emit_alu(inst, name)
                 return
             except NotFusible:
                 del self.body[mark[0]:]
                 self.vregs, self.sregs, self.lanewise = mark[1], mark[2], mark[3]
+                self.live_in, self.known, self.written = mark[4], mark[5], mark[6]
+                self.active = mark[7]
         if not _opaque(inst, name):
             raise NotFusible(name)
         # the bound step itself, between segments: it checks and faults as it always does,
@@ -92,7 +96,8 @@ class Emitter(RunCode):
         self.close_segment()
         out = ["def make(_steps, _i):", "    def run(w):",
                "        S = w.S", "        SD = w.sdef", "        V = w.V", "        VD = w.vdef",
-               "        ef = w.exec_full", "        E = w.exec", "        j = 0", "        try:"]
+               "        X = w.views", "        ef = w.exec_full", "        E = w.exec",
+               "        j = 0", "        try:"]
         out += [f"            {text}" for text in self.body] or ["            pass"]
         out += ["        except SimStop as e:", "            if w.deferred: _park(w)",
                 "            raise _RunStop(e.fault, j) from None",

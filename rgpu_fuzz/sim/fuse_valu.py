@@ -28,10 +28,10 @@ def _vpart_bail(e: RunCode, ops: Sequence[Opnd]) -> None:
         e.line(f"if w.vpart and ({test}): {e.bail}")
 
 
-def _low_def(op: Opnd) -> str | None:
+def _low_def(e: RunCode, op: Opnd) -> str | None:
     """`operands.low_half_defined` of a source the run guards to be defined if scalar."""
     if op.kind in (OpKind.VGPR, OpKind.AGPR):
-        return f"VD[:, {vcol(op)}]"
+        return e.dcol(vcol(op))
     return None
 
 
@@ -71,16 +71,16 @@ def _v_plain(e: RunCode, inst: Inst, spec: Any) -> None:
     d: str | tuple[str, str] = whole
     if inst.opcode in LOW_HALF_OPS and post is None:
         # `bind_alu._low_half`: the low half is defined where the sources' low halves are
-        low = e.all_of([_low_def(o) for o, _ in srcs])
+        low = e.all_of([_low_def(e, o) for o, _ in srcs])
         if inst.opcode == "V_MOV_B64":
             col = vcol(ops[1]) if ops[1].kind in (OpKind.VGPR, OpKind.AGPR) else -1
-            d = (low, f"VD[:, {col + 1}]" if col >= 0 else "True")
+            d = (low, e.dcol(col + 1) if col >= 0 else "True")
         else:
             d = (low, whole)
     elif DTYPES[spec.dst][0] == 64 and " & " in whole:
         # both halves of the result take this one value: computed once (an AND of two to
         # six columns, ~0.5 us a column pair)
-        e.line(f"_dc = {whole}")
+        e.dc_line(whole)
         d = "_dc"
     value = call if bitdef else f"np.asarray({call}, {e.name(dt)})"
     if copy_src >= 0:
@@ -108,11 +108,11 @@ def _v_cmp(e: RunCode, inst: Inst, spec: Any) -> None:
     d = e.all_of([e.vdef(o, t) for o, t in srcs])
     e.line(f"_res = {e.lanewise_value(f'{e.name(spec.fn)}({a}, {b})')}")
     if d != "True":
-        e.line(f"_dc = {d}")
+        e.dc_line(d)
         d = "_dc"
     if writes_exec and d != "True":
         # the bound step raises sim-uninit-read after its destination write: it runs it
-        e.line(f"if not np.all(_dc | ~E): {e.bail}")
+        e.line(f"if {'not _fd and ' if e.fd_ok else ''}not np.all(_dc | ~E): {e.bail}")
     if not exec_only and (ops[0].index != EXEC or not writes_exec):
         e.mask_write(ops[0], "_res", d)
     if writes_exec:
@@ -148,7 +148,7 @@ def _v_carry(e: RunCode, inst: Inst, spec: Any, *, carry_in: bool) -> None:
     cin = ", _cin" if carry_in else ""
     e.line(f"_r2, _c = {e.name(spec.fn)}(np.asarray({a}), np.asarray({b}){cin})")
     if d != "True":
-        e.line(f"_dc = {d}")
+        e.dc_line(d)
         d = "_dc"
     e.mask_write(ops[1], e.lanewise_value("_c"), d)
     e.vwrite(ops[0], "u32", inst, "_r2", d)
@@ -169,10 +169,10 @@ def _v_mad64(e: RunCode, inst: Inst, spec: Any) -> None:
     srcs = list(zip(ops[2:5], spec.src, strict=True))
     args = [f"np.asarray({e.vread(o, t)})" for o, t in srcs]
     d = e.all_of([e.vdef(o, t) for o, t in srcs])
-    low = e.all_of([_low_def(o) for o, _ in srcs])
+    low = e.all_of([_low_def(e, o) for o, _ in srcs])
     e.line(f"_r2, _c = {e.name(spec.fn)}({', '.join(args)})")
     if d != "True":
-        e.line(f"_dc = {d}")
+        e.dc_line(d)
         d = "_dc"
     e.mask_write(ops[1], e.lanewise_value("_c"), d)
     e.vwrite(ops[0], spec.dst, inst, "_r2", (low, d))
@@ -215,6 +215,9 @@ def _v_writelane(e: RunCode, inst: Inst, spec: Any) -> None:
     e.line(f"V[_l, {col}] = {value}")
     e.line(f"_b = {bits}")
     e.line(f"VD[_l, {col}] = _b == {M32}")
+    e.known.discard(col)
+    e.active.discard(col)
+    e.written.add(col)
     e.line(f"if 0 < _b < {M32}: w.vpart.setdefault({col}, {{}})[_l] = _b")
     e.line(f"elif {col} in w.vpart: w.vpart[{col}].pop(_l, None)")
 

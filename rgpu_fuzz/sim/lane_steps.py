@@ -19,8 +19,9 @@ from typing import Any
 
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.operands import Env, hazard
+from rgpu_fuzz.sim.regfile import N_VECTOR
 from rgpu_fuzz.sim.scalar_steps import M32, _const, _dest, _hazards, _source
-from rgpu_fuzz.sim.wave import AGPR_BASE, N_VECTOR, Wave
+from rgpu_fuzz.sim.wave import AGPR_BASE, Wave
 
 Step = Callable[[Wave], Any]
 

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from rgpu_fuzz.sim.regfile import RegViews, give, take
+
 FULL = 0xFFFF_FFFF
 VCC = 106
 M0 = 124
@@ -21,7 +23,6 @@ EXEC = 126
 FLAT_SCRATCH = 102
 AGPR_BASE = 256
 N_SCALAR = 256
-N_VECTOR = 512
 
 _MASK_CACHE: dict[int, dict[int, np.ndarray]] = {}
 """Lane count → lane mask → its bool vector (by count first: no key tuple to build)."""
@@ -127,10 +128,11 @@ class Wave:
     of SGPR spills, `rgpu_fuzz.sim.scalar_steps`)."""
     dflat: memoryview = field(init=False)
     """`vdef` the same way (elements are bools)."""
+    views: RegViews = field(init=False)
+    """Per-register views of `V` and `vdef` (`rgpu_fuzz.sim.regfile`): fused runs' operands."""
 
     def __post_init__(self) -> None:
-        self.V = np.zeros((self.lanes, N_VECTOR), np.uint32)
-        self.vdef = np.zeros((self.lanes, N_VECTOR), bool)
+        self.V, self.vdef, self.views = take(self.lanes)
         self.Vflat = self.V.reshape(-1).data
         self.dflat = self.vdef.reshape(-1).data
         self.full = np.ones(self.lanes, bool)
@@ -139,7 +141,8 @@ class Wave:
 
     def __getstate__(self) -> dict[str, Any]:
         """Every field but the memoryviews, which can be neither pickled nor copied (tests
-        deep-copy waves): `__setstate__` makes them again over the new arrays."""
+        deep-copy waves), and the register views, whose copies would not alias the copied
+        arrays: `__setstate__` makes both again over the new arrays."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _VIEWS}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -147,6 +150,12 @@ class Wave:
             setattr(self, name, value)
         self.Vflat = self.V.reshape(-1).data
         self.dflat = self.vdef.reshape(-1).data
+        self.views = RegViews(self.V, self.vdef)
+
+    def release(self) -> None:
+        """Give the register file back to the pool (`regfile.take`): the launch is done with
+        this wave, and nothing reads its registers again."""
+        give((self.V, self.vdef, self.views))
 
     def set_exec(self, mask: int) -> None:
         """Write EXEC (both halves) and refresh the lane vector (`exec` and `exec_full`
@@ -179,4 +188,4 @@ class Wave:
         return (self.S[EXEC] | self.S[EXEC + 1] << 32) & self.lane_mask
 
 
-_VIEWS = frozenset({"Vflat", "dflat"})
+_VIEWS = frozenset({"Vflat", "dflat", "views"})
