@@ -22,7 +22,13 @@ it always does).
   over to the bound steps or faults inside a window, the loads are parked first, as the
   bound steps would have parked them (`park`). Any other load runs as its bound step
   between segments.
+- An SMEM load of kernel arguments (a plain SGPR pair plus constants) whose covering
+  lgkmcnt(0) wait is in the run, the first wait after it, with no instruction in between
+  naming one of its destinations, reads its dwords at the load and writes them at the wait
+  the same way (`emit_smem`).
 - `s_waitcnt` completes what is in the queues (`inflight.wait`), then the window's loads.
+
+GLOBAL loads and stores: `rgpu_fuzz.sim.fuse_global`, whose loads join the same windows.
 """
 
 from __future__ import annotations
@@ -39,15 +45,14 @@ from rgpu_fuzz.sim.bind_scratch import (
     STORED,
     ScratchForm,
     all_defined,
-    is_plain_sgpr,
     ones,
     scratch_form,
-    signed_offset,
     uniform_buffer,
     views,
 )
 from rgpu_fuzz.sim.fuse_code import RunCode
-from rgpu_fuzz.sim.inflight import span, wait
+from rgpu_fuzz.sim.fuse_global import emit_global_load, emit_global_store
+from rgpu_fuzz.sim.inflight import wait
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp, memop
 from rgpu_fuzz.sim.operands import Env, vcol
@@ -62,7 +67,7 @@ def _need(em: RunCode) -> None:
     """Add the names the emitted code uses to the run's namespace."""
     if "_views" not in em.ns:
         em.ns.update({"_views": views, "_STORED": STORED, "_DW": DEFINED_WORD,
-                      "_land": land, "_wait": wait, "_span": span})
+                      "_land": land, "_wait": wait})
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,60 +182,6 @@ def _bound_step(em: RunCode) -> str:
     return f"j = {em.at}; _steps[_i + {em.at}](w)"
 
 
-def emit_global_store(em: RunCode, inst: Inst, op: MemOp) -> bool:
-    """Emit a GLOBAL store of whole registers (or a byte or short of one) inside the current
-    segment, as `bind_mem.bind_vmem`'s `global_store` does it for EXEC as one run of lanes
-    whose address and data are defined and not pending (and no data lane partly defined,
-    an SGPR base defined and not pending); anything else runs its bound step in the run,
-    which checks and faults as it always does. The store changes no register, so the
-    segment goes on. False: not this form."""
-    if not (op.width % 4 == 0 or op.width < 4):
-        return False
-    vaddr, data, saddr = (*inst.operands, OFF, OFF, OFF)[:3]
-    if vaddr.kind is not OpKind.VGPR or data.kind not in (OpKind.VGPR, OpKind.AGPR):
-        return False
-    if saddr.kind is not OpKind.OFF and not is_plain_sgpr(saddr, em.env):
-        return False
-    offset = signed_offset(inst, 13)
-    c, d = vcol(vaddr), vcol(data)
-    n = max(1, op.width // 4)
-    wide = saddr.kind is OpKind.OFF
-    busy = em.name(frozenset((c, c + 1) if wide else (c,)) | frozenset(range(d, d + n)))
-    dcols = em.name(frozenset(range(d, d + n)))
-    _need(em)
-    em.may_raise()
-    em.line(f"_lo, _hi = (0, {em.lanes}) if ef else _span(E)")
-    slow = f"_lo < 0 or (w.vpart and not {dcols}.isdisjoint(w.vpart)) or " \
-        f"(w.pend_v and not {busy}.isdisjoint(w.pend_v))"
-    if not wide:
-        i = saddr.index
-        slow += f" or SD[{i}] & SD[{i + 1}] != {M32} or " \
-            f"(w.pend_s and ({i} in w.pend_s or {i + 1} in w.pend_s))"
-    em.line("if not _hi: pass")
-    em.line(f"elif {slow}: {_bound_step(em)}")
-    em.line("else:")
-    if wide:
-        em.line(f"    _a = V[_lo:_hi, {c}:{c + 2}].copy().view(_U64)[:, 0]")
-        if offset:
-            em.line(f"    _a += {em.name(np.uint64(offset & ((1 << 64) - 1)))}")
-        adef = f"VD[_lo:_hi, {c}:{c + 2}]"
-    else:
-        i = saddr.index
-        em.line(f"    _a = V[_lo:_hi, {c}].astype(_U64)")
-        em.line(f"    _a += _U64(((S[{i}] | S[{i + 1}] << 32) + {offset}) & {(1 << 64) - 1})")
-        adef = f"VD[_lo:_hi, {c}]"
-    em.line(f"    if b'\\x00' in {adef}.tobytes() or "
-            f"b'\\x00' in VD[_lo:_hi, {d}:{d + n}].tobytes(): {_bound_step(em)}")
-    em.line("    else:")
-    raw = f"np.ascontiguousarray(V[_lo:_hi, {d}:{d + n}]).view(np.uint8)"
-    if op.width < 4:
-        start = 2 if op.d16 == "hi" else 0
-        raw += f"[:, {start}:{start + op.width}]"
-    em.line(f"        w.mem.glob.write(_a, {raw}, {inst.mnemonic!r})")
-    em.line("        w.vm_queue.append(_STORED)")
-    return True
-
-
 def emit_store(em: RunCode, inst: Inst, name: str) -> bool:
     """Emit a uniform SCRATCH store or a GLOBAL store (`emit_global_store`) inside the
     current segment; False: not these forms."""
@@ -303,6 +254,9 @@ def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
     segments."""
     if name.startswith("S_"):
         return emit_smem(em, inst, name)
+    if name.startswith("GLOBAL_"):
+        gop = memop(name)
+        return gop is not None and not gop.store and emit_global_load(em, inst, gop)
     got = _uniform(inst, name, em)
     if got is None or got[0].store or not _window(em):
         return False

@@ -1,12 +1,14 @@
-"""GLOBAL stores inside fused runs (`fuse_mem.emit_global_store`) against the bound steps
-they replace and against values worked out by hand.
+"""GLOBAL stores and loads inside fused runs (`fuse_global`) against the bound steps they
+replace and against values worked out by hand.
 
 Each run is executed on the bound steps one by one and as one fused run from copies of the
 same wave; both must raise the same fault (kind, instruction, detail) and leave the same
 registers, memory and vmcnt queue. Hand rules (CDNA3 ISA §10 "Global, scratch and flat"):
 the address is the 64-bit VGPR pair plus the signed 13-bit offset, or the SGPR pair plus
 the 32-bit VGPR plus the offset; stores are little-endian; only lanes in EXEC store; D16_HI
-stores bits 31:16 of the data; V_ADD_U32 is modulo 2^32."""
+stores bits 31:16 of the data; V_ADD_U32 is modulo 2^32; a load's destination is written
+at the `s_waitcnt` whose vmcnt covers it, and reading or writing it before is
+`sim-waitcnt-hazard` (CDNA3 ISA §4.4)."""
 
 from __future__ import annotations
 
@@ -80,7 +82,7 @@ def out(w: Wave) -> bytes:
 def state(w: Wave) -> tuple[Any, ...]:
     return (list(w.S), list(w.sdef), w.V.tobytes(), w.vdef.tobytes(),
             [m.data.tobytes() for m in w.mem.glob.mappings], len(w.vm_queue),
-            sorted(w.pend_v), sorted(w.pend_s))
+            sorted(w.pend_v), sorted(w.pend_s), w.deferred)
 
 
 def both(insts: list[Inst], w: Wave) -> tuple[Wave, Any, list[int]]:
@@ -200,3 +202,87 @@ def test_a_lane_partly_defined_takes_the_bound_step() -> None:
     w.vpart = {3: {1: 0x0000_FFFF}}
     _, raised, called = both([store("GLOBAL_STORE_DWORD", 3)], w)
     assert raised is not None and raised[:2] == (FaultKind.UNINIT_READ, 0) and called == [0]
+
+
+def load(opcode: str, dst: int, n: int = 1, offset: int = 0, addr: int = 0) -> Inst:
+    return inst(opcode, v(dst, n), v(addr, 2), OFF, offset=offset)
+
+
+VM0 = inst("S_WAITCNT", vmcnt=0)
+NOP = inst("S_NOP")
+
+
+def loaded() -> Wave:
+    """`wave()` whose buffer holds 0x10 + k at byte k."""
+    w = wave()
+    w.mem.glob.mappings[1].data[:] = np.arange(0x10, 0x50, dtype=np.uint8)
+    return w
+
+
+def dword(k: int) -> int:
+    return int.from_bytes(bytes(range(0x10 + k, 0x14 + k)), "little")
+
+
+def test_a_load_in_a_run_is_read_inline_and_written_at_the_wait() -> None:
+    run = [load("GLOBAL_LOAD_DWORD", 4, offset=4), NOP, VM0, add(5, 4, 4)]
+    f, raised, called = both(run, loaded())
+    assert raised is None and called == []
+    assert f.V[:, 4].tolist() == [dword(8 * ln + 4) for ln in range(LANES)]
+    assert f.V[:, 5].tolist() == [(2 * dword(8 * ln + 4)) & M32 for ln in range(LANES)]
+    assert f.vdef[:, 4:6].all() and not f.pend_v and not f.vm_queue
+
+
+def test_two_dwords_into_their_own_address_registers() -> None:
+    f, raised, called = both([load("GLOBAL_LOAD_DWORDX2", 0, 2), VM0], loaded())
+    assert raised is None and called == []
+    assert f.V[:, 0:2].tolist() == [[dword(8 * ln), dword(8 * ln + 4)] for ln in range(LANES)]
+
+
+def test_a_read_of_the_destination_before_the_wait_is_a_hazard() -> None:
+    _, raised, called = both([load("GLOBAL_LOAD_DWORD", 4), add(5, 4, 4), VM0], loaded())
+    assert raised is not None and raised[:2] == (FaultKind.WAITCNT_HAZARD, 1)
+    assert called == [0, 1]         # the load parked by its bound step, the read faults
+
+
+def test_a_wait_turned_into_s_nop_or_counting_one_leaves_the_load_in_flight() -> None:
+    f, raised, called = both([load("GLOBAL_LOAD_DWORD", 4), NOP], loaded())
+    assert raised is None and called == [0] and sorted(f.pend_v) == [4]
+    run = [load("GLOBAL_LOAD_DWORD", 4), load("GLOBAL_LOAD_DWORD", 5, offset=4),
+           inst("S_WAITCNT", vmcnt=1), add(6, 4, 4), add(7, 5, 5)]
+    _, raised, called = both(run, loaded())
+    assert raised is not None and raised[:2] == (FaultKind.WAITCNT_HAZARD, 4)
+    assert called[:2] == [0, 1]
+
+
+def test_exec_not_full_and_an_older_load_take_the_bound_step() -> None:
+    w = loaded()
+    w.set_exec(0b0110)
+    f, raised, called = both([load("GLOBAL_LOAD_DWORD", 4), VM0], w)
+    assert raised is None and called == [0]
+    assert f.V[:, 4].tolist() == [0, dword(8), dword(16), 0]
+    w = loaded()
+    older = Pending(vm=True, lgkm=False, smem=False, vcol=4,
+                    vdata=np.full((LANES, 1), 7, np.uint32), vdef=np.ones((LANES, 1), bool))
+    w.pend_v[4] = older
+    w.vm_queue.append(older)
+    f, raised, called = both([load("GLOBAL_LOAD_DWORD", 4), VM0], w)
+    assert raised is None and called == [0]
+    assert f.V[:, 4].tolist() == [dword(8 * ln) for ln in range(LANES)]
+
+
+def test_a_bail_or_a_fault_in_the_window_parks_the_load_as_the_bound_step_would() -> None:
+    w = loaded()
+    w.sdef[9] = 0                   # s9 undefined: the S_ADD_U32 guard hands over
+    s_add = inst("S_ADD_U32", Opnd(OpKind.SGPR, 12, 1), Opnd(OpKind.SGPR, 9, 1),
+                 Opnd(OpKind.SGPR, 9, 1))
+    f, raised, called = both([load("GLOBAL_LOAD_DWORD", 4), s_add, VM0], w)
+    assert raised is None and 0 not in called and 1 in called
+    assert f.V[:, 4].tolist() == [dword(8 * ln) for ln in range(LANES)]
+    w = loaded()
+    run = [load("GLOBAL_LOAD_DWORD", 4), load("GLOBAL_LOAD_DWORD", 5, addr=6), VM0]
+    w.V[:, 6:8] = w.V[:, 0:2]
+    w.vdef[:, 7] = True
+    w.V[3, 6] += 60                 # lane 3: +24 + 60 = +84, past 64 bytes
+    f, raised, called = both(run, w)
+    assert raised is not None and raised[:2] == (FaultKind.OOB_ACCESS, 1)
+    assert called == [] and sorted(f.pend_v) == [4]
