@@ -408,6 +408,7 @@ def emit_wait(em: RunCode, vm: int, lgkm: int) -> None:
     if em.deferred:
         em.line("if w.deferred: _land(w)")
     em.deferred.clear()
+    em.refresh_exec()  # a load completed here may have written EXEC
     em.open_segment(em.at + 1)
 
 

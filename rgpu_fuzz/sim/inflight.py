@@ -16,7 +16,7 @@ import numpy as np
 
 from rgpu_fuzz.sim.halves import write_bits
 from rgpu_fuzz.sim.operands import hazard
-from rgpu_fuzz.sim.wave import FULL, Pending, Wave
+from rgpu_fuzz.sim.wave import EXEC, FULL, Pending, Wave
 
 STORED = Pending(vm=True, lgkm=False, smem=False, done=True)
 """What a GLOBAL or SCRATCH store leaves in the vmcnt queue: an entry that completes
@@ -111,6 +111,8 @@ def complete(w: Wave, p: Pending) -> None:
                 w.S[k] = v
                 w.sdef[k] = FULL if p.sdefs is None else p.sdefs[i]
                 del w.pend_s[k]
+        if EXEC in p.sregs or EXEC + 1 in p.sregs:
+            w.refresh_exec()  # the lane vector follows EXEC (`Wave.refresh_exec`)
     data = p.vdata
     if data is None:
         return

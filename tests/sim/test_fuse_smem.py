@@ -193,3 +193,20 @@ def test_past_the_contents_of_a_padded_mapping_the_bound_step_marks_bits_undefin
     f, raised, called = both([s_load(0, 8), LGKM0], wave(ARGS[:10], pad_to=16))
     assert raised is None and called == [0]
     assert (f.S[0], f.sdef[0], f.sdef[1]) == (0x0000_1918, 0x0000_FFFF, 0)
+
+
+def test_a_load_into_exec_narrows_the_lanes_the_rest_of_the_run_writes() -> None:
+    """`s_load_dwordx2 exec, s[4:5], 4`: EXEC's low byte becomes 0x14, lane 2 of four; the
+    v_mov_b32 after the wait writes that lane only (CDNA3 ISA §3.3: VALU writes lanes in
+    EXEC), whether the load completed at the wait inside the run or in a bound step."""
+    w = wave()
+    w.V[:, 0] = [1, 2, 3, 4]
+    w.vdef[:, 0] = True
+    mov = Inst(0, 4, "V_MOV_B32", "VOP1", "v_mov_b32",
+               (Opnd(OpKind.VGPR, 1, 1), Opnd(OpKind.VGPR, 0, 1)),
+               share_key=("test-fuse-smem", "V_MOV_B32"))
+    f, raised, _ = both([s_load(126, 4), LGKM0, mov], w)
+    assert raised is None
+    assert f.exec.tolist() == [False, False, True, False]
+    assert f.V[:, 1].tolist() == [0, 0, 3, 0]
+    assert f.vdef[:, 1].tolist() == [False, False, True, False]
