@@ -20,6 +20,8 @@ step's, in its order; an access outside every mapping is `sim-oob-access` from t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from rgpu_fuzz.sim.bind_scratch import all_defined, is_plain_sgpr, signed_offset
@@ -110,10 +112,11 @@ def emit_global_store(em: RunCode, inst: Inst, op: MemOp) -> bool:
     return True
 
 
-def _window(em: RunCode, cols: frozenset[int]) -> bool:
-    """Whether the load at `em.at`, to the VGPR columns `cols`, is covered by the first
-    `s_waitcnt` after it in the run, with vmcnt 0, and no instruction in between names one
-    of `cols` (`v_movrel*`, which indexes VGPRs by M0, ends the window)."""
+def window_to_wait(em: RunCode, counter: int, names: Callable[[Opnd], bool]) -> bool:
+    """Whether the load at `em.at` is covered by the first `s_waitcnt` after it in the run,
+    with its `counter` (0: vmcnt, 1: lgkmcnt) at 0, and no instruction in between has an
+    operand `names` picks (one of the load's destinations); `*movrel*`, which indexes
+    registers by M0, ends the window."""
     from rgpu_fuzz.sim.program import ALIASES, _waitcnt_counts
 
     for inst in em.insts[em.at + 1:]:
@@ -121,14 +124,16 @@ def _window(em: RunCode, cols: frozenset[int]) -> bool:
             return False
         name = ALIASES.get(inst.opcode, inst.opcode)
         if name == "S_WAITCNT":
-            return _waitcnt_counts(inst, em.env)[0] == 0
-        if "MOVREL" in name:
+            return _waitcnt_counts(inst, em.env)[counter] == 0
+        if "MOVREL" in name or any(names(o) for o in inst.operands):
             return False
-        for o in inst.operands:
-            if o.kind in (OpKind.VGPR, OpKind.AGPR) and \
-                    not cols.isdisjoint(range(vcol(o), vcol(o) + max(o.count, 1))):
-                return False
     return False
+
+
+def _window(em: RunCode, cols: frozenset[int]) -> bool:
+    """`window_to_wait` of a load to the VGPR columns `cols`, covered by vmcnt 0."""
+    return window_to_wait(em, 0, lambda o: o.kind in (OpKind.VGPR, OpKind.AGPR) and not
+                          cols.isdisjoint(range(vcol(o), vcol(o) + max(o.count, 1))))
 
 
 def emit_global_load(em: RunCode, inst: Inst, op: MemOp) -> bool:

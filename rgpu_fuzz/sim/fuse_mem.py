@@ -51,7 +51,7 @@ from rgpu_fuzz.sim.bind_scratch import (
     views,
 )
 from rgpu_fuzz.sim.fuse_code import RunCode
-from rgpu_fuzz.sim.fuse_global import emit_global_load, emit_global_store
+from rgpu_fuzz.sim.fuse_global import emit_global_load, emit_global_store, window_to_wait
 from rgpu_fuzz.sim.inflight import wait
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memops import MemOp, memop
@@ -291,27 +291,12 @@ def emit_load(em: RunCode, inst: Inst, name: str) -> bool:
 
 
 def _smem_window(em: RunCode, regs: tuple[int, ...]) -> bool:
-    """Whether the SMEM load at `em.at`, to the SGPRs `regs`, is covered by an `s_waitcnt`
-    of lgkmcnt 0 in the run with no other `s_waitcnt` before it, and no instruction in
-    between names one of `regs` (reading or writing one would be `sim-waitcnt-hazard`;
-    `regs` lie below the registers instructions use implicitly, VCC, EXEC, M0, and
-    `s_movrel*`, which index SGPRs by M0, ends the window)."""
-    from rgpu_fuzz.sim.program import ALIASES, _waitcnt_counts
-
+    """`fuse_global.window_to_wait` of an SMEM load to the SGPRs `regs`, covered by
+    lgkmcnt 0 (reading or writing one before would be `sim-waitcnt-hazard`; `regs` lie
+    below the registers instructions use implicitly, VCC, EXEC, M0)."""
     low, high = regs[0], regs[-1] + 1
-    for inst in em.insts[em.at + 1:]:
-        if not inst.share_key or inst.halves:
-            return False
-        name = ALIASES.get(inst.opcode, inst.opcode)
-        if name == "S_WAITCNT":
-            return _waitcnt_counts(inst, em.env)[1] == 0
-        if "MOVREL" in name:
-            return False
-        for o in inst.operands:
-            if o.kind is OpKind.SGPR and o.index < high and o.index + max(o.count, 1) > low:
-                return False
-    return False
-
+    return window_to_wait(em, 1, lambda o: o.kind is OpKind.SGPR and o.index < high and
+                          o.index + max(o.count, 1) > low)
 
 def emit_smem(em: RunCode, inst: Inst, name: str) -> bool:
     """Emit an SMEM load of a plain SGPR pair plus constants (`bind_mem.smem_form`) whose

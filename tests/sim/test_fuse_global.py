@@ -12,20 +12,18 @@ at the `s_waitcnt` whose vmcnt covers it, and reading or writing it before is
 
 from __future__ import annotations
 
-import copy
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import RUN_BASE, RunStop, compiled
+from rgpu_fuzz.sim.fault import FaultKind
 from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.memory import AddressSpace
 from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_program
 from rgpu_fuzz.sim.wave import Pending, Wave
+from tests.sim.test_fuse_smem import both as fused_and_stepped
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
@@ -86,35 +84,8 @@ def state(w: Wave) -> tuple[Any, ...]:
 
 
 def both(insts: list[Inst], w: Wave) -> tuple[Wave, Any, list[int]]:
-    """Run `insts` as bound steps and as a fused run from copies of `w`; returns the fused
-    wave, what both raised (None or (kind, instruction, detail)) and the instructions
-    whose bound step the fused run called."""
-    stepped, fused = copy.deepcopy(w), copy.deepcopy(w)
-    prog = bind_program(insts, ENV, None)
-    raised_steps = raised_fused = None
-    for i in range(len(insts)):
-        try:
-            prog.steps[i](stepped)
-        except SimStop as stop:
-            raised_steps = (stop.fault.kind, i, stop.fault.detail)
-            break
-    make = compiled(insts, ENV)
-    assert make is not None, "the run was not fusible"
-    called: list[int] = []
-
-    def spy(i: int, step: Any) -> Any:
-        def run(w: Wave) -> Any:
-            called.append(i)
-            return step(w)
-        return run
-    steps = [spy(i, st) for i, st in enumerate(bind_program(insts, ENV, None).steps)]
-    try:
-        assert make(steps, 0)(fused) == RUN_BASE - len(insts)
-    except RunStop as stop:
-        raised_fused = (stop.fault.kind, stop.offset, stop.fault.detail)
-    assert raised_fused == raised_steps
-    assert state(fused) == state(stepped)
-    return fused, raised_fused, called
+    """`test_fuse_smem.both`, comparing memory and loads in flight too (`state`)."""
+    return fused_and_stepped(insts, w, state)
 
 
 def le(*words: int) -> bytes:

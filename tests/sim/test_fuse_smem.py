@@ -12,6 +12,7 @@ reading or writing a destination before is `sim-waitcnt-hazard`; S_ADD_U32 is mo
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -77,10 +78,12 @@ def state(w: Wave) -> tuple[Any, ...]:
             len(w.vm_queue), w.deferred)
 
 
-def both(insts: list[Inst], w: Wave) -> tuple[Wave, Any, list[int]]:
+def both(insts: list[Inst], w: Wave,
+         state: Callable[[Wave], Any] = state) -> tuple[Wave, Any, list[int]]:
     """Run `insts` as bound steps and as a fused run from copies of `w`; returns the fused
-    wave, what both raised (None or (kind, instruction)) and the instructions whose bound
-    step the fused run called."""
+    wave, what both raised (None or (kind, instruction, detail)) and the instructions whose
+    bound step the fused run called. `state`: what must be equal after both (the memory
+    tests compare memory too)."""
     stepped, fused = copy.deepcopy(w), copy.deepcopy(w)
     prog = bind_program(insts, ENV, None)
     raised_steps = raised_fused = None
