@@ -34,7 +34,7 @@ class Latitude:
     holds `to_bits` of one), and the runs saw every payload its operation may choose: any
     sign goes with any of those payloads, and so does each payload with its quiet bit clear
     when that signalling NaN was an operand (`signalling`, sign cleared): unchanged
-    propagation."""
+    propagation; and a signalling operand that a run stored unchanged, quieted."""
 
     alternatives: np.ndarray
     nan: np.ndarray
@@ -52,8 +52,12 @@ class Latitude:
         seen = np.vstack([self.alternatives[:, index], expected]).astype(np.uint64) & magnitude
         got = actual.astype(np.uint64) & magnitude
         same = (seen == got).any(axis=0)
-        quieted = got | np.uint64(quiet_bit(self.width))
+        quiet = np.uint64(quiet_bit(self.width))
+        quieted = got | quiet
         unchanged = ((seen == quieted).any(axis=0)
                      & np.isin(got, np.fromiter(self.signalling, dtype=np.uint64,
                                                 count=len(self.signalling))))
-        return ok | (nan & float_nan_bits(got, self.width) & (same | unchanged))
+        # a run that stored a signalling operand unchanged saw that operand: its payload
+        # quieted is allowed too ("a NaN operand's payload, quieted")
+        operand = (float_nan_bits(seen, self.width) & ((seen | quiet) == got)).any(axis=0)
+        return ok | (nan & float_nan_bits(got, self.width) & (same | unchanged | operand))
