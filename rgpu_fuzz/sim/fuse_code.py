@@ -45,6 +45,15 @@ _SHAPES: dict[int, tuple[int]] = {}
 """Lane count → the shape of one value per lane (one object: `RunCode.name` keys by id)."""
 
 
+_ONES: dict[int, bytes] = {}
+
+
+def _ones(n: int) -> bytes:
+    """n bytes of 1, the bytes of n True bools: one object per length, so that
+    `RunCode.name` (keyed by id) binds it once per run."""
+    return _ONES.setdefault(n, b"\x01" * n)
+
+
 class Scalars:
     """What the code of a segment makes certain of the scalar state at the current line:
     SGPRs whose every bit is defined (checked by a guard, or written defined), pairs held
@@ -477,12 +486,12 @@ class RunCode:
             return "False"
         if not self.live_in:
             return "True"
-        ones = self.name(b"\x01" * self.lanes)
         cols = sorted(self.live_in)
         if len(cols) <= 6:
+            ones = self.name(_ones(self.lanes))
             return " and ".join(f"{self.dcol(c)}.tobytes() == {ones}" for c in cols)
         self.ns[f"_VA{n}"] = np.array(cols, np.intp)
-        many = self.name(b"\x01" * (self.lanes * len(cols)))
+        many = self.name(_ones(self.lanes * len(cols)))
         return f"VD.take(_VA{n}, axis=1).tobytes() == {many}"
 
     def dc_line(self, expr: str) -> None:

@@ -179,9 +179,7 @@ class Wave:
             self.exec = self.full
         else:
             self.exec_full = False
-            by_mask = _MASK_CACHE.get(self.lanes)
-            got = None if by_mask is None else by_mask.get(mask)
-            self.exec = got if got is not None else lanes_of(mask, self.lanes)
+            self.exec = lanes_of(mask, self.lanes)
 
     @property
     def exec_mask(self) -> int:
