@@ -28,6 +28,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, overload
 
+from rgpu_fuzz.sim.gpr_idx import mark_regions
 from rgpu_fuzz.sim.inst import Inst, Opnd, from_decoded
 from rgpu_fuzz.sim.vop3_memo import AluMemo, Vop3Memo
 
@@ -354,6 +355,7 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
         append(inst)
         append_offset(i)
         i += inst.size >> 2
+    mark_regions(out, target)
     return Code(out, [base_address + 4 * i for i in offsets])
 
 

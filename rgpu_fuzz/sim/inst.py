@@ -142,6 +142,16 @@ class Inst:
         _SET_SHARE_KEY(new, (self.share_key[0], words))
         return new
 
+    def unshared(self, extra: Mapping[str, Any]) -> Inst:
+        """This instruction made address-bound (no `share_key`: bound per program, never
+        fused), with the modifiers `extra` added (`rgpu_fuzz.sim.gpr_idx`: the same words
+        mean something else inside a VGPR indexing region)."""
+        new = _copy(self)
+        _SET_MODS(new, {**self.mods, **extra})
+        _SET_ORIGIN(new, self.share_key or self.origin)
+        _SET_SHARE_KEY(new, ())
+        return new
+
     def derived(self, address: int, operands: tuple[Opnd, ...],
                 share_key: tuple[Any, ...]) -> Inst:
         """This instruction at `address` with other operands and words (`rgpu_fuzz.sim.

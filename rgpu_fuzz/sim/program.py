@@ -27,6 +27,7 @@ from rgpu_fuzz.sim.bind_mem import (
 )
 from rgpu_fuzz.sim.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.fuse import compiled, compiled_at, heads, run_length
+from rgpu_fuzz.sim.gpr_idx import bind_gpr_idx
 from rgpu_fuzz.sim.inst import Inst, OpKind
 from rgpu_fuzz.sim.memops import atomicop, memop
 from rgpu_fuzz.sim.operands import Env, scalar_source, uninit
@@ -290,6 +291,10 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
     try:
         if name in NOPS:
             return lambda w: None
+        indexed = bind_gpr_idx(inst, env, lambda i: bind_one(i, env, mem, index_of),
+                               _unsupported)
+        if indexed is not None:
+            return indexed
         flow = _flow(inst, env, index_of)
         if flow is not None:
             return flow
