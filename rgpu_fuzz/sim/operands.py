@@ -441,6 +441,11 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
                        np.broadcast_to(np.asarray(d, bool), (lanes,)), mask,
                        None if w.exec_full else w.exec)
         return put16
+    if bits == 16 and getattr(op, "hi", False):
+        # GFX9 VOP3 op_sel[3]: the result goes to D[31:16]; what D[15:0] keeps is not
+        # documented in a source we have, so it is unsupported rather than guessed
+        raise ValueError("op_sel dst (16-bit result into the high half) on a target "
+                         "without true16: what the low half keeps is not modelled")
     if bits == 16:
         conv = lambda r: np.asarray(r).view(np.uint16).astype(np.uint32)  # noqa: E731
     else:

@@ -396,6 +396,16 @@ def _table() -> dict[str, VOp]:
     op("V_MUL_LO_U16", "u16", "u16", "u16")(lambda a, b: a * b)
     op("V_MAD_U16", "u16", "u16", "u16", "u16")(lambda a, b, c: a * b + c)
     op("V_MAD_I16", "i16", "i16", "i16", "i16")(lambda a, b, c: a * b + c)
+    # GFX9 VOP3 (CDNA3 ISA: D.i16 = v_min_i16(v_min_i16(S0, S1), S2), med3 the middle one).
+    # D[31:16] is zeroed as by V_MIN_I16/V_MAX_I16 on GFX9, which LLVM lists as zeroing
+    # (`GCNSubtarget::zeroesHigh16BitsOfDest`, "derived from experimentation"); it does not
+    # list these, so LLVM assumes nothing of those bits and correct code never reads them.
+    op("V_MIN3_I16", "i16", "i16", "i16", "i16")(_minmax3(np.minimum))
+    op("V_MAX3_I16", "i16", "i16", "i16", "i16")(_minmax3(np.maximum))
+    op("V_MED3_I16", "i16", "i16", "i16", "i16")(_med3)
+    op("V_MIN3_U16", "u16", "u16", "u16", "u16")(_minmax3(np.minimum))
+    op("V_MAX3_U16", "u16", "u16", "u16", "u16")(_minmax3(np.maximum))
+    op("V_MED3_U16", "u16", "u16", "u16", "u16")(_med3)
 
     # f32
     op("V_ADD_F32", "f32", "f32", "f32")(lambda a, b: a + b)

@@ -13,52 +13,23 @@ llvm-mc-22 (`-mcpu=gfx942 --show-encoding`) encodes the hand-written sequences.
 
 from __future__ import annotations
 
-import re
 import struct
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj.reader import read_code_object
-from rgpu_fuzz.process import run_bounded
 from rgpu_fuzz.sim import engine, program
-from rgpu_fuzz.sim.code import Code, decode_text, scan
+from rgpu_fuzz.sim.code import decode_text
 from rgpu_fuzz.sim.engine import Arg, Status
 from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.operands import Env
 from rgpu_fuzz.sim.program import bind_one
 from rgpu_fuzz.sim.wave import M0, Wave
+from tests.sim.asm_steps import ENV, assemble, run_steps
 from tests.sim.kernels import build, out, run
-from tests.toolchain import debian_llvm_tool
 
-ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
-          waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
 FULL = 0xFFFF_FFFF
-
-
-def _code(lines: list[str], cpu: str = "gfx942") -> Code:
-    llvm_mc = debian_llvm_tool("llvm-mc", 22)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "in.s")
-        path.write_text("\n".join(lines) + "\n")
-        proc = run_bounded([llvm_mc, "-arch=amdgcn", f"-mcpu={cpu}", "--show-encoding",
-                            str(path)], timeout=60)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    data = b"".join(bytes(int(b, 16) for b in enc.split(","))
-                    for enc in re.findall(r"; encoding: \[(.*)\]", proc.stdout))
-    return scan(data, cpu, 0x1000)
-
-
-def _run(code: Code, w: Wave) -> None:
-    """Bind every instruction as the program does (from its template, at its address) and
-    run them in order."""
-    for k in range(len(code)):
-        t = code.templates[k]
-        inst = t if t.share_key else t.at(code.addresses[k])
-        bind_one(inst, ENV, None, lambda address: 0)(w)
 
 
 def _wave(m0: int = 0, m0_def: int = FULL) -> Wave:
@@ -73,7 +44,7 @@ def _wave(m0: int = 0, m0_def: int = FULL) -> Wave:
 
 def test_on_sets_the_index_and_mode_bits_of_m0_and_keeps_the_rest() -> None:
     w = _wave(m0=0xFFFF_0F00)
-    _run(_code(["s_set_gpr_idx_on s5, gpr_idx(DST)", "s_set_gpr_idx_off"]), w)
+    run_steps(assemble(["s_set_gpr_idx_on s5, gpr_idx(DST)", "s_set_gpr_idx_off"]), w)
     # 0xFFFF0F00 with [7:0] = 0x03 (s5's low byte) and [15:12] = 0b1000 (DST)
     assert w.S[M0] == 0xFFFF_8F03
     assert w.sdef[M0] == FULL
@@ -81,14 +52,14 @@ def test_on_sets_the_index_and_mode_bits_of_m0_and_keeps_the_rest() -> None:
 
 def test_idx_and_mode_write_their_fields_only() -> None:
     w = _wave(m0=0xAAAA_AAAA)
-    _run(_code(["s_set_gpr_idx_idx s5", "s_set_gpr_idx_mode gpr_idx(SRC0,SRC2)"]), w)
+    run_steps(assemble(["s_set_gpr_idx_idx s5", "s_set_gpr_idx_mode gpr_idx(SRC0,SRC2)"]), w)
     # [7:0] = 0x03, [15:12] = 0b0101, the rest of 0xAAAAAAAA
     assert w.S[M0] == 0xAAAA_5A03
 
 
 def test_dst_indexing_moves_the_destination_only() -> None:
     w = _wave()
-    _run(_code(["s_set_gpr_idx_on s5, gpr_idx(DST)", "v_mov_b32 v10, v2",
+    run_steps(assemble(["s_set_gpr_idx_on s5, gpr_idx(DST)", "v_mov_b32 v10, v2",
                 "v_add_u32 v11, v1, v2", "s_set_gpr_idx_off"]), w)
     lanes = np.arange(64, dtype=np.uint32)
     # index 3: v13 = v2, v14 = v1 + v2; v10 and v11 untouched
@@ -100,7 +71,7 @@ def test_dst_indexing_moves_the_destination_only() -> None:
 
 def test_source_indexing_moves_the_selected_sources_only() -> None:
     w = _wave()
-    _run(_code(["s_set_gpr_idx_on s5, gpr_idx(SRC1)", "v_sub_u32 v20, v1, v2",
+    run_steps(assemble(["s_set_gpr_idx_on s5, gpr_idx(SRC1)", "v_sub_u32 v20, v1, v2",
                 "s_set_gpr_idx_off", "v_sub_u32 v21, v1, v2"]), w)
     lanes = np.arange(64, dtype=np.uint32)
     # inside: v20 = v1 - v5 (src1 moved by 3), the destination not moved
@@ -112,28 +83,28 @@ def test_source_indexing_moves_the_selected_sources_only() -> None:
 def test_the_same_words_outside_a_region_are_not_indexed() -> None:
     """Steps are shared by instruction words: the v_mov inside the region must not be the
     step the same words get elsewhere, in either order of binding."""
-    code = _code(["v_mov_b32 v10, v2", "s_set_gpr_idx_on s5, gpr_idx(DST)",
+    code = assemble(["v_mov_b32 v10, v2", "s_set_gpr_idx_on s5, gpr_idx(DST)",
                   "v_mov_b32 v10, v2", "s_set_gpr_idx_off", "v_mov_b32 v10, v2"])
     assert code.templates[0].share_key and code.templates[4].share_key
     assert not code.templates[2].share_key
     w = _wave()
-    _run(code, w)
+    run_steps(code, w)
     assert w.V[:, 13].tolist() == w.V[:, 2].tolist()
     assert w.V[:, 10].tolist() == w.V[:, 2].tolist()
     assert w.V[:, 11].tolist() == (11000 + np.arange(64)).tolist()
 
 
 def test_an_undefined_index_is_an_uninit_read() -> None:
-    code = _code(["s_set_gpr_idx_idx s6", "v_mov_b32 v10, v2"])
+    code = assemble(["s_set_gpr_idx_idx s6", "v_mov_b32 v10, v2"])
     w = _wave()
     w.S[6], w.sdef[6] = 3, FULL & ~0x4  # bit 2 of the index never written
     # no ON: the v_mov is not in a region; IDX alone writes M0 bits
-    _run(code, w)
+    run_steps(code, w)
     assert w.sdef[M0] & 0xFF == 0xFB
-    region = _code(["s_set_gpr_idx_on s6, gpr_idx(DST)", "v_mov_b32 v10, v2",
+    region = assemble(["s_set_gpr_idx_on s6, gpr_idx(DST)", "v_mov_b32 v10, v2",
                     "s_set_gpr_idx_off"])
     with pytest.raises(SimStop) as stop:
-        _run(region, w)
+        run_steps(region, w)
     assert stop.value.fault.kind is FaultKind.UNINIT_READ
 
 
@@ -141,7 +112,7 @@ def test_an_index_past_v255_is_an_oob_access() -> None:
     w = _wave()
     w.S[5] = 0xF0  # v20 + 240 = v260
     with pytest.raises(SimStop) as stop:
-        _run(_code(["s_set_gpr_idx_on s5, gpr_idx(DST)", "v_mov_b32 v20, v2",
+        run_steps(assemble(["s_set_gpr_idx_on s5, gpr_idx(DST)", "v_mov_b32 v20, v2",
                     "s_set_gpr_idx_off"]), w)
     assert stop.value.fault.kind is FaultKind.OOB_ACCESS
     assert "v260" in stop.value.fault.detail
@@ -150,7 +121,7 @@ def test_an_index_past_v255_is_an_oob_access() -> None:
 @pytest.mark.parametrize("between", ["s_branch 0", "s_cbranch_scc1 0", "s_endpgm",
                                      "s_set_gpr_idx_mode gpr_idx(SRC0)"])
 def test_a_region_that_is_not_straight_line_is_unsupported(between: str) -> None:
-    code = _code(["s_set_gpr_idx_on s5, gpr_idx(DST)", between, "v_mov_b32 v10, v2",
+    code = assemble(["s_set_gpr_idx_on s5, gpr_idx(DST)", between, "v_mov_b32 v10, v2",
                   "s_set_gpr_idx_off"])
     step = bind_one(code.templates[0], ENV, None, lambda address: 0)
     with pytest.raises(SimStop) as stop:
@@ -159,9 +130,9 @@ def test_a_region_that_is_not_straight_line_is_unsupported(between: str) -> None
 
 
 def test_on_without_off_is_unsupported() -> None:
-    code = _code(["s_set_gpr_idx_on s5, gpr_idx(DST)", "v_mov_b32 v10, v2"])
+    code = assemble(["s_set_gpr_idx_on s5, gpr_idx(DST)", "v_mov_b32 v10, v2"])
     with pytest.raises(SimStop) as stop:
-        _run(code, _wave())
+        run_steps(code, _wave())
     assert stop.value.fault.signature == "unsupported-instruction:s_set_gpr_idx_on"
 
 
