@@ -20,16 +20,27 @@ ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0)
           waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
 
 
-def assemble(lines: list[str], cpu: str = "gfx942") -> Code:
+def encodings(source: str, cpu: str = "gfx942") -> list[tuple[str, bytes]]:
+    """(llvm-mc's rendering, bytes) of each instruction of assembly `source`."""
     llvm_mc = debian_llvm_tool("llvm-mc", 22)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp, "in.s")
-        path.write_text("\n".join(lines) + "\n")
+        path.write_text(source)
         proc = run_bounded([llvm_mc, "-arch=amdgcn", f"-mcpu={cpu}", "--show-encoding",
                             str(path)], timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    data = b"".join(bytes(int(b, 16) for b in enc.split(","))
-                    for enc in re.findall(r"; encoding: \[(.*)\]", proc.stdout))
+    out = []
+    for line in proc.stdout.splitlines():
+        m = re.match(r"^\s+(.*?)\s*; encoding: \[(.*)\]", line)
+        if m:
+            out.append((re.sub(r"\s+", " ", m.group(1)),
+                        bytes(int(b, 16) for b in m.group(2).split(","))))
+    return out
+
+
+def assemble(lines: list[str], cpu: str = "gfx942") -> Code:
+    """`lines` encoded and scanned at 0x1000, as the executor sees a `.text`."""
+    data = b"".join(enc for _, enc in encodings("\n".join(lines) + "\n", cpu))
     return scan(data, cpu, 0x1000)
 
 

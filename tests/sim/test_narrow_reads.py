@@ -19,21 +19,15 @@ llvm-mc-22 (`-mcpu=gfx942 --show-encoding`) encodes every instruction used here.
 
 from __future__ import annotations
 
-import re
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from rgpu_fuzz.process import run_bounded
 from rgpu_fuzz.sim import lane_steps
-from rgpu_fuzz.sim.code import scan
 from rgpu_fuzz.sim.fault import FaultKind, SimStop
 from rgpu_fuzz.sim.inst import Inst
 from rgpu_fuzz.sim.operands import Env
 from rgpu_fuzz.sim.program import bind_one
 from rgpu_fuzz.sim.wave import Wave
-from tests.toolchain import debian_llvm_tool
+from tests.sim.asm_steps import assemble
 
 SHARED_BASE = 0x0001_0000 << 32
 PRIVATE_BASE = 0x0002_0000 << 32
@@ -44,16 +38,7 @@ ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False,
 
 
 def _assemble(line: str) -> Inst:
-    llvm_mc = debian_llvm_tool("llvm-mc", 22)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp, "in.s")
-        path.write_text(line + "\n")
-        proc = run_bounded([llvm_mc, "-arch=amdgcn", "-mcpu=gfx942", "--show-encoding",
-                            str(path)], timeout=60)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    (enc,) = re.findall(r"; encoding: \[(.*)\]", proc.stdout)
-    data = bytes(int(b, 16) for b in enc.split(","))
-    (inst,) = list(scan(data, "gfx942", 0x1000))
+    (inst,) = list(assemble([line]))
     return inst
 
 
