@@ -493,7 +493,9 @@ class Campaign:
             "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None,
             "slices": slices.count})
         sig = result.reduced_signature
-        if is_bug_key(result.signature):
+        if result.known_key is not None:
+            sig = result.known_key  # a known LLVM bug, rechecked on the reduced kernel
+        elif is_bug_key(result.signature):
             sig = result.signature
         elif result.reduced_toml is not None:
             # A reduction that stopped early (budget, local minimum) may keep operations an
@@ -509,8 +511,9 @@ class Campaign:
         if result.reduced_toml is not None and result.verdict is not None:
             reduced = casefile.loads(result.reduced_toml)
             casefile.save(reduced, self.out / "reduced" / f"{bucket_id(sig)}.toml")
+            found_as = result.reduced_signature if result.known_key else sig
             best = next((f for f in result.verdict.findings
-                         if coarse_key(f.signature) == coarse_key(sig)), None)
+                         if coarse_key(f.signature) == coarse_key(found_as)), None)
             self.store.set_best(sig, reduced, finding=best, outcomes=result.outcomes)
         else:
             self.store.set_status(bucket_id(sig), "flaky",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.ast import Module
@@ -32,7 +32,7 @@ from rgpu_fuzz.pipelines.runner import run_case, run_cases
 from rgpu_fuzz.triage.bugkey import BugKeys, ProbeAnswer, ProbeStats
 from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
 from rgpu_fuzz.triage.classify import coarse_key, is_bug_key
-from rgpu_fuzz.triage.known_bugs import KnownBugs
+from rgpu_fuzz.triage.known_bugs import KnownBugs, is_known_bug
 
 NO_PROBES = ProbeStats(0, 0.0)
 
@@ -140,6 +140,11 @@ class ReduceResult:
     probed: Probed = Probed()
     tested: dict[str, bool] = field(default_factory=dict)
     """The job's `tested` and every candidate this slice tested (for the next slice)."""
+    known_key: str | None = None
+    """The known-LLVM-bug signature that explains the reduced kernel's finding
+    (`triage/known_bugs.py`), rechecked on the reduced kernel: the recheck of the unreduced
+    one can fail where this succeeds (llc-22 crashed on the MIR round trip of a large
+    kernel, session 8's bucket 8081e0ac57)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,14 +381,18 @@ def reduce_finding(job: ReduceJob) -> ReduceResult:
                             probed=_probed(keys, before), tested=tested)
     reduced = red.case
     outcomes = run_case(reduced, pipelines)
-    verdict = judge(reduced, outcomes, policy, _parse(reduced))
+    module = _parse(reduced)
+    verdict = judge(reduced, outcomes, policy, module)
     want = coarse_key(job.signature)
-    sig = next((f.signature for f in verdict.findings if coarse_key(f.signature) == want),
-               job.signature)
+    finding = next((f for f in verdict.findings if coarse_key(f.signature) == want), None)
+    sig = job.signature if finding is None else finding.signature
+    known = None if finding is None or is_known_bug(job.signature) else \
+        _known_keys(job.setup, reduced, outcomes, replace(verdict, findings=(finding,)),
+                    module, {}).get(sig)
     # a bug-keyed bucket keeps its key whatever the reduction leaves (campaign.py)
     key = keys.key(sig, reduced) if keys is not None and not is_bug_key(job.signature) \
         else None
     return ReduceResult(job.signature, case.id, casefile.dumps(reduced), sig, outcomes, verdict,
                         red.lines_before, red.lines_after, red.tokens_before, red.tokens_after,
                         red.tried, red.seconds, red.out_of_time, key, _probed(keys, before),
-                        tested)
+                        tested, known)

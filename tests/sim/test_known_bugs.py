@@ -14,7 +14,7 @@ from pathlib import Path
 from rgpu_fuzz import casefile
 from rgpu_fuzz.oracles import FindingKind, Signature
 from rgpu_fuzz.triage import campaign_jobs
-from rgpu_fuzz.triage.campaign_jobs import JudgeJob, Setup, judge_cases
+from rgpu_fuzz.triage.campaign_jobs import JudgeJob, ReduceJob, Setup, judge_cases
 from rgpu_fuzz.triage.classify import place
 from rgpu_fuzz.triage.known_bugs import is_known_bug, known_bugs
 from rgpu_fuzz.triage.recheck import _matches
@@ -70,3 +70,26 @@ def test_the_table_names_the_bug_and_where_it_applies() -> None:
     [bug] = known_bugs()
     assert (bug.upstream, bug.pipelines, bug.opt, bug.wave_size) == (
         "llvm/llvm-project#186348", frozenset({"amdgpu-sim"}), frozenset({0}), 64)
+
+
+def test_the_reduced_kernel_is_rechecked_against_the_known_bugs() -> None:
+    """The recheck also runs on the reduced kernel (`reduce_finding`): in session 8's
+    campaign llc-22 crashed on the MIR round trip of an unreduced kernel of this bug, so
+    only the reduced one could be recognised (bucket 8081e0ac57). The bug's case, reduced
+    again under its plain signature, comes back with the known-bug key; the seeded wrong
+    code (no llc undoes it) with none."""
+    debian_llvm_tool("llc", 22)
+    setup = Setup(("ref", "amdgpu-sim:gfx942:O0"), "default", "default", ())
+    case = casefile.dumps(casefile.load_checked(BUG_CASE))
+    [finding] = judge_cases(JudgeJob(setup, (case,))).found[0].verdict.findings
+    result = campaign_jobs.reduce_finding(ReduceJob(setup, case, finding.signature, 5.0))
+    assert result.reduced_toml is not None
+    assert result.known_key == f"trap-mismatch|amdgpu-sim:gfx942:O0|{LABEL}"
+
+    plugin = Setup(("ref", "amdgpu-sim-add2sub:gfx942:O0"), "default", "default",
+                   (str(PLUGIN),))
+    case = casefile.dumps(casefile.load_checked(ADD_CASE))
+    [finding] = judge_cases(JudgeJob(plugin, (case,))).found[0].verdict.findings
+    result = campaign_jobs.reduce_finding(ReduceJob(plugin, case, finding.signature, 5.0))
+    assert result.reduced_toml is not None
+    assert result.known_key is None
