@@ -687,6 +687,8 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         r, _ = fn(k)
         if shape == "cmovk":
             def cmovk(w: Wave) -> None:
+                if not w.scc_def:
+                    raise uninit(w, f"{inst.mnemonic}: SCC is undefined")
                 if w.scc:
                     put(w, r, True)
             return cmovk
@@ -759,6 +761,8 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         (g0, d0), = srcs
 
         def cmov(w: Wave) -> None:
+            if not w.scc_def:
+                raise uninit(w, f"{inst.mnemonic}: SCC is undefined")
             if w.scc:
                 put(w, g0(w), d0(w))  # type: ignore[misc]
         return cmov

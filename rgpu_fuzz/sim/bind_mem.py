@@ -193,6 +193,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     has_saddr = saddr.kind is OpKind.SGPR
     sget, sdef = scalar_source(saddr, 64 if seg == "global" else 32, env) if has_saddr \
         else ((lambda w: 0), (lambda w: True))
+    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
     lane_ids = np.arange(env.lanes, dtype=np.int64)
 
     def addresses(w: Wave) -> tuple[np.ndarray, np.ndarray]:
@@ -273,7 +274,8 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             if op.width < 4:
                 raw = raw[:, start:start + op.width]
             w.mem.glob.write(addrs, raw, inst.mnemonic)
-            w.vm_queue.append(_STORED)
+            if counted:
+                w.vm_queue.append(_STORED)
             return
         addrs, adef = addresses(w)
         if not (adef.all() if full else adef[e].all()):
@@ -294,7 +296,8 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if op.width < 4:
             raw = raw[:, start:start + op.width]
         w.mem.glob.write(addrs, raw, inst.mnemonic)
-        w.vm_queue.append(_STORED)
+        if counted:
+            w.vm_queue.append(_STORED)
 
     def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
         lanes = lane_ids if w.exec_full else lane_ids[e]
@@ -306,7 +309,9 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
             _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
-            w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False, done=True))
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False,
+                                          done=True))
             return
         col = vcol(dst)  # type: ignore[arg-type]
         raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
@@ -369,7 +374,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     form = scratch_form(inst, op, env, d16=True)
     if form is not None:
         return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
-                               based=form.saddr is not None)
+                               based=form.saddr is not None, counted=counted)
 
     return step
 
@@ -577,8 +582,9 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     rget, rdef = scalar_source(Opnd(OpKind.SGPR, srsrc.index, 2), 64, env)
     has_soff = soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS)
     sget, sdef = scalar_source(soff, 32, env) if has_soff else ((lambda w: 0), (lambda w: True))
+    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
     lane_ids = np.arange(env.lanes)
-    access = row_access(op, vcol(vdata), bits=True)
+    access = row_access(op, vcol(vdata), bits=True, counted=counted)
 
     def step(w: Wave) -> None:
         e = w.exec
@@ -615,7 +621,8 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
             w.private.write(plane, poff, raw, defined, inst.mnemonic)
-            w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
             return
         raw, d = w.private.read(plane, poff, op.width, inst.mnemonic)
         words = _to_words(raw, op)
@@ -654,6 +661,7 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
     has_saddr = saddr.kind is OpKind.SGPR
     sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
                                                                   (lambda w: True))
+    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
     offset = signed_offset(inst, 13)
 
     def step(w: Wave) -> None:
@@ -691,8 +699,9 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
                                                  np.uint8)[None, :], inst.mnemonic)
             out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
         if dst is None:
-            w.vm_queue.append(Pending(vm=True, lgkm=op.segment == "flat", smem=False,
-                                      done=True))
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=op.segment == "flat", smem=False,
+                                          done=True))
             return
         _issue_vector_load(w, vcol(dst), out, np.ones(out.shape, bool), vm=True,
                            lgkm=op.segment == "flat")

@@ -202,7 +202,8 @@ def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
                 got[lane] = int(words[j, lane])
 
 
-def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int], bool]:
+def row_access(op: MemOp, col: int, bits: bool = False,
+               counted: bool = True) -> Callable[[Wave, int], bool]:
     """The access `op` of VGPRs `col ...` at private offset `o`, the same in every lane, as
     row copies: `access(w, o)` is False where the general step must take it (out of
     range or misaligned, D16, sub-dword data with partly defined lanes). `bits`: a MUBUF
@@ -255,7 +256,8 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
                 np.copyto(rows[r:r + n], w.V[:, col:end].T, where=e)
                 np.copyto(shadow[r:r + n], np.negative(w.vdef[:, col:end].T, dtype=U32,
                                                        casting="unsafe"), where=e)
-        w.vm_queue.append(STORED)
+        if counted:
+            w.vm_queue.append(STORED)
         return True
 
     def load_dwords(w: Wave, o: int) -> bool:
@@ -326,7 +328,8 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
             np.copyto(data, src, where=e)
             np.copyto(shadow, np.negative(w.vdef[:, col], dtype=dt, casting="unsafe"),
                       where=e)
-        w.vm_queue.append(STORED)
+        if counted:
+            w.vm_queue.append(STORED)
         return True
 
     def read_sub(w: Wave, o: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -387,13 +390,13 @@ def row_access(op: MemOp, col: int, bits: bool = False) -> Callable[[Wave, int],
 
 def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
                     offset: int, col: int, sreg: int | None = None,
-                    based: bool = True) -> Step:
+                    based: bool = True, counted: bool = True) -> Step:
     """The step of a uniform-address SCRATCH access of whole dwords or of one byte or
     short (or a D16 load of one); `general` is `bind_vmem`'s step for the same
     instruction. `based`: False where the SGPR base is `off` (base 0: the private offset
     is the immediate alone, as gfx942's O0 spills address their slots)."""
     mnemonic = inst.mnemonic
-    access = row_access(op, col)
+    access = row_access(op, col, counted=counted)
 
     def undefined(w: Wave) -> Exception:
         return uninit(w, f"{mnemonic}: address from an undefined register")

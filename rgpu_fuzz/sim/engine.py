@@ -137,7 +137,8 @@ def _env_of(cfg: TargetConfig, kd: Any) -> Env:
                  (_SRC_PRIVATE_LIMIT, (PRIVATE_APERTURE_HI << 32) | 0xFFFF_FFFF))
     return Env(lanes=cfg.wave_size, ieee=bool(kd.field("ENABLE_IEEE_MODE")),
                flush32=d32 != 3, flush64=d64 != 3, constants=constants,
-               waitcnt=cfg.waitcnt, true16=cfg.true16, code_base=CODE_OBJECT_BASE)
+               waitcnt=cfg.waitcnt, true16=cfg.true16, code_base=CODE_OBJECT_BASE,
+               stores_in_vmcnt=cfg.stores_in_vmcnt)
 
 
 def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
@@ -420,7 +421,7 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[i
                 continue
             progressed = True
             if trace is not None and w.index == trace_wave:
-                r, n = _run_traced(w, prog, counts, trace)
+                r, n = _run_traced(w, prog, counts, trace, limit - total)
             else:
                 r, n = _run_wave(w, prog, counts, runs, slow, limit - total)
             total += n
@@ -505,11 +506,15 @@ def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int], slow: 
 
 
 def _run_traced(w: Wave, prog: Program, counts: list[int],
-                trace: list[TraceRow]) -> tuple[int, int]:
-    """`_run_wave` that records, for every instruction, the registers it changed."""
+                trace: list[TraceRow], budget: int) -> tuple[int, int]:
+    """`_run_wave` that records, for every instruction, the registers it changed (within the
+    same step budget: tracing a hang ends as `sim-step-limit`, not at the worker's timeout)."""
     i = w.pc
     n = 0
     while True:
+        if n >= budget:
+            raise SimStop(Fault(FaultKind.STEP_LIMIT, f"more than {budget} wave-instructions",
+                                i))
         w.pc = i
         inst = prog.insts[i]
         s0, v0, scc0, exec0 = list(w.S), w.V.copy(), w.scc, w.exec_mask

@@ -21,7 +21,9 @@ class FaultKind(StrEnum):
     STEP_LIMIT = "sim-step-limit"
     """The launch ran past its wave-instruction budget (a hang in the code, most likely)."""
     BARRIER_DEADLOCK = "sim-barrier-deadlock"
-    """Some waves of a workgroup wait at `s_barrier` while the others have ended."""
+    """No wave of a workgroup can go on. A guard only: when every wave that has not ended
+    waits at `s_barrier`, the engine releases the barrier, as hardware does (a wave that
+    has ended no longer counts toward it), so no launch the engine runs reports it."""
     INTERNAL = "sim-internal-error"
     """The simulator itself failed on this instruction (a bug of the simulator, reported as
     its finding so a campaign goes on)."""

@@ -108,7 +108,8 @@ def emit_global_store(em: RunCode, inst: Inst, op: MemOp) -> bool:
         start = 2 if op.d16 == "hi" else 0
         raw += f"[:, {start}:{start + op.width}]"
     em.line(f"        w.mem.glob.write(_a, {raw}, {inst.mnemonic!r})")
-    em.line("        w.vm_queue.append(_STORED)")
+    if em.env.stores_in_vmcnt:
+        em.line("        w.vm_queue.append(_STORED)")
     return True
 
 

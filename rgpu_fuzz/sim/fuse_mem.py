@@ -217,7 +217,8 @@ def emit_store(em: RunCode, inst: Inst, name: str) -> bool:
                 "casting='unsafe')")
         em.line(f"        else: np.copyto(_dr, _x, where=E); np.copyto(_sr, "
                 f"np.negative(VD[:, {col}], dtype={dt}, casting='unsafe'), where=E)")
-    em.line("        w.vm_queue.append(_STORED)")
+    if em.env.stores_in_vmcnt:
+        em.line("        w.vm_queue.append(_STORED)")
     return True
 
 

@@ -60,9 +60,18 @@ def _s_cmp(e: RunCode, inst: Inst, spec: Any) -> None:
         e.scalars().scc_def = True
 
 
+def _scc_defined(e: RunCode) -> None:
+    """An instruction that branches on SCC hands over to its bound step (which reports
+    `sim-uninit-read`) where SCC may be undefined."""
+    if not e.scalars().scc_def:
+        e.line(f"if not w.scc_def: {e.bail}")
+        e.scalars().scc_def = True
+
+
 def _s_movk(e: RunCode, inst: Inst, spec: Any) -> None:
     r, _ = spec.fn(inst.operands[-1].value & 0xFFFF)
     if spec.shape == "cmovk":
+        _scc_defined(e)
         _under(e, "w.scc", lambda: e.swrite(inst.operands[0], 32, repr(r)))
         return
     e.swrite(inst.operands[0], 32, repr(r))
@@ -164,13 +173,12 @@ def _s_general(e: RunCode, inst: Inst, spec: Any) -> None:
     dst_bits = spec.dst_bits
     fn = e.name(spec.fn)
     if shape == "cselect":
-        if not e.scalars().scc_def:
-            e.line(f"if not w.scc_def: {e.bail}")
-            e.scalars().scc_def = True
+        _scc_defined(e)
         a, b = (e.sread(o, bb) for o, bb in zip(ops[1:], spec.src_bits, strict=True))
         e.swrite(ops[0], dst_bits, f"({a} if w.scc else {b})")
         return
     if shape == "cmov":
+        _scc_defined(e)
         _under(e, "w.scc", lambda: e.swrite(ops[0], dst_bits, e.sread(ops[1], spec.src_bits[0])))
         return
     if shape == "bitset":

@@ -1,9 +1,9 @@
 """The executor's view of one decoded instruction: the AMD opcode name, its operands in
 assembler order (definitions first, then uses) and its modifiers.
 
-The decoder (`rgpu_fuzz.sim.isa`) describes an instruction as it is encoded; the binder
-(`rgpu_fuzz.sim.bind`) needs less: which register or constant each operand is, and the
-modifier values. `from_decoded` is the one place that reads the decoder's type, so a
+The decoder (`rgpu_fuzz.sim.isa`) describes an instruction as it is encoded; the binders
+(`rgpu_fuzz.sim.bind_alu`, `bind_mem`) need less: which register or constant each operand
+is, and the modifier values. `from_decoded` is the one place that reads the decoder's type, so a
 change there touches one function.
 """
 

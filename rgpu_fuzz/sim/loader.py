@@ -203,6 +203,7 @@ class TargetConfig:
     vmcnt: tuple[tuple[int, int], ...]
     lgkmcnt: tuple[tuple[int, int], ...]
     true16: bool = False
+    stores_in_vmcnt: bool = True
 
     def waitcnt(self, simm16: int) -> tuple[int, int]:
         """(vmcnt, lgkmcnt) of an `s_waitcnt` immediate."""
@@ -224,7 +225,8 @@ def target_config(name: str) -> TargetConfig:
     return TargetConfig(name, t["wave_size"], t["packed_workitem_ids"],
                         t["architected_flat_scratch"], t["agprs"],
                         tuple(tuple(f) for f in t["vmcnt"]),
-                        tuple(tuple(f) for f in t["lgkmcnt"]), t.get("true16", False))
+                        tuple(tuple(f) for f in t["lgkmcnt"]), t.get("true16", False),
+                        t.get("stores_in_vmcnt", True))
 
 
 def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dims: int,

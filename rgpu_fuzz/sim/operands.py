@@ -50,6 +50,9 @@ class Env:
     """simm16 of s_waitcnt → (vmcnt, lgkmcnt) on this target."""
     true16: bool = False
     """16-bit results write one half of the VGPR and keep the other (GFX11)."""
+    stores_in_vmcnt: bool = True
+    """A store enters the queue `s_waitcnt vmcnt` counts (GFX9); on RDNA it does not
+    (vscnt, which the simulator needs no queue for: stores complete at issue)."""
     code_base: int = 0
     """Where the code object is loaded: the PC the code sees is `code_base` + the
     instruction's ELF address (`s_getpc`, `s_setpc`, `s_swappc`)."""

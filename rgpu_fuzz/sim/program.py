@@ -286,6 +286,9 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
         inst = replace(inst, opcode=name)
     if inst.halves:
         return _dual(inst, *(bind_one(h, env, mem, index_of) for h in inst.halves))
+    if inst.encoding in LANE_PERMUTING:
+        return _unsupported(inst, "DPP (a lane permutation of the first source, with row and "
+                                  "bank masks) is not modelled")
     if name == "S_SENDMSG" and "DEALLOC" in inst.text.upper():
         return lambda w: None
     try:
@@ -313,6 +316,12 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
     except (Unbindable, ValueError, KeyError, IndexError) as e:
         return _unsupported(inst, f"cannot bind: {type(e).__name__}: {e}")
     return _unsupported(inst, "not implemented")
+
+
+LANE_PERMUTING = frozenset({"DPP", "DPP8"})
+"""Encodings whose first source is read from other lanes (GFX9 and RDNA3 ISA, "Data
+Parallel Primitives"): the decoder keeps their controls as modifiers, the binders would
+read the own lane's register instead, so they are reported, never run."""
 
 
 _SHARED: dict[Env, dict[tuple[Any, ...], Step]] = {}

@@ -4,7 +4,8 @@ Scalar registers live in one list indexed by the operand encoding (s0..s101, fla
 102-103, xnack_mask 104-105, vcc 106-107, ttmp 108-123, m0 124, exec 126-127), so an
 instruction's operand field is the index. VGPRs and AGPRs share one `(lanes, 512)` uint32
 array (AGPR n at column 256 + n) so that a 64- or 128-bit operand is a contiguous slice of
-each lane's row. Beside each register file a definedness shadow (see `rgpu_fuzz.sim.bind`).
+each lane's row. Beside each register file a definedness shadow (`docs/simulator.md`,
+"Definedness").
 """
 
 from __future__ import annotations

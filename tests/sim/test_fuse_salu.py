@@ -158,6 +158,29 @@ def test_a_32_bit_write_into_a_pair_read_before() -> None:
     assert pair(f, 10) == (0x0000_0007_0000_0000, M64)
 
 
+@pytest.mark.parametrize("scc", [0, 1])
+@pytest.mark.parametrize("cmov", [inst("S_CMOV_B64", s(4, 2), s(8, 2)),
+                                  inst("S_CMOV_B32", s(4), s(8)),
+                                  inst("S_CMOVK_I32", s(4), k(0x1234))])
+def test_a_conditional_move_on_an_undefined_scc_is_an_uninit_read(cmov: Inst,
+                                                                  scc: int) -> None:
+    """S_CMOV/S_CMOVK move when SCC is 1 (CDNA3 ISA: `if SCC then D = S0`): an undefined
+    SCC decides whether the destination changes, so it is reported as s_cselect's is, by
+    the bound step and the fused run alike, whatever SCC's value bit says."""
+    w = wave()
+    put(w, 4, 1)
+    put(w, 8, 2)
+    w.scc, w.scc_def = scc, False
+    st, _, raised, _ = both([inst("S_MOV_B32", s(2), k(3)), cmov], w)
+    assert raised == (FaultKind.UNINIT_READ, 1)
+    assert pair(st, 4) == (1, M64)
+    w.scc_def = True
+    st, _, raised, _ = both([inst("S_MOV_B32", s(2), k(3)), cmov], w)
+    assert raised is None
+    moved = {"S_CMOV_B64": (2, M64), "S_CMOV_B32": (2, M64), "S_CMOVK_I32": (0x1234, M64)}
+    assert pair(st, 4) == (moved[cmov.opcode] if scc else (1, M64))
+
+
 OPS = ["S_AND_B64", "S_OR_B64", "S_XOR_B64", "S_ANDN2_B64", "S_ORN2_B64", "S_NAND_B64",
        "S_MOV_B64", "S_NOT_B64", "S_LSHL_B64", "S_LSHR_B64", "S_AND_B32", "S_MOV_B32",
        "S_OR_SAVEEXEC_B64", "S_AND_SAVEEXEC_B64", "S_ANDN2_SAVEEXEC_B64", "S_CSELECT_B64",

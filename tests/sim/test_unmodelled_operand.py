@@ -16,6 +16,8 @@ from rgpu_fuzz.sim.fault import FaultKind, SimStop
 from rgpu_fuzz.sim.inst import OpKind
 from rgpu_fuzz.sim.operands import Env
 from rgpu_fuzz.sim.program import bind_one
+from rgpu_fuzz.sim.wave import Wave
+from tests.sim.asm_steps import assemble, run_steps
 
 ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
           waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))
@@ -31,3 +33,23 @@ def test_lds_direct_source_decodes_and_binds_as_unsupported() -> None:
     with pytest.raises(SimStop) as stop:
         step(None)  # type: ignore[arg-type]
     assert stop.value.fault.kind is FaultKind.UNSUPPORTED
+
+
+@pytest.mark.parametrize(("cpu", "line"), [
+    ("gfx942", "v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf"),
+    ("gfx942", "v_add_u32_dpp v0, v1, v2 row_shr:1 bound_ctrl:0"),
+    ("gfx90a", "v_mov_b32_dpp v0, v1 row_mirror"),
+    ("gfx1100", "v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2]"),
+    ("gfx1100", "v_mov_b32_dpp v0, v1 dpp8:[1,0,3,2,4,5,6,7]"),
+])
+def test_dpp_is_unsupported_not_run_as_its_base_operation(cpu: str, line: str) -> None:
+    """DPP reads its first source from other lanes (quad_perm:[1,0,3,2] swaps lanes 0 and
+    1). Run as the plain operation it gave each lane its own v1: a wrong value with no sign.
+    llvm-mc-22 encodes each line (tests/sim/asm_steps.py)."""
+    (inst,) = list(assemble([line], cpu))
+    w = Wave(64 if cpu != "gfx1100" else 32, 0, 0)
+    w.vdef[:, :] = True
+    with pytest.raises(SimStop) as stop:
+        run_steps(assemble([line], cpu), w)
+    assert stop.value.fault.signature == f"unsupported-instruction:{inst.mnemonic}"
+    assert "DPP" in stop.value.fault.detail
