@@ -310,3 +310,37 @@ def test_max_of_two_nans_allows_either_operand_quieted(bits: int, allowed: bool)
     p = Ok(outputs={"out": Buffer(Scalar.U32, np.array([bits], dtype=np.uint32))})
     findings = judge(MAX_CASE, {"ref": ref, "p": p}, STRICT).findings
     assert (findings == ()) is allowed, (hex(bits), findings)
+
+
+CAST_KERNEL = """use rgpu::*;
+
+#[kernel]
+pub fn k(x: &[f32], out: &mut [u32]) {
+    out[0] = (x[0] as f64 as f32).to_bits();
+}
+"""
+CAST_CASE = Case(entry="k", kernel=CAST_KERNEL, launch=Launch(), args=(
+    BufferArg(name="x", elem=Scalar.F32, len=1, init=Values((0xFF800001,))),
+    BufferArg(name="out", elem=Scalar.U32, len=1, init=Fill(0))))
+
+
+@pytest.mark.parametrize(("bits", "allowed"), [
+    (0xFF800001, True),    # both casts return their signalling operand unchanged (LLVM folds
+    (0x7F800001, True),    # fptrunc(fpext x) to x: buckets 1d8255727b, 680ac55e4c), any sign
+    (0xFFC00001, True),    # the payload quieted (what x86 and the reference compute)
+    (0x7FC00000, True),    # the preferred NaN
+    (0xFF800002, False),   # a signalling NaN that was no operand
+    (0x7FC00002, False),   # a payload the operand did not have
+    (0xFF800000, False),   # -infinity: not a NaN
+])
+def test_a_signalling_nan_through_two_float_casts(bits: int, allowed: bool) -> None:
+    """`sNaN as f64 as f32`: each `as` between floats may return its NaN operand's payload
+    (extended with zeros, then cut to its high bits) quieted or unchanged, or the preferred
+    NaN, with either sign (docs/language.md "NaN bits"); so -0x7f800001 (0xff800001) may come
+    back as it went in. Session 9's campaign: LLVM folded the pair away at -O0 and -O3, the
+    simulator stored 0xff800001, and the oracle, which recorded no cast operands, refused it."""
+    ref = Registry().create("ref").run(CAST_CASE)
+    assert isinstance(ref, Ok), ref
+    p = Ok(outputs={"out": Buffer(Scalar.U32, np.array([bits], dtype=np.uint32))})
+    findings = judge(CAST_CASE, {"ref": ref, "p": p}, STRICT).findings
+    assert (findings == ()) is allowed, (hex(bits), findings)

@@ -35,7 +35,8 @@ def cast(a: np.ndarray, src: Scalar, dst: Scalar) -> np.ndarray:
         return a.astype(dst.dtype)
     if src.is_float and dst.is_float:
         with np.errstate(all="ignore"):
-            return chosen(a.astype(dst.dtype))  # NaN: an arithmetic NaN (LangRef fpext/fptrunc)
+            # NaN: an arithmetic NaN (LangRef fpext/fptrunc)
+            return chosen(a.astype(dst.dtype), source=a)
     if src.is_float:
         with np.errstate(all="ignore"):  # a signalling NaN raises "invalid" when widened
             return _float_to_int(a, dst)

@@ -85,9 +85,11 @@ def exploring(explorer: Explorer) -> Iterator[Explorer]:
         EXPLORER.reset(token)
 
 
-def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
-    """`result` of an arithmetic operation on `operands` (same float type; none for a cast),
-    with its NaNs replaced by the exploring run's choice. Outside an exploring run: as is."""
+def chosen(result: np.ndarray, *operands: np.ndarray,
+           source: np.ndarray | None = None) -> np.ndarray:
+    """`result` of an arithmetic operation on `operands` (same float type), or of a cast
+    between float types from `source`, with its NaNs replaced by the exploring run's choice.
+    Outside an exploring run: as is."""
     explorer = EXPLORER.get()
     if explorer is None:
         return result
@@ -99,6 +101,11 @@ def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
     width, udt, sign, q, pref = _LAYOUT[r.dtype]
     negative = explorer.choice is NanChoice.NEGATIVE_PROPAGATED
     payload = np.full(r.shape, pref | sign if negative else pref, dtype=udt)
+    if source is not None:
+        converted = _cast_operand(explorer, np.broadcast_to(np.asarray(source), r.shape),
+                                  width) & ~sign
+        if negative:
+            payload = np.where(nan, converted | q | sign, payload)
     for op in reversed(operands):
         o = np.asarray(op, dtype=r.dtype)
         if o.shape != r.shape:
@@ -114,6 +121,32 @@ def chosen(result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
             payload = np.where(on, ob | q | sign, payload)
     out = np.where(nan, payload, r.view(udt)).view(r.dtype)
     return out if isinstance(result, np.ndarray) else out[()]
+
+
+def _cast_operand(explorer: Explorer, source: np.ndarray, width: int) -> np.ndarray:
+    """A float cast's NaN operands as the cast may return them unchanged, at the result's
+    `width` (docs/language.md "NaN bits": the payload cut to its high bits or extended with
+    zeros, quiet bit and sign kept); each signalling one is recorded at both widths, as
+    arithmetic's operands are: `x as f64 as f32` may return a signalling `x` unchanged
+    (LLVM folds the pair away: campaign buckets 1d8255727b and 680ac55e4c, session 9)."""
+    swidth, sudt, ssign, sq, _ = _LAYOUT[source.dtype]
+    _, udt, _, _, _ = _LAYOUT[np.dtype(np.float32 if width == 32 else np.float64)]
+    bits = source.view(sudt).astype(np.uint64)
+    frac_bits = {32: 23, 64: 52}
+    shift = frac_bits[width] - frac_bits[swidth]
+    frac = bits & np.uint64((1 << frac_bits[swidth]) - 1)
+    frac = frac << np.uint64(shift) if shift > 0 else frac >> np.uint64(-shift)
+    exp = np.uint64(((1 << (width - 1)) - 1) & ~((1 << frac_bits[width]) - 1))
+    out = ((bits >> np.uint64(swidth - 1)) << np.uint64(width - 1)) | exp | frac
+    nan = np.isnan(source)
+    signalling = nan & ((bits & np.uint64(int(sq))) == 0)
+    if signalling.any():
+        explorer.signalling[swidth].update(int(b) & (int(ssign) - 1)
+                                           for b in np.unique(bits[signalling]))
+        kept = signalling & (frac != 0)  # a payload cut to zero is no NaN: not returnable
+        explorer.signalling[width].update(int(b) & ((1 << (width - 1)) - 1)
+                                          for b in np.unique(out[kept]))
+    return out.astype(udt)
 
 
 @dataclass
