@@ -93,3 +93,20 @@ def test_the_reduced_kernel_is_rechecked_against_the_known_bugs() -> None:
     result = campaign_jobs.reduce_finding(ReduceJob(plugin, case, finding.signature, 5.0))
     assert result.reduced_toml is not None
     assert result.known_key is None
+
+
+def test_the_bugs_uninit_read_is_bucketed_as_the_known_bug_too() -> None:
+    """Session 9's campaign bucket 15a114f19e (reduced): a loop whose divergent `break` mask
+    is spilled to a lane VGPR; at gfx942 O0 the simulator stops at `sim-uninit-read` (the
+    lanes the latch wrote come back undefined), not a wrong value. With the one-edit llc it
+    equals `ref` (checked by hand on 2026-12-01: llc-19, gfx1100's wave32 and O3 equal `ref`
+    too, gfx90a O0 fails the same way), so it is the known bug's."""
+    pipelines = ("ref", "amdgpu-sim:gfx942:O0")
+    known = campaign_jobs._known.get(Setup(pipelines, "default", "default", ()))
+    before = known.rechecks if known is not None else 0
+    found, rechecks = _judge(pipelines, ROOT / "tests" / "sim" / "data" / "cases" /
+                             "o0_lane_vgpr_uninit_read.toml")
+    [finding] = found.verdict.findings
+    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in finding.signature
+    assert found.bug_keys[finding.signature] == f"run-crash|amdgpu-sim:gfx942:O0|{LABEL}"
+    assert rechecks - before == 1

@@ -31,3 +31,18 @@ def test_srem64_bypass_block_uses_the_24_bit_division() -> None:
     got = _srem(3)
     assert got[0] == 0x737 and got != SREM_BY_HAND, (
         f"LLVM's i64 srem bypass bug no longer reproduces (fixed upstream?): {got}")
+
+
+def test_zext_of_a_call_result_with_a_range_attribute_keeps_bits_15_8() -> None:
+    """`zext (call range(i8 0, 2) i8 @h1(0xff))`: h1 computes 0xff * 0xff in a 16-bit
+    multiply (0xfe01, i8 value 1); the caller masks with 0xffff instead of 0xff, so 65025
+    is stored where 1 is right (by hand: 255 * 255 mod 256 = 1)."""
+    ir = (BUGS / "range_return_i8_anyext.ll").read_text()
+    for opt in (1, 3):
+        res = run(build(ir, opt=opt), (1, 1, 1), (1, 1, 1), [Arg("in"), Arg("out")],
+                  {"in": np.array([0xFF], np.uint8), "out": np.zeros(1, np.uint64)})
+        assert res.status is Status.OK, res.fault
+        got = out(res, "out", np.uint64).tolist()
+        assert got == [0xFE01], (
+            f"LLVM's range-return zext bug no longer reproduces at O{opt} (fixed upstream?): "
+            f"{got}, by hand [1]")
