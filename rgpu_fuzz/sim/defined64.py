@@ -55,10 +55,9 @@ def shift64_step(inst: Inst, amount: tuple[Getter, Getter], source: tuple[Getter
     (ga, da), (gs, ds) = amount, source
     lo_of, hi_of = _halves(inst.operands[2], ds)
     kind = inst.opcode
-    src, dst = inst.operands[2], inst.operands[0]
+    src = inst.operands[2]
     col = src.index + (AGPR_BASE if src.kind is OpKind.AGPR else 0) \
         if src.kind in (OpKind.VGPR, OpKind.AGPR) else -1
-    dcol = dst.index + (AGPR_BASE if dst.kind is OpKind.AGPR else 0)
 
     def by_bits(w: Wave, a: Any) -> None:
         """`step` for a source with partly defined lanes: the mask shifted as the value."""
@@ -76,6 +75,8 @@ def shift64_step(inst: Inst, amount: tuple[Getter, Getter], source: tuple[Getter
         lo, hi = (dm & _M32).astype(np.uint32), (dm >> np.uint64(32)).astype(np.uint32)
         put(w, np.asarray(fn(a, gs(w)), dt), (lo == _M32, hi == _M32))
         active = w.exec
+        dst = inst.operands[0]
+        dcol = dst.index + (AGPR_BASE if dst.kind is OpKind.AGPR else 0)
         for c, bits in ((dcol, lo), (dcol + 1, hi)):
             part = active & (bits != 0) & (bits != _M32)
             for lane in np.flatnonzero(part).tolist():
