@@ -163,69 +163,72 @@ def _first(conds: list[np.ndarray], values: list[np.ndarray],
     return np.array([*values, default])[case, np.arange(n)], case
 
 
-_SCALE_RANGE = {F32: (254, 255, 23, 96, 3 - 127), F64: (2044, 2047, 53, 768, 3 - 1023)}
-"""Per type: the largest denominator exponent field whose reciprocal is a normal binary64
-(|S1| < 2**1022; every binary32 has one), the all-ones exponent, `tiny_n`, `big`, and the
-smallest numerator-minus-denominator exponent gap whose quotient is normal (|q| > 2**(gap-1)
->= 2**(2-bias))."""
+_SCALE_RANGE = {F32: (252, 255, 24, 96, 64), F64: (2044, 2047, 53, 768, 128)}
+"""Per type: the largest denominator exponent field that is not "huge" (2 * bias - 2), the
+all-ones exponent, `tiny_n` (a numerator exponent field at or below it is scaled up), the
+exponent gap `big` that sets VCC either way, and the scale (V_DIV_SCALE's 2**64 / 2**128)."""
 
 
 def div_scale(s0: Any, s1: Any, s2: Any) -> tuple[np.ndarray, np.ndarray]:
-    """V_DIV_SCALE_F32/F64 (pseudocode): (result, vcc lanes).
+    """V_DIV_SCALE_F32/F64: (result, vcc lanes), S1 the denominator, S2 the numerator and S0
+    one of them.
 
-    One deviation from the published text: where the reciprocal of the denominator is
-    subnormal and so is the quotient, the pseudocode scales the denominator *up* (ldexp by
-    +128), which overflows exactly the denominators that branch exists for (|D| > 2**1022);
-    it is scaled down here, which makes the quotient normal and lets V_DIV_FMAS scale it
-    back with one rounding. (Reachable for F64 only: 1/x of a binary32 is never a binary64
-    subnormal.)
-
-    Every case of the pseudocode needs an exponent field at an end of its range (a zero,
-    subnormal, infinite or NaN operand; a denominator above 2**1022) or an exponent gap
-    outside the one that keeps the quotient normal and below `big`: a wave with none of
-    those gets S0 and no VCC lane without the case analysis."""
+    Not the published pseudocode, which for F32 tests `1.0 / 64'F(S1) == DENORM.f64` (never
+    true: a huge binary32 denominator is then left unscaled, its reciprocal is subnormal and
+    LLVM's f32 division macro returns a quotient 1 ulp off, e.g. -2**24 / FLT_MAX) and tests
+    whether the quotient is subnormal. These are the rules of AMD's own emulator, rocjitsu
+    (ROCm/rocm-systems PR #11613, `shared/division.h`: "The finite-input rules and source-2
+    FMAS selector were checked on physical gfx1100/gfx1201. The public pseudocode's DENORM
+    predicates and fixed FMAS factors do not reproduce these instructions or LLVM division
+    macros"), on encoded exponent fields `de` (|S1|) and `ne` (|S2|), first match:
+    - ne - de >= big (96 / 768): VCC; S0 scaled up when it is the denominator;
+    - de == 0 (a subnormal or zero denominator): scaled up;
+    - de >= 2 * bias - 1 (a huge denominator): scaled down, except the numerator when
+      ne - de <= -big, which then sets VCC;
+    - ne - de <= -big: VCC; S0 scaled up when it is the numerator;
+    - ne <= 24 / 53 (a tiny numerator): scaled up.
+    A zero S1 or S2 gives the default NaN (negative, quiet) with that VCC; a NaN S0 comes
+    back quieted, an infinite one as it is. With these rules the division macros of
+    `tests/sim/test_fdiv_macro.py` return IEEE's correctly rounded quotient for every case
+    there (the published pseudocode: 12 of 3,008 f32 cases 1 ulp off)."""
     s0, s1, s2 = _lanes(s0, s1, s2)
-    e1max, emax, tiny_n, big, low_gap = _SCALE_RANGE[s0.dtype.type]
+    e1max, emax, tiny_n, big, _ = _SCALE_RANGE[s0.dtype.type]
     e1, e2 = _exp_field(s1), _exp_field(s2)
     gap = e2 - e1
     if (e1 >= 1).all() and (e1 <= e1max).all() and (e2 > tiny_n).all() and \
-            (e2 < emax).all() and (gap < big).all() and (gap >= low_gap).all():
+            (e2 < emax).all() and (gap < big).all() and (gap > -big).all():
         return s0.copy(), np.zeros(s0.shape, bool)
-    return _div_scale_cases(s0, s1, s2, e1, e2, gap)
-
-
-_SCALE_VCC = np.array([False, True, False, True, False, True, False, False])
-"""Which of `_div_scale_cases`' cases (and the default, last) set VCC."""
+    return _div_scale_cases(s0, s1, s2, e1, gap)
 
 
 def _div_scale_cases(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, e1: np.ndarray,
-                     e2: np.ndarray, gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pseudocode's if-chain (`_first`): a zero operand (NaN); an exponent gap of `big`
-    or more (the denominator scaled up, VCC); a subnormal denominator (scaled up); a
-    subnormal reciprocal of the denominator with a subnormal quotient (scaled down, VCC) or
-    without (scaled down); a subnormal quotient (the numerator scaled up, VCC); a numerator
-    exponent of `tiny_n` or less (scaled up); else S0. Subnormal: a zero exponent field and
-    a nonzero value. The reciprocal of a binary32, or of a binary64 below 2**1022 (exponent
-    field below 2045), is never a binary64 subnormal: those waves skip that test."""
-    is32 = s0.dtype == F32
-    scale, big, tiny_n = (64, 96, 23) if is32 else (128, 768, 53)
-    q = (s2 / s1).astype(s0.dtype, copy=False)
-    den_q = (_exp_field(q) == 0) & (q != 0)
-    up = ldexp(s0, scale)
-    same = s0 == s1
-    if is32 or (e1 < 2045).all():
-        inv_den = np.zeros(s0.shape, bool)
-        down = s0
-    else:
-        inv = 1.0 / s1
-        inv_den = (inv != 0) & (np.abs(inv) < fp.F64_TINY)
-        down = ldexp(s0, -scale)
-    conds = [(s2 == 0) | (s1 == 0), gap >= big, (e1 == 0) & (s1 != 0), inv_den & den_q,
-             inv_den, den_q, e2 <= tiny_n]
-    values = [np.full_like(s0, np.nan), np.where(same, up, s0), up,
-              np.where(same, down, s0), down, np.where(s0 == s2, up, s0), up]
-    d, case = _first(conds, values, s0)
-    return d, _SCALE_VCC[case]
+                     gap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`div_scale`'s rules over whole waves (`_first`: each lane takes the first that
+    holds), as a power-of-two adjustment and a VCC bit per lane."""
+    e1max, _, tiny_n, big, scale = _SCALE_RANGE[s0.dtype.type]
+    ubits = np.uint32 if s0.dtype == F32 else np.uint64
+    den = s0.view(ubits) == s1.view(ubits)
+    e2 = gap + e1
+    huge_tiny = gap <= -big
+    zero = np.zeros(s0.shape, np.int64)
+    conds = [gap >= big, e1 == 0, e1 > e1max, gap <= -big, e2 <= tiny_n]
+    adjust = [np.where(den, scale, 0), zero + scale,
+              np.where(huge_tiny & ~den, 0, -scale), np.where(den, 0, scale), zero + scale]
+    vcc = [np.ones(s0.shape, bool), np.zeros(s0.shape, bool), huge_tiny,
+           np.ones(s0.shape, bool), np.zeros(s0.shape, bool)]
+    adj, case = _first(conds, adjust, zero)
+    flag = np.array([*vcc, np.zeros(s0.shape, bool)])[case, np.arange(s0.shape[0])]
+    d = ldexp(s0, adj.astype(np.int32))
+    nan = np.isnan(s0)
+    if nan.any():
+        d = np.where(nan, fp.quiet(s0), d)
+    inf = np.isinf(s0)
+    if inf.any():
+        d = np.where(inf, s0, d)
+    undefined = (s1 == 0) | (s2 == 0)
+    if undefined.any():
+        d = np.where(undefined, -s0.dtype.type(np.nan), d)
+    return d.astype(s0.dtype, copy=False), flag
 
 
 def div_fmas(a: Any, b: Any, c: Any, vcc: Any) -> Any:
@@ -234,14 +237,15 @@ def div_fmas(a: Any, b: Any, c: Any, vcc: Any) -> Any:
     AMD's pseudocode gives a fixed 2**32 (F32) / 2**64 (F64). That cannot undo what
     V_DIV_SCALE did, which sets VCC both when it scaled the numerator up (a tiny quotient)
     and when it scaled the denominator up (a huge one), by 2**64 (F32) / 2**128 (F64). The
-    scale applied here undoes V_DIV_SCALE's: down when the quotient estimate S2 is below 1
-    (the numerator was scaled up), up otherwise; the LLVM lowering of fdiv (SIISelLowering
-    LowerFDIV32/64) is correct on hardware only with that reading."""
+    scale applied here undoes V_DIV_SCALE's, selected by the addend S2's exponent field:
+    up when it is above the bias (|S2| >= 2), down otherwise — rocjitsu's "source-2 FMAS
+    selector", checked on gfx1100/gfx1201 hardware (see `div_scale`); the LLVM lowering of
+    fdiv (SIISelLowering LowerFDIV32/64) is correct only with such a reading."""
     is32 = a.dtype == F32
     k = 64 if is32 else 128
     exp = fp.exponent32 if is32 else fp.exponent64
     bias = 127 if is32 else 1023
-    scale = np.where(vcc, np.where(exp(np.atleast_1d(c)) >= bias, k, -k), 0)
+    scale = np.where(vcc, np.where(exp(np.atleast_1d(c)) > bias, k, -k), 0)
     if is32:
         return fp.fma32(a, b, c, scale)
     return fp.fma64(a, b, c, scale)

@@ -75,34 +75,66 @@ def test_ldexp_f32_boundaries_and_uniform_exponent() -> None:
 
 
 def test_div_scale_plain_operands_give_s0_without_vcc() -> None:
-    """No case of the pseudocode applies: D = S0, VCC clear (the fast path), up to the
-    boundaries of its exponent tests."""
-    one = 1.0
-    s1 = np.array([3.0, float.fromhex("0x1.fffffffffffffp+1021"), one, 2.0**1000, -7.5], F64)
-    s2 = np.array([1.0, 1.0, 2.0**767, 2.0**-20, 0.1], F64)
+    """No rule applies: D = S0, VCC clear (the fast path), up to the boundaries of its
+    exponent tests (`valu_fp.div_scale`: a denominator exponent field of 2044 is not huge,
+    an exponent gap of 767 or -767 is inside the band, a numerator field of 54 is not
+    tiny)."""
+    s1 = np.array([3.0, float.fromhex("0x1.fffffffffffffp+1021"), 1.0, 2.0**767, -2.0**-700],
+                  F64)
+    s2 = np.array([1.0, 2.0**300, 2.0**767, 1.0, 2.0**-969], F64)
     d, vcc = call("V_DIV_SCALE_F64", s1, s1, s2)
     assert bits(d) == bits(s1) and not vcc.any()
 
 
-def test_div_scale_cases_by_the_pseudocode() -> None:
-    """One lane per case, in a wave with plain lanes (which keep D = S0, VCC clear)."""
-    s1 = np.array([3.0, 0.0, one := 1.0, one, 2.0**1000, 1.5 * 2.0**1022, 3.0], F64)
-    s2 = np.array([1.0, 1.0, 2.0**768, 2.0**-1060, 2.0**-23, 2.0**60, 1.0], F64)
-    s0 = np.array([s1[0], s1[1], s1[2], s2[3], s2[4], s1[5], s2[6]], F64)
+def test_div_scale_rules_checked_on_hardware() -> None:
+    """One lane per rule, in a wave with plain lanes (which keep D = S0, VCC clear). The
+    rules are those AMD's emulator rocjitsu states were checked on gfx1100/gfx1201
+    (ROCm/rocm-systems PR #11613; `valu_fp.div_scale`), worked by hand on the exponent
+    fields here: de of |S1|, ne of |S2|, bias 1023, band 768, scale 2**128."""
+    s1 = np.array([3.0, 0.0, one := 1.0, one, 2.0**1000, 1.5 * 2.0**1022, 3.0,
+                   1.5 * 2.0**1022, 2.0**-900], F64)
+    s2 = np.array([1.0, 1.0, 2.0**768, 2.0**-1060, 2.0**-23, 2.0**60, 1.0, 2.0**500,
+                   2.0**-980], F64)
+    s0 = np.array([s1[0], s1[1], s1[2], s2[3], s2[4], s1[5], s2[6], s2[7], s2[8]], F64)
     d, vcc = call("V_DIV_SCALE_F64", s0, s1, s2)
     want = [
         3.0,                   # plain
-        np.nan,                # S1 == 0: NaN
-        2.0**128,              # exponent gap >= 768, S0 == S1: ldexp(S0, 128), VCC
-        2.0**-1060 * 2.0**128,  # the quotient 2**-1060 is subnormal, S0 == S2: scaled up
-        2.0**-23 * 2.0**128,   # quotient 2**-1023 is subnormal, S0 == S2: scaled up, VCC
-        1.5 * 2.0**1022 * 2.0**-128,  # 1/S1 is subnormal, the quotient (2**-963) is
-                                      # not: scaled down (see div_scale), no VCC
+        np.nan,                # S1 == 0: NaN (gap 1023 >= 768 sets VCC all the same)
+        2.0**128,              # gap 768: S0 == S1 scaled up, VCC
+        2.0**-1060 * 2.0**128,  # gap -1023 (ne 0): S0 == S2 scaled up, VCC
+        2.0**-23 * 2.0**128,   # gap 1000 - 2023 = -1023: S0 == S2 scaled up, VCC
+        1.5 * 2.0**1022 * 2.0**-128,  # de 2045 is huge, gap 1083 - 2045 = -962: the
+                                      # denominator scaled down, VCC
         1.0,                   # plain, S0 == S2
+        2.0**500 * 2.0**-128,  # de 2045 huge, gap 1523 - 2045 = -522: the numerator
+                               # scaled down too, no VCC
+        2.0**-980 * 2.0**128,  # ne 43 <= 53 (gap 43 - 123 = -80): a tiny numerator,
+                               # scaled up, no VCC
     ]
     got = d.tolist()
     assert np.isnan(got[1]) and got[:1] + got[2:] == want[:1] + want[2:]
-    assert vcc.tolist() == [False, False, True, True, True, False, False]
+    assert vcc.tolist() == [False, True, True, True, True, True, False, False, False]
+
+
+def test_div_scale_f32_huge_denominator_and_fmas_selector() -> None:
+    """The F32 case the published pseudocode misses (its reciprocal test is binary64's
+    DENORM): S1 = FLT_MAX (field 254 >= 253) scales both operands down by 2**64 and sets no
+    VCC (2**100 / FLT_MAX, gap 227 - 254 = -27); with a tiny quotient (-2**24 / FLT_MAX, gap
+    151 - 254 = -103 <= -96; LLVM's division macro was 1 ulp off on it) only the
+    denominator, and VCC. V_DIV_FMAS then scales by 2**64 when S2's field is above 127, by
+    2**-64 otherwise (so 1.5, field 127, goes down)."""
+    fmax = f32(0x7F7FFFFF)[0]
+    s1 = np.array([fmax, fmax, fmax, fmax], F32)
+    s2 = np.array([2.0**100, 2.0**100, -2.0**24, -2.0**24], F32)
+    s0 = np.array([fmax, 2.0**100, fmax, -2.0**24], F32)
+    d, vcc = call("V_DIV_SCALE_F32", s0, s1, s2)
+    assert d.tolist() == [float(np.ldexp(fmax, -64)), 2.0**36, float(np.ldexp(fmax, -64)),
+                          -2.0**24]
+    assert vcc.tolist() == [False, False, True, True]
+    a, b = np.full(4, 1.0, F32), np.full(4, 1.0, F32)
+    c = np.array([1.5, 3.0, 1.5, 3.0], F32)
+    got = call("V_DIV_FMAS_F32", a, b, c, np.array([True, True, False, False]))
+    assert got.tolist() == [2.5 * 2.0**-64, 4.0 * 2.0**64, 2.5, 4.0]
 
 
 def test_div_fixup_sign_and_special_cases() -> None:
