@@ -19,7 +19,8 @@ The reference computes with numpy, which on every host numpy runs on returns one
 that set (x86 SSE: the default NaN 0xffc00000 or the first NaN operand, quieted). To learn
 which outputs depend on the choice, the interpreter reruns a launch under an `Explorer`
 (`exploring`) that replaces each arithmetic NaN by a fixed member — positive and preferred,
-or negative with the first NaN operand's payload — and records the signalling NaN operands
+negative with the first NaN operand's payload, or positive with the last one's — and records
+the signalling NaN operands
 (which unchanged propagation may return).
 """
 
@@ -47,6 +48,10 @@ class NanChoice(Enum):
     POSITIVE_PREFERRED = "+preferred"
     NEGATIVE_PROPAGATED = "-propagated"
     """Negative, the first NaN operand's payload quieted (the preferred one without)."""
+    POSITIVE_PROPAGATED_LAST = "+propagated-last"
+    """Positive, the last NaN operand's payload quieted: any operand's payload is allowed,
+    and an operation with NaNs in two places (`fma(NaN, 1.0, sNaN)`, which LLVM 22 folds to
+    the third's quieted: session 9's campaign bucket 655b0d0dc3) has two to choose from."""
 
 
 def preferred(width: int) -> int:
@@ -100,13 +105,16 @@ def chosen(result: np.ndarray, *operands: np.ndarray,
     explorer.produced = True
     width, udt, sign, q, pref = _LAYOUT[r.dtype]
     negative = explorer.choice is NanChoice.NEGATIVE_PROPAGATED
+    last = explorer.choice is NanChoice.POSITIVE_PROPAGATED_LAST
     payload = np.full(r.shape, pref | sign if negative else pref, dtype=udt)
     if source is not None:
         converted = _cast_operand(explorer, np.broadcast_to(np.asarray(source), r.shape),
                                   width) & ~sign
         if negative:
             payload = np.where(nan, converted | q | sign, payload)
-    for op in reversed(operands):
+        elif last:
+            payload = np.where(nan, converted | q, payload)
+    for op in (operands if last else reversed(operands)):
         o = np.asarray(op, dtype=r.dtype)
         if o.shape != r.shape:
             o = np.broadcast_to(o, r.shape)
@@ -119,6 +127,8 @@ def chosen(result: np.ndarray, *operands: np.ndarray,
             explorer.signalling[width].update(int(b) for b in np.unique(ob[signalling]))
         if negative:
             payload = np.where(on, ob | q | sign, payload)
+        elif last:
+            payload = np.where(on, ob | q, payload)
     out = np.where(nan, payload, r.view(udt)).view(r.dtype)
     return out if isinstance(result, np.ndarray) else out[()]
 
