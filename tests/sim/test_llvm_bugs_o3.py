@@ -46,3 +46,21 @@ def test_zext_of_a_call_result_with_a_range_attribute_keeps_bits_15_8() -> None:
         assert got == [0xFE01], (
             f"LLVM's range-return zext bug no longer reproduces at O{opt} (fixed upstream?): "
             f"{got}, by hand [1]")
+
+
+def test_or_with_minus_one_keeps_the_undefined_half() -> None:
+    """`fptoui(3.0) | select(true, -7, -8)`: by hand 3 | -7 = 0xfffffffffffffffb; LLVM's
+    SIFoldOperands turns the high half's `v_or_b32 undef, -1` into a copy of the undefined
+    operand (llvm/llvm-project#189677)."""
+    ir = (BUGS / "sifold_or_minus_one.ll").read_text()
+    res = run(build(ir, opt=3), (1, 1, 1), (1, 1, 1), [Arg("a"), Arg("b"), Arg("out")],
+              {"a": np.array([3.0], np.float32), "b": np.array([0.0], np.float32),
+               "out": np.zeros(1, np.uint64)})
+    assert res.status is Status.OK, res.fault
+    (got,) = out(res, "out", np.uint64).tolist()
+    assert got & 0xFFFF_FFFF == 0xFFFF_FFFB  # the low half is right
+    # the high half is whichever register the undefined value got (llc-22 standalone: -7;
+    # llvmlite's: 0), never the -1 it must be
+    assert got >> 32 != 0xFFFF_FFFF, (
+        f"LLVM's OR -1 fold bug no longer reproduces (fixed upstream, PR #189655?): "
+        f"{got:#x}, by hand 0xfffffffffffffffb")

@@ -1,0 +1,32 @@
+; LLVM 22.1 (llvmlite 0.50's 22.1.0, Debian llvm-22 22.1.8) and LLVM 19 (Debian llc-19): wrong
+; code on AMDGPU for `or i64 (fptoui float to i64), (select c, i64 -7, i64 -8)`. Upstream: the
+; bug llvm/llvm-project#189677, fixed by PR #189655 "[AMDGPU][SIFoldOperands] Fix OR -1 fold"
+; (merged 2026-03-31: "folding `or x, -1` to `v_mov_b32 -1` removed Src1Idx, which is
+; incorrect because -1 is in Src0Idx (after canonicalization)"); neither LLVM here has the fix.
+;
+; The high half of the select is -1 on both arms, so ISel leaves the high half of the
+; fptoui undefined (IMPLICIT_DEF) and ORs it with -1: `%51 = V_OR_B32_e64 %45(undef), %46(-1)`,
+; which is -1 whatever %45 holds. si-fold-operands rewrites it to `%51 = V_MOV_B32_e32 %45`
+; (llc -print-after-all), so the stored high dword is whatever register the undefined value
+; was given: the s_cselect result (llc-22), the output pointer (llc-19), the other input
+; (the campaign's kernel).
+;   llc -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 sifold_or_minus_one.ll -o - | grep v1
+;     ->  v_mov_b32_e32 v1, s0      (should be v_mov_b32_e32 v1, -1)
+; Expected by hand for a = 3.0, b = 0.0 (so c is true): 3 | -7 = 0xfffffffffffffffb. The
+; simulator computes a high dword from whichever register that is (llc-22 alone: s0 = -7,
+; 0xfffffff9fffffffb; llvmlite: 0), as hardware would.
+; Found by the rgpu-fuzz 30-minute campaign of 2026-12-01 (session 9; bucket cc0c69fd93,
+; `out0[0] = in0[0] as u64 | a - 8` with `a` 0 or 1), reduced by hand; pinned by
+; tests/sim/test_llvm_bugs_o3.py.
+target triple = "amdgcn-amd-amdhsa"
+
+define amdgpu_kernel void @k(ptr addrspace(1) %pa, ptr addrspace(1) %pb, ptr addrspace(1) %out) {
+  %b = load float, ptr addrspace(1) %pb, align 4
+  %c = fcmp olt float %b, 1.0
+  %s = select i1 %c, i64 -7, i64 -8
+  %a = load float, ptr addrspace(1) %pa, align 4
+  %f = fptoui float %a to i64
+  %o = or i64 %f, %s
+  store i64 %o, ptr addrspace(1) %out, align 8
+  ret void
+}
