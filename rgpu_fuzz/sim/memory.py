@@ -163,12 +163,16 @@ class AddressSpace:
         m = self._maps[i]
         return f"{address:#x} ({address - m.base:+#x} from {m.name} of {len(m.data)} bytes)"
 
-    def _locate(self, addrs: np.ndarray, width: int, what: str) -> tuple[Mapping, np.ndarray]:
+    def _locate(self, addrs: np.ndarray, width: int,
+                 what: str) -> tuple[Mapping, np.ndarray] | list[tuple[Mapping, np.ndarray,
+                                                                     np.ndarray]]:
         """The mapping that holds every access of `width` bytes at `addrs` (uint64) and the
         offsets into it, or the `sim-oob-access` of the first lane outside every mapping.
         The mapping of the first lane is the last one located when it holds that lane (a
         launch's buffers are few), else `find`s; its offsets, taken modulo 2^64, are all
-        below its size less `width` exactly when every access lies inside it."""
+        below its size less `width` exactly when every access lies inside it. Lanes in
+        different mappings, each access inside its own (LLVM selects a pointer per lane and
+        loads once: `if c { a[0] } else { b[0] }`), give (mapping, lanes, offsets) groups."""
         first = int(addrs[0])
         last = self._last
         m = last[2] if last is not None and last[0] <= first < last[1] else self.find(first)
@@ -182,27 +186,40 @@ class AddressSpace:
         hi = int(addrs.max()) + width
         m = self.find(lo)
         if m is None or hi > m.end:
-            for a in addrs.tolist():
+            groups: dict[int, tuple[Mapping, list[int]]] = {}
+            for lane, a in enumerate(addrs.tolist()):
                 mm = self.find(a)
                 if mm is None or a + width > mm.end:
                     raise _oob(what, f"{width}-byte access at {self.describe(a)}")
-            raise _oob(what, f"one access spans two mappings ({self.describe(lo)} .. "
-                             f"{self.describe(hi - 1)})")
+                groups.setdefault(mm.base, (mm, []))[1].append(lane)
+            return [(mm, np.array(lanes, np.int64), addrs[lanes] - np.uint64(mm.base))
+                    for mm, lanes in groups.values()]
         return m, addrs - np.uint64(m.base)  # unreachable: the first lane's mapping holds all
 
     def read(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
         """Bytes at each address: uint8 array (len(addrs), width)."""
-        m, off = self._locate(addrs, width, what)
-        return m.data[off.view(np.int64)[:, None] + _bytes(width)]
+        got = self._locate(addrs, width, what)
+        if isinstance(got, tuple):
+            m, off = got
+            return m.data[off.view(np.int64)[:, None] + _bytes(width)]
+        out = np.empty((len(addrs), width), np.uint8)
+        for m, lanes, off in got:
+            out[lanes] = m.data[off.view(np.int64)[:, None] + _bytes(width)]
+        return out
 
     def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
         """Store `data` (uint8, (len(addrs), width)); lanes in order, so the highest lane wins
         where addresses collide (as in hardware, where the order is unspecified)."""
         width = data.shape[1]
-        m, off = self._locate(addrs, width, what)
-        if not m.writable:
-            raise _oob(what, f"store to read-only {m.name} at {self.describe(int(addrs[0]))}")
-        m.data[off.view(np.int64)[:, None] + _bytes(width)] = data
+        got = self._locate(addrs, width, what)
+        groups = [(got[0], None, got[1])] if isinstance(got, tuple) else got
+        for m, _, off in groups:
+            if not m.writable:
+                raise _oob(what, f"store to read-only {m.name} at "
+                                 f"{self.describe(int(m.base + off[0]))}")
+        for m, lanes, off in groups:
+            m.data[off.view(np.int64)[:, None] + _bytes(width)] = \
+                data if lanes is None else data[lanes]
 
     def read_scalar(self, address: int, width: int, what: str) -> bytes:
         m = self.find(address)

@@ -1,6 +1,8 @@
 """`memory.AddressSpace` reads and writes against addresses worked out by hand: mappings
 sit page-aligned with an unmapped guard page between them; an access is `sim-oob-access`
-naming the first lane outside every mapping (or both ends when one access spans two); the
+naming the first lane outside every mapping; lanes in different mappings each access their
+own (LLVM selects a pointer per lane and loads once: session 9's campaign bucket
+be9333042f, reported as `sim-oob-access` before); the
 mapping of the last access, tried first, never answers for an address outside it; and
 `holding` answers only for bytes that are a mapping's contents."""
 
@@ -82,3 +84,27 @@ def test_holding_answers_only_for_contents() -> None:
     assert glob.holding(A + 4, 8) is None            # bytes 10, 11: padding, not contents
     assert glob.holding(A + 2, 8) is glob.mappings[0]
     assert glob.holding(A + 16, 4) is None and glob.holding(A - 4, 4) is None
+
+
+def test_lanes_in_different_mappings_each_read_and_write_their_own() -> None:
+    glob = space()
+    # lane 0 in b, lane 1 in a, lane 2 in b again: each lane's own bytes, in lane order
+    assert glob.read(at(B + 1, A + 2, B + 30), 2, "t").tolist() == [[101, 102], [2, 3],
+                                                                    [130, 131]]
+    glob.write(at(A + 4, B + 8, A + 4), np.array([[7], [8], [9]], np.uint8), "t")
+    assert glob.read(at(A + 4, B + 8), 1, "t").tolist() == [[9], [8]]  # the last lane wins
+
+
+def test_lanes_in_different_mappings_still_check_each_lane() -> None:
+    glob = space()
+    with pytest.raises(SimStop) as got:
+        glob.read(at(B, A + 14), 4, "t")    # lane 1 runs past a's 16 bytes
+    assert got.value.fault.kind is FaultKind.OOB_ACCESS
+    assert f"4-byte access at {A + 14:#x} (+0xe from a of 16 bytes)" in got.value.fault.detail
+    ro = AddressSpace(FIRST)
+    ro.map("a", bytes(16))
+    ro.map("k", bytes(16), writable=False)
+    with pytest.raises(SimStop) as got:
+        ro.write(at(A, B), np.array([[1], [2]], np.uint8), "t")
+    assert "store to read-only k" in got.value.fault.detail
+    assert ro.read(at(A), 1, "t").tolist() == [[0]]  # nothing written when any lane faults

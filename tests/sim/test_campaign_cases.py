@@ -1,0 +1,30 @@
+"""Reduced cases of session 9's campaigns that the simulator got wrong, judged against `ref`
+(the reference interpreter) on every target that compiles them the same way. Each case
+file's kernel says what it does; the reason it failed is in the test's docstring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rgpu_fuzz import casefile
+from rgpu_fuzz.lang.features import case_module
+from rgpu_fuzz.model.outcome import Ok
+from rgpu_fuzz.oracles import judge, load_policy
+from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.runner import run_case
+
+CASES = Path(__file__).parent / "data" / "cases"
+O3 = ["amdgpu-sim:gfx942:O3", "amdgpu-sim:gfx90a:O3", "amdgpu-sim:gfx1100:O3"]
+
+
+@pytest.mark.parametrize("spec", O3)
+def test_one_load_through_a_pointer_selected_per_lane(spec: str) -> None:
+    """Bucket be9333042f: `if in1[t] { in0[0] != 0 } else { in1[0] }` becomes one
+    `global_load_ubyte` whose lanes read two buffers; `AddressSpace` wanted one mapping
+    per access and reported `sim-oob-access`."""
+    case = casefile.load_checked(CASES / "o3_per_lane_pointer_select.toml")
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
