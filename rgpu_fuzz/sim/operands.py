@@ -109,6 +109,10 @@ def _sel(raw: np.ndarray, sel: str, sext: bool) -> np.ndarray:
 
 Getter = Callable[[Wave], Any]
 
+_SEL_BITS = {"BYTE_0": 0xFF, "BYTE_1": 0xFF00, "BYTE_2": 0xFF_0000, "BYTE_3": 0xFF00_0000,
+             "WORD_0": 0xFFFF, "WORD_1": 0xFFFF_0000}
+"""The bits of a VGPR an SDWA source selection reads."""
+
 _PAIRS: list[Any] = [None, None, None]
 """The last register file `pair` was asked for, and its two uint64 views (pairs starting
 at an even column, at an odd one): a wave runs many steps in a row, and making the view of
@@ -133,6 +137,12 @@ def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
     if sel and sel != "DWORD":
         g0 = get
         get = lambda w: _sel(np.asarray(g0(w), np.uint32), sel, sext)  # noqa: E731
+        if op.kind in (OpKind.VGPR, OpKind.AGPR) and bits <= 32:
+            # the selected byte or word is all the instruction reads: a register partly
+            # defined elsewhere (a scratch load past what was stored; session 9's bucket
+            # a8b8660435, `v_cmp_ne_u16_sdwa ... src0_sel:BYTE_0`) is defined for it
+            col_s, mask_s = vcol(op), _SEL_BITS[sel]
+            defined = lambda w: bits_defined(w, col_s, mask_s)  # noqa: E731
     if bits == 16:
         g1 = get
         hi = getattr(op, "hi", False)

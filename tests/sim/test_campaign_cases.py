@@ -28,3 +28,14 @@ def test_one_load_through_a_pointer_selected_per_lane(spec: str) -> None:
     outcomes = run_case(case, Registry().create_all(["ref", spec]))
     assert isinstance(outcomes[spec], Ok), outcomes[spec]
     assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+@pytest.mark.parametrize("spec", O3)
+def test_a_byte_compare_of_a_partly_stored_array(spec: str) -> None:
+    """Bucket a8b8660435 (second campaign): an 8-byte array of which O3 stores 2 bytes, read
+    back with `scratch_load_dwordx2`; `v_cmp_ne_u16_sdwa ... src0_sel:BYTE_0` reads the
+    defined byte, but SDWA sources counted as defined only as a whole register."""
+    case = casefile.load_checked(CASES / "o3_sdwa_byte_of_partly_defined_load.toml")
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings

@@ -108,3 +108,25 @@ def test_readfirstlane_keeps_a_partly_defined_lanes_bits(
     w = _wave(exec_mask, lane, defined)
     step(w)
     assert (w.S[4], w.sdef[4]) == (expect_value, expect_def)
+
+
+@pytest.mark.parametrize(("sel", "defined"), [("BYTE_0", True), ("BYTE_1", True),
+                                              ("WORD_0", True), ("BYTE_2", False),
+                                              ("WORD_1", False)])
+def test_an_sdwa_source_is_defined_where_its_selected_bits_are(sel: str, defined: bool) -> None:
+    """`v_cmp_ne_u16_sdwa s[2:3], v0, v2 src0_sel:<sel>` with v0's bits 15:0 defined and
+    31:16 not (a scratch load of 8 bytes past the 2 stored: session 9's campaign bucket
+    a8b8660435): the compare reads only the selected bits (SDWA, GFX9 ISA "SDWA"), so its
+    result is defined exactly when those are; on the bound step and in a fused run alike."""
+    from tests.sim import test_fuse
+
+    (inst,) = list(assemble([f"v_cmp_ne_u16_sdwa s[2:3], v0, v2 src0_sel:{sel} "
+                             "src1_sel:DWORD"]))
+    w = test_fuse.wave()
+    w.V[:, 0] = 0x1234_0100
+    w.vdef[:, 0] = False
+    w.vpart[0] = {lane: 0x0000_FFFF for lane in range(4)}
+    w.V[:, 2], w.vdef[:, 2] = 1, True
+    stepped, _, raised, _ = test_fuse.both([inst], w)
+    assert raised is None
+    assert (stepped.sdef[2] & 0xF == 0xF) is defined
