@@ -34,6 +34,7 @@ from rgpu_fuzz.sim.operands import (
 from rgpu_fuzz.sim.partial import narrowed
 from rgpu_fuzz.sim.salu import SALU, SOp
 from rgpu_fuzz.sim.valu import INT_CLAMP, VALU, VOp
+from rgpu_fuzz.sim.valu_pk import bind_pk16
 from rgpu_fuzz.sim.wave import EXEC, VCC, Wave, lanes_of, mask_of
 
 Step = Callable[[Wave], Any]
@@ -635,7 +636,7 @@ def _pk_mov(inst: Inst, spec: VOp, env: Env) -> Step:
 
 
 _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
-    "pk_mov": _pk_mov,
+    "pk_mov": _pk_mov, "pk16": bind_pk16,
     "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
     "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,
     "div_scale": _div_scale, "div_fmas": _div_fmas, "readlane": _readlane,

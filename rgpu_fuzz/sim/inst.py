@@ -251,19 +251,25 @@ def _make_operand(op: Any) -> Any:
                     literal=kind == "literal")
     else:  # imm
         base = Opnd(OpKind.INT, 0, 1, value=op.value)
-    return OperandX(base, getattr(op, "sel", ""), getattr(op, "sext", False),
-                    getattr(op, "hi", False)) if (getattr(op, "sel", "") or
-                                                  getattr(op, "hi", False)) else base
+    sel, hi = getattr(op, "sel", ""), getattr(op, "hi", False)
+    # the decoder's op_sel_hi is 1 unless a VOP3P instruction clears it: only then kept
+    lo_hi, neg_hi = not getattr(op, "hi_hi", True), getattr(op, "neg_hi", False)
+    return OperandX(base, sel, getattr(op, "sext", False), hi, lo_hi, neg_hi) \
+        if (sel or hi or lo_hi or neg_hi) else base
 
 
 @dataclass(frozen=True, slots=True)
 class OperandX:
-    """An operand with a sub-dword selection (SDWA `sel`/`sext`, op_sel `hi`)."""
+    """An operand with a sub-dword selection (SDWA `sel`/`sext`, op_sel `hi`; VOP3P's
+    op_sel_hi clear, `lo_hi`: the high result reads the low half; neg_hi;
+    `rgpu_fuzz.sim.valu_pk`)."""
 
     base: Opnd
     sel: str
     sext: bool
     hi: bool
+    lo_hi: bool = False
+    neg_hi: bool = False
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.base, name)

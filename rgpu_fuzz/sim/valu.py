@@ -20,6 +20,7 @@ import numpy as np
 from rgpu_fuzz.sim import fp
 from rgpu_fuzz.sim import valu_fp as vf
 from rgpu_fuzz.sim.valu_mad import MAD_OPS
+from rgpu_fuzz.sim.valu_pk import PK16
 from rgpu_fuzz.sim.valu_rdna3 import RDNA3_OPS
 
 U32 = np.uint32
@@ -254,6 +255,8 @@ def _table() -> dict[str, VOp]:
     t["V_WRITELANE_B32"] = VOp("writelane", "b32", ("b32", "u32"), lambda a: a)
     t["V_CNDMASK_B32"] = VOp("cndmask", "b32", ("b32", "b32"), lambda a: a)
     t["V_PK_MOV_B32"] = VOp("pk_mov", "b64", ("b64", "b64"), lambda a: a)
+    for name, (_, n, fn) in PK16.items():
+        t[name] = VOp("pk16", "b32", ("b32",) * n, fn)
     op("V_NOP", "", )(lambda: None)
 
     # 32-bit integer
