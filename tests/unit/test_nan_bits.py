@@ -284,6 +284,14 @@ pub fn k(x: &[f32], out0: &mut [u32], out1: &mut [f32]) {
     assert got.latitude["out0"].nan.tolist() == [True]
 
 
+def _allows(case: Case, bits: int) -> bool:
+    """Whether the oracle accepts `bits` in `case`'s one-element `out` beside `ref`'s run."""
+    ref = Registry().create("ref").run(case)
+    assert isinstance(ref, Ok), ref
+    p = Ok(outputs={"out": Buffer(Scalar.U32, np.array([bits], dtype=np.uint32))})
+    return judge(case, {"ref": ref, "p": p}, STRICT).findings == ()
+
+
 MAX_KERNEL = """use rgpu::*;
 
 #[kernel]
@@ -309,11 +317,7 @@ def test_max_of_two_nans_allows_either_operand_quieted(bits: int, allowed: bool)
     (docs/language.md "NaN bits"): either sign with the preferred NaN, either operand's
     payload quieted, or a signalling operand unchanged. Bucket 7393028d97 (session 8's
     30-minute campaign) was amdgcn -O0 returning 0x7fc00001, which the oracle refused."""
-    ref = Registry().create("ref").run(MAX_CASE)
-    assert isinstance(ref, Ok), ref
-    p = Ok(outputs={"out": Buffer(Scalar.U32, np.array([bits], dtype=np.uint32))})
-    findings = judge(MAX_CASE, {"ref": ref, "p": p}, STRICT).findings
-    assert (findings == ()) is allowed, (hex(bits), findings)
+    assert _allows(MAX_CASE, bits) is allowed, hex(bits)
 
 
 CAST_KERNEL = """use rgpu::*;
@@ -343,11 +347,7 @@ def test_a_signalling_nan_through_two_float_casts(bits: int, allowed: bool) -> N
     NaN, with either sign (docs/language.md "NaN bits"); so -0x7f800001 (0xff800001) may come
     back as it went in. Session 9's campaign: LLVM folded the pair away at -O0 and -O3, the
     simulator stored 0xff800001, and the oracle, which recorded no cast operands, refused it."""
-    ref = Registry().create("ref").run(CAST_CASE)
-    assert isinstance(ref, Ok), ref
-    p = Ok(outputs={"out": Buffer(Scalar.U32, np.array([bits], dtype=np.uint32))})
-    findings = judge(CAST_CASE, {"ref": ref, "p": p}, STRICT).findings
-    assert (findings == ()) is allowed, (hex(bits), findings)
+    assert _allows(CAST_CASE, bits) is allowed, hex(bits)
 
 
 FMA_KERNEL = """use rgpu::*;
@@ -375,8 +375,4 @@ def test_fma_allows_any_nan_operands_payload_quieted(bits: int, allowed: bool) -
     quieted, for any operand (docs/language.md "NaN bits"). The reference's runs propagate
     only the first NaN operand's (sqrt's), so the third's quieted, 0x7fc00001, which LLVM 22
     folds the expression to at -O3, was refused: session 9's campaign bucket 655b0d0dc3."""
-    ref = Registry().create("ref").run(FMA_CASE)
-    assert isinstance(ref, Ok), ref
-    p = Ok(outputs={"out": Buffer(Scalar.U32, np.array([bits], dtype=np.uint32))})
-    findings = judge(FMA_CASE, {"ref": ref, "p": p}, STRICT).findings
-    assert (findings == ()) is allowed, (hex(bits), findings)
+    assert _allows(FMA_CASE, bits) is allowed, hex(bits)
