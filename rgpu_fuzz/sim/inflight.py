@@ -229,7 +229,10 @@ def issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
             if q is not None:
                 if q.vm != vm:
                     raise hazard(w, f"v{c} loaded again before the previous load completed")
-                if not q.done and not q.wmask & wmask:
+                # an older load that writes bits this one does not (the other half of a
+                # D16 pair, or a whole dword before a D16 load: session 9's campaign
+                # bucket c232097e70) still writes them when it completes
+                if not q.done and q.wmask & ~wmask & FULL:
                     p.older.append(q)
     for c in range(col, col + n):
         pend[c] = p

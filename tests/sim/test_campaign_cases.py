@@ -53,3 +53,14 @@ def test_packed_16_bit_integer_operations(spec: str) -> None:
     outcomes = run_case(case, pipelines)
     assert isinstance(outcomes[spec], Ok), outcomes[spec]
     assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+def test_a_dword_load_and_a_d16_hi_load_to_one_register() -> None:
+    """Bucket c232097e70 (gfx1100 O0 campaign): `in0[0] as i8 - b as i8` loads the dword
+    into v0 and the bool into v0's high half (`scratch_load_d16_hi_u8`) before one wait;
+    the dword's low half was dropped, so 1 - 1 came out -1."""
+    case = casefile.load_checked(CASES / "o0_gfx1100_dword_then_d16_hi_load.toml")
+    spec = "amdgpu-sim:gfx1100:O0"
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings

@@ -61,3 +61,22 @@ def test_completing_the_other_half_of_a_listed_lane_makes_it_whole() -> None:
     write_bits(w, 3, np.full(4, 0x7777_0000, U32), np.ones(4, bool), HIGH, None)
     assert w.V[:, 3].tolist() == [0x7777_5678] * 4
     assert w.vdef[:, 3].all() and not w.vpart
+
+
+def test_a_dword_load_then_a_d16_hi_load_in_flight_both_land() -> None:
+    """`global_load_b32 v0` (1) then `scratch_load_d16_hi_u8 v0` (1 into bits 31:16) before
+    one `s_waitcnt vmcnt(0)`: loads complete in issue order, so v0 = 0x00010001 (by hand:
+    the dword, then its high half replaced). The dword load's low half used to be dropped
+    as overwritten (session 9's gfx1100 O0 campaign bucket c232097e70: `1 as i8 - 1`
+    gave -1)."""
+    from rgpu_fuzz.sim.inflight import issue_vector_load, wait
+
+    w = Wave(4, 0, 0)
+    ones = np.ones((4, 1), bool)
+    issue_vector_load(w, 0, np.full((4, 1), 0x0000_0001, np.uint32), ones, vm=True,
+                      lgkm=False)
+    issue_vector_load(w, 0, np.full((4, 1), 0x0001_0000, np.uint32), ones, vm=True,
+                      lgkm=False, wmask=HIGH)
+    wait(w, 0, 0)
+    assert w.V[:, 0].tolist() == [0x0001_0001] * 4
+    assert w.vdef[:, 0].all() and not w.pend_v
