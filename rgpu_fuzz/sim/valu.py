@@ -421,6 +421,12 @@ def _table() -> dict[str, VOp]:
     op("V_FMAAK_F32", "f32", "f32", "f32", "f32")(fp.fma32)
     op("V_MIN_F32", "f32", "f32", "f32", mode=True)(vf.fmin)
     op("V_MAX_F32", "f32", "f32", "f32", mode=True)(vf.fmax)
+    # RDNA3 VOP3 (RDNA3 ISA pseudocode: V_MAXMIN_F32 D = v_min_f32(v_max_f32(S0, S1), S2);
+    # V_MINMAX_F32 the other way round), with V_MIN/V_MAX's NaN rules at each step
+    op("V_MAXMIN_F32", "f32", "f32", "f32", "f32", mode=True)(
+        lambda ieee, a, b, c: vf.fmin(ieee, vf.fmax(ieee, a, b), c))
+    op("V_MINMAX_F32", "f32", "f32", "f32", "f32", mode=True)(
+        lambda ieee, a, b, c: vf.fmax(ieee, vf.fmin(ieee, a, b), c))
     op("V_MIN3_F32", "f32", "f32", "f32", "f32", mode=True)(vf.fmin3)
     op("V_MAX3_F32", "f32", "f32", "f32", "f32", mode=True)(vf.fmax3)
     op("V_MED3_F32", "f32", "f32", "f32", "f32", mode=True)(vf.fmed3)
