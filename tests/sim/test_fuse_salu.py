@@ -8,6 +8,7 @@ defined whatever the other bit)."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -229,20 +230,27 @@ def v(i: int) -> Opnd:
     return Opnd(OpKind.VGPR, i, 1)
 
 
+def _compare_and_carry(exec_mask: int, undefined: tuple[int, ...]) -> tuple[Any, ...]:
+    """V_CMP_EQ_U32 vcc, v0, v1 and V_ADD_CO_U32 v2, s[8:9], s4, s5 under `exec_mask`, on
+    both tiers: v0 = lane, v1 = lane where lane % 3 == 0 else 0 (its `undefined` lanes
+    undefined), s4 = 0xFFFFFFFF, s5 = 1."""
+    w = wave(exec_mask)
+    w.V[:, 0] = range(64)
+    w.V[:, 1] = [n if n % 3 == 0 else 0 for n in range(64)]
+    w.vdef[:, 0:2] = True
+    for lane in undefined:
+        w.vdef[lane, 1] = False
+    w.S[4], w.S[5] = M32, 1
+    w.sdef[4] = w.sdef[5] = M32
+    return both([inst("V_CMP_EQ_U32", s(106, 2), v(0), v(1)),
+                 inst("V_ADD_CO_U32", v(2), s(8, 2), s(4), s(5))], w)
+
+
 def test_lane_masks_under_a_full_exec() -> None:
     """V_CMP_EQ_U32 vcc, v0, v1 under a full EXEC: bit n = (v0 == v1) in lane n, defined
     where both sources are (lane 5 of v1 undefined); V_ADD_CO_U32 v2, s[8:9], s4, s5 with
     scalar sources carries out in every lane (0xFFFFFFFF + 1), all bits defined."""
-    w = wave()
-    w.V[:, 0] = range(64)
-    w.V[:, 1] = [n if n % 3 == 0 else 0 for n in range(64)]
-    w.vdef[:, 0:2] = True
-    w.vdef[5, 1] = False
-    w.S[4], w.S[5] = M32, 1
-    w.sdef[4] = w.sdef[5] = M32
-    run = [inst("V_CMP_EQ_U32", s(106, 2), v(0), v(1)),
-           inst("V_ADD_CO_U32", v(2), s(8, 2), s(4), s(5))]
-    _, f, raised, _ = both(run, w)
+    _, f, raised, _ = _compare_and_carry(M64, (5,))
     assert raised is None
     expect = sum(1 << n for n in range(64) if n % 3 == 0)
     assert pair(f, 106) == (expect, M64 ^ (1 << 5))
@@ -253,16 +261,7 @@ def test_lane_masks_under_a_full_exec() -> None:
 def test_lane_masks_under_a_partial_exec() -> None:
     """As above with EXEC = lanes 0-31 and 40: inactive lanes give defined 0 bits whatever
     their inputs (lane 33 of v1 undefined, inactive); active lane 5 stays undefined."""
-    w = wave((1 << 32) - 1 | 1 << 40)
-    w.V[:, 0] = range(64)
-    w.V[:, 1] = [n if n % 3 == 0 else 0 for n in range(64)]
-    w.vdef[:, 0:2] = True
-    w.vdef[5, 1] = w.vdef[33, 1] = False
-    w.S[4], w.S[5] = M32, 1
-    w.sdef[4] = w.sdef[5] = M32
-    run = [inst("V_CMP_EQ_U32", s(106, 2), v(0), v(1)),
-           inst("V_ADD_CO_U32", v(2), s(8, 2), s(4), s(5))]
-    _, f, raised, _ = both(run, w)
+    _, f, raised, _ = _compare_and_carry((1 << 32) - 1 | 1 << 40, (5, 33))
     assert raised is None
     active = (1 << 32) - 1 | 1 << 40
     expect = sum(1 << n for n in range(64) if n % 3 == 0) & active
