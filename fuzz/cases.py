@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> None:
     with atheris.instrument_imports(include=["rgpu_fuzz"]):
         from rgpu_fuzz import cli
 
-        cli.build_parser()  # imports every command module, instrumented
+        for name in cli.COMMANDS:  # imports every command module, instrumented
+            cli.build_parser(name)
         import rgpu_fuzz.interp
         import rgpu_fuzz.pipelines.ref  # noqa: F401
     atheris.Setup(args, TestOneInput)

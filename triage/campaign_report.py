@@ -254,7 +254,7 @@ def _sim_target(spec: str) -> str:
 
 
 def _table_names(target: str) -> frozenset[str]:
-    from rgpu_fuzz.sim.isa.tables import UnknownTarget, tables
+    from rgpu_fuzz.sim import UnknownTarget, tables
 
     try:
         t = tables(target)

@@ -32,7 +32,7 @@ from rgpu_fuzz.oracles import Finding, Policy, Signature, judge
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.sim.loader import target_config
+from rgpu_fuzz.sim import target_config
 
 KNOWN_PREFIX = "known LLVM bug "
 

@@ -40,7 +40,9 @@ class UserError(RgpuError):
     """A mistake in what the user asked for; `str()` is the one line printed."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, with the arguments of `command` only (None: none), so
+    that only the chosen command's module is imported: `--help` imports none of them."""
     parser = argparse.ArgumentParser(
         prog="rgpu-fuzz",
         description="Differential fuzzing of a Rust-on-AMD-GPU compiler stack.",
@@ -49,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rgpu-fuzz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, helptext) in COMMANDS.items():
+        if name != command:
+            sub.add_parser(name, help=helptext, add_help=False).set_defaults(_module=module)
+            continue
         mod = importlib.import_module(module)
         p = sub.add_parser(name, help=helptext, description=mod.__doc__,
                            epilog=f"example: {mod.EXAMPLE}",
@@ -58,9 +63,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand `argv` names: its first word that is not an option (the top-level
+    parser has no option that takes a value)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_of(words))
+    args = parser.parse_args(words)
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_USAGE

@@ -9,7 +9,7 @@ and simulation, with the per-process caches of the cases before it and the tieri
 shipped; `first_launch_wips` is its wave-instructions over simulated seconds,
 `first_launch_cpu_wips` over the CPU seconds of the whole launch — decoding and binding
 included — which a loaded machine inflates far less). Then the
-tier-up threshold is set to `--sim-hot` (`rgpu_fuzz.sim.program.HOT`, in both trees) and
+tier-up threshold is set to `--sim-hot` (`rgpu_fuzz.sim.launch.tiers.HOT`, in both trees) and
 each case runs `--sim-warmup` more times unmeasured, so that with warmup > hot every run
 the simulator would fuse is fused (the shipped threshold is reached only after dozens of
 launches of one program: the steady state of a long campaign), then `--repeat` more times
@@ -73,7 +73,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
     from rgpu_fuzz.pipelines.base import PipelineSpec
     from rgpu_fuzz.pipelines.workers import Done, call_in_worker
-    from rgpu_fuzz.sim.isa.bench import decode_throughput
+    from rgpu_fuzz.sim import decode_throughput
 
     cases = [(f"conformance/{p.stem}", casefile.load(p))
              for p in sorted(CONFORMANCE.glob("*.toml"))] if CONFORMANCE.is_dir() else []
@@ -199,9 +199,7 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
     """Worker: measure every launch of the pickle, print one JSON line (see the module
     docstring for `campaign` and `warm`; `hot` > 0 sets the tier-up threshold after the
     first pass)."""
-    from rgpu_fuzz.sim import program
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import simulate
+    tiers, decode_text, simulate = _sim_entry()
 
     launches = pickle.loads(Path(launches_path).read_bytes())
 
@@ -210,10 +208,10 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
                         decode=decode_text, target=lc.target)
 
     out: dict[str, Any] = {}
-    shipped_hot = getattr(program, "HOT", None)
+    shipped_hot = getattr(tiers, "HOT", None)
     for spec, ls in launches.items():
         if shipped_hot is not None:
-            program.HOT = shipped_hot  # type: ignore[attr-defined]
+            tiers.HOT = shipped_hot  # type: ignore[attr-defined]
         first = []
         for name, lc in ls:
             c0 = time.process_time()
@@ -223,7 +221,7 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
                                            ("decode", "bind", "simulate")},
                           "cpu_seconds": first_cpu, **_identity(res)})
         if hot and shipped_hot is not None:
-            program.HOT = hot  # type: ignore[attr-defined]
+            tiers.HOT = hot  # type: ignore[attr-defined]
             _restart_heat()
         warm = []
         for name, lc in ls:
@@ -241,14 +239,34 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
     print(json.dumps(out))
 
 
+def _sim_entry() -> tuple[Any, Any, Any]:
+    """The tier-policy module, `decode_text` and `simulate` of the `rgpu_fuzz` this worker
+    imports: the package layout (`sim.launch`, `sim.isa.code`) or, for a baseline revision
+    older than it, the flat one (`sim.program`, `sim.code`, `sim.engine`)."""
+    import importlib
+
+    try:
+        tiers = importlib.import_module("rgpu_fuzz.sim.launch.tiers")
+        code = importlib.import_module("rgpu_fuzz.sim.isa.code")
+        engine = importlib.import_module("rgpu_fuzz.sim.launch.engine")
+    except ModuleNotFoundError:
+        tiers = importlib.import_module("rgpu_fuzz.sim.program")
+        code = importlib.import_module("rgpu_fuzz.sim.code")
+        engine = importlib.import_module("rgpu_fuzz.sim.engine")
+    return tiers, code.decode_text, engine.simulate
+
+
 def _restart_heat() -> None:
     """Count executions from zero again in every cached program, for a lowered tier-up
     threshold: the engine tiers up when an index's count reaches `HOT` exactly, so an index
     run more than the new threshold in the first pass (and fewer than the shipped one)
     would otherwise never be fused, and the warm figure would not be the fused steady
     state (gfx942 O0, 10 seeds: 60 % of the warm wave-instructions ran outside runs)."""
-    from rgpu_fuzz.sim import engine
+    import importlib
+    import sys
 
+    engine = sys.modules.get("rgpu_fuzz.sim.launch.engine") or \
+        importlib.import_module("rgpu_fuzz.sim.engine")
     for prog in getattr(engine, "_PROGRAMS", {}).values():
         heat = getattr(prog, "heat", None)
         if heat is not None:
@@ -300,8 +318,7 @@ def _ratios(current: dict[str, Any], baseline: dict[str, Any]) -> dict[str, floa
 
 
 def _profile_pass(launches: list[tuple[str, Any]]) -> dict[str, Any]:
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import simulate
+    from rgpu_fuzz.sim import decode_text, simulate
 
     prof = cProfile.Profile()
     prof.enable()

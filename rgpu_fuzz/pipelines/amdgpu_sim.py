@@ -333,9 +333,7 @@ _REFUSED = {"kernarg-mismatch": "kernarg", "sim-load-failure": "load"}
 def _simulate(job: Job, built: _Built, *, trace: bool = False,
               loaded: LoadedKernel | CompileCrash | None = None,
               tag: str = "") -> tuple[Outcome, Any]:
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import Status, simulate
-    from rgpu_fuzz.sim.fault import FaultKind
+    from rgpu_fuzz.sim import FaultKind, Status, decode_text, simulate
 
     build = built.build
     got = _launch(job, built, loaded, tag)
@@ -409,7 +407,7 @@ def texts(job: Job) -> dict[str, str]:
     if not isinstance(built, _Built):
         return {"error": f"{built.status}: {detail(built)}"}
     from rgpu_fuzz.codeobj.reader import read_code_object
-    from rgpu_fuzz.sim.code import decode_text
+    from rgpu_fuzz.sim import decode_text
 
     build = built.build
     out = {"llvm-ir": build.ir, "llvm-ir-opt": build.ir_opt}

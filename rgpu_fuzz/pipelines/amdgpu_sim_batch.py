@@ -143,7 +143,7 @@ def execute_batch(job: BatchJob) -> list[Outcome] | BatchFailed:
     from rgpu_fuzz.codeobj.launch import LoadedKernel, load_kernels
     from rgpu_fuzz.lower import AmdgcnTarget
     from rgpu_fuzz.pipelines.gpu_build import GpuBuild, gpu_target
-    from rgpu_fuzz.sim.code import decode_text
+    from rgpu_fuzz.sim import decode_text
 
     pipeline = job.pipeline_class.load()(_spec(job.spec))
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline

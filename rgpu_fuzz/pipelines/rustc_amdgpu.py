@@ -287,9 +287,9 @@ def _metadata(digest: str, code_object: bytes, symbol: str) -> KernelMetadata:
 def _simulator_missing() -> str | None:
     """Why the AMDGPU simulator cannot run code objects here, or None."""
     try:
-        from rgpu_fuzz.sim import engine  # noqa: F401
+        from rgpu_fuzz.sim import simulate  # noqa: F401
     except ImportError:
-        return "the AMDGPU simulator (rgpu_fuzz.sim.engine) is not available"
+        return "the AMDGPU simulator (rgpu_fuzz.sim) is not available"
     return None
 
 
@@ -298,9 +298,7 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
             steps: int = DEFAULT_STEPS) -> Outcome:
     """Run kernel `symbol` of `code_object` on the simulator with `unit`'s arguments and read
     back the outputs or the trap record."""
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import Arg, Status, simulate
-    from rgpu_fuzz.sim.fault import FaultKind
+    from rgpu_fuzz.sim import Arg, FaultKind, Status, decode_text, simulate
 
     buffers: dict[str, bytes] = {TRAP_BUFFER: bytes(4 * TRAP_RECORD_WORDS)}
     lengths: dict[str, int] = {}

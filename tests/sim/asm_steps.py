@@ -1,6 +1,6 @@
 """Hand-written instruction sequences for executor unit tests: encoded by Debian's
 llvm-mc-22 (`--show-encoding`), scanned as the simulator scans a `.text`
-(`rgpu_fuzz.sim.code.scan`, which also marks VGPR indexing regions), and run one bound
+(`rgpu_fuzz.sim.isa.code.scan`, which also marks VGPR indexing regions), and run one bound
 step after another on a wave the test prepares."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import tempfile
 from pathlib import Path
 
 from rgpu_fuzz.process import run_bounded
-from rgpu_fuzz.sim.code import Code, scan
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_one
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_one
+from rgpu_fuzz.sim.isa.code import Code, scan
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.toolchain import debian_llvm_tool
 
 ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

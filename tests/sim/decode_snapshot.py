@@ -3,7 +3,7 @@ of the decoder's internals changes nothing it outputs: `python -m tests.sim.deco
 OUT_DIR [--seeds N]` writes, per target (gfx942, gfx90a, gfx1100), one line per instruction
 of the conformance and corpus cases at O0 and O3 (plus generated seeds 0..N-1, even seeds
 at O0, odd at O3): the LLVM-syntax rendering, the decoder's full `Instruction` (operands,
-modifiers, raw fields, words) and the executor's `Inst` (`rgpu_fuzz.sim.code.scan`, memo
+modifiers, raw fields, words) and the executor's `Inst` (`rgpu_fuzz.sim.isa.code.scan`, memo
 on), and prints the count and a sha256 per target. The files hold one sha256 per code object
 (`--full` writes the lines themselves: ~2 GB per target with 1,000 seeds); two trees
 compare by `diff -r`.
@@ -21,8 +21,8 @@ from pathlib import Path
 from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj import read_code_object
 from rgpu_fuzz.generators import from_seed
-from rgpu_fuzz.sim.code import clear_memo, scan
 from rgpu_fuzz.sim.isa import decode_code_object, render
+from rgpu_fuzz.sim.isa.code import clear_memo, scan
 from tests.sim.case_objects import build
 
 ROOT = Path(__file__).parents[2]

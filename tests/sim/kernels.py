@@ -19,8 +19,8 @@ import numpy as np
 
 from rgpu_fuzz.codeobj import LinkFailure, link
 from rgpu_fuzz.process import run_bounded
-from rgpu_fuzz.sim.code import decode_text
-from rgpu_fuzz.sim.engine import Arg, SimResult, simulate
+from rgpu_fuzz.sim.isa.code import decode_text
+from rgpu_fuzz.sim.launch.engine import Arg, SimResult, simulate
 
 DATA = Path(__file__).parent / "data"
 EMIT = Path(__file__).parent.parent / "amdgcn_emit.py"

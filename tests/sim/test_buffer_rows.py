@@ -1,5 +1,5 @@
 """MUBUF scratch accesses with one offset for every lane (gfx90a O0 spills: `off`, the
-private segment buffer's V# and an SGPR soffset) take `bind_scratch`'s row copies when the
+private segment buffer's V# and an SGPR soffset) take `bound.scratch`'s row copies when the
 wave's part of the segment lies a whole number of swizzled rows away. Expected values by
 hand from the swizzle (AMDGPUUsage "Private Segment Buffer": 4-byte elements, index stride
 the wave size; soffset added unswizzled): with soffset - the wave's scratch offset = 32
@@ -9,13 +9,13 @@ undefined bit is undefined) and settles `vpart` when it completes."""
 
 from __future__ import annotations
 
-from rgpu_fuzz.sim.bind_mem import bind_buffer, drain
-from rgpu_fuzz.sim.engine import SCRATCH_BASE, LaunchMemory
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import Private
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.mem import bind_buffer, drain
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.launch.engine import SCRATCH_BASE, LaunchMemory
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import Private
+from rgpu_fuzz.sim.state.wave import Wave
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

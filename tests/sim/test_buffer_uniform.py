@@ -27,17 +27,18 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.bind_mem import bind_buffer, drain
-from rgpu_fuzz.sim.engine import SCRATCH_BASE, LaunchMemory
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import RUN_BASE, RunStop, compiled
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd, from_decoded
+from rgpu_fuzz.sim.bound.mem import bind_buffer, drain
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_program
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.fused.code import RUN_BASE, RunStop
+from rgpu_fuzz.sim.fused.runs import compiled
 from rgpu_fuzz.sim.isa.decode import decode
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import Private
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_program
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd, from_decoded
+from rgpu_fuzz.sim.launch.engine import SCRATCH_BASE, LaunchMemory
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import Private
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

@@ -45,7 +45,7 @@ def test_a_byte_compare_of_a_partly_stored_array(spec: str) -> None:
 def test_packed_16_bit_integer_operations(spec: str) -> None:
     """Seed 101001005 of the second campaign: LLVM's O3 code adds pairs of 16-bit values
     with `v_pk_add_u16 v15, s40, 4 op_sel_hi:[1,0]` and subtracts with `v_pk_sub_i16`;
-    both were `unsupported-instruction` (`valu_pk`)."""
+    both were `unsupported-instruction` (`bound.packed`)."""
     case = casefile.load_checked(CASES / "o3_packed_u16_add.toml")
     pipelines = Registry().create_all(["ref", spec])
     asm = pipelines[1].artefact_text(case, "asm")  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""The per-process instruction memo of `rgpu_fuzz.sim.code.scan` (one decoding shared by
+"""The per-process instruction memo of `rgpu_fuzz.sim.isa.code.scan` (one decoding shared by
 every copy of an instruction) must still give each copy its own address, and decode
 branches at theirs; branches with new offsets and instructions with new literals, composed
 from one decoded before (`code.Branches`, `code.Literals`), must be what decoding them
@@ -15,11 +15,10 @@ import struct
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from rgpu_fuzz.sim import code
-from rgpu_fuzz.sim.code import clear_memo, scan
-from rgpu_fuzz.sim.inst import OpKind, from_decoded
-from rgpu_fuzz.sim.isa import decode, render
+from rgpu_fuzz.sim.isa import code, decode, render
+from rgpu_fuzz.sim.isa.code import clear_memo, scan
 from rgpu_fuzz.sim.isa.decode import decode_at
+from rgpu_fuzz.sim.isa.inst import OpKind, from_decoded
 
 T = TypeVar("T")
 

@@ -17,13 +17,15 @@ import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj.reader import read_code_object
-from rgpu_fuzz.sim import engine, fuse, program
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.loader import load_code_object
-from rgpu_fuzz.sim.memory import AddressSpace
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_program, tier_up
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_program
+from rgpu_fuzz.sim.fused import runs as fuse
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.launch import engine, tiers
+from rgpu_fuzz.sim.launch.loader import load_code_object
+from rgpu_fuzz.sim.launch.tiers import tier_up
+from rgpu_fuzz.sim.state.memory import AddressSpace
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.kernels import build
 
 ENV = Env(lanes=4, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
@@ -124,10 +126,10 @@ def test_first_execution_installs_the_longest_run_compiled_before(
     def no_classifying(*args: object) -> int:
         raise AssertionError("run_length at a first execution")
 
-    prog = bind_program([*run, _add(6, 0, 0, "other")], ENV, None)
-    monkeypatch.setattr(program, "run_length", no_classifying)
+    prog = tiers.bind([*run, _add(6, 0, 0, "other")], ENV, None)
+    monkeypatch.setattr(tiers, "run_length", no_classifying)
     tier_up(prog, 0, 1)
-    assert prog.run_len == {0: 3} and prog.heat[0] == program.SETTLED
+    assert prog.run_len == {0: 3} and prog.heat[0] == tiers.SETTLED
     assert prog.executed == [0]
     tier_up(prog, 0, 1)                     # heat set back to 0 by `bench sim`, run again
     assert prog.executed == [0], "listed twice: its opcodes would count twice"

@@ -18,10 +18,10 @@ from rgpu_fuzz.model.outcome import Ok, Trap
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.sim.defined64 import shift64_step
-from rgpu_fuzz.sim.inst import OpKind, Opnd
-from rgpu_fuzz.sim.salu import SALU
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.isa.inst import OpKind, Opnd
+from rgpu_fuzz.sim.semantics.salu import SALU
+from rgpu_fuzz.sim.state.defined64 import shift64_step
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.toolchain import debian_llvm_tool
 
 CASES = Path(__file__).parent / "data" / "cases"
@@ -200,7 +200,7 @@ def test_never_written_scratch_is_undefined_and_lane_mask_bits_survive_a_spill()
     exactly 0x3ff; never-written scratch still reads with no defined bit (checked over all
     10,039 private reads of both kernels, 221,228 of them of never-written bytes).
     Expected bits by hand."""
-    from rgpu_fuzz.sim.memory import Private
+    from rgpu_fuzz.sim.state.memory import Private
     priv = Private(16, 32)
     lanes = np.arange(32)
     offs = np.zeros(32, np.uint32)

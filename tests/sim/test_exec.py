@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.engine import Arg, Status
-from rgpu_fuzz.sim.fault import FaultKind
+from rgpu_fuzz.sim.common.fault import FaultKind
+from rgpu_fuzz.sim.launch.engine import Arg, Status
 from tests.sim.kernels import build, out, run
 
 OPTS = (0, 3)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.engine import Arg, Status
+from rgpu_fuzz.sim.launch.engine import Arg, Status
 from tests.sim.kernels import build, out, run
 
 IR = """target triple = "amdgcn-amd-amdhsa"

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from rgpu_fuzz.sim.fp import fma64
+from rgpu_fuzz.sim.semantics.fp import fma64
 
 
 def _exact(a: float, b: float, c: float, k: int) -> float:

@@ -1,4 +1,4 @@
-"""Fused runs (`rgpu_fuzz.sim.fuse`) against the bound steps they replace, on hand-built
+"""Fused runs (`rgpu_fuzz.sim.fused.runs`) against the bound steps they replace, on hand-built
 instructions: partial EXEC, undefined and partly defined inputs, a pending load. Each case
 states its expected values by hand from the ISA's definitions (CDNA3 ISA: V_ADD_U32 is
 modulo 2^32 and writes only lanes in EXEC; VOPC writes 0 for inactive lanes; S_AND_B64's
@@ -14,12 +14,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import RUN_BASE, RunStop, compiled
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_program
-from rgpu_fuzz.sim.wave import EXEC, VCC, Pending, Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_program
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.fused.code import RUN_BASE, RunStop
+from rgpu_fuzz.sim.fused.runs import compiled
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.state.wave import EXEC, VCC, Pending, Wave
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
@@ -210,9 +211,9 @@ def test_cndmask_and_carry_chain(exec_mask: int) -> None:
 def fuse_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every run is fused at its first execution (the tiers' threshold at 1), in fresh
     programs, so a kernel executes on the fused tier wherever it can."""
-    from rgpu_fuzz.sim import engine, program
+    from rgpu_fuzz.sim.launch import engine, tiers
 
-    monkeypatch.setattr(program, "HOT", 1)
+    monkeypatch.setattr(tiers, "HOT", 1)
     engine._PROGRAMS.clear()
     yield
     engine._PROGRAMS.clear()

@@ -1,5 +1,5 @@
-"""The fused runs' definedness shortcut (`fuse_code.RunCode`: `_fd`, `known`, `active`) and
-the pooled register files (`rgpu_fuzz.sim.regfile`). Where a segment's VGPR inputs are
+"""The fused runs' definedness shortcut (`fused.code.RunCode`: `_fd`, `known`, `active`) and
+the pooled register files (`rgpu_fuzz.sim.state.regfile`). Where a segment's VGPR inputs are
 defined in every lane, a run computes no definedness: each case here sits on an edge of
 that shortcut (a destination never written, a partial EXEC widened later in the run, an
 input undefined in one lane) and checks that the run leaves exactly the bound steps' state
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rgpu_fuzz.sim import regfile
-from rgpu_fuzz.sim.wave import EXEC, VCC, Wave
+from rgpu_fuzz.sim.state import regfile
+from rgpu_fuzz.sim.state.wave import EXEC, VCC, Wave
 from tests.sim.test_fuse import LANES, both, inst, k, s, v, wave
 
 

@@ -1,4 +1,4 @@
-"""GLOBAL stores and loads inside fused runs (`fuse_global`) against the bound steps they
+"""GLOBAL stores and loads inside fused runs (`fused.global_mem`) against the bound steps they
 replace and against values worked out by hand.
 
 Each run is executed on the bound steps one by one and as one fused run from copies of the
@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memory import AddressSpace
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.state.memory import AddressSpace
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 from tests.sim.test_fuse_smem import both as fused_and_stepped
 
 LANES = 4

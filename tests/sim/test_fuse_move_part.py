@@ -1,6 +1,6 @@
 """A fused V_MOV_B32 of a column with partly defined lanes (`Wave.vpart`, SGPR spills)
 carries those lanes' defined bits to the destination for the lanes in EXEC only, as the
-bound step does (`bind_alu.bind_valu`'s copy): a VALU write changes only lanes in EXEC
+bound step does (`bound.alu.bind_valu`'s copy): a VALU write changes only lanes in EXEC
 (CDNA3 ISA §3.3 "EXEC mask"), and a copy keeps its source's defined bits (memcheck's rule,
 `operands` docstring). Expected maps by hand."""
 

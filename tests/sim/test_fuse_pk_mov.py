@@ -1,11 +1,11 @@
-"""V_PK_MOV_B32 in a fused run (`fuse_valu._v_pk_mov`) against its bound step, with values
+"""V_PK_MOV_B32 in a fused run (`fused.valu._v_pk_mov`) against its bound step, with values
 worked out by hand from the CDNA3 ISA's definition: D.lo = op_sel[0] ? S0[63:32] : S0[31:0],
 D.hi = op_sel[1] ? S1[63:32] : S1[31:0], lanes in EXEC only; each half of the result is
 defined where the half it came from is."""
 
 from __future__ import annotations
 
-from rgpu_fuzz.sim.inst import Inst, OperandX, OpKind, Opnd
+from rgpu_fuzz.sim.isa.inst import Inst, OperandX, OpKind, Opnd
 from tests.sim.test_fuse import both, wave
 
 

@@ -1,5 +1,5 @@
-"""Lane-mask arithmetic in fused runs (`rgpu_fuzz.sim.fuse_salu`'s expressions, SAVEEXEC,
-what a segment knows of the scalar state: `fuse_code.Scalars`) against the bound steps, on a
+"""Lane-mask arithmetic in fused runs (`rgpu_fuzz.sim.fused.salu`'s expressions, SAVEEXEC,
+what a segment knows of the scalar state: `fused.code.Scalars`) against the bound steps, on a
 64-lane wave. Expected values by hand from the CDNA3 ISA (S_AND_B64: D = S0 & S1, SCC =
 D != 0; S_ANDN2_B64: S0 & ~S1; S_OR_SAVEEXEC_B64: D = EXEC, EXEC = S0 | EXEC, SCC = EXEC
 != 0; S_XOR_B64: S0 ^ S1) and memcheck's definedness rules (an AND with a defined 0 is
@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind
-from rgpu_fuzz.sim.fuse import compiled
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.salu import SALU
-from rgpu_fuzz.sim.wave import EXEC, Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind
+from rgpu_fuzz.sim.fused.runs import compiled
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.salu import SALU
+from rgpu_fuzz.sim.state.wave import EXEC, Wave
 from tests.sim import test_fuse
 
 ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

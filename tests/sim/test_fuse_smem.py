@@ -1,4 +1,4 @@
-"""SMEM loads inside fused runs (`fuse_mem.emit_smem`) against the bound steps they replace
+"""SMEM loads inside fused runs (`fused.scratch.emit_smem`) against the bound steps they replace
 and against values worked out by hand.
 
 Each run is executed on the bound steps one by one and as one fused run from copies of the
@@ -18,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.fuse import RUN_BASE, RunStop, compiled
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memory import AddressSpace
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_program
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_program
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.fused.code import RUN_BASE, RunStop
+from rgpu_fuzz.sim.fused.runs import compiled
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.state.memory import AddressSpace
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

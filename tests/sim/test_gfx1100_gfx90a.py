@@ -10,10 +10,10 @@ import pytest
 from rgpu_fuzz.casefile import load
 from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.sim.halves import HIGH, LOW, bits_defined, defined_bits, write_bits
-from rgpu_fuzz.sim.valu import VALU
-from rgpu_fuzz.sim.valu_mad import mad_f32, mad_legacy_f32
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.semantics.valu import VALU
+from rgpu_fuzz.sim.semantics.valu_mad import mad_f32, mad_legacy_f32
+from rgpu_fuzz.sim.state.halves import HIGH, LOW, bits_defined, defined_bits, write_bits
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.semantics.expected_values import CASES, load_expected, output_mismatches
 
 F32 = np.float32

@@ -13,13 +13,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.bind_mem import bind_ds, bind_vmem, drain
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import AddressSpace, Lds
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.bound.mem import bind_ds, bind_vmem, drain
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import AddressSpace, Lds
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 
 LANES = 8
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

@@ -1,4 +1,4 @@
-"""GLOBAL stores of whole registers (`bind_mem.bind_vmem`'s `global_store`) against values
+"""GLOBAL stores of whole registers (`bound.mem.bind_vmem`'s `global_store`) against values
 worked out by hand: only lanes in EXEC store (CDNA3 ISA §10 "Global, scratch and flat":
 inactive lanes neither access memory nor fault), D16_HI stores bits 31:16 of the data
 VGPR, and the checks come in the bound step's order: an undefined address, then a load
@@ -13,13 +13,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.bind_mem import bind_vmem
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import AddressSpace
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.bound.mem import bind_vmem
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import AddressSpace
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

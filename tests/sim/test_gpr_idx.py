@@ -1,4 +1,5 @@
-"""GFX9 VGPR indexing mode (`s_set_gpr_idx_on` … `s_set_gpr_idx_off`), `rgpu_fuzz.sim.gpr_idx`.
+"""GFX9 VGPR indexing mode (`s_set_gpr_idx_on` … `s_set_gpr_idx_off`),
+`rgpu_fuzz.sim.bound.gpr_idx`.
 
 Expected values are worked out by hand from the ISA's rules (Vega/CDNA ISA, SOPC
 S_SET_GPR_IDX_ON: M0[7:0] = S0[7:0], M0[15:12] = the 4-bit mode, other bits unchanged; a
@@ -20,12 +21,12 @@ import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj.reader import read_code_object
-from rgpu_fuzz.sim import engine, program
-from rgpu_fuzz.sim.code import decode_text
-from rgpu_fuzz.sim.engine import Arg, Status
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.program import bind_one
-from rgpu_fuzz.sim.wave import M0, Wave
+from rgpu_fuzz.sim.bound.program import bind_one
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.code import decode_text
+from rgpu_fuzz.sim.launch import engine, tiers
+from rgpu_fuzz.sim.launch.engine import Arg, Status
+from rgpu_fuzz.sim.state.wave import M0, Wave
 from tests.sim.asm_steps import ENV, assemble, run_steps
 from tests.sim.kernels import build, out, run
 
@@ -140,7 +141,7 @@ def test_on_without_off_is_unsupported() -> None:
 def tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The kernel on the bound steps, and with every run fused at its first execution."""
     if request.param == "fused":
-        monkeypatch.setattr(program, "HOT", 1)
+        monkeypatch.setattr(tiers, "HOT", 1)
     engine._PROGRAMS.clear()
     yield request.param
     engine._PROGRAMS.clear()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rgpu_fuzz.sim.halves import HIGH, LOW, write_bits
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.state.halves import HIGH, LOW, write_bits
+from rgpu_fuzz.sim.state.wave import Wave
 
 U32 = np.uint32
 
@@ -69,7 +69,7 @@ def test_a_dword_load_then_a_d16_hi_load_in_flight_both_land() -> None:
     the dword, then its high half replaced). The dword load's low half used to be dropped
     as overwritten (session 9's gfx1100 O0 campaign bucket c232097e70: `1 as i8 - 1`
     gave -1)."""
-    from rgpu_fuzz.sim.inflight import issue_vector_load, wait
+    from rgpu_fuzz.sim.bound.inflight import issue_vector_load, wait
 
     w = Wave(4, 0, 0)
     ones = np.ones((4, 1), bool)

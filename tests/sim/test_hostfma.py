@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from rgpu_fuzz.model import fma as model
-from rgpu_fuzz.sim import fp, hostfma
+from rgpu_fuzz.sim.semantics import fp, hostfma
 
 
 def _bits(x: np.ndarray) -> np.ndarray:

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj import reader
-from rgpu_fuzz.sim import engine, loader
-from rgpu_fuzz.sim.engine import Arg, Status
-from rgpu_fuzz.sim.memory import AddressSpace
+from rgpu_fuzz.sim.launch import engine, loader
+from rgpu_fuzz.sim.launch.engine import Arg, Status
+from rgpu_fuzz.sim.state.memory import AddressSpace
 from tests.sim.kernels import build, out, run
 
 N_ITEMS = 2 * 3 * 2 * 4 * 2 * 3

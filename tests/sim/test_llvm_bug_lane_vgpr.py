@@ -28,11 +28,11 @@ from rgpu_fuzz.codeobj import LinkFailure, link
 from rgpu_fuzz.model.outcome import Ok, Trap
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.sim.engine import Arg, Status
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_program
-from rgpu_fuzz.sim.wave import AGPR_BASE, EXEC, Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_program
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.launch.engine import Arg, Status
+from rgpu_fuzz.sim.state.wave import AGPR_BASE, EXEC, Wave
 from tests.sim.kernels import build, out, run
 from tests.toolchain import debian_llvm_tool
 

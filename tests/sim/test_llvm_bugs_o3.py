@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rgpu_fuzz.sim.engine import Arg, Status
+from rgpu_fuzz.sim.launch.engine import Arg, Status
 from tests.sim.kernels import build, out, run
 
 BUGS = Path(__file__).parents[2] / "docs" / "llvm-bugs"

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj.reader import read_code_object
-from rgpu_fuzz.sim.engine import Arg, Status
-from rgpu_fuzz.sim.fault import FaultKind
-from rgpu_fuzz.sim.loader import CODE_OBJECT_BASE, load_code_object
-from rgpu_fuzz.sim.memory import AddressSpace
+from rgpu_fuzz.sim.common.fault import FaultKind
+from rgpu_fuzz.sim.launch.engine import Arg, Status
+from rgpu_fuzz.sim.launch.loader import CODE_OBJECT_BASE, load_code_object
+from rgpu_fuzz.sim.state.memory import AddressSpace
 from tests.sim.kernels import build, out, run, u64
 from tests.toolchain import debian_llvm_tool
 

@@ -22,8 +22,8 @@ from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.sim.fault import SimStop
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.common.fault import SimStop
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble, run_steps
 
 CASES = Path(__file__).parent / "data" / "cases"

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import pytest
 
-from rgpu_fuzz.sim import lane_steps
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_one
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound import lane_steps
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_one
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.inst import Inst
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble
 
 SHARED_BASE = 0x0001_0000 << 32
@@ -102,7 +102,7 @@ def test_readfirstlane_keeps_a_partly_defined_lanes_bits(
         general: bool, exec_mask: int, lane: int, defined: int, expect_value: int,
         expect_def: int, monkeypatch: pytest.MonkeyPatch) -> None:
     inst = _assemble("v_readfirstlane_b32 s4, v6")
-    if general:  # the general binder's step (bind_alu._readlane) must agree
+    if general:  # the general binder's step (bound.alu._readlane) must agree
         monkeypatch.setattr(lane_steps, "readfirstlane", lambda *a, **k: None)
     step = bind_one(inst, ENV, None, lambda address: 0)
     w = _wave(exec_mask, lane, defined)

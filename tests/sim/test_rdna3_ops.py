@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.loader import target_config
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.launch.loader import target_config
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble, run_steps
 
 CFG = target_config("gfx1100")

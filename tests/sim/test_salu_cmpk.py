@@ -13,7 +13,7 @@ from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.sim.salu import SALU
+from rgpu_fuzz.sim.semantics.salu import SALU
 from tests.sim.test_definedness import CASES
 
 

@@ -1,4 +1,4 @@
-"""The specialised bound steps of `rgpu_fuzz.sim.scalar_steps` and `lane_steps` against the
+"""The specialised bound steps of `rgpu_fuzz.sim.bound.scalar_steps` and `lane_steps` against the
 general binders' steps they stand in for: on the same random wave states (partly defined
 registers, loads in flight, EXEC partial or undefined, SCC undefined) both must leave the
 same state and raise the same fault. The semantics themselves are tested elsewhere against
@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
-from rgpu_fuzz.sim import bind_alu, lane_steps, scalar_steps
-from rgpu_fuzz.sim.fault import SimStop
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.salu import SALU
-from rgpu_fuzz.sim.valu import VALU
-from rgpu_fuzz.sim.wave import EXEC, Pending, Wave
+from rgpu_fuzz.sim.bound import alu as bind_alu
+from rgpu_fuzz.sim.bound import lane_steps, scalar_steps
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import SimStop
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.salu import SALU
+from rgpu_fuzz.sim.semantics.valu import VALU
+from rgpu_fuzz.sim.state.wave import EXEC, Pending, Wave
 
 M32, M64 = (1 << 32) - 1, (1 << 64) - 1
 SHARED_BASE = 235

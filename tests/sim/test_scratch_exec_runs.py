@@ -13,14 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.bind_mem import bind_buffer, bind_vmem, drain
-from rgpu_fuzz.sim.engine import SCRATCH_BASE, LaunchMemory
-from rgpu_fuzz.sim.inflight import span
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import Private
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Wave, lanes_of
+from rgpu_fuzz.sim.bound.mem import bind_buffer, bind_vmem, drain
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.launch.engine import SCRATCH_BASE, LaunchMemory
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import Private
+from rgpu_fuzz.sim.state.wave import Wave, lanes_of, span
 
 LANES = 8
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

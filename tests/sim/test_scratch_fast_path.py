@@ -1,4 +1,4 @@
-"""The uniform-address scratch path (`bind_scratch.uniform_scratch`: O0 spills and reloads as
+"""The uniform-address scratch path (`bound.scratch.uniform_scratch`: O0 spills and reloads as
 row copies) keeps definedness per dword, as every other store does (`_store_bytes`: each
 byte of a register carries its own register's state). Expected shadow bytes by hand: a
 defined VGPR stores 0xFF per byte, a never-written one 0x00."""
@@ -8,11 +8,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
-from rgpu_fuzz.sim.bind_mem import drain
-from rgpu_fuzz.sim.bind_scratch import uniform_scratch
-from rgpu_fuzz.sim.memops import MemOp
-from rgpu_fuzz.sim.memory import Private
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.mem import drain
+from rgpu_fuzz.sim.bound.scratch import uniform_scratch
+from rgpu_fuzz.sim.semantics.memops import MemOp
+from rgpu_fuzz.sim.state.memory import Private
+from rgpu_fuzz.sim.state.wave import Wave
 
 
 def _general(w: Wave) -> None:

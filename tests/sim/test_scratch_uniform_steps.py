@@ -1,5 +1,5 @@
-"""Uniform-address SCRATCH steps (`bind_scratch`: O0 spills, reloads and byte/short
-alloca slots; `bind_mem.bind_vmem` picks them) and the direct GLOBAL load, through the
+"""Uniform-address SCRATCH steps (`bound.scratch`: O0 spills, reloads and byte/short
+alloca slots; `bound.mem.bind_vmem` picks them) and the direct GLOBAL load, through the
 binder, against values worked out by hand.
 
 Hand rules: the private layout swizzles 4-byte elements with an index stride of the wave
@@ -18,13 +18,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.bind_mem import bind_vmem, drain
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import AddressSpace, Private
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.bound.mem import bind_vmem, drain
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import AddressSpace, Private
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 
 LANES = 4
 ENV = Env(lanes=LANES, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

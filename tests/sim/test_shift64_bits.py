@@ -22,9 +22,9 @@ from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.sim.halves import defined_bits
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.state.halves import defined_bits
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim import test_fuse
 
 M32 = 0xFFFF_FFFF

@@ -1,4 +1,4 @@
-"""SMEM loads from a plain SGPR pair plus a constant (`bind_mem.bind_smem`'s closure-free
+"""SMEM loads from a plain SGPR pair plus a constant (`bound.mem.bind_smem`'s closure-free
 step: kernel arguments at O3) against values worked out by hand: dwords are little-endian,
 the destination is written at the covering `s_waitcnt` (CDNA3 ISA §4.4), and the
 checks come in the general step's order: an undefined base (`sim-uninit-read`) before a
@@ -11,13 +11,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from rgpu_fuzz.sim.bind_mem import bind_smem, drain
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.memops import memop
-from rgpu_fuzz.sim.memory import AddressSpace
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Pending, Wave
+from rgpu_fuzz.sim.bound.mem import bind_smem, drain
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.memops import memop
+from rgpu_fuzz.sim.state.memory import AddressSpace
+from rgpu_fuzz.sim.state.wave import Pending, Wave
 
 ENV = Env(lanes=4, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
           waitcnt=lambda simm: (simm & 0xF, (simm >> 8) & 0xF))

@@ -18,9 +18,9 @@ from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.sim.inst import OpKind, Opnd
-from rgpu_fuzz.sim.operands import vector_source
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.operands import vector_source
+from rgpu_fuzz.sim.isa.inst import OpKind, Opnd
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.test_definedness import CASES
 
 

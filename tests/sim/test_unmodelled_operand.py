@@ -11,12 +11,12 @@ import struct
 
 import pytest
 
-from rgpu_fuzz.sim.code import scan
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.inst import OpKind
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.program import bind_one
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import bind_one
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.isa.code import scan
+from rgpu_fuzz.sim.isa.inst import OpKind
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble, run_steps
 
 ENV = Env(lanes=64, ieee=True, flush32=False, flush64=False, constants=((125, 0),),

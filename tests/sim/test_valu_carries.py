@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.valu import VALU
+from rgpu_fuzz.sim.semantics.valu import VALU
 
 M = 0xFFFF_FFFF
 

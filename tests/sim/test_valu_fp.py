@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.valu import VALU
+from rgpu_fuzz.sim.semantics.valu import VALU
 
 F32, F64 = np.float32, np.float64
 

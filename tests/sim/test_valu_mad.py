@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rgpu_fuzz.sim.valu_mad import mad_f32, mad_legacy_f32
+from rgpu_fuzz.sim.semantics.valu_mad import mad_f32, mad_legacy_f32
 
 F32 = np.float32
 

@@ -1,4 +1,4 @@
-"""VOP3P packed 16-bit integer operations (`rgpu_fuzz.sim.valu_pk`) on values worked out by
+"""VOP3P packed 16-bit integer operations (`rgpu_fuzz.sim.bound.packed`) on values worked out by
 hand: each 16-bit result from the source halves op_sel (low result) and op_sel_hi (high
 result) pick, wrapping (CDNA3 ISA VOP3P; V_PK_LSHLREV_B16 pseudocode
 `tmp[31:16] = S1[31:16] << S0[19:16]`); a constant is its 32-bit value, halves picked the
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.halves import defined_bits
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.state.halves import defined_bits
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble, run_steps
 
 V1 = [0x0001_FFFF, 0x8000_7FFF, 0x1234_0005, 0xFFFF_0001]

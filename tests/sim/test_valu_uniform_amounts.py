@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.valu import VALU
+from rgpu_fuzz.sim.semantics.valu import VALU
 
 U32, U64, I64 = np.uint32, np.uint64, np.int64
 

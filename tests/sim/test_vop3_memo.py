@@ -1,5 +1,5 @@
-"""The decoder's miss path in `rgpu_fuzz.sim.code.scan`: VOP3-family and one-dword ALU
-instructions composed from operands decoded before (`rgpu_fuzz.sim.vop3_memo`, `Vop3Memo`
+"""The decoder's miss path in `rgpu_fuzz.sim.isa.code.scan`: VOP3-family and one-dword ALU
+instructions composed from operands decoded before (`rgpu_fuzz.sim.isa.vop3_memo`, `Vop3Memo`
 and `AluMemo`) and address-bound instructions
 moved from another address (`Inst.relocated`) must be what decoding them alone gives.
 
@@ -19,12 +19,12 @@ import struct
 
 import pytest
 
-from rgpu_fuzz.sim import code
-from rgpu_fuzz.sim.code import clear_memo, scan
-from rgpu_fuzz.sim.inst import Inst, OpKind, from_decoded
+from rgpu_fuzz.sim.isa import code
+from rgpu_fuzz.sim.isa.code import clear_memo, scan
 from rgpu_fuzz.sim.isa.decode import decode_at
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, from_decoded
 from rgpu_fuzz.sim.isa.tables import tables
-from rgpu_fuzz.sim.vop3_memo import _KEEP, ONE_DWORD
+from rgpu_fuzz.sim.isa.vop3_memo import _KEEP, ONE_DWORD
 
 _FAMILY_TABLES = ("VOP3Op", "VOP3SDOp", "VOP3POp")
 _SOURCES = (*range(0, 102), 106, 107, 124, 125, 126, 127, *range(128, 209), 235, 240, 242,

@@ -14,11 +14,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.loader import target_config
-from rgpu_fuzz.sim.memory import AddressSpace
-from rgpu_fuzz.sim.operands import Env
-from rgpu_fuzz.sim.wave import Wave
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
+from rgpu_fuzz.sim.launch.loader import target_config
+from rgpu_fuzz.sim.state.memory import AddressSpace
+from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble, run_steps
 
 SUFFIX = {"gfx942": ("dword", "dword"), "gfx1100": ("b32", "b32")}

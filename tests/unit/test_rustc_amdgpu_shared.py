@@ -144,8 +144,8 @@ def test_the_group_segment_is_the_launchs(tmp_path: Path) -> None:
         pytest.skip("rustc not found")
     from rgpu_fuzz.pipelines.rustc_amdgpu_build import TRAP_BUFFER, compile_units, kernarg_plan
     from rgpu_fuzz.pipelines.rustc_amdgpu_program import TRAP_RECORD_WORDS, entry_symbol
-    from rgpu_fuzz.sim.code import decode_text
-    from rgpu_fuzz.sim.engine import Arg, Status, simulate
+    from rgpu_fuzz.sim.isa.code import decode_text
+    from rgpu_fuzz.sim.launch.engine import Arg, Status, simulate
 
     unit = _case(grid=1)
     built = compile_units([unit], rustc=rustc, target="gfx942", opt_level=2, root=tmp_path,

@@ -87,7 +87,7 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
 
 def decode_at(words: tuple[int, ...], i: int, target: str, address: int) -> Instruction:
     """Decodes the one instruction that starts at `words[i]` (no memo: callers that scan a
-    section keep their own, see `rgpu_fuzz.sim.code`)."""
+    section keep their own, see `rgpu_fuzz.sim.isa.code`)."""
     return _decode_ended(tables(target), words, i, address)[0]
 
 

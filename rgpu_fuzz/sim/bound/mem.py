@@ -1,0 +1,708 @@
+"""Binding memory instructions (SMEM, GLOBAL, FLAT, SCRATCH, DS, MUBUF) to closures.
+
+Loads park their data until the `s_waitcnt` that covers them (`rgpu_fuzz.sim.bound.inflight`);
+uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
+`rgpu_fuzz.sim.bound.scratch`.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.bound.alu import Step, Unbindable
+from rgpu_fuzz.sim.bound.inflight import STORED as _STORED
+from rgpu_fuzz.sim.bound.inflight import complete, drain, span, wait
+from rgpu_fuzz.sim.bound.inflight import issue_vector_load as _issue_vector_load
+from rgpu_fuzz.sim.bound.operands import Env, _consts, hazard, scalar_source, uninit, vcol
+from rgpu_fuzz.sim.bound.scratch import (
+    all_defined,
+    buffer_rows,
+    is_plain_sgpr,
+    row_access,
+    scratch_form,
+    signed_offset,
+    uniform_buffer,
+    uniform_scratch,
+)
+from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
+from rgpu_fuzz.sim.semantics.memops import ATOMIC_OPS, AtomicOp, MemOp
+from rgpu_fuzz.sim.state.halves import byte_bits, half_mask
+from rgpu_fuzz.sim.state.wave import FULL, Pending, Wave
+
+__all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "complete", "drain",
+           "smem_form", "wait"]
+
+Memory = Any  # rgpu_fuzz.sim.launch.engine.LaunchMemory (avoids an import cycle)
+FULL64 = (1 << 64) - 1
+
+
+def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
+    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data; a
+    D16 load's value sits in its half (the other half is merged at completion, `complete`)."""
+    width = op.width
+    if width >= 4:
+        return np.ascontiguousarray(raw).view(np.uint32)
+    val = raw[:, 0].astype(np.uint32) if width == 1 else \
+        np.ascontiguousarray(raw).view(np.uint16)[:, 0].astype(np.uint32)
+    if op.signed:
+        sh = np.uint32(32 - 8 * width)
+        val = ((val << sh).view(np.int32) >> (32 - 8 * width)).view(np.uint32)
+    if op.d16 == "hi":
+        val = val << np.uint32(16)
+    elif op.d16:
+        val = val & np.uint32(0xFFFF)
+    return val[:, None]
+
+
+def _store_bytes(w: Wave, col: int, op: MemOp) -> tuple[np.ndarray, np.ndarray]:
+    n = max(1, op.width // 4)
+    if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+        raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
+    words = np.ascontiguousarray(w.V[:, col:col + n])
+    raw = words.view(np.uint8).reshape(w.lanes, 4 * n)
+    start = 2 if op.d16 == "hi" else 0
+    if op.width < 4:
+        raw = raw[:, start:start + op.width]
+    masks = _byte_definedness(w, col, n)
+    return raw, masks[:, start:start + op.width] if op.width < 4 else masks
+
+
+def _vaddr64(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
+    col = vcol(op)
+    if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
+        raise hazard(w, f"v[{col}:{col + 1}] used as an address before its load completed")
+    return (np.ascontiguousarray(w.V[:, col:col + 2]).view(np.uint64)[:, 0],
+            w.vdef[:, col] & w.vdef[:, col + 1])
+
+
+def _vaddr32(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
+    col = vcol(op)
+    if w.pend_v and col in w.pend_v:
+        raise hazard(w, f"v{col} used as an address before its load completed")
+    return w.V[:, col], w.vdef[:, col]
+
+
+def _check_addr(w: Wave, defined: np.ndarray, inst: Inst) -> None:
+    if not bool(np.all(defined[w.exec])):
+        raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+
+
+def smem_form(inst: Inst, op: MemOp, env: Env) -> tuple[int, int, tuple[int, ...]] | None:
+    """An SMEM load from a plain SGPR pair plus constants (kernel arguments, O3's common
+    form; gfx10+ encodes no SOFFSET as the constant register `null`) as (the pair's first
+    SGPR, the constant byte offset, the destination SGPRs); None for any other form."""
+    ops = inst.operands
+    if op.store or len(ops) < 2 or not is_plain_sgpr(ops[1], env):
+        return None
+    consts = _consts(env)
+    if any(o.kind is OpKind.SGPR and o.index not in consts for o in ops[2:]):
+        return None
+    offs = [o for o in ops[2:] if o.kind in (OpKind.INT, OpKind.SGPR)]
+    k = sum(o.value if o.kind is OpKind.INT else consts[o.index] for o in offs) if offs \
+        else int(inst.mods.get("offset", 0))
+    return ops[1].index, k, tuple(range(ops[0].index, ops[0].index + op.width // 4))
+
+
+def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    ops = inst.operands
+    if op.store:
+        raise Unbindable("scalar stores")
+    dst = ops[0]
+    n = op.width // 4
+    base, based = scalar_source(ops[1], 64, env)
+    offs: list[tuple[Callable[[Wave], int], Callable[[Wave], bool]]] = []
+    for o in ops[2:]:
+        if o.kind is OpKind.SGPR:
+            offs.append(scalar_source(o, 32, env))
+        elif o.kind is OpKind.INT:
+            offs.append(((lambda k: lambda w: k)(o.value), lambda w: True))
+    extra = int(inst.mods.get("offset", 0)) if not offs else 0
+    regs = tuple(range(dst.index, dst.index + n))
+
+    def step(w: Wave) -> None:
+        if not (based(w) and all(d(w) for _, d in offs)):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        addr = (base(w) + sum(g(w) for g, _ in offs) + extra) & 0xFFFF_FFFF_FFFF_FFFC
+        data = w.mem.glob.read_scalar(addr, op.width, inst.mnemonic)
+        vals = tuple(int.from_bytes(data[4 * k:4 * k + 4], "little") for k in range(n))
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals,
+                    sdefs=w.mem.glob.scalar_defined(addr, op.width))
+        for r in regs:
+            w.pend_s[r] = p
+        w.lgkm_queue.append(p)
+
+    form = smem_form(inst, op, env)
+    if form is None:
+        return step
+    # `step` without its closures, same checks in the same order (a constant is always
+    # defined)
+    i, k, _ = form
+    width = op.width
+    unpack = struct.Struct(f"<{n}I").unpack_from
+    mnemonic = inst.mnemonic
+
+    def plain(w: Wave) -> None:
+        sd = w.sdef
+        if sd[i] | sd[i + 1] << 32 != FULL64:
+            raise uninit(w, f"{mnemonic}: address from an undefined register")
+        if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
+            raise hazard(w, f"s[{i}:{i + 1}] read before the s_waitcnt covering its load")
+        addr = ((w.S[i] | w.S[i + 1] << 32) + k) & 0xFFFF_FFFF_FFFF_FFFC
+        glob = w.mem.glob
+        m = glob.holding(addr, width)
+        if m is not None:
+            sdefs = None
+        else:
+            m = glob.find(addr)
+            if m is None or addr + width > m.end:
+                glob.read_scalar(addr, width, mnemonic)  # raises its sim-oob-access
+            sdefs = glob.scalar_defined(addr, width)
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs,
+                    svalues=unpack(m.data, addr - m.base), sdefs=sdefs)
+        pend = w.pend_s
+        for r in regs:
+            pend[r] = p
+        w.lgkm_queue.append(p)
+    return plain
+
+
+def _aperture_split(mem: Memory, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    hi = addrs >> np.uint64(32)
+    return hi == np.uint64(mem.shared_hi), hi == np.uint64(mem.private_hi)
+
+
+def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    """GLOBAL, FLAT and SCRATCH loads and stores."""
+    ops = list(inst.operands)
+    seg = op.segment
+    offset = signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
+        int(inst.mods.get("offset", 0))
+    if op.store:
+        vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
+        dst = None
+    else:
+        dst, vaddr, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
+        vdata = None
+    if seg == "scratch" and not inst.mods.get("sve", 1) and vaddr.kind is not OpKind.OFF:
+        vaddr = Opnd(OpKind.OFF, 0, 0)  # SVE=0: the VGPR address field is not used (CDNA3 §10.1)
+    has_saddr = saddr.kind is OpKind.SGPR
+    sget, sdef = scalar_source(saddr, 64 if seg == "global" else 32, env) if has_saddr \
+        else ((lambda w: 0), (lambda w: True))
+    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
+    lane_ids = np.arange(env.lanes, dtype=np.int64)
+
+    def addresses(w: Wave) -> tuple[np.ndarray, np.ndarray]:
+        if seg == "scratch":
+            if vaddr.kind is OpKind.OFF:
+                a = np.zeros(w.lanes, np.uint32)
+                d = np.ones(w.lanes, bool)
+            else:
+                a, d = _vaddr32(w, vaddr)
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+            return (a.astype(np.int64) + sget(w) + offset) & 0xFFFF_FFFF, d
+        if has_saddr:
+            a, d = _vaddr32(w, vaddr)
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+            return a.astype(np.uint64) + np.uint64(sget(w)) + np.uint64(offset & (2**64 - 1)), d
+        a, d = _vaddr64(w, vaddr)
+        return a + np.uint64(offset & (2**64 - 1)), d
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not w.exec_full and not e.any():
+            return
+        addrs, adef = addresses(w)
+        _check_addr(w, adef, inst)
+        general(w, e, addrs)
+
+    vaddr_col = vcol(vaddr) if vaddr.kind is OpKind.VGPR else -1
+    wrap = np.uint64(offset & (2**64 - 1))
+
+    def run_addresses(w: Wave, lo: int, hi: int) -> np.ndarray:
+        """`addresses` of a GLOBAL access for the lanes `lo:hi` (EXEC as one run,
+        `wave.span`), with `_check_addr`'s check: the same checks in the same order."""
+        c = vaddr_col
+        if has_saddr:
+            if w.pend_v and c in w.pend_v:
+                raise hazard(w, f"v{c} used as an address before its load completed")
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+            a = w.V[lo:hi, c].astype(np.uint64)
+            a += np.uint64((sget(w) + offset) & FULL64)
+            d = w.vdef[lo:hi, c]
+        else:
+            if w.pend_v and (c in w.pend_v or c + 1 in w.pend_v):
+                raise hazard(w, f"v[{c}:{c + 1}] used as an address before its load "
+                                "completed")
+            a = w.V[lo:hi, c:c + 2].copy().view(np.uint64)[:, 0]
+            if offset:
+                a += wrap
+            d = w.vdef[lo:hi, c:c + 2]
+        if b"\x00" in d.tobytes():
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        return a
+
+    def global_store(w: Wave) -> None:
+        """`step` for a GLOBAL store of whole registers none of which has partly defined
+        lanes (`Wave.vpart`): the data's definedness is then `vdef` itself, and the checks
+        run in `step`'s order (address, load hazard, undefined data, bounds)."""
+        full = w.exec_full
+        e = w.exec
+        lo, hi = (0, w.lanes) if full else span(e)
+        if hi == 0:
+            return
+        if w.vpart and any(c in w.vpart for c in data_cols):
+            return step(w)
+        if lo >= 0 and vaddr_col >= 0:
+            # EXEC as one run of lanes: slices, no mask
+            addrs = run_addresses(w, lo, hi)
+            if w.pend_v and any(c in w.pend_v for c in data_cols):
+                raise hazard(w, f"v{data_cols[0]} stored before the s_waitcnt covering its "
+                                "load")
+            if b"\x00" in w.vdef[lo:hi, data_cols[0]:data_cols[-1] + 1].tobytes():
+                raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
+                                "register")
+            raw = np.ascontiguousarray(w.V[lo:hi, data_cols[0]:data_cols[-1] + 1]).view(
+                np.uint8)
+            if op.width < 4:
+                raw = raw[:, start:start + op.width]
+            w.mem.glob.write(addrs, raw, inst.mnemonic)
+            if counted:
+                w.vm_queue.append(_STORED)
+            return
+        addrs, adef = addresses(w)
+        if not (adef.all() if full else adef[e].all()):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        if w.pend_v and any(c in w.pend_v for c in data_cols):
+            raise hazard(w, f"v{data_cols[0]} stored before the s_waitcnt covering its load")
+        if full:
+            ok = w.vdef[:, data_cols[0]:data_cols[-1] + 1].all()
+            raw = w.V[:, data_cols[0]:data_cols[-1] + 1]
+        else:
+            ok = w.vdef[e, data_cols[0]:data_cols[-1] + 1].all()
+            raw = w.V[e, data_cols[0]:data_cols[-1] + 1]
+            addrs = addrs[e]
+        if not ok:
+            raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
+                            "register")
+        raw = np.ascontiguousarray(raw).view(np.uint8)
+        if op.width < 4:
+            raw = raw[:, start:start + op.width]
+        w.mem.glob.write(addrs, raw, inst.mnemonic)
+        if counted:
+            w.vm_queue.append(_STORED)
+
+    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        act = addrs if w.exec_full else addrs[e]
+        if op.store:
+            raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
+            if not w.exec_full:
+                raw, defined = raw[e], defined[e]
+            _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False,
+                                          done=True))
+            return
+        col = vcol(dst)  # type: ignore[arg-type]
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
+        words = _to_words(raw, op)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
+        full[lanes] = words
+        fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+
+    def global_load(w: Wave) -> None:
+        """`step` for a GLOBAL load of whole dwords into registers none of which has partly
+        defined lanes: global memory has no definedness shadow, so the loaded lanes are
+        defined, and the checks run in `step`'s order (address, bounds, load hazard)."""
+        full = w.exec_full
+        e = w.exec
+        lo, hi = (0, w.lanes) if full else span(e)
+        if hi == 0:
+            return
+        if w.vpart and any(c in w.vpart for c in data_cols):
+            return step(w)
+        n = len(data_cols)
+        if lo >= 0 and vaddr_col >= 0:
+            # EXEC as one run of lanes: slices, no mask; a byte or short zero- or
+            # sign-extended as `general` does (`_to_words`)
+            addrs = run_addresses(w, lo, hi)
+            raw = w.mem.glob.read(addrs, op.width, inst.mnemonic)
+            words = raw.view(np.uint32) if op.width >= 4 else _to_words(raw, op)
+            if hi - lo == w.lanes:
+                data = words
+            else:
+                data = np.zeros((w.lanes, n), np.uint32)
+                data[lo:hi] = words
+            _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True,
+                               lgkm=False)
+            return
+        if op.width < 4:
+            return step(w)
+        addrs, adef = addresses(w)
+        if not (adef.all() if full else adef[e].all()):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        if full:
+            data = w.mem.glob.read(addrs, op.width, inst.mnemonic).view(np.uint32)
+        else:
+            data = np.zeros((w.lanes, n), np.uint32)
+            data[e] = w.mem.glob.read(addrs[e], op.width, inst.mnemonic).view(np.uint32)
+        _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True, lgkm=False)
+
+    whole = op.width % 4 == 0 and not op.d16
+    start = 2 if op.d16 == "hi" else 0
+    if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
+        data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return global_store
+    if seg == "global" and (whole or (op.width < 4 and not op.d16)):
+        data_cols = tuple(range(vcol(dst), vcol(dst) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return global_load
+    form = scratch_form(inst, op, env, d16=True)
+    if form is not None:
+        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
+                               based=form.saddr is not None, counted=counted)
+
+    return step
+
+
+def _byte_definedness(w: Wave, col: int, n: int) -> np.ndarray:
+    """The defined bits of each byte (uint8 masks, lanes × 4n) of the dwords `col ...`, for
+    a store to private memory: lanes that `Wave.vpart` holds as partly defined keep their
+    defined bits (an O0 SGPR lane mask spilled by v_writelane, then the VGPR spilled to
+    scratch, must come back as it went)."""
+    out = np.where(np.repeat(w.vdef[:, col:col + n], 4, axis=1), np.uint8(0xFF), np.uint8(0))
+    for j in range(n):
+        for lane, bits in w.vpart.get(col + j, {}).items():
+            for k in range(4):
+                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF
+    return out
+
+
+def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Per-dword definedness (lanes, n) of a dword load from each byte's defined bits;
+    lanes whose dwords come back partly defined get `Wave.vpart` entries (only private
+    memory has a per-bit shadow, so only spills and copies through the stack make them)."""
+    n = bits.shape[1] // 4
+    per = bits.reshape(len(lanes), n, 4)
+    full = (per == 0xFF).all(axis=2)
+    some = (per != 0).any(axis=2) & ~full
+    if w.vpart or some.any():
+        for j in range(n):
+            part = w.vpart.get(col + j)
+            if part:
+                for lane in lanes.tolist():
+                    part.pop(lane, None)
+            for i in np.nonzero(some[:, j])[0].tolist():
+                mask = sum(int(per[i, j, k]) << (8 * k) for k in range(4))
+                w.vpart.setdefault(col + j, {})[int(lanes[i])] = mask
+    return full
+
+
+def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
+                width: int, inst: Inst) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes, each byte's defined bits as uint8 masks)."""
+    if seg == "scratch":
+        return w.private.read_bits(lanes, addrs.astype(np.int64), width, inst.mnemonic)
+    if seg == "flat":
+        shared, private = _aperture_split(mem, addrs)
+        if shared.any() or private.any():
+            out = np.zeros((len(lanes), width), np.uint8)
+            dd = np.full((len(lanes), width), 0xFF, np.uint8)
+            g = ~(shared | private)
+            if g.any():
+                out[g] = mem.glob.read(addrs[g], width, inst.mnemonic)
+            if shared.any():
+                data, ok = mem.lds(w).read(addrs[shared] & np.uint64(0xFFFF_FFFF), width,
+                                           inst.mnemonic)
+                out[shared] = data
+                dd[shared] = np.where(ok, np.uint8(0xFF), np.uint8(0))[:, None]
+            if private.any():
+                data, d = w.private.read_bits(lanes[private],
+                                         (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(
+                                             np.int64), width, inst.mnemonic)
+                out[private] = data
+                dd[private] = d
+            return out, dd
+    return mem.glob.read(addrs, width, inst.mnemonic), np.full((len(lanes), width), 0xFF,
+                                                              np.uint8)
+
+
+def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
+                 raw: np.ndarray, defined: np.ndarray, inst: Inst) -> None:
+    if seg == "scratch":
+        w.private.write(lanes, addrs.astype(np.int64), raw,
+                        defined if defined.ndim == 2 else
+                        np.repeat(defined[:, None], raw.shape[1], axis=1), inst.mnemonic)
+        return
+    if seg == "flat":
+        shared, private = _aperture_split(mem, addrs)
+        if private.any():
+            w.private.write(lanes[private],
+                            (addrs[private] & np.uint64(0xFFFF_FFFF)).astype(np.int64),
+                            raw[private], defined[private] if defined.ndim == 2 else
+                            np.repeat(defined[private, None], raw.shape[1], axis=1),
+                            inst.mnemonic)
+        rest = ~private
+        if not bool(np.all(defined[rest] == 0xFF if defined.dtype == np.uint8
+                           else defined[rest])):
+            raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined "
+                            "register")
+        if shared.any():
+            mem.lds(w).write(addrs[shared] & np.uint64(0xFFFF_FFFF), raw[shared],
+                             inst.mnemonic)
+        g = rest & ~shared
+        if g.any():
+            mem.glob.write(addrs[g], raw[g], inst.mnemonic)
+        return
+    if not bool(np.all(defined == 0xFF if defined.dtype == np.uint8 else defined)):
+        raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
+    mem.glob.write(addrs, raw, inst.mnemonic)
+
+
+def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    ops = list(inst.operands)
+    if op.store:
+        addr_op, datas = ops[0], ops[1:]
+        dst = None
+    else:
+        dst, addr_op, datas = ops[0], ops[1], []
+    if op.pair:
+        unit = op.width * (64 if op.stride64 else 1)
+        offs = [int(inst.mods.get("offset0", 0)) * unit, int(inst.mods.get("offset1", 0)) * unit]
+    else:
+        m = inst.mods  # one 16-bit offset, which the DS format splits in two bytes
+        offs = [int(m["offset"]) if "offset" in m else
+                int(m.get("offset1", 0)) << 8 | int(m.get("offset0", 0))]
+    lane_ids = np.arange(env.lanes)
+    vector = (OpKind.VGPR, OpKind.AGPR)
+    runs = op.store and addr_op.kind is OpKind.VGPR and len(datas) >= len(offs) and \
+        all(x.kind in vector for x in datas[:len(offs)])
+    acol = vcol(addr_op) if runs else -1
+    n = max(1, op.width // 4)
+    start = 2 if op.d16 == "hi" else 0
+    data_cols = [vcol(x) for x in datas[:len(offs)]] if runs else []
+    wraps = [np.uint64(off) for off in offs]
+    low32 = np.uint64(0xFFFF_FFFF)
+
+    def run_store(w: Wave, lo: int, hi: int) -> None:
+        """`step`'s store for EXEC as one run of lanes `lo:hi` (`wave.span`) and data
+        registers without partly defined lanes: slices, no mask; the same checks in the
+        same order."""
+        if w.pend_v and acol in w.pend_v:
+            raise hazard(w, f"v{acol} used as an address before its load completed")
+        if b"\x00" in w.vdef[lo:hi, acol].tobytes():
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        base = w.V[lo:hi, acol].astype(np.uint64)
+        lds = w.mem.lds(w)
+        for c, off in zip(data_cols, wraps, strict=True):
+            if w.pend_v and any(k in w.pend_v for k in range(c, c + n)):
+                raise hazard(w, f"v{c} stored before the s_waitcnt covering its load")
+            if b"\x00" in w.vdef[lo:hi, c:c + n].tobytes():
+                raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
+                                "undefined register")
+            raw = np.ascontiguousarray(w.V[lo:hi, c:c + n]).view(np.uint8)
+            if op.width < 4:
+                raw = raw[:, start:start + op.width]
+            lds.write((base + off) & low32, raw, inst.mnemonic)
+        w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if runs:
+            lo, hi = (0, w.lanes) if w.exec_full else span(e)
+            if hi == 0:
+                return
+            if lo >= 0 and not (w.vpart and any(c + k in w.vpart for c in data_cols
+                                                for k in range(n))):
+                return run_store(w, lo, hi)
+        if not e.any():
+            return
+        a, d = _vaddr32(w, addr_op)
+        _check_addr(w, d, inst)
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        # LDS addresses are 32-bit: base + offset wraps (LLVM folds a negative base into the
+        # unsigned offset field and relies on it)
+        base = (a if w.exec_full else a[e]).astype(np.uint64)
+        lds = w.mem.lds(w)
+        if op.store:
+            for k, off in enumerate(offs):
+                raw, defined = _store_bytes(w, vcol(datas[k]), op)
+                if not w.exec_full:
+                    raw, defined = raw[e], defined[e]
+                if not bool(np.all(defined == 0xFF)):
+                    raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
+                                    "undefined register")
+                lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
+            w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
+            return
+        parts, oks = [], []
+        for off in offs:
+            data, ok = lds.read((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), op.width,
+                                inst.mnemonic)
+            words = _to_words(data, op)
+            parts.append(words)
+            oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))
+        words = np.concatenate(parts, axis=1)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        full[lanes] = words
+        fdef = np.zeros(full.shape, bool)
+        fdef[lanes] = np.concatenate(oks, axis=1)
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True,  # type: ignore[arg-type]
+                           wmask=wmask)
+    return step
+
+
+def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
+    """MUBUF over the private segment buffer (the only buffer LLVM emits for our kernels:
+    scratch on targets without architected flat scratch). The V# is read from the SGPRs and
+    the address computed the way the hardware does for a swizzled, ADD_TID buffer
+    (AMDGPUUsage "Private Segment Buffer"; CDNA3 ISA §9.1.5 "Swizzled Buffer Addressing"),
+    then mapped back to (lane, private offset)."""
+    ops = list(inst.operands)
+    vdata, vaddr, srsrc, soff = (ops + [Opnd(OpKind.OFF, 0, 0)] * 4)[:4]
+    offen = bool(inst.mods.get("offen", 0))
+    if inst.mods.get("idxen", 0):
+        raise Unbindable("idxen buffer addressing")
+    ioff = int(inst.mods.get("offset", 0))
+    rget, rdef = scalar_source(Opnd(OpKind.SGPR, srsrc.index, 2), 64, env)
+    has_soff = soff.kind in (OpKind.SGPR, OpKind.INT, OpKind.BITS)
+    sget, sdef = scalar_source(soff, 32, env) if has_soff else ((lambda w: 0), (lambda w: True))
+    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
+    lane_ids = np.arange(env.lanes)
+    access = row_access(op, vcol(vdata), bits=True, counted=counted)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        if not (rdef(w) and sdef(w)):
+            raise uninit(w, f"{inst.mnemonic}: resource or offset undefined")
+        base = rget(w) & 0xFFFF_FFFF_FFFF
+        if not 0 <= base - w.mem.scratch_base < w.mem.scratch_span:
+            raise SimStop(Fault(FaultKind.OOB_ACCESS, f"{inst.mnemonic}: buffer resource base "
+                                f"{base:#x} is outside the private segment", w.pc))
+        if offen:
+            a, d = _vaddr32(w, vaddr)
+            _check_addr(w, d, inst)
+            voff = a.astype(np.int64)
+            rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
+        else:
+            rel = base - w.mem.scratch_base + sget(w) - w.mem.wave_scratch_offset(w)
+            # one offset for every lane: with the wave's part of the segment a whole number
+            # of swizzled rows away, lane l's bytes are its own private bytes at
+            # rel / lanes + offset, the rows `bound.scratch` copies
+            if rel % (4 * w.lanes) == 0 and access(w, rel // w.lanes + ioff):
+                return
+            voff = np.zeros(w.lanes, np.int64)
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        total = (voff if w.exec_full else voff[e]) + ioff
+        # swizzle: element (4 bytes) index stride = lanes; soffset is added unswizzled
+        addr = rel + (total // 4) * 4 * w.lanes + lanes * 4 + total % 4
+        elem = addr // 4
+        plane = (elem % w.lanes).astype(np.int64)
+        poff = (elem // w.lanes) * 4 + addr % 4
+        if op.store:
+            raw, defined = _store_bytes(w, vcol(vdata), op)
+            if not w.exec_full:
+                raw, defined = raw[e], defined[e]
+            w.private.write(plane, poff, raw, defined, inst.mnemonic)
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
+            return
+        raw, d = w.private.read(plane, poff, op.width, inst.mnemonic)
+        words = _to_words(raw, op)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        full[lanes] = words
+        if op.width >= 4:
+            fdef = np.zeros(full.shape, np.uint32)
+            fdef[lanes] = byte_bits(d)
+        else:
+            fdef = np.zeros(full.shape, bool)
+            fdef[lanes] = d.all(axis=1)[:, None]
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False, wmask=wmask)
+
+    form = uniform_buffer(env, offen, srsrc, soff)
+    if form is None:
+        return step
+    return buffer_rows(inst, step, access, ioff, *form)
+
+
+def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
+    """GLOBAL/FLAT atomics, lane by lane in lane order (the hardware's order between lanes
+    of one wave is unspecified; any order is a valid execution). With the GLC/SC0 bit the
+    pre-operation value is returned (LLVM then prints a destination)."""
+    ops = list(inst.operands)
+    returns = len(ops) == 4 or (len(ops) == 3 and ops[2].kind is not OpKind.SGPR
+                                and ops[2].kind is not OpKind.OFF)
+    if returns:
+        dst, vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:4]
+    else:
+        dst = None
+        vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:3]
+    words = op.bits // 32
+    fn = ATOMIC_OPS[op.op]
+    bits = op.bits
+    has_saddr = saddr.kind is OpKind.SGPR
+    sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
+                                                                  (lambda w: True))
+    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
+    offset = signed_offset(inst, 13)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not e.any():
+            return
+        if has_saddr:
+            a, d = _vaddr32(w, vaddr)
+            addrs = a.astype(np.uint64) + np.uint64(sget(w))
+            if not sdef(w):
+                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        else:
+            addrs, d = _vaddr64(w, vaddr)
+        addrs = addrs + np.uint64(offset & (2**64 - 1))
+        _check_addr(w, d, inst)
+        col = vcol(vdata)
+        n = words * (2 if op.op == "CMPSWAP" else 1)
+        if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
+            raise hazard(w, f"v{col} used by an atomic before its load completed")
+        if not bool(np.all(w.vdef[e, col:col + n])):
+            raise uninit(w, f"{inst.mnemonic}: data from an undefined register")
+        data = w.V[:, col:col + n].astype(np.uint64)
+        out = np.zeros((w.lanes, words), np.uint32)
+        for lane in np.nonzero(e)[0].tolist():
+            addr = np.array([addrs[lane]], np.uint64)
+            old = int.from_bytes(w.mem.glob.read(addr, 4 * words, inst.mnemonic).tobytes(),
+                                 "little")
+            src = int(data[lane, 0]) | (int(data[lane, 1]) << 32 if words == 2 else 0)
+            cmp = 0
+            if op.op == "CMPSWAP":
+                cmp = int(data[lane, words]) | (int(data[lane, words + 1]) << 32
+                                                if words == 2 else 0)
+            new = fn(old, src, cmp, bits)
+            w.mem.glob.write(addr, np.frombuffer(new.to_bytes(4 * words, "little"),
+                                                 np.uint8)[None, :], inst.mnemonic)
+            out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
+        if dst is None:
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=op.segment == "flat", smem=False,
+                                          done=True))
+            return
+        _issue_vector_load(w, vcol(dst), out, np.ones(out.shape, bool), vm=True,
+                           lgkm=op.segment == "flat")
+    return step

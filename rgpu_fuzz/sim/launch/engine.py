@@ -1,0 +1,548 @@
+"""Run one launch of a kernel: memory set up as the runtime would, waves initialised by
+`loader`, every work-group's waves stepped round-robin between barriers, the first trap or
+fault ending the launch. `simulate` is the simulator's one entry point."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from itertools import compress
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import BARRIER, END, SHARED, TRAP, Program
+from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.fused.runs import MAX_RUN, RUN_BASE, RunStop
+from rgpu_fuzz.sim.isa.inst import Inst
+from rgpu_fuzz.sim.launch import tiers
+from rgpu_fuzz.sim.launch.loader import (
+    CODE_OBJECT_BASE,
+    KernargBuilder,
+    TargetConfig,
+    entry_plan,
+    set_up_launch,
+    target_config,
+    wave_setup,
+)
+from rgpu_fuzz.sim.launch.tiers import tier_up
+from rgpu_fuzz.sim.state.memory import AddressSpace, Lds, Private
+from rgpu_fuzz.sim.state.wave import Wave
+
+SHARED_APERTURE_HI = 0x0001_0000
+PRIVATE_APERTURE_HI = 0x0002_0000
+SCRATCH_BASE = 0x7E00_0000_0000
+DEFAULT_STEP_LIMIT = 50_000_000
+_SRC_SHARED_BASE, _SRC_SHARED_LIMIT, _SRC_PRIVATE_BASE, _SRC_PRIVATE_LIMIT = 235, 236, 237, 238
+_NULL = 125  # gfx11 `null`: reads 0 (the executor's storage index, see rgpu_fuzz.sim.isa.inst)
+
+
+class Status(StrEnum):
+    OK = "ok"
+    TRAP = "trap"
+    FAULT = "fault"
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One explicit kernel argument in `.args` order: a buffer by name (its address is
+    passed) or a by-value argument's bytes."""
+
+    buffer: str | None = None
+    data: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRow:
+    address: int
+    text: str
+    exec_mask: int
+    changes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SimResult:
+    status: Status
+    buffers: dict[str, bytes]
+    fault: Fault | None = None
+    wave_instructions: int = 0
+    opcodes: Mapping[str, int] = field(default_factory=dict)
+    seconds: Mapping[str, float] = field(default_factory=dict)
+    trace: tuple[TraceRow, ...] = ()
+
+
+class LaunchMemory:
+    """Global memory plus the current work-group's LDS and the scratch geometry."""
+
+    def __init__(self, lanes: int, private_size: int) -> None:
+        self.glob = AddressSpace()
+        self.shared_hi = SHARED_APERTURE_HI
+        self.private_hi = PRIVATE_APERTURE_HI
+        self.scratch_base = SCRATCH_BASE
+        self.lanes = lanes
+        self.private_size = private_size
+        self.wave_bytes = (private_size * lanes + 1023) // 1024 * 1024
+        self.scratch_span = 1 << 40
+        """Bytes of the scratch backing a buffer resource may point into."""
+        self._lds: Lds | None = None
+
+    def lds(self, w: Wave) -> Lds:
+        assert self._lds is not None
+        return self._lds
+
+    def wave_scratch_offset(self, w: Wave) -> int:
+        return w.index * self.wave_bytes
+
+
+_PROGRAMS: OrderedDict[tuple[str, Env], Program] = OrderedDict()
+_CODE_OBJECTS: OrderedDict[str, Any] = OrderedDict()
+_CACHED = 256
+"""Code objects and bound programs kept per process, least recently used dropped first (a
+smaller bound than a benchmark's or a test run's kernel set rebinds every launch)."""
+"""Parsed code objects by content hash (the ELF reader is slower than a short launch)."""
+
+
+_ENVS: dict[int, tuple[Any, TargetConfig, Env]] = {}
+
+
+def _env(cfg: TargetConfig, kernel: Any) -> Env:
+    """The binding env of `kernel` on `cfg`'s target, kept with its descriptor (by identity:
+    three scans of the descriptor's fields per launch otherwise)."""
+    kd = kernel.descriptor
+    held = _ENVS.get(id(kd))
+    if held is not None and held[0] is kd and held[1] is cfg:
+        return held[2]
+    env = _env_of(cfg, kd)
+    if len(_ENVS) >= 512:
+        _ENVS.clear()
+    _ENVS[id(kd)] = (kd, cfg, env)
+    return env
+
+
+def _env_of(cfg: TargetConfig, kd: Any) -> Env:
+    # FLOAT_DENORM_MODE: 0 flush source and destination, 1 flush destination (output),
+    # 2 flush source, 3 flush none (AMDGPUUsage "Floating Point Denorm Mode Enumeration")
+    d32 = kd.field("FLOAT_DENORM_MODE_32")
+    d64 = kd.field("FLOAT_DENORM_MODE_16_64")
+    constants = ((_NULL, 0),
+                 (_SRC_SHARED_BASE, SHARED_APERTURE_HI << 32),
+                 (_SRC_SHARED_LIMIT, (SHARED_APERTURE_HI << 32) | 0xFFFF_FFFF),
+                 (_SRC_PRIVATE_BASE, PRIVATE_APERTURE_HI << 32),
+                 (_SRC_PRIVATE_LIMIT, (PRIVATE_APERTURE_HI << 32) | 0xFFFF_FFFF))
+    return Env(lanes=cfg.wave_size, ieee=bool(kd.field("ENABLE_IEEE_MODE")),
+               flush32=d32 != 3, flush64=d64 != 3, constants=constants,
+               waitcnt=cfg.waitcnt, true16=cfg.true16, code_base=CODE_OBJECT_BASE,
+               stores_in_vmcnt=cfg.stores_in_vmcnt)
+
+
+def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:
+    # The bound program is the whole `.text` and depends on the float modes (env), not on
+    # the kernel: every kernel of a code object with the same modes shares it (keyed by
+    # kernel as well, a code object of N kernels was bound N times: rustc-amdgpu's batches).
+    del kernel_name
+    key = (code_hash, env)
+    prog = _PROGRAMS.get(key)
+    if prog is None:
+        prog = tiers.bind(insts, env, None)
+        if len(_PROGRAMS) >= _CACHED:
+            _PROGRAMS.popitem(last=False)[1].release()
+        _PROGRAMS[key] = prog
+    else:
+        _PROGRAMS.move_to_end(key)
+    return prog
+
+
+def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
+             block: tuple[int, int, int], args: Sequence[Arg] | KernargBuilder,
+             buffers: Mapping[str, bytes],
+             *, decode: Callable[[Any, Any], Sequence[Inst]], target: str | None = None,
+             step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None,
+             dynamic_lds: int = 0, read: Any = None) -> SimResult:
+    """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
+    global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
+    instructions (decoding is cached by the caller's decoder). `args` are the explicit
+    kernel arguments, or a `KernargBuilder` (the code-object launch path) packing them.
+    `dynamic_lds` bytes of group segment are allocated after the kernel's fixed size, as
+    `hipModuleLaunchKernel`'s sharedMemBytes: the dispatch packet's group_segment_size is
+    their sum. `read`: `code_object` as `read_code_object` returned it, when the caller read
+    it already (the pipeline reads and verifies it before the launch: reading it here again
+    was a second parse of the ELF per batch, ~1 ms per case at O0).
+
+    A launch of a code object whose program is bound already (`_PROGRAMS`) does not call
+    `decode`: the program holds the instructions (`bench sim`'s warm launches of 75 cases
+    decoded every code object again, past the decoder's 64-entry cache)."""
+    from rgpu_fuzz.codeobj.reader import read_code_object
+
+    t0 = time.perf_counter()
+    code_hash = _digest(code_object)
+    co = _CODE_OBJECTS.get(code_hash)
+    if co is None:
+        co = read_code_object(code_object) if read is None else read
+        if len(_CODE_OBJECTS) >= _CACHED:
+            _CODE_OBJECTS.popitem(last=False)
+        _CODE_OBJECTS[code_hash] = co
+    else:
+        _CODE_OBJECTS.move_to_end(code_hash)
+    kernel = co.kernel(kernel_name)
+    cfg = target_config(target or co.target.name)
+    lanes = cfg.wave_size
+    env = _env(cfg, kernel)
+    key = (code_hash, env)
+    prog = _PROGRAMS.get(key)
+    if prog is not None:
+        _PROGRAMS.move_to_end(key)
+        t1 = t2 = time.perf_counter()
+    else:
+        insts = decode(co, kernel)
+        t1 = time.perf_counter()
+        prog = program_for(code_hash, kernel_name, insts, env)
+        t2 = time.perf_counter()
+
+    kd = kernel.descriptor
+    private_size = entry_plan(kd).private_size
+    mem = LaunchMemory(lanes, private_size)
+    group_size = kd.group_segment_fixed_size + dynamic_lds
+    try:
+        launched = set_up_launch(mem.glob, co, kernel, grid, block, args, buffers, SCRATCH_BASE,
+                                 group_size=group_size)
+    except SimStop as stop:
+        return SimResult(Status.FAULT, {}, stop.fault)
+    mapped, st = launched.buffers, launched.entry
+    init_wave = wave_setup(kernel, cfg, st, block)
+
+    entry = prog.index.get(kernel.entry_address)
+    result_fault: Fault | None = None
+    status = Status.OK
+    total = 0
+    counts = [0] * len(prog.steps)
+    runs = [0] * len(prog.steps)
+    slow: list[int] = []
+    trace: list[TraceRow] = []
+    wave_counter = 0
+    items = block[0] * block[1] * block[2]
+    n_waves = (items + lanes - 1) // lanes
+    old_err = np.seterr(all="ignore")
+    try:
+        if entry is None:
+            raise SimStop(Fault(FaultKind.OOB_ACCESS, f"entry {kernel.entry_address:#x} is not "
+                                "an instruction of .text"))
+        for gz in range(grid[2]):
+            for gy in range(grid[1]):
+                for gx in range(grid[0]):
+                    mem._lds = Lds(group_size)
+                    waves = []
+                    for k in range(n_waves):
+                        w = Wave(lanes, 0, wave_counter)
+                        w.mem = mem
+                        w.private = Private(private_size, lanes)
+                        init_wave(w, (gx, gy, gz), k * lanes, mem.wave_scratch_offset(w))
+                        w.pc = entry
+                        waves.append(w)
+                        wave_counter += 1
+                    status, total = _run_group(waves, prog, counts, runs, slow, total,
+                                               step_limit,
+                                               trace if trace_wave is not None else None,
+                                               trace_wave)
+                    if status is Status.TRAP:
+                        raise _Trapped()
+                    for w in waves:
+                        w.release()
+    except _Trapped:
+        status = Status.TRAP
+    except SimStop as stop:
+        f = stop.fault
+        idx = f.pc
+        inst = prog.insts[idx] if 0 <= idx < len(prog.insts) else None
+        if inst is not None:
+            f = Fault(f.kind, f"{f.detail} (at {inst.address:#x}: "
+                              f"{inst.text or inst.mnemonic})", inst.address,
+                      f.mnemonic or inst.mnemonic)
+        result_fault = f
+        status = Status.FAULT
+    finally:
+        np.seterr(**old_err)
+    t3 = time.perf_counter()
+    _freeze_caches()
+    opcodes = _opcode_counts(prog, counts, runs, exact=not slow and trace_wave is None)
+    out = {name: m.data.tobytes() for name, m in mapped.items()}
+    return SimResult(status, out, result_fault, total, opcodes,
+                     {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
+
+
+def _opcode_counts(prog: Program, counts: list[int], runs: list[int], *,
+                   exact: bool) -> dict[str, int]:
+    """Wave-instructions per opcode of one launch: `counts` per index (a fused run counted at
+    its first index), `runs` the executions of the run installed at an index. `exact`: every
+    index the launch executed is in `Program.executed` (it ran on the fused tier only);
+    otherwise every index is looked at (at C speed). Ordered by opcode name.
+
+    Once a program's executed indices and runs are the same at the end of two launches (a
+    kernel launched again), the indices are grouped by opcode (`_count_plan`) and each
+    opcode's count is summed at C speed: walking the indices cost ~70 us per warm O3
+    launch."""
+    if exact:
+        plan = _count_plan(prog)
+        if plan is not None:
+            both = [*counts, *runs, 0]
+            out: dict[str, int] = {}
+            for op, get in plan:
+                n = sum(get(both))
+                if n:
+                    out[op] = n
+            return out
+    indices = prog.executed if exact else compress(range(len(counts)), counts)
+    templates, run_len = prog.templates, prog.run_len
+    opcodes: dict[str, int] = {}
+    get = opcodes.get
+    for i in indices:
+        c = counts[i]
+        if not c:
+            continue
+        op = templates[i].opcode
+        opcodes[op] = get(op, 0) + c
+        r = runs[i]
+        if r:
+            for m in range(i + 1, i + run_len[i]):
+                op = templates[m].opcode
+                opcodes[op] = get(op, 0) + r
+    return dict(sorted(opcodes.items()))
+
+
+_CountPlan = tuple[tuple[str, Any], ...]
+"""(opcode, `operator.itemgetter` over `counts + runs + [0]`), see `_count_plan`."""
+_COUNT_PLANS: dict[int, tuple[Program, int, int, _CountPlan | None]] = {}
+"""By program (its id; the program held): the lengths of `executed` and `run_len` at the
+end of its last launch, and the plan made once they were the same twice."""
+
+
+def _count_plan(prog: Program) -> _CountPlan | None:
+    """Per opcode, in name order: an `itemgetter` of what counts for it in `counts + runs +
+    [0]` — the indices whose own executions count for it, and (after `counts`) the first
+    indices of the runs that hold it, once per instruction of the run it is; the final 0
+    pads a single index (`itemgetter` of one index returns no tuple). Made from
+    `Program.executed` and `run_len`, not before a launch ends with the same executed
+    indices and runs as the one before: a first launch (most of a campaign's) would pay for
+    a plan it never uses. Both only grow (`tier_up`), so their lengths say whether anything
+    changed."""
+    state = (len(prog.executed), len(prog.run_len))
+    held = _COUNT_PLANS.get(id(prog))
+    if held is not None and held[0] is prog and held[1:3] == state:
+        if held[3] is not None:
+            return held[3]
+        templates, run_len = prog.templates, prog.run_len
+        n = len(prog.steps)
+        at: dict[str, list[int]] = {}
+        for i in prog.executed:
+            at.setdefault(templates[i].opcode, []).append(i)
+            for m in range(i + 1, i + run_len.get(i, 1)):
+                at.setdefault(templates[m].opcode, []).append(n + i)
+        plan = tuple((op, itemgetter(*at[op], 2 * n)) for op in sorted(at))
+        _COUNT_PLANS[id(prog)] = (prog, *state, plan)
+        return plan
+    if len(_COUNT_PLANS) >= 2 * _CACHED:
+        _COUNT_PLANS.clear()
+    _COUNT_PLANS[id(prog)] = (prog, *state, None)
+    return None
+
+
+_DIGESTS: OrderedDict[int, tuple[bytes, str]] = OrderedDict()
+"""The digests of the code objects launched last, by the `bytes` object's id (the object
+held, so that its id is not reused while it is kept): a batch launches its eight kernels
+from one `bytes` object, and a kernel launched again hashed its code object again. As many
+as `_CODE_OBJECTS` keeps (whose code objects hold the same bytes)."""
+
+
+def _digest(data: bytes) -> str:
+    held = _DIGESTS.get(id(data))
+    if held is not None and held[0] is data:
+        _DIGESTS.move_to_end(id(data))
+        return held[1]
+    digest = hashlib.sha256(data).hexdigest()
+    if len(_DIGESTS) >= _CACHED:
+        _DIGESTS.popitem(last=False)
+    _DIGESTS[id(data)] = (data, digest)
+    return digest
+
+
+_FROZEN_AT = [0]
+_FREEZE_EVERY = 250
+
+
+def _freeze_caches() -> None:
+    """Move the process's long-lived simulator caches out of the garbage collector's reach
+    once they have grown by `_FREEZE_EVERY` bound steps (`gc.freeze`, Python docs "gc").
+
+    The caches (memoised instructions, bound steps: ~15 closure cells each) are hundreds of
+    thousands of objects that live as long as the process, and every full collection walked
+    them all: measured over the 148 bench launches (74 cases at O0 and O3), 12 full
+    collections took 8-10 s of a 31 s run. At 2000 a cold worker still ran a full collection
+    every few cases: 384 O0 cases in one process spent 0.8 s in them, 0.2 s at 250 (about 4
+    cases' new steps). Freezing also keeps what is garbage at that moment, so the simulator
+    makes none in cycles: a bound step's lazy binder does not refer to itself, and a program
+    evicted from `_PROGRAMS` drops its steps (`Program.release`); after those 384 cases,
+    unfreezing and collecting finds nothing (234,714 objects before)."""
+    n = sum(len(v) for v in _shared_steps().values())
+    if n - _FROZEN_AT[0] >= _FREEZE_EVERY:
+        _FROZEN_AT[0] = n
+        gc.freeze()
+
+
+def _shared_steps() -> dict[Any, Any]:
+    return SHARED
+
+
+_SREG_NAMES = {102: "flat_scratch_lo", 103: "flat_scratch_hi", 104: "xnack_mask_lo",
+               105: "xnack_mask_hi", 106: "vcc_lo", 107: "vcc_hi", 124: "m0", 126: "exec_lo",
+               127: "exec_hi", **{108 + k: f"ttmp{k}" for k in range(16)}}
+
+
+class _Trapped(Exception):
+    pass
+
+
+def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[int],
+               slow: list[int], total: int, limit: int, trace: list[TraceRow] | None,
+               trace_wave: int | None) -> tuple[Status, int]:
+    while True:
+        live = [w for w in waves if not w.ended]
+        if not live:
+            return Status.OK, total
+        progressed = False
+        for w in live:
+            if w.at_barrier:
+                continue
+            progressed = True
+            if trace is not None and w.index == trace_wave:
+                r, n = _run_traced(w, prog, counts, trace, limit - total)
+            else:
+                r, n = _run_wave(w, prog, counts, runs, slow, limit - total)
+            total += n
+            if r == TRAP:
+                return Status.TRAP, total
+            if r == END:
+                w.ended = True
+            elif r == BARRIER:
+                w.at_barrier = True
+        if all(w.at_barrier or w.ended for w in waves):
+            for w in waves:
+                w.at_barrier = False
+        elif not progressed:
+            raise SimStop(Fault(FaultKind.BARRIER_DEADLOCK, "no wave can make progress"))
+
+
+def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int], slow: list[int],
+              budget: int) -> tuple[int, int]:
+    """Run `w` until it ends, waits at a barrier or traps: on the fused tier
+    (`Program.fast`, where a step may run several instructions: `RUN_BASE - k`) while the
+    step budget has room for a whole run, then on the bound steps, one instruction at a
+    time, so that the budget stops at the same instruction either way (noted in `slow`:
+    those indices may be missing from `Program.executed`)."""
+    i = w.pc
+    n = 0
+    fast, steps, heat = prog.fast, prog.steps, prog.heat
+    n_steps = len(steps)
+    soft = budget - MAX_RUN
+    hot = tiers.HOT
+    try:
+        while n <= soft:
+            if i >= n_steps:
+                w.pc = n_steps - 1
+                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            h = heat[i] + 1
+            heat[i] = h
+            if h == 1 or h == hot:
+                tier_up(prog, i, h)
+            r = fast[i](w)
+            counts[i] += 1
+            n += 1
+            if r is None:
+                i += 1
+            elif r >= 0:
+                i = r
+            elif r <= RUN_BASE:
+                k = RUN_BASE - r
+                runs[i] += 1
+                n += k - 1
+                i += k
+            else:
+                w.pc = i + 1
+                return r, n
+        slow.append(i)
+        while True:
+            if i >= n_steps:
+                w.pc = n_steps - 1
+                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            r = steps[i](w)
+            counts[i] += 1
+            n += 1
+            if r is None:
+                i += 1
+            elif r >= 0:
+                i = r
+            else:
+                w.pc = i + 1
+                return r, n
+            if n > budget:
+                raise SimStop(Fault(FaultKind.STEP_LIMIT,
+                                    f"more than {budget} wave-instructions", i))
+    except RunStop as stop:
+        for m in range(stop.offset):
+            counts[i + m] += 1
+        raise SimStop(replace(stop.fault, pc=i + stop.offset)) from None
+    except SimStop as stop:
+        raise SimStop(replace(stop.fault, pc=i)) from None
+    except Exception as e:  # a simulator bug: reported as a fault of the simulator, with its place
+        import traceback
+        raise SimStop(Fault(FaultKind.INTERNAL, f"{type(e).__name__}: {e}\n"
+                            f"{traceback.format_exc(limit=-4)}", i)) from None
+
+
+def _run_traced(w: Wave, prog: Program, counts: list[int],
+                trace: list[TraceRow], budget: int) -> tuple[int, int]:
+    """`_run_wave` that records, for every instruction, the registers it changed (within the
+    same step budget: tracing a hang ends as `sim-step-limit`, not at the worker's timeout)."""
+    i = w.pc
+    n = 0
+    while True:
+        if n >= budget:
+            raise SimStop(Fault(FaultKind.STEP_LIMIT, f"more than {budget} wave-instructions",
+                                i))
+        w.pc = i
+        inst = prog.insts[i]
+        s0, v0, scc0, exec0 = list(w.S), w.V.copy(), w.scc, w.exec_mask
+        sd0, vd0 = list(w.sdef), w.vdef.copy()
+        try:
+            r = prog.steps[i](w)
+        except SimStop as stop:
+            raise SimStop(replace(stop.fault, pc=i)) from None
+        counts[i] += 1
+        n += 1
+        changes = [f"{_SREG_NAMES.get(k, f's{k}')}={w.S[k]:#x}"
+                   f"{'' if w.sdef[k] == 0xFFFF_FFFF else '?'}"
+                   for k in range(len(s0)) if w.S[k] != s0[k] or w.sdef[k] != sd0[k]]
+        if w.scc != scc0:
+            changes.append(f"scc={w.scc}")
+        diff_cols = np.nonzero(((w.V != v0) | (w.vdef != vd0)).any(axis=0))[0]
+        for c in diff_cols.tolist():
+            name = f"v{c}" if c < 256 else f"a{c - 256}"
+            vals = w.V[:, c]
+            lanes = np.nonzero((w.V[:, c] != v0[:, c]) | (w.vdef[:, c] != vd0[:, c]))[0]
+            shown = ", ".join(f"{int(ln)}:{int(vals[ln]):#x}{'' if w.vdef[ln, c] else '?'}"
+                              for ln in lanes[:4])
+            more = f" (+{len(lanes) - 4} lanes)" if len(lanes) > 4 else ""
+            changes.append(f"{name}[{shown}{more}]")
+        trace.append(TraceRow(inst.address, inst.text or inst.mnemonic, exec0, tuple(changes)))
+        if r is None:
+            i += 1
+        elif r >= 0:
+            i = r
+        else:
+            w.pc = i + 1
+            return r, n

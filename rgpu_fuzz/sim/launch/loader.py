@@ -1,0 +1,586 @@
+"""The launch as the ROCm loader and command processor set it up: the code object's kernel
+descriptor and metadata → the dispatch packet, the kernarg segment's place in memory, and
+each wave's initial registers.
+
+Everything comes from the descriptor and the target's properties (AMDGPUUsage "Initial
+Kernel Execution State", "Kernel Descriptor", "Processors"): user SGPRs in the order the
+descriptor enables them (`KernelDescriptor.user_sgprs`, then preloaded kernargs), system
+SGPRs after USER_SGPR_COUNT (work-group ids X, Y, Z, work-group info, private segment
+wavefront offset — the last only without architected flat scratch), work-item ids in
+VGPRs (packed `x | y << 10 | z << 20` in v0 where the target packs them, else v0, v1, v2),
+as many id VGPRs as ENABLE_VGPR_WORKITEM_ID asks for. Nothing else is defined at entry:
+every other register reads as undefined to the definedness checks.
+"""
+
+from __future__ import annotations
+
+import struct
+import tomllib
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from collections.abc import Mapping as MappingOf
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
+from rgpu_fuzz.sim.state.memory import AddressSpace, Mapping, mapping
+from rgpu_fuzz.sim.state.wave import EXEC, FLAT_SCRATCH, FULL, Wave
+
+DISPATCH_PACKET_SIZE = 64
+HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
+CODE_OBJECT_BASE = 0x7FF0_0000_0000
+"""Where the code object is loaded: a page-aligned address in the upper half of the 47-bit
+user range, as ROCr places its code-object allocations on Linux — far from address 0, so
+code that took an ELF virtual address for a device address faults instead of working by
+accident, and away from the launch's buffers (`AddressSpace`'s first mapping)."""
+
+KERNARG_POOL_GRANULE = 4096
+"""The kernarg segment starts a 4 KiB page and is mapped through its end, bytes past
+`kernarg_segment_size` undefined. HIP's runtime (clr `VirtualGPU::allocKernArg`)
+sub-allocates each dispatch's segment from a per-queue kernarg pool (AMDGPUUsage "Kernel
+Dispatch" step 3: the memory region with the kernarg property), aligned and packed one after
+another, so the bytes after a segment are mapped pool memory holding other dispatches'
+arguments; GPU virtual memory maps whole pages. LLVM relies on it: a uniform 3-dword
+kernarg load is widened to `s_load_dwordx4` (AMDGPUTargetLowering::WidenOrSplitVectorLoad:
+"widen from vec3 to vec4 when the load is at least 8-byte aligned"; gfx9 has no
+s_load_dwordx3), reading up to 4 bytes past the segment. Reading them is no fault; using
+what was read is `sim-uninit-read` (the values belong to no argument)."""
+HIP_STACK_SIZE = 1024
+HIP_STACK_SIZE_MAX = 16 * 1024
+"""A kernel whose stack LLVM cannot bound (recursion, indirect calls, dynamic allocas:
+descriptor bit USES_DYNAMIC_STACK, metadata `.uses_dynamic_stack`) gets more than its
+private_segment_fixed_size: HIP's runtime sets the dispatch packet's private_segment_size
+to max(device stack size, fixed size), at most 16 KiB (clr `rocvirtual.cpp`
+submitKernelInternal, `usedStackSize_ & 1`); the device stack size is 1024 bytes per
+work-item unless hipDeviceSetLimit(hipLimitStackSize) changes it (clr `device.hpp`
+`stack_size_{1024}`; OpenCL uses 16 KiB)."""
+
+
+def private_segment_size(kd: Any) -> int:
+    """Scratch bytes per work-item the runtime gives a launch of the kernel with descriptor
+    `kd` (and puts in the dispatch packet): the fixed size, or for a dynamic stack the HIP
+    default stack size (HIP_STACK_SIZE)."""
+    fixed = int(kd.private_segment_fixed_size)
+    if kd.has_field("USES_DYNAMIC_STACK") and kd.field("USES_DYNAMIC_STACK"):
+        return min(max(HIP_STACK_SIZE, fixed), HIP_STACK_SIZE_MAX)
+    return fixed
+
+
+PF_W = 2
+_MASK64 = (1 << 64) - 1
+
+# AMDGPUUsage "AMDGPU ELF Relocation Records": the types a dynamic loader applies, as
+# (field width in bytes, value from S = symbol address, A = addend, B = load base).
+DYNAMIC_RELOCATIONS: dict[str, tuple[int, Callable[[int, int, int], int]]] = {
+    "R_AMDGPU_ABS32_LO": (4, lambda s, a, b: (s + a) & 0xFFFF_FFFF),
+    "R_AMDGPU_ABS32_HI": (4, lambda s, a, b: ((s + a) >> 32) & 0xFFFF_FFFF),
+    "R_AMDGPU_ABS64": (8, lambda s, a, b: (s + a) & _MASK64),
+    "R_AMDGPU_ABS32": (4, lambda s, a, b: (s + a) & 0xFFFF_FFFF),
+    "R_AMDGPU_RELATIVE64": (8, lambda s, a, b: (b + a) & _MASK64),
+}
+_USES_SYMBOL = {"R_AMDGPU_ABS32_LO", "R_AMDGPU_ABS32_HI", "R_AMDGPU_ABS64", "R_AMDGPU_ABS32"}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedImage:
+    """A code object in the launch's address space: its load base and one mapping per
+    PT_LOAD segment."""
+
+    base: int
+    segments: tuple[Mapping, ...]
+
+
+def _load_failure(detail: str) -> SimStop:
+    return SimStop(Fault(FaultKind.LOAD_FAILURE, detail))
+
+
+def _segment_name(co: Any, seg: Any) -> str:
+    names = [s.name for s in co.elf.sections
+             if s.addr and seg.vaddr <= s.addr < seg.vaddr + seg.memsz and s.size]
+    flags = "".join(c for c, bit in (("R", 4), ("W", 2), ("X", 1)) if seg.flags & bit)
+    return f"code object segment {flags} ({' '.join(names) or 'no sections'})"
+
+
+def load_code_object(space: AddressSpace, co: Any, base: int = CODE_OBJECT_BASE) -> LoadedImage:
+    """Map every PT_LOAD segment of `co` (a `rgpu_fuzz.codeobj.reader.CodeObject`, linked)
+    at `base` + p_vaddr — file bytes, then zeros up to p_memsz; writable only with PF_W,
+    so a store into .text or .rodata is `sim-oob-access` — and apply the dynamic
+    relocations of `.rela.dyn` as the ROCm loader does. A relocation it cannot apply (a
+    static-only type, an undefined symbol, a place outside every segment) stops the
+    launch with `sim-load-failure`: the runtime would refuse to load the code object."""
+    image = _relocated(co, base)
+    if isinstance(image, str):
+        raise _load_failure(image)
+    return LoadedImage(base, tuple(space.map_at(name, address, raw, writable=writable)
+                                   for name, address, raw, writable in image))
+
+
+_Segments = tuple[tuple[str, int, np.ndarray, bool], ...]
+_IMAGES: OrderedDict[tuple[int, int], tuple[Any, _Segments | str]] = OrderedDict()
+_IMAGES_KEPT = 256
+"""The relocated segments of the code objects loaded last, by the object's id and the load
+base (the object held, so that its id is not reused while it is kept): a batch launches
+each of its kernels from one code object, and a kernel launched again (the engine keeps as
+many code objects, `engine._CODE_OBJECTS`) would otherwise relocate it again — a pass over
+its sections and relocations in Python per launch. An entry is about the size of the code
+object's loadable segments (8-30 KB at O3)."""
+
+
+def _relocated(co: Any, base: int) -> _Segments | str:
+    """(name, address, bytes as a read-only array, writable) of each loaded segment of `co`
+    at `base`, its dynamic relocations applied; or why the runtime would refuse to load it."""
+    key = (id(co), base)
+    held = _IMAGES.get(key)
+    if held is not None and held[0] is co:
+        _IMAGES.move_to_end(key)
+        return held[1]
+    try:
+        got: _Segments | str = _relocate(co, base)
+    except SimStop as stop:
+        got = stop.fault.detail
+    if len(_IMAGES) >= _IMAGES_KEPT:
+        _IMAGES.popitem(last=False)
+    _IMAGES[key] = (co, got)
+    return got
+
+
+def _relocate(co: Any, base: int) -> _Segments:
+    data = co.elf.data
+    segments: list[tuple[str, int, bytearray, bool]] = []
+    for seg in co.elf.segments:
+        if seg.type != "PT_LOAD" or seg.memsz == 0:
+            continue
+        raw = bytearray(data[seg.offset:seg.offset + seg.filesz])
+        raw += bytes(seg.memsz - seg.filesz)
+        segments.append((_segment_name(co, seg), base + seg.vaddr, raw, bool(seg.flags & PF_W)))
+    symbols = {s.name: s for s in co.elf.dynamic_symbols if s.name}
+    for r in co.elf.relocations:
+        if r.section not in (".rela.dyn", ".rel.dyn"):
+            continue
+        name = r.type_name
+        if name == "R_AMDGPU_NONE":
+            continue
+        rule = DYNAMIC_RELOCATIONS.get(name)
+        if rule is None:
+            raise _load_failure(f"{name} at {r.offset:#x}: not a dynamic relocation type")
+        width, value = rule
+        sym_addr = 0
+        if name in _USES_SYMBOL and r.symbol:
+            sym = symbols.get(r.symbol)
+            if sym is None or sym.section_index == "SHN_UNDEF":
+                raise _load_failure(f"{name} at {r.offset:#x}: undefined symbol {r.symbol}")
+            sym_addr = base + sym.value
+        place = base + r.offset
+        at = next((s for s in segments if s[1] <= place and place + width <= s[1] + len(s[2])),
+                  None)
+        if at is None:
+            raise _load_failure(f"{name} at {r.offset:#x}: place outside every PT_LOAD segment")
+        off = place - at[1]
+        at[2][off:off + width] = value(sym_addr, r.addend, base).to_bytes(width, "little")
+    return tuple((name, address, _frozen(raw), writable) for name, address, raw, writable
+                 in segments)
+
+
+def _frozen(raw: bytearray) -> np.ndarray:
+    """A segment's bytes as a read-only array: mapped as it is where the segment is not
+    writable, copied where it is (`AddressSpace.map_at`)."""
+    out = np.frombuffer(bytes(raw), np.uint8)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TargetConfig:
+    name: str
+    wave_size: int
+    packed_workitem_ids: bool
+    architected_flat_scratch: bool
+    agprs: bool
+    vmcnt: tuple[tuple[int, int], ...]
+    lgkmcnt: tuple[tuple[int, int], ...]
+    true16: bool = False
+    stores_in_vmcnt: bool = True
+
+    def waitcnt(self, simm16: int) -> tuple[int, int]:
+        """(vmcnt, lgkmcnt) of an `s_waitcnt` immediate."""
+        def read(fields: tuple[tuple[int, int], ...]) -> int:
+            out, pos = 0, 0
+            for lo, width in fields:
+                out |= ((simm16 >> lo) & ((1 << width) - 1)) << pos
+                pos += width
+            return out
+        return read(self.vmcnt), read(self.lgkmcnt)
+
+
+@cache
+def target_config(name: str) -> TargetConfig:
+    data = tomllib.loads(resources.files("rgpu_fuzz.sim").joinpath("targets.toml").read_text())
+    if name not in data:
+        raise KeyError(f"no simulator configuration for {name} (have: {', '.join(data)})")
+    t = data[name]
+    return TargetConfig(name, t["wave_size"], t["packed_workitem_ids"],
+                        t["architected_flat_scratch"], t["agprs"],
+                        tuple(tuple(f) for f in t["vmcnt"]),
+                        tuple(tuple(f) for f in t["lgkmcnt"]), t.get("true16", False),
+                        t.get("stores_in_vmcnt", True))
+
+
+def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dims: int,
+                    private_size: int, group_size: int, kernel_object: int,
+                    kernarg_address: int) -> bytes:
+    """hsa_kernel_dispatch_packet_t (HSA Platform System Architecture spec §2.9.6; AMDGPUUsage
+    "Kernel Dispatch"): grid size in work-items, as the packet carries it."""
+    return struct.pack(
+        "<HHHHHHIIIIIQQQQ",
+        HSA_PACKET_TYPE_KERNEL_DISPATCH, dims, block[0], block[1], block[2], 0,
+        grid[0] * block[0], grid[1] * block[1], grid[2] * block[2],
+        private_size, group_size, kernel_object, kernarg_address, 0, 0)
+
+
+KernargBuilder = Callable[[Callable[[str], int]], Any]
+"""Packs the kernarg segment once the launch's buffers have addresses: given
+`address_of(buffer name)`, a `rgpu_fuzz.codeobj.kernarg.KernargSegment` (the code-object
+launch path: `codeobj.launch.kernel_arguments` + `pack_launch`), or anything else — a
+`CompileCrash` — when the arguments do not fit the kernel's metadata."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launched:
+    """The launch's memory as the runtime leaves it before the first wave: buffers, code
+    object, kernarg segment, dispatch packet; and what the waves' SGPRs point at."""
+
+    buffers: dict[str, Mapping]
+    image: LoadedImage
+    entry: EntryState
+
+
+def set_up_launch(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, int, int],
+                  block: tuple[int, int, int], args: Sequence[Any] | KernargBuilder,
+                  buffers: MappingOf[str, bytes], scratch_base: int, *,
+                  group_size: int | None = None) -> Launched:
+    """Map `buffers`, load `co`, pack the kernarg segment (from `args`: a `KernargBuilder`,
+    or a list of `rgpu_fuzz.sim.launch.engine.Arg` packed by `codeobj.kernarg.pack_kernargs`),
+    map it with a queue and the dispatch packet (AMDGPUUsage "Kernel Dispatch"). A kernarg
+    segment that does not fit the metadata stops the launch with `kernarg-mismatch`.
+    `group_size`: the packet's group segment size (default the kernel's fixed size; a launch
+    with dynamic group memory adds it).
+
+    Every address depends only on the code object, the kernel, the launch's shape and the
+    buffers' names and sizes (`AddressSpace.map` places by size), so a launch like an
+    earlier one into an empty space takes the places that one found (`_Layout`): it copies
+    its buffers and packs its kernarg segment, and places, relocates and builds nothing."""
+    group = kernel.descriptor.group_segment_fixed_size if group_size is None else group_size
+    key = None
+    if not space.mappings and all(isinstance(d, bytes) for d in buffers.values()):
+        key = (id(co), id(kernel), grid, block, group, scratch_base, tuple(buffers),
+               tuple(len(d) for d in buffers.values()))
+        held = _LAYOUTS.get(key)
+        if held is not None and held.co is co and held.kernel is kernel:
+            _LAYOUTS.move_to_end(key)
+            got = _replay(held, space, kernel, grid, block, args, buffers, scratch_base)
+            if got is not None:
+                return got
+    launched, seg = _set_up(space, co, kernel, grid, block, args, buffers, scratch_base, group)
+    if key is not None:
+        if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+            _LAYOUTS.popitem(last=False)
+        _LAYOUTS[key] = _recorded(space, co, kernel, launched, seg)
+    return launched
+
+
+def _set_up(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, int, int],
+            block: tuple[int, int, int], args: Sequence[Any] | KernargBuilder,
+            buffers: MappingOf[str, bytes], scratch_base: int,
+            group_size: int) -> tuple[Launched, Any]:
+    """`set_up_launch` placing every mapping; also the kernarg segment."""
+    mapped = {name: space.map(name, data) for name, data in buffers.items()}
+    image = load_code_object(space, co)
+    seg = _kernargs(kernel, grid, block, args, lambda name: mapped[name].base)
+    plan = entry_plan(kernel.descriptor)
+    karg = space.map("kernarg segment", seg.data, align=max(seg.alignment, KERNARG_POOL_GRANULE),
+                     pad_to=KERNARG_POOL_GRANULE)
+    queue = space.map("queue", bytes(_QUEUE_SIZE))
+    packet = dispatch_packet(grid, block, _grid_dims(grid, block), plan.private_size,
+                             group_size, image.base + kernel.descriptor_symbol.value, karg.base)
+    packet_map = space.map("dispatch packet", packet)
+    st = EntryState(packet_map.base, queue.base, karg.base, 1, scratch_base, plan.private_size,
+                    seg.data, plan.preload_offset)
+    return Launched(mapped, image, st), seg
+
+
+_QUEUE_SIZE = 256
+
+
+def _grid_dims(grid: tuple[int, int, int], block: tuple[int, int, int]) -> int:
+    from rgpu_fuzz.codeobj.kernarg import Dispatch
+
+    return Dispatch(grid, block).grid_dims
+
+
+def _kernargs(kernel: Any, grid: tuple[int, int, int], block: tuple[int, int, int],
+              args: Sequence[Any] | KernargBuilder, address_of: Callable[[str], int]) -> Any:
+    """The kernarg segment of the launch, buffer `name` at `address_of(name)`; a segment
+    that does not fit the metadata stops the launch with `kernarg-mismatch`."""
+    from rgpu_fuzz.codeobj.kernarg import (
+        ArgValue,
+        Dispatch,
+        KernargMismatch,
+        KernargSegment,
+        pack_kernargs,
+    )
+
+    if callable(args):
+        seg = args(address_of)
+        if not isinstance(seg, KernargSegment):
+            raise SimStop(Fault(FaultKind.KERNARG_MISMATCH, getattr(seg, "log", str(seg))))
+        return seg
+    values = [ArgValue.pointer(address_of(a.buffer), a.buffer) if a.buffer is not None
+              else ArgValue.raw(a.data) for a in args]
+    packed = pack_kernargs(kernel.metadata, values, Dispatch(grid, block))
+    if isinstance(packed, KernargMismatch):
+        raise SimStop(Fault(FaultKind.KERNARG_MISMATCH, packed.detail))
+    return packed
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """Where `_set_up` placed everything for one code object, kernel, launch shape and
+    buffer names and sizes (the objects held, so that their ids, in the key, are not reused
+    while the entry lives). `order`: the mappings by base address, as indices into the list
+    a launch makes — its buffers in order, the code object's segments, the kernarg segment,
+    the queue, the dispatch packet."""
+
+    co: Any
+    kernel: Any
+    buffers: tuple[tuple[str, int], ...]
+    """Each buffer's name and base."""
+    image_base: int
+    kernarg: tuple[int, int, int]
+    """The kernarg segment's size, alignment and base."""
+    queue_base: int
+    packet: bytes
+    packet_base: int
+    order: tuple[int, ...]
+    next_free: int
+    private_size: int
+    preload_offset: int
+
+
+_LAYOUTS: OrderedDict[tuple[Any, ...], _Layout] = OrderedDict()
+_LAYOUTS_KEPT = 256
+"""The layouts of the launches made last, least recently used dropped first; a layout holds
+its code object, so no more are kept than `engine._CODE_OBJECTS` keeps code objects."""
+
+
+def _recorded(space: AddressSpace, co: Any, kernel: Any, launched: Launched,
+              seg: Any) -> _Layout:
+    made = [*launched.buffers.values(), *launched.image.segments]
+    st = launched.entry
+    karg, queue, packet = (space.find(a) for a in (st.kernarg_ptr, st.queue_ptr,
+                                                   st.dispatch_ptr))
+    assert karg is not None and queue is not None and packet is not None
+    made += [karg, queue, packet]
+    where = {id(m): k for k, m in enumerate(made)}
+    order = tuple(where[id(m)] for m in space.mappings)
+    assert len(order) == len(made)
+    return _Layout(co, kernel, tuple((name, m.base) for name, m in launched.buffers.items()),
+                   launched.image.base, (len(seg.data), seg.alignment, karg.base), queue.base,
+                   packet.data.tobytes(), packet.base, order, space.next_free,
+                   st.private_size, st.preload_offset)
+
+
+def _replay(layout: _Layout, space: AddressSpace, kernel: Any, grid: tuple[int, int, int],
+            block: tuple[int, int, int], args: Sequence[Any] | KernargBuilder,
+            buffers: MappingOf[str, bytes], scratch_base: int) -> Launched | None:
+    """`_set_up` at `layout`'s places; None when the kernarg segment has another size or
+    alignment than the one the layout was made with, or the code object no longer loads
+    (`_set_up` then places everything, or finds what is wrong)."""
+    bases = dict(layout.buffers)
+    seg = _kernargs(kernel, grid, block, args, bases.__getitem__)
+    size, alignment, karg_base = layout.kernarg
+    segments = _relocated(layout.co, layout.image_base)
+    if len(seg.data) != size or seg.alignment != alignment or isinstance(segments, str):
+        return None
+    mapped = {name: mapping(name, base, data)
+              for (name, base), data in zip(layout.buffers, buffers.values(), strict=True)}
+    image = LoadedImage(layout.image_base, tuple(
+        mapping(name, address, raw, writable=writable)
+        for name, address, raw, writable in segments))
+    made = [*mapped.values(), *image.segments,
+            mapping("kernarg segment", karg_base, seg.data, pad_to=KERNARG_POOL_GRANULE),
+            mapping("queue", layout.queue_base, bytes(_QUEUE_SIZE)),
+            mapping("dispatch packet", layout.packet_base, layout.packet)]
+    space.adopt([made[k] for k in layout.order], layout.next_free)
+    st = EntryState(layout.packet_base, layout.queue_base, karg_base, 1, scratch_base,
+                    layout.private_size, seg.data, layout.preload_offset)
+    return Launched(mapped, image, st)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryState:
+    """What a wave's user and system SGPRs hold: the addresses and sizes of the launch."""
+
+    dispatch_ptr: int
+    queue_ptr: int
+    kernarg_ptr: int
+    dispatch_id: int
+    scratch_base: int
+    private_size: int
+    kernarg: bytes
+    preload_offset: int
+
+
+def _user_sgpr_values(name: str, count: int, st: EntryState) -> list[int]:
+    if name == "private_segment_buffer":
+        # V# of the swizzled private segment (AMDGPUUsage "Private Segment Buffer"):
+        # base, SWIZZLE_ENABLE, NUM_RECORDS, ADD_TID_ENABLE with INDEX_STRIDE 64 and
+        # ELEMENT_SIZE 4 (GFX9 buffer resource layout, CDNA3 ISA §9.1.7).
+        base = st.scratch_base
+        return [base & 0xFFFF_FFFF, ((base >> 32) & 0xFFFF) | (1 << 31), 0xFFFF_FFFF,
+                (1 << 23) | (3 << 21) | (1 << 19)]
+    value = {"dispatch_ptr": st.dispatch_ptr, "queue_ptr": st.queue_ptr,
+             "kernarg_segment_ptr": st.kernarg_ptr, "dispatch_id": st.dispatch_id,
+             "flat_scratch_init": st.scratch_base, "private_segment_size": st.private_size}
+    if name == "kernarg_preload":
+        raw = st.kernarg[st.preload_offset:st.preload_offset + 4 * count]
+        raw = raw + bytes(4 * count - len(raw))
+        return list(struct.unpack(f"<{count}I", raw))
+    v = value[name]
+    return [(v >> (32 * k)) & 0xFFFF_FFFF for k in range(count)]
+
+
+def init_wave(wave: Wave, kernel: Any, cfg: TargetConfig, st: EntryState,
+              group: tuple[int, int, int], block: tuple[int, int, int],
+              first_item: int, wave_scratch_offset: int) -> None:
+    """Set `wave` up as the dispatcher would for the work-items `first_item ...` of
+    work-group `group` (`kernel` is a `rgpu_fuzz.codeobj.reader.Kernel`)."""
+    wave_setup(kernel, cfg, st, block)(wave, group, first_item, wave_scratch_offset)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryPlan:
+    """What a kernel descriptor says about a launch's entry state (`set_up_launch`,
+    `init_wave`), read once per descriptor (`entry_plan`): `KernelDescriptor.field` scans
+    the descriptor's fields, and a launch's set-up asked it about twenty times per wave
+    (~70 us per launch of a short O3 kernel, of ~2 ms)."""
+
+    user: tuple[Any, ...]
+    user_count: int
+    group_axes: tuple[int, ...]
+    workgroup_info: bool
+    private_segment: bool
+    dims: int
+    private_size: int
+    """`private_segment_size` of the descriptor."""
+    preload_offset: int
+
+
+_PLANS: dict[int, tuple[Any, EntryPlan]] = {}
+
+
+def entry_plan(kd: Any) -> EntryPlan:
+    """The `EntryPlan` of descriptor `kd`, kept with it (by identity) for later launches."""
+    held = _PLANS.get(id(kd))
+    if held is not None and held[0] is kd:
+        return held[1]
+    plan = EntryPlan(
+        kd.user_sgprs(), kd.user_sgpr_count,
+        tuple(axis for axis, name in enumerate(("X", "Y", "Z"))
+              if kd.field(f"ENABLE_SGPR_WORKGROUP_ID_{name}")),
+        bool(kd.field("ENABLE_SGPR_WORKGROUP_INFO")),
+        bool(kd.field("ENABLE_PRIVATE_SEGMENT")),
+        kd.field("ENABLE_VGPR_WORKITEM_ID"),
+        private_segment_size(kd),
+        kd.field("KERNARG_PRELOAD_SPEC_OFFSET") * 4
+        if kd.has_field("KERNARG_PRELOAD_SPEC_OFFSET") else 0)
+    if len(_PLANS) >= 512:
+        _PLANS.clear()
+    _PLANS[id(kd)] = (kd, plan)  # the descriptor is held: its id is not reused meanwhile
+    return plan
+
+
+_IDS: dict[tuple[Any, ...], tuple[tuple[tuple[int, np.ndarray, np.ndarray], ...], int]] = {}
+
+
+def _work_item_ids(lanes: int, block: tuple[int, int, int], first_item: int, dims: int,
+                   packed: bool) -> tuple[tuple[tuple[int, np.ndarray, np.ndarray], ...], int]:
+    """The work-item id VGPRs of the wave whose first work-item is `first_item` — (column,
+    values, defined lanes) each — and its EXEC mask (the lanes with a work-item); the same
+    for every work-group and launch of that block shape."""
+    key = (lanes, block, first_item, dims, packed)
+    got = _IDS.get(key)
+    if got is not None:
+        return got
+    flat = first_item + np.arange(lanes)
+    total = block[0] * block[1] * block[2]
+    active = flat < total
+    x = (flat % block[0]).astype(np.uint32)
+    y = ((flat // block[0]) % block[1]).astype(np.uint32)
+    z = (flat // (block[0] * block[1])).astype(np.uint32)
+    ids = [x, y, z][:dims + 1]
+    if packed:
+        value = ids[0].copy()
+        for k, v in enumerate(ids[1:], start=1):
+            value |= v << np.uint32(10 * k)
+        columns = ((0, value, active),)
+    else:
+        columns = tuple((k, v, active) for k, v in enumerate(ids))
+    for _, v, d in columns:
+        v.flags.writeable = False
+        d.flags.writeable = False
+    mask = int.from_bytes(np.packbits(active, bitorder="little").tobytes(), "little")
+    if len(_IDS) >= 1024:
+        _IDS.clear()
+    got = _IDS[key] = (columns, mask)
+    return got
+
+
+def wave_setup(kernel: Any, cfg: TargetConfig, st: EntryState,
+               block: tuple[int, int, int]) -> Callable[[Wave, tuple[int, int, int], int, int],
+                                                         None]:
+    """`init_wave` for every wave of one launch: what is the same for all of them (the user
+    SGPRs' values, what the descriptor enables) is worked out once, here."""
+    plan = entry_plan(kernel.descriptor)
+    user = [(u.first + k, v) for u in plan.user
+            for k, v in enumerate(_user_sgpr_values(u.name, u.count, st))]
+    architected = cfg.architected_flat_scratch
+    scratch_base = st.scratch_base
+    packed = cfg.packed_workitem_ids
+    axes, info, nxt0 = plan.group_axes, plan.workgroup_info, plan.user_count
+    private_offset = plan.private_segment and not architected
+    dims = plan.dims
+
+    def init(wave: Wave, group: tuple[int, int, int], first_item: int,
+             wave_scratch_offset: int) -> None:
+        S, sdef = wave.S, wave.sdef
+        for r, v in user:
+            S[r] = v
+            sdef[r] = FULL
+        nxt = nxt0
+        system = [group[axis] for axis in axes]
+        if info:
+            system.append(0)
+        if private_offset:
+            system.append(wave_scratch_offset)
+        for v in system:
+            S[nxt] = v & 0xFFFF_FFFF
+            sdef[nxt] = FULL
+            nxt += 1
+        if architected:
+            base = scratch_base + wave_scratch_offset
+            S[FLAT_SCRATCH], S[FLAT_SCRATCH + 1] = base & 0xFFFF_FFFF, base >> 32
+            sdef[FLAT_SCRATCH] = sdef[FLAT_SCRATCH + 1] = FULL
+        lanes = wave.lanes
+        columns, mask = _work_item_ids(lanes, block, first_item, dims, packed)
+        for col, values, active in columns:
+            wave.V[:, col] = values
+            wave.vdef[:, col] = active
+        wave.set_exec(mask)
+        if lanes == 32:
+            S[EXEC + 1] = 0
+        wave.scc, wave.scc_def = 0, False
+    return init

@@ -1,0 +1,61 @@
+"""The tier policy: when an instruction leaves the bound steps for a fused run.
+
+The bound tier (`rgpu_fuzz.sim.bound`) binds every instruction to a step; the fused tier
+(`rgpu_fuzz.sim.fused`) compiles straight-line runs of them. Neither knows the other's
+policy: this module, above both, decides when the engine asks for a run
+(docs/simulator.md §6.2, "Tier-up")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.program import Program, bind_program
+from rgpu_fuzz.sim.fused.runs import compiled, compiled_at, heads, run_length
+from rgpu_fuzz.sim.isa.inst import Inst
+
+HOT = 64
+"""Executions of an instruction (per program, over launches) after which the run starting
+there is fused; a run whose words were fused before in this process is used at its first
+execution. Compiling a run costs ~1-2 ms (~70 us per instruction), so at 8 the first launch
+of the bench's O0 cases cost 1.5-2x main's (compiles of code that then ran a few times);
+at 64, measured side by side at load ~1: first launch 4.82 s vs main's 4.66 s (74 O0
+cases), loops and code seen again still fused."""
+SETTLED = -(1 << 62)
+"""`Program.heat` of an index whose tier is decided: it never reaches 1 or `HOT` again."""
+
+
+def bind(insts: Sequence[Inst], env: Env, mem: Any) -> Program:
+    """`bound.program.bind_program` with the fused tier's index of compiled runs for
+    `env`, so that `tier_up` can install a run at an instruction's first execution."""
+    return bind_program(insts, env, mem, heads(env))
+
+
+def tier_up(prog: Program, i: int, heat: int) -> None:
+    """Called by the engine when index `i` reaches 1 or `HOT` executions. At the first, it
+    installs in `prog.fast` the longest run compiled before in this process whose words
+    start there (`fused.runs.compiled_at`: no classification of the instructions that
+    follow); at `HOT`, the longest fusible run from `i`, compiled now if new. Either settles
+    the tier of `i`: the engine counts a run's instructions by `Program.run_len` at the end
+    of a launch, so a run, once installed, is never replaced by one of another length."""
+    templates, env = prog.templates, prog.env
+    assert env is not None
+    if heat == 1 and not prog.seen[i]:
+        prog.seen[i] = 1
+        prog.executed.append(i)
+    if heat >= HOT:
+        k = run_length(templates, i, env)
+        make = compiled(templates[i:i + k], env) if k >= 2 else None
+        prog.heat[i] = SETTLED
+    elif not prog.heads.get(templates[i].share_key):
+        return  # begins no run compiled so far: most first executions (no call below)
+    else:
+        k, make = compiled_at(templates, i, env, prog.heads)
+    if make is not None:
+        prog.fast[i] = make(prog.steps, i)
+        prog.run_len[i] = k
+        prog.heat[i] = SETTLED
+
+
+__all__ = ["HOT", "SETTLED", "bind", "tier_up"]

@@ -1,0 +1,101 @@
+"""Definedness below 32 bits in VGPRs: 16-bit halves (GFX11 true16 `v0.l`/`v0.h`, D16 loads
+and stores on every target) and bytes (partial loads from a partly defined spill).
+
+A VGPR lane is defined as a whole (`Wave.vdef`) or, where `vdef` is False, has the defined
+bits listed in `Wave.vpart` (column → lane → bits; absent: none). These functions read and
+write that state bit-exactly, so writing `v0.l` keeps `v0.h` as defined as it was, a
+16-bit read of a defined half of a half-written register is defined, and a D16 load merges
+its half into the register when it completes, whatever other load is in flight for the
+other half (AMDGPU ISA: D16 loads write 16 bits and leave the rest of the VGPR)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rgpu_fuzz.sim.state.wave import Wave
+
+FULL = 0xFFFF_FFFF
+LOW, HIGH = 0x0000_FFFF, 0xFFFF_0000
+U32 = np.uint32
+
+
+def half_mask(hi: bool) -> int:
+    return HIGH if hi else LOW
+
+
+def defined_bits(w: Wave, col: int) -> np.ndarray:
+    """The defined bits of column `col`, per lane (uint32)."""
+    out = np.where(w.vdef[:, col], U32(FULL), U32(0))
+    part = w.vpart.get(col) if w.vpart else None
+    if part:
+        for lane, bits in part.items():
+            if not w.vdef[lane, col]:
+                out[lane] = bits
+    return out
+
+
+def bits_defined(w: Wave, col: int, mask: int) -> np.ndarray:
+    """Lanes whose bits `mask` of column `col` are all defined."""
+    if not w.vpart or col not in w.vpart:
+        return w.vdef[:, col]
+    return (defined_bits(w, col) & U32(mask)) == U32(mask)
+
+
+def write_bits(w: Wave, col: int, value: Any, defined: Any, mask: int,
+               where: np.ndarray | None) -> None:
+    """Write the bits `mask` of `value` (uint32 per lane, already in place) into column
+    `col` for the lanes `where` (None: all), with `defined` the defined bits of the new
+    data (uint32 per lane) or defined lanes (bool); the other bits keep value and state."""
+    m = U32(mask)
+    old = w.V[:, col]
+    new = (old & ~m) | (np.asarray(value, U32) & m)
+    d = np.asarray(defined)
+    if not (w.vpart and col in w.vpart) and \
+            (d.all() if d.dtype == bool else (d == U32(FULL)).all()) and \
+            (w.vdef[:, col] if where is None else w.vdef[where, col]).all():
+        # defined bits into lanes defined as a whole (a true16 write of a defined register,
+        # a D16 load completing into one): every lane stays defined; only the value changes
+        if where is None:
+            old[...] = new
+        else:
+            np.copyto(old, new, where=where)
+        return
+    newdef = np.where(d, U32(FULL), U32(0)) if d.dtype == bool else d.astype(U32)
+    bits = (defined_bits(w, col) & ~m) | (np.broadcast_to(newdef, old.shape) & m)
+    lanes = np.ones(len(old), bool) if where is None else where
+    np.copyto(w.V[:, col], new, where=lanes)
+    whole = bits == U32(FULL)
+    np.copyto(w.vdef[:, col], whole, where=lanes)
+    partial = lanes & ~whole & (bits != 0)
+    part = w.vpart.get(col)
+    if part is not None:
+        for lane in np.nonzero(lanes & ~partial)[0].tolist():
+            part.pop(lane, None)
+        if not part and not partial.any():
+            del w.vpart[col]
+    if partial.any():
+        part = w.vpart.setdefault(col, {})
+        for lane in np.nonzero(partial)[0].tolist():
+            part[lane] = int(bits[lane])
+
+
+def byte_bits(byte_defined: np.ndarray) -> np.ndarray:
+    """Per-lane defined bits of dwords from per-byte definedness (lanes, 4 * n) → (lanes, n)."""
+    b = byte_defined.reshape(byte_defined.shape[0], -1, 4).astype(U32)
+    return (b[..., 0] * U32(0xFF) | b[..., 1] * U32(0xFF00) | b[..., 2] * U32(0xFF0000)
+            | b[..., 3] * U32(0xFF00_0000))
+
+
+def stored_bytes_defined(w: Wave, col: int, n: int, start: int, width: int) -> np.ndarray:
+    """Per-lane definedness of a store's bytes `start..start+width` of columns
+    `col..col+n-1` (every byte of each when `width` ≥ 4): (lanes, bytes) bool."""
+    if not w.vpart or not any(c in w.vpart for c in range(col, col + n)):
+        d: np.ndarray = np.asarray(w.vdef[:, col:col + n].all(axis=1))
+        return np.repeat(d[:, None], width if width < 4 else 4 * n, axis=1)
+    bits = np.stack([defined_bits(w, c) for c in range(col, col + n)], axis=1)
+    per_byte = np.asarray(((bits[..., None] >> (U32(8) * np.arange(4, dtype=U32)))
+                           & U32(0xFF)) == 0xFF)
+    flat = per_byte.reshape(len(bits), 4 * n)
+    return flat if width >= 4 else flat[:, start:start + width]
