@@ -155,8 +155,7 @@ def install_apt(packages: Sequence[str]) -> list[Result]:
                               f"apt has no package {package}"
                               + ("" if update_rc == 0 else f" (apt-get update: {update_why})")))
             continue
-        rc, why = _run([*prefix, "apt-get", "-o", wait, "install", "-y", "-qq",
-                        "--no-install-recommends", package])
+        rc, why = _run([*prefix, "apt-get", "-o", wait, "install", "-y", "-qq", package])
         verdict = apt_verdict(update_ok=update_rc == 0, candidate=candidate, install_rc=rc)
         if verdict is Verdict.UNAVAILABLE:
             why = f"archive unreachable (apt-get update: {update_why}); install: {why}"
