@@ -1,82 +1,80 @@
-"""Debian LLVM tools for tests that compare with LLVM's own output (BRIEF: tests install what
-they need). `debian_llvm_tool("llc", 19)` gives `/usr/lib/llvm-19/bin/llc`, running
-`apt-get install -y llvm-19` once when it is missing, and skips the test with the reason
-only when apt cannot provide it."""
+"""External tools for tests that compare with real tools' output. `make test` installs them
+before pytest starts (`tests/install_tools.py`); this is the fallback for a bare `pytest`:
+`debian_llvm_tool("llc", 19)` gives `/usr/lib/llvm-19/bin/llc`, running `apt-get install
+llvm-19` when it is missing, one installer at a time on the machine. The test skips with the
+reason only when the tool cannot be had here, and fails when apt answered and the install
+still failed."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from functools import cache
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
+from tests.install_tools import LOCK, Result, Verdict, install_apt, install_lock, install_pip
+
+STEP_RAN = "RGPU_TOOLS_STEP"
+"""Set by `make test` once `python -m tests.install_tools test` has run: a tool still missing
+then could not be had, and the tests skip at once instead of asking apt again."""
+
 
 @cache
-def _apt_install(package: str) -> str | None:
-    """None when installed, else why not (one line)."""
-    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    if not shutil.which("apt-get"):
-        return "apt-get not found"
-    for cmd in ([*sudo, "apt-get", "update", "-qq"],
-                [*sudo, "apt-get", "install", "-y", "-qq", package]):
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900,
-                                  check=False)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            return f"{' '.join(cmd)}: {e}"
-        if proc.returncode != 0:
-            return f"{' '.join(cmd)}: {(proc.stderr or proc.stdout).strip()[-200:]}"
-    return None
+def _install(kind: str, package: str) -> Result:
+    """Install `package` (`kind` "apt" or "pip") when missing, one installer at a time on the
+    machine (`install_tools.LOCK`: xdist workers ask at the same moment). Under xdist a
+    verdict other than installed is kept for the rest of the run in a file beside the lock,
+    so the other workers do not ask apt again."""
+    if os.environ.get(STEP_RAN):
+        return Result(package, Verdict.UNAVAILABLE, "the install step before pytest "
+                      "(python -m tests.install_tools) could not install it; see its output")
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    memo = LOCK.with_name(f"{LOCK.stem}-{run}-{package}.verdict") if run else None
+    with install_lock():
+        if memo is not None and memo.exists():
+            verdict, _, why = memo.read_text().partition(" ")
+            return Result(package, Verdict(verdict), why)
+        (result,) = install_apt([package]) if kind == "apt" else install_pip([package])
+        if memo is not None and result.verdict in (Verdict.UNAVAILABLE, Verdict.FAILED):
+            memo.write_text(f"{result.verdict.value} {result.why}")
+    return result
+
+
+def _skip_or_fail(what: str, result: Result, missing: str) -> NoReturn:
+    """Skip when `what` cannot be had here; fail when it could and its install failed."""
+    why = result.why or missing
+    if result.verdict is Verdict.FAILED:
+        pytest.fail(f"{what}: installing {result.package} failed: {why}", pytrace=False)
+    pytest.skip(f"{what} unavailable: {why}")
 
 
 def debian_llvm_tool(tool: str, major: int) -> str:
     """The path of Debian's `llvm-<major>` tool `tool`, installing the package if needed."""
     path = Path(f"/usr/lib/llvm-{major}/bin/{tool}")
     if not path.exists():
-        why = _apt_install(f"llvm-{major}")
-        if why is not None or not path.exists():
-            pytest.skip(f"{path} unavailable: {why or 'not in the package'}")
+        result = _install("apt", f"llvm-{major}")
+        if not path.exists():
+            _skip_or_fail(str(path), result, "not in the package")
     return str(path)
-
-
-@cache
-def _pip_install(requirement: str) -> str | None:
-    """None when `pip install requirement` into this interpreter succeeded, else why not."""
-    import sys
-
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", requirement]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"{' '.join(cmd)}: {e}"
-    if proc.returncode != 0:
-        return f"{' '.join(cmd)}: {(proc.stderr or proc.stdout).strip()[-200:]}"
-    return None
 
 
 def pypi_ptxas() -> str:
     """NVIDIA's ptxas from the `nvidia-cuda-nvcc` wheel, installed into this environment when
     missing (never a `ptxas` on PATH); skips with the reason when PyPI cannot provide it."""
-    import fcntl
     import importlib
-    import sys
 
     from rgpu_fuzz.pipelines.nvptx_gpu import find_ptxas
 
     found = find_ptxas()
     if found is None:
-        # one pip at a time per environment: xdist workers ask at the same moment
-        with open(Path(sys.prefix) / ".rgpu-ptxas.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            importlib.invalidate_caches()
-            why = None if find_ptxas() else _pip_install("nvidia-cuda-nvcc")
+        result = _install("pip", "nvidia-cuda-nvcc")
         importlib.invalidate_caches()
         found = find_ptxas()
         if found is None:
-            pytest.skip(f"ptxas unavailable: {why or 'not in nvidia-cuda-nvcc'}")
+            _skip_or_fail("ptxas", result, "not in nvidia-cuda-nvcc")
     return found
 
 
@@ -86,8 +84,8 @@ def debian_binary(binary: str, package: str) -> str:
     cannot provide it."""
     found = shutil.which(binary)
     if found is None:
-        why = _apt_install(package)
+        result = _install("apt", package)
         found = shutil.which(binary)
         if found is None:
-            pytest.skip(f"{binary} unavailable: {why or f'not in Debian package {package}'}")
+            _skip_or_fail(binary, result, f"not in Debian package {package}")
     return found

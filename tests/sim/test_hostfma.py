@@ -2,8 +2,10 @@
 two independent sources: exact rational arithmetic (`Fraction`, which Python rounds
 correctly, IEEE 754 §6.3's sign for an exact zero sum) on hand-picked hard cases, and
 `model.fma` (error-free transformations and integer significands, no LLVM, no hardware
-FMA) lane for lane on random bit patterns. The existing `test_fp_fma64` cases reach the
-host path through `fp.fma64` as well."""
+FMA) lane for lane on random bit patterns. NaN lanes are also judged without `model.fma`:
+which lanes are NaN from IEEE 754 §7.2 by hand, and their bits by LLVM LangRef's NaN rule
+(the rule Rust RFC 3514 adopts), worked here from the operand bits. The existing
+`test_fp_fma64` cases reach the host path through `fp.fma64` as well."""
 
 from __future__ import annotations
 
@@ -267,3 +269,69 @@ def test_the_nan_rule_probe_rejects_another_rule() -> None:
     assert hostfma._nan_rule_agrees(host, model.fma64, 64)
     assert not hostfma._nan_rule_agrees(SecondFirst(), model.fma64, 64)  # type: ignore[arg-type]
 
+
+
+def _langref_nan(result: int, operands: tuple[int, ...], frac_bits: int) -> bool:
+    """Whether NaN bits `result` are one LLVM may return for an operation on `operands`
+    (LangRef "Behavior of Floating-Point NaN values", which Rust adopted for its floats in
+    RFC 3514): any sign; quiet with an all-zero payload (the preferred NaN), quiet with the
+    payload of an input NaN, or an input NaN's quiet bit and payload unchanged. x86 adds no
+    target-specific payloads: its default NaN is the preferred NaN with the sign set."""
+    exp_bits = 11 if frac_bits == 52 else 8
+    mask, exp_mask = (1 << frac_bits) - 1, ((1 << exp_bits) - 1) << frac_bits
+    quiet = 1 << (frac_bits - 1)
+
+    def is_nan(x: int) -> bool:
+        return x & exp_mask == exp_mask and x & mask != 0
+
+    inputs = [x & mask for x in operands if is_nan(x)]
+    allowed = {quiet} | {p | quiet for p in inputs} | set(inputs)
+    return is_nan(result) and result & mask in allowed
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_non_finite_lanes_follow_ieee_and_the_langref_nan_rule(dtype: Any) -> None:
+    """The same operand pool as above, judged without `model.fma`: a lane is NaN exactly
+    where IEEE 754 §7.2 says (a NaN operand, inf * 0, inf - inf; worked here from the
+    operands), its bits then obey LangRef's NaN rule (`_langref_nan`), and every other lane
+    equals Python's `a * b + c`, which is exact on this pool (its products and sums are
+    representable, so no rounding for fusing to remove; IEEE 754 §6.3 signs its zeros)."""
+    rng = np.random.default_rng(11)
+    width = np.uint64 if dtype == np.float64 else np.uint32
+    frac_bits = 52 if dtype == np.float64 else 23
+    one, snan = (0x3FF << 52, 0x7FF0_0000_0000_0001) if frac_bits == 52 else (0x3F8 << 20,
+                                                                                0x7F80_0001)
+    quiet, sign = 1 << (frac_bits - 1), 1 << (63 if frac_bits == 52 else 31)
+    # the rule by itself: an input's payload (quieted or not) and the preferred NaN of either
+    # sign pass; a payload no input had, or a number, does not
+    assert _langref_nan(snan, (one, snan, one), frac_bits)
+    assert _langref_nan(snan | quiet | sign, (one, snan, one), frac_bits)
+    assert _langref_nan((snan & ~1) | quiet | sign, (one, snan, one), frac_bits)
+    assert not _langref_nan(snan + 1, (one, snan, one), frac_bits)
+    assert not _langref_nan(one, (one, snan, one), frac_bits)
+    if dtype == np.float64:
+        nans = [0x7FF8_0000_0000_0000, 0xFFF8_0000_0000_0001, 0x7FF0_0000_0000_0001,
+                0x7FF4_0000_0000_1234]
+    else:
+        nans = [0x7FC0_0000, 0xFFC0_0001, 0x7F80_0001, 0x7FA0_1234]
+    pool = np.concatenate([np.array(nans, width).view(dtype),
+                           np.array([np.inf, -np.inf, 0.0, -0.0, 1.0, -2.0, 3.5], dtype)])
+    host = hostfma.fma64 if dtype == np.float64 else hostfma.fma32
+    nan_lanes = 0
+    for _ in range(40):
+        a, b, c = (rng.choice(pool, 64) for _ in range(3))
+        got = _bits(host(a, b, c)).tolist()
+        for x, y, z, g, bits in zip(a.tolist(), b.tolist(), c.tolist(), got,
+                                    zip(_bits(a).tolist(), _bits(b).tolist(),
+                                        _bits(c).tolist(), strict=True), strict=True):
+            product_inf = math.isinf(x) or math.isinf(y)
+            invalid = ((math.isinf(x) and y == 0) or (math.isinf(y) and x == 0)
+                       or (product_inf and math.isinf(z)
+                           and math.copysign(1, x) * math.copysign(1, y) != math.copysign(1, z)))
+            if any(map(math.isnan, (x, y, z))) or invalid:
+                assert _langref_nan(g, bits, frac_bits), (hex(g), [hex(v) for v in bits])
+                nan_lanes += 1
+            else:
+                want = np.array([x * y + z], dtype)
+                assert g == _bits(want)[0], (x, y, z, hex(g))
+    assert nan_lanes > 1000          # the rule was tested, not only the finite lanes

@@ -44,7 +44,7 @@ SEEDED = {  # bug folder -> (plugin file, pipeline spec, the key its transformat
 def registry() -> Registry:
     reg = Registry()
     for plugin in ("fptosi_plain.py", "shl_nomask.py", "miscompile.py", "minnum_nan.py",
-                   "srem_crash.py", "fptosi_and_shl.py"):
+                   "srem_crash.py", "fptosi_and_shl.py", "neg_off_by_one.py"):
         reg.load_plugin(PLUGINS / plugin)
     return reg
 
@@ -101,6 +101,42 @@ def test_min_plugin_propagates_nan(registry: Registry) -> None:
     ref, bad = _outputs(registry, "llvm-cpu-minnan:O0", case)
     assert ref.tolist() == [1.0, 1.0]                  # minNum ignores a NaN operand
     assert np.isnan(bad[0]) and bad[1] == 1.0          # minimum propagates it
+
+
+def test_neg_plugin_computes_one_minus_x_and_is_keyed_by_sub(registry: Registry) -> None:
+    """neg_off_by_one.py rewrites `sub 0, x` to `sub 1, x`: `-x` becomes `1 - x`, by hand
+    [5, 0, -7] → [-4, 1, 8] where Rust's `-x` gives [-5, 0, 7]. The finding's bug key is the
+    family of the instruction the plugin breaks (LangRef has no `neg`: `-x` is `sub 0, x`)."""
+    case = _case("out[i] = -a[i];", "a: &[i32], out: &mut [i32]",
+                 [BufferArg(name="a", elem=Scalar.I32, len=3,
+                            init=Values(tuple(v & 0xFFFFFFFF for v in (5, 0, -7)))),
+                  BufferArg(name="out", elem=Scalar.I32, len=3, init=Values((0,) * 3))])
+    spec = "llvm-cpu-neg1:O0"
+    ref, bad = _outputs(registry, spec, case)
+    assert ref.tolist() == [-5, 0, 7]
+    assert bad.tolist() == [-4, 1, 8]
+    keys = BugKeys([registry.create("ref"), registry.create(spec)], load_policy("default"))
+    assert keys.key(_ops_signature(registry, spec, case), case) == \
+        f"wrong-code|{spec}|probe=sub:int"
+
+
+def test_the_min_nan_reproducer_is_keyed_by_min(registry: Registry) -> None:
+    """tests/data/bugkey/minnan's campaign reproducer: `1.0f64.min(NaN) as u8 != 0`. By hand:
+    minNum ignores the NaN (IEEE 754-2008 5.3.1; Rust `f64::min`) → 1.0 → 1u8 → true; the
+    plugin's `llvm.minimum` returns the NaN (IEEE 754-2019 9.6), NaN as u8 is 0 (The Rust
+    Reference, "Numeric cast") → false. Its key is the family the plugin breaks."""
+    (path,) = sorted((DATA / "minnan").glob("*.toml"))
+    case = casefile.load(path)
+    spec = SEEDED["minnan"][1]
+    ref, p = registry.create("ref"), registry.create(spec)
+    outcomes = run_case(case, [ref, p])
+    got_ref, got = outcomes[ref.label], outcomes[p.label]
+    assert isinstance(got_ref, Ok) and isinstance(got, Ok), (got_ref, got)
+    assert got_ref.outputs["out1"].values.tolist() == [True]
+    assert got.outputs["out1"].values.tolist() == [False]
+    keys = BugKeys([ref, p], load_policy("default"))
+    assert keys.key(_ops_signature(registry, spec, case), case) == \
+        f"wrong-code|{spec}|probe={SEEDED['minnan'][2]}"
 
 
 @pytest.mark.parametrize("ty,crashes", [("i32", True), ("u32", False)])

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -189,14 +192,10 @@ def _group(pgid: int) -> list[int]:
 
 
 def stop_head(head: subprocess.Popen[bytes]) -> None:
-    """Tear down a `ray start --head --block` started in its own session: SIGTERM (Ray's own
-    shutdown), and SIGKILL for what is left after 10 s (its orderly shutdown took 30 s under
-    load); every Ray process it started (GCS, raylet, workers) is in its process group."""
-    os.killpg(head.pid, signal.SIGTERM)
-    try:
-        head.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
+    """Tear down a `ray start --head --block` started in its own session: every Ray process it
+    started (GCS, raylet, workers) is in its process group, and SIGKILL ends them all at once
+    (Ray's orderly SIGTERM shutdown took 30 s under load; its state is in the test's own
+    --temp-dir, removed after)."""
     deadline = time.monotonic() + 30
     while _group(head.pid) and time.monotonic() < deadline:
         os.killpg(head.pid, signal.SIGKILL)
@@ -213,29 +212,28 @@ def _clean_ray_env(**extra: str) -> dict[str, str]:
     return {**env, "RAY_USAGE_STATS_ENABLED": "0", "COLUMNS": "200", **extra}
 
 
-@pytest.mark.slow
-def test_a_campaign_reaches_a_cluster_through_ray_client(tmp_path: Path) -> None:
-    """`--executor ray://HOST:PORT` against a head started as a cluster's is (`ray start
-    --head`, token authentication on, as Ray >= 2.5x does whenever a token exists), from
-    separate processes: the campaign's actors run in that cluster and its store holds what the
-    local executor stores for the same seeds (xor2or at seeds 59 and 62, module docstring).
-    Without the token settings the campaign stops at once with the line that names them;
-    before that check, Ray Client retried the refusal for ~30 s and said only "ray client
-    connection timeout" (the executor note's undiagnosed failure)."""
-    pytest.importorskip("ray", reason="ray cannot be imported; pip install 'rgpu-fuzz[ray]'")
+PORT_OPTIONS = ("--port", "--ray-client-server-port", "--dashboard-port",
+                "--node-manager-port", "--object-manager-port", "--dashboard-agent-listen-port",
+                "--dashboard-agent-grpc-port", "--metrics-export-port", "--runtime-env-agent-port")
+"""Every fixed port `ray start --head` opens, given explicitly: a second Ray on the machine
+(another test worker's `ray.init()`) would otherwise take the same defaults."""
+
+
+@contextmanager
+def ray_head(home: Path) -> Iterator[int]:
+    """`ray start --head` as its user runs it, in its own session, on 127.0.0.1 with explicit
+    free ports and `home` as HOME (so its `~/.ray/auth_token` is the test's); yields the Ray
+    Client port once it accepts connections, and stops every process of the head after."""
     ray_cli = Path(sys.executable).with_name("ray")
-    port, client_port = _free_port(), _free_port()
-    auth = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": os.urandom(16).hex()}
+    ports = {option: _free_port() for option in PORT_OPTIONS}
     head = subprocess.Popen(
-        [str(ray_cli), "start", "--head", "--block", "--num-cpus", "2", "--port", str(port),
-         "--ray-client-server-port", str(client_port), "--include-dashboard", "false",
-         "--disable-usage-stats"],
+        [str(ray_cli), "start", "--head", "--block", "--num-cpus", "2",
+         "--node-ip-address", "127.0.0.1", "--include-dashboard", "false",
+         "--temp-dir", str(home / "ray"), "--disable-usage-stats",
+         *(x for option, port in ports.items() for x in (option, str(port)))],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        env=_clean_ray_env(**auth))
-    exe = Path(sys.executable).with_name("rgpu-fuzz")
-    common = ["campaign", "--pipelines", "ref,llvm-cpu-xor2or:O0", "--plugin", str(MISCOMPILE),
-              "--seed-start", "48", "--chunk", "4", "--cases", "16", "--no-reduce", "--json",
-              "--time", "5m", "--executor", f"ray://127.0.0.1:{client_port}"]
+        env=_clean_ray_env(HOME=str(home)))
+    client_port = ports["--ray-client-server-port"]
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -244,29 +242,73 @@ def test_a_campaign_reaches_a_cluster_through_ray_client(tmp_path: Path) -> None
                     break
             assert head.poll() is None, "ray start --head exited"
             time.sleep(0.5)
-        t0 = time.monotonic()
-        refused = subprocess.run([str(exe), *common, "--out", str(tmp_path / "refused")],
-                                 capture_output=True, text=True, timeout=300,
-                                 env=_clean_ray_env())
-        refused_s = time.monotonic() - t0
-        remote = subprocess.run([str(exe), *common, "--out", str(tmp_path / "ray")],
-                                capture_output=True, text=True, timeout=300,
-                                env=_clean_ray_env(**auth))
+        yield client_port
     finally:
         stop_head(head)
-    assert refused.returncode == 2, refused.stderr
-    (line,) = [x for x in refused.stderr.splitlines() if "error:" in x]
-    assert "token authentication" in line and "RAY_AUTH_MODE=token" in line, refused.stderr
-    assert refused_s < 60, refused_s          # one PING, not Ray Client's retries
-    assert remote.returncode == 0, remote.stderr
-    data = json.loads(remote.stdout)
-    assert data["executor"] == "ray" and data["jobs"] == 2 and data["cases"] == 16
-    local = run(tmp_path / "local", Setup(("ref", "llvm-cpu-xor2or:O0"), "default", "default",
-                                          (str(MISCOMPILE),)),
-                LocalExecutor(2), seed_start=48, max_cases=16, reduce=False)
-    assert data["findings"] == local["findings"] > 0
-    with FindingStore(tmp_path / "ray" / "findings.sqlite", readonly=True) as store:
-        seeds = {store.case(cid).provenance.seed for cid in case_ids(tmp_path / "ray")}
-    assert seeds == {59, 62}
-    assert store_contents(tmp_path / "ray") == store_contents(tmp_path / "local")
-    assert checkpoint(tmp_path / "ray") == checkpoint(tmp_path / "local")
+
+
+def _client_server_log(home: Path) -> str:
+    """The end of the head's Ray Client server logs (a failed connection's only account)."""
+    logs = sorted((home / "ray").glob("session_*/logs/ray_client_server*"))
+    return "".join(f"\n--- {p.name}\n" + p.read_text(errors="replace")[-3000:] for p in logs)
+
+
+def test_a_campaign_reaches_a_cluster_through_ray_client() -> None:
+    """`--executor ray://127.0.0.1:PORT` against a head started as people start one (`ray
+    start --head`) after `ray get-auth-token --generate` wrote `~/.ray/auth_token`, so the head
+    has token authentication on (Ray >= 2.5x). The campaign, from the same user's environment
+    with no RAY_AUTH_* set, finds the token as the Ray CLI does and runs its actors in that
+    cluster: its store holds the seeded bug's two kernels (xor2or at seeds 59 and 62, module
+    docstring; the store's equality with the local executor's is the in-process test's), and
+    Ray's "SIGTERM handler is not set" line is not
+    printed. A wrong token, or none at all (another user's HOME), stops the campaign at once
+    with one line naming the settings, where Ray Client retried for ~30 s and said only "ray
+    client connection timeout"."""
+    pytest.importorskip("ray", reason="ray cannot be imported; pip install 'rgpu-fuzz[ray]'")
+    ray_cli = Path(sys.executable).with_name("ray")
+    # short paths: Ray's Unix sockets live under --temp-dir (sun_path is 108 bytes, unix(7))
+    home = Path(tempfile.mkdtemp(prefix="rgpu-ray-"))
+    stranger = Path(tempfile.mkdtemp(prefix="rgpu-ray-"))
+    try:
+        subprocess.run([str(ray_cli), "get-auth-token", "--generate"], check=True,
+                       capture_output=True, env=_clean_ray_env(HOME=str(home)), timeout=60)
+        assert (home / ".ray" / "auth_token").exists()
+        exe = Path(sys.executable).with_name("rgpu-fuzz")
+        with ray_head(home) as client_port:
+            common = [str(exe), "campaign", "--pipelines", "ref,llvm-cpu-xor2or:O0",
+                      "--plugin", str(MISCOMPILE), "--seed-start", "48", "--chunk", "4",
+                      "--cases", "16", "--no-reduce", "--json", "--time", "5m",
+                      "--executor", f"ray://127.0.0.1:{client_port}"]
+
+            def campaign(out: Path, **env: str) -> tuple[subprocess.CompletedProcess[str],
+                                                          float]:
+                t0 = time.monotonic()
+                proc = subprocess.run([*common, "--out", str(out)], capture_output=True,
+                                      text=True, timeout=300, env=_clean_ray_env(**env))
+                return proc, time.monotonic() - t0
+
+            remote, _ = campaign(home / "out", HOME=str(home))
+            wrong, wrong_s = campaign(home / "wrong", HOME=str(home),
+                                      RAY_AUTH_TOKEN=os.urandom(16).hex())
+            none, none_s = campaign(home / "none", HOME=str(stranger))
+        assert remote.returncode == 0, remote.stderr + _client_server_log(home)
+        assert "SIGTERM handler" not in remote.stderr + remote.stdout
+        data = json.loads(remote.stdout)
+        assert data["executor"] == "ray" and data["jobs"] == 2 and data["cases"] == 16
+        for refused, seconds, says in ((wrong, wrong_s, "is not the cluster's"),
+                                       (none, none_s, "set RAY_AUTH_MODE=token")):
+            assert refused.returncode == 2, refused.stderr
+            (line,) = [x for x in refused.stderr.splitlines() if "error:" in x]
+            assert "token authentication" in line and says in line, refused.stderr
+            assert seconds < 30, seconds          # one PING, not Ray Client's retries
+        out = home / "out"
+        with FindingStore(out / "findings.sqlite", readonly=True) as store:
+            seeds = {store.case(cid).provenance.seed for cid in case_ids(out)}
+            signatures = {b.signature for b in store.buckets()}
+        assert seeds == {59, 62} and data["findings"] == 2
+        assert signatures and all(s.startswith("wrong-code|llvm-cpu-xor2or:O0|")
+                                  for s in signatures)
+        assert_cases_stored(out)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(stranger, ignore_errors=True)

@@ -15,11 +15,22 @@ under load the restart takes seconds, which would burn a job's tries without run
 
 Ray Client (`ray://HOST:PORT`) and token authentication: since Ray 2.5x a head started with
 `ray start --head` requires a token when one is configured (`RAY_AUTH_MODE=token`, or any
-token in `~/.ray/auth_token`, which every local `ray.init()` creates), while a client given an
-explicit address never sends one unless `RAY_AUTH_MODE=token` is set. Ray Client retries the
+token in `~/.ray/auth_token`, which every local `ray.init()` and `ray get-auth-token
+--generate` create). The Ray CLI, and `ray.init()` finding a local cluster, switch to token
+mode by themselves when `RAY_AUTH_MODE` is unset and a token is there (`RAY_AUTH_TOKEN`,
+`RAY_AUTH_TOKEN_PATH` or `~/.ray/auth_token`: Ray's `maybe_enable_token_auth_if_token_available`);
+`ray.init(address=...)` with an explicit address does not, so a client on the head's own
+machine was refused until its user set `RAY_AUTH_MODE=token`. `start` makes the CLI's choice
+before connecting to an explicit address (`_token_mode_like_the_cli`). Ray Client retries a
 refusal as if the server were starting and ends, after ~30 s, with "ray client connection
-timeout". `start` therefore asks the client server once (one PING) before connecting, and
-turns a refusal into one line that names the settings.
+timeout", so `start` also asks the client server once (one PING) before connecting, and
+turns a refusal (a wrong token, or none) into one line that names the settings.
+
+Ray's `ray.init` warns "SIGTERM handler is not set because current thread is not the main
+thread" when called off the main thread, which the Ray Client server on the head always does
+for a client, and Ray Client prints the head's log records on the client's stderr. It says
+nothing about the campaign (whose own signal handling stops it), so that record is dropped
+(`_QuietSigterm`).
 
 `ray` is an optional dependency (`pip install 'rgpu-fuzz[ray]'`); it is imported when this
 executor starts.
@@ -89,6 +100,44 @@ def _check_client_server(address: str) -> None:
         channel.close()
 
 
+def _token_mode_like_the_cli() -> None:
+    """With `RAY_AUTH_MODE` unset and a token available, set `RAY_AUTH_MODE=token` for this
+    process, as `ray start` and a bare `ray.init()` do (Ray's
+    `authentication_token_setup.maybe_enable_token_auth_if_token_available`, whose "token
+    authentication is enabled" warning is for the head's operator, not a client, so it is
+    kept quiet). An explicit `RAY_AUTH_MODE` (`disabled` included) is left as set."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    try:
+        from ray._private.authentication import authentication_token_setup as setup
+    except ImportError:  # a Ray before token authentication
+        return
+    log = logging.getLogger(setup.__name__)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        setup.maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    finally:
+        log.setLevel(level)
+
+
+def _gist(error: Exception) -> str:
+    """One line for `error`: its first line, and when it carries a traceback (Ray Client's
+    "Initialization failure from server:" then the server's traceback) the traceback's last
+    line too, which names what failed on the head."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    return lines[0] if len(lines) == 1 else f"{lines[0]} {lines[-1]}"
+
+
+class _QuietSigterm(logging.Filter):
+    """Drops `ray.init`'s "SIGTERM handler is not set ..." record (module docstring)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "SIGTERM handler is not set" not in record.getMessage()
+
+
 class ChunkActor:
     """One warm worker process (made a Ray actor in `RayExecutor.start`)."""
 
@@ -136,6 +185,12 @@ class RayExecutor(Executor):
             raise RayUnavailable(f"--executor ray needs ray (pip install 'rgpu-fuzz[ray]'): "
                                  f"{e}") from None
         if not ray.is_initialized():
+            # ray.init logs it here, and the Ray Client server's does on the head; Ray
+            # Client streams the server's log records back and logs them again
+            for name in ("ray._private.worker", "ray.util.client.logsclient"):
+                log = logging.getLogger(name)
+                if not any(isinstance(f, _QuietSigterm) for f in log.filters):
+                    log.addFilter(_QuietSigterm())
             options: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING,
                                        "include_dashboard": False}
             try:
@@ -147,13 +202,13 @@ class RayExecutor(Executor):
                     ray.init(address="local", num_cpus=self.jobs,
                              _system_config={"worker_niceness": 0}, **options)
                 else:
+                    _token_mode_like_the_cli()
                     if self.address.startswith("ray://"):
                         _check_client_server(self.address)
                     ray.init(address=self.address, **options)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 where = self.address or "a local Ray instance"
-                raise RayUnavailable(f"cannot start or reach {where}: "
-                                     f"{str(e).splitlines()[0] if str(e) else e}") from None
+                raise RayUnavailable(f"cannot start or reach {where}: {_gist(e)}") from None
             self._started_ray = True
         count = self.jobs or max(1, int(ray.cluster_resources().get("CPU", 1)))
         actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(ChunkActor)
