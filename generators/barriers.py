@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 
 from rgpu_fuzz.generators.context import Builder, Pos, Var
 from rgpu_fuzz.generators.expr import convert
-from rgpu_fuzz.generators.stmt import _counter, shared_store, stmts
+from rgpu_fuzz.generators.stmt import _counter, shared_store, shared_update, stmts
 from rgpu_fuzz.generators.values import int_literal, literal, usize
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.scalars import Scalar
@@ -313,6 +313,8 @@ def phases(b: Builder, base: Pos, rounds_param: str | None) -> tuple[list[ast.St
     write = base.nested(shared_write=True)
     out: list[ast.Stmt] = [shared_store(b, write, i, j)
                            for i, s in enumerate(b.shared) for j in range(s.slots)]
+    if b.features.shared_helpers and b.src.boolean(0.5):  # every own slot is written now
+        out.append(shared_update(b, write, store=False))
     out += stmts(b, write, b.src.integer(0, lo))
     out.append(_SYNC)
     n = b.src.integer(0, max(0, b.limits.shared_phases_max - 1))
