@@ -49,12 +49,25 @@ class _Visitor:
     def __init__(self, module: ast.Module) -> None:
         self.found: set[str] = set()
         self.fns = module.fns()
+        self.reachable = self._reachable()
+        """Kernels and the helpers they call, directly or not: a helper no kernel calls is
+        lowered but never runs, so its constructs do not count."""
         self.shared_helpers = {n for n, f in self.fns.items() if not f.kernel
                                and self._reaches_shared(f, set())}
         self.mut_helpers = {n for n, f in self.fns.items() if any(p.mutable for p in f.params)}
         self._names: set[str] = set()   # names bound so far in the current function
         self._under_if = False           # inside an `if` statement's branch
         self._seen_barrier = False       # a barrier stands earlier in the current kernel
+
+    def _reachable(self) -> set[str]:
+        todo = [n for n, f in self.fns.items() if f.kernel]
+        seen = set(todo)
+        while todo:
+            for c in _walk(self.fns[todo.pop()].body):
+                if isinstance(c, ast.Call) and c.func in self.fns and c.func not in seen:
+                    seen.add(c.func)
+                    todo.append(c.func)
+        return seen
 
     def _reaches_shared(self, fn: ast.Fn, seen: set[str]) -> bool:
         if _touches_shared(fn):
@@ -94,7 +107,7 @@ class _Visitor:
                         self.add("item:shared-64bit")
                     if elem.is_float:
                         self.add("item:shared-float")
-                case ast.Fn() as fn:
+                case ast.Fn() as fn if fn.name in self.reachable:
                     self.function(fn)
 
     def function(self, fn: ast.Fn) -> None:

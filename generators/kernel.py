@@ -25,7 +25,13 @@ from __future__ import annotations
 from rgpu_fuzz.generators import barriers
 from rgpu_fuzz.generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
 from rgpu_fuzz.generators.expr import convert, expr, shared_read
-from rgpu_fuzz.generators.stmt import depth, shared_store, shared_update, stmts
+from rgpu_fuzz.generators.stmt import (
+    depth,
+    shared_helper_call,
+    shared_store,
+    shared_update,
+    stmts,
+)
 from rgpu_fuzz.generators.values import int_literal, literal, usize, value_bits, zero
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.printer import print_module
@@ -252,10 +258,14 @@ def _phases(b: Builder, base: Pos, rounds_param: str | None) -> tuple[list[ast.S
     read = base.nested(shared_read=True)
     out: list[ast.Stmt] = [shared_store(b, write, i, j)
                            for i, s in enumerate(b.shared) for j in range(s.slots)]
-    if b.features.shared_helpers and b.src.boolean(0.5):  # every own slot is written now
-        out.append(shared_update(b, write, store=False))
+    if b.features.shared_helpers:  # every own slot is written now
+        if b.src.boolean(0.5):
+            out.append(shared_update(b, write, store=False))
+        out += shared_helper_call(b, write, "write")
     out += stmts(b, write, b.src.integer(0, lo))
     out.append(_SYNC)
+    if b.features.shared_helpers:
+        out += shared_helper_call(b, read, "read")
     out += stmts(b, read, b.src.integer(lo, hi))
     for _ in range(b.src.integer(0, max(0, b.limits.shared_phases_max - 1))):
         out.append(_SYNC)

@@ -219,6 +219,25 @@ def shared_update(b: Builder, pos: Pos, store: bool) -> ast.Stmt:
                         semi=False)
 
 
+def shared_helper_call(b: Builder, pos: Pos, kind: str) -> list[ast.Stmt]:
+    """A call of a shared `kind` ("read"/"write") helper, when there is one and a coin says
+    so: `h(tid, ...);` or `let v: T = h(...);`. Made where the phase allows it (after a write
+    phase's first stores, first thing in a read phase), so that the helpers the profile
+    switch `shared_helpers` adds are called, not only defined."""
+    helpers = [h for h in b.helpers if h.shared == kind and h.callable_at(pos, b.tid)
+               and pos.work * h.cost <= b.limits.work_max]
+    if not helpers or not b.src.boolean(0.7):
+        return []
+    h = b.src.choice(helpers)
+    b.note_work(pos.work * h.cost)
+    call = call_args(b, h, lambda: depth(b) - 1, pos)
+    if h.ret is None:
+        return [ast.ExprStmt(expr=call)]
+    name = b.fresh("v")
+    b.bind(Var(name, h.ret))
+    return [ast.Let(name=name, mutable=False, ty=ast.ScalarType(scalar=h.ret), init=call)]
+
+
 def _shared_store(b: Builder, pos: Pos) -> list[ast.Stmt]:
     return [shared_store(b, pos)]
 
@@ -347,4 +366,13 @@ _PRODUCTIONS = {
     "return": _return,
 }
 
-__all__ = ["block", "call_args", "if_chain", "shared_store", "shared_update", "stmt", "stmts"]
+__all__ = [
+    "block",
+    "call_args",
+    "if_chain",
+    "shared_helper_call",
+    "shared_store",
+    "shared_update",
+    "stmt",
+    "stmts",
+]
