@@ -80,6 +80,20 @@ def test_the_shared_helpers_conformance_kernel() -> None:
     assert "launch:partial-wave" not in got  # 32 threads: a full wave32
 
 
+def test_the_shared_3d_phases_conformance_kernel() -> None:
+    """`put` reads `thread_idx_z()` and does `W[t * 2] *= 3`; the kernel does `B[tid] ^= …`
+    and `out[gid] -= …`; `nb_sum` (a `mut` parameter) calls `nb`, which reads `B` and
+    `B.len()`, in an `if` condition; the kernel's `for` breaks and continues before no
+    barrier of its own; blocks of 3·3·3 threads."""
+    got = case_constructs(casefile.load(CASES / "shared_3d_phases.toml"))
+    for c in ("helper:prelude", "helper:shared-compound", "compound:shared", "compound:slice",
+              "helper:calls-shared-helper", "expr:call-mut-param-in-condition",
+              "gpu:break-in-region-loop", "gpu:continue-in-region-loop", "helper:shared-len",
+              "expr:len-shared", "launch:3d-partial-wave", "item:shared-len-const"):
+        assert c in got, c
+    assert "gpu:break-in-barrier-loop" not in got
+
+
 def test_launch_shapes_by_hand() -> None:
     """27 threads per block (3·3·3) fill no wave; a y-extent in the grid is a 2-D launch."""
     assert launch_constructs(Launch(grid=(2, 1, 1), block=(3, 3, 3))) == {

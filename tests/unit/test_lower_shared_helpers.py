@@ -67,18 +67,23 @@ def test_helper_store_is_an_lds_store(level: int) -> None:
     assert "ds_write_b32" in put, put[:2000]
 
 
+@pytest.mark.parametrize("name", ["shared_helpers", "shared_3d_phases"])
 @pytest.mark.parametrize("spec", ["amdgpu-sim:gfx942:O0", "amdgpu-sim:gfx942:O3",
                                   "amdgpu-sim:gfx1100:O0", "amdgpu-sim:gfx90a:O2"])
-def test_shared_helpers_case_computes_what_rustc_computed(spec: str) -> None:
-    """Reads, writes, compound assignment, a helper-calls-helper chain, a sub-word element
-    and a helper with a `mut` parameter called in a condition, against rustc's values."""
-    case = casefile.load(CASES / "shared_helpers.toml")
+def test_shared_helper_cases_compute_what_rustc_computed(spec: str, name: str) -> None:
+    """`shared_helpers`: reads, writes, compound assignment, a helper-calls-helper chain, a
+    sub-word element and a helper with a `mut` parameter called in a condition.
+    `shared_3d_phases`: a 3-D launch of 27-thread blocks (no full wave), a writer helper
+    that reads `thread_idx_z()`, `op=` on shared elements in the kernel and in helpers,
+    `.len()` of shared arrays, `break`/`continue` in a loop of a kernel with barriers."""
+    case = casefile.load(CASES / f"{name}.toml")
     outcome = Registry().create(spec).run(case)
     assert isinstance(outcome, Ok), outcome
     got = {b: outcome.outputs[b].bits() for b in outcome.outputs}
-    assert output_mismatches(case, got, load_expected("shared_helpers")["outputs"]) == []
+    assert output_mismatches(case, got, load_expected(name)["outputs"]) == []
 
 
-def test_case_file_is_canonical() -> None:
-    path = Path(CASES / "shared_helpers.toml")
+@pytest.mark.parametrize("name", ["shared_helpers", "shared_3d_phases"])
+def test_case_file_is_canonical(name: str) -> None:
+    path = Path(CASES / f"{name}.toml")
     assert casefile.dumps(casefile.load(path)) == path.read_text(encoding="utf-8")
