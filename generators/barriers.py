@@ -37,7 +37,13 @@ from dataclasses import dataclass, replace
 
 from rgpu_fuzz.generators.context import Builder, Pos, Var
 from rgpu_fuzz.generators.expr import convert
-from rgpu_fuzz.generators.stmt import _counter, shared_store, stmts
+from rgpu_fuzz.generators.stmt import (
+    _counter,
+    shared_helper_call,
+    shared_store,
+    shared_update,
+    stmts,
+)
 from rgpu_fuzz.generators.values import int_literal, literal, usize
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.scalars import Scalar
@@ -313,11 +319,17 @@ def phases(b: Builder, base: Pos, rounds_param: str | None) -> tuple[list[ast.St
     write = base.nested(shared_write=True)
     out: list[ast.Stmt] = [shared_store(b, write, i, j)
                            for i, s in enumerate(b.shared) for j in range(s.slots)]
+    if b.features.shared_helpers:  # every own slot is written now
+        if b.src.boolean(0.5):
+            out.append(shared_update(b, write, store=False))
+        out += shared_helper_call(b, write, "write")
     out += stmts(b, write, b.src.integer(0, lo))
     out.append(_SYNC)
     n = b.src.integer(0, max(0, b.limits.shared_phases_max - 1))
     ret = b.features.return_after_barrier and b.features.early_return
     first = Ctx(base=base, tail=ret and n == 0)
+    if b.features.shared_helpers:
+        out += shared_helper_call(b, first.read, "read")
     out += stmts(b, first.read, b.src.integer(lo, hi))
     out += segments(b, Ctx(base=base, tail=ret), n, rounds_param)
     last = base.nested(shared_read=True)

@@ -72,6 +72,18 @@ class Helper:
     params: tuple[Scalar, ...]
     ret: Scalar | None
     cost: int
+    shared: str = ""
+    """"read": reads shared arrays, callable only in a read phase; "write": its first
+    parameter is the caller's thread index `tid` and it writes that thread's own shared
+    slots (a store, then `op=` on the stored element), callable only in a write phase."""
+
+    def callable_at(self, pos: Pos, tid: str | None) -> bool:
+        """May be called at `pos` (the shared-memory discipline of the phases)."""
+        if self.shared == "read":
+            return pos.shared_read
+        if self.shared == "write":
+            return pos.shared_write and tid is not None
+        return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,9 @@ Every expression is well-defined by construction:
 
 from __future__ import annotations
 
-from rgpu_fuzz.generators.context import Builder, Pos, Var
+from collections.abc import Callable
+
+from rgpu_fuzz.generators.context import Builder, Helper, Pos, Var
 from rgpu_fuzz.generators.values import explicit_from_bits, int_literal, literal, one, usize, zero
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.scalars import Scalar
@@ -80,9 +82,9 @@ def _applicable(b: Builder, ty: Scalar, pos: Pos) -> dict[str, int]:
     if is_bool:
         w["cast"] = w["assoc"] = 0
     if not any(h.ret is not None and pos.work * h.cost <= b.limits.work_max
-               for h in b.helpers[: b.callable_helpers]):
+               and h.callable_at(pos, b.tid) for h in b.helpers[: b.callable_helpers]):
         w["call"] = 0
-    if not pos.in_kernel:
+    if not pos.in_kernel and not b.features.shared_helpers:
         w["prelude"] = 0
     if not any(w.values()):
         w["literal"] = 1
@@ -251,15 +253,25 @@ def _method(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
 
 def _call(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
     helpers = [h for h in b.helpers[: b.callable_helpers]
-               if h.ret is not None and pos.work * h.cost <= b.limits.work_max]
+               if h.ret is not None and pos.work * h.cost <= b.limits.work_max
+               and h.callable_at(pos, b.tid)]
     if not helpers:
         return None
     same = [h for h in helpers if h.ret is ty]
     h = b.src.choice(same) if same and b.src.boolean(0.7) else b.src.choice(helpers)
     b.note_work(pos.work * h.cost)
-    args = tuple(expr(b, p, depth, pos) for p in h.params)
     assert h.ret is not None
-    return convert(ast.Call(func=h.name, args=args), h.ret, ty)
+    return convert(call_args(b, h, lambda: depth, pos), h.ret, ty)
+
+
+def call_args(b: Builder, h: Helper, depth_of: Callable[[], int], pos: Pos) -> ast.Call:
+    """A call of `h`, each argument `depth_of()` deep; a shared writer gets the caller's
+    thread index first."""
+    if h.shared == "write":
+        assert b.tid is not None
+        rest = tuple(expr(b, p, depth_of(), pos) for p in h.params[1:])
+        return ast.Call(func=h.name, args=(ast.Name(ident=b.tid), *rest))
+    return ast.Call(func=h.name, args=tuple(expr(b, p, depth_of(), pos) for p in h.params))
 
 
 def _if(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr:
@@ -327,7 +339,9 @@ def shared_read(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None
     if not (pos.shared_read and b.shared):
         return None
     s = b.src.choice(b.shared)
-    length = ast.Name(ident=s.len_const) if s.len_const else usize(s.len)
+    length: ast.Expr = ast.Name(ident=s.len_const) if s.len_const else usize(s.len)
+    if b.features.shared_helpers and b.src.boolean(0.3):
+        length = ast.MethodCall(receiver=ast.Name(ident=s.name), method="len")
     if b.tid is not None and b.src.boolean(0.4):  # the neighbour pattern: (tid + k) % len
         idx: ast.Expr = _bin(BinOp.REM, _bin(BinOp.ADD, ast.Name(ident=b.tid),
                                              usize(b.src.integer(1, s.len))), length)

@@ -24,8 +24,14 @@ from __future__ import annotations
 
 from rgpu_fuzz.generators import barriers
 from rgpu_fuzz.generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
-from rgpu_fuzz.generators.expr import convert, expr
-from rgpu_fuzz.generators.stmt import depth, shared_store, stmts
+from rgpu_fuzz.generators.expr import convert, expr, shared_read
+from rgpu_fuzz.generators.stmt import (
+    depth,
+    shared_helper_call,
+    shared_store,
+    shared_update,
+    stmts,
+)
 from rgpu_fuzz.generators.values import int_literal, literal, usize, value_bits, zero
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.printer import print_module
@@ -163,6 +169,65 @@ def _helpers(b: Builder) -> list[ast.Item]:
     return items
 
 
+def _helper_params(b: Builder, first: list[ast.Param]) -> list[ast.Param]:
+    params = list(first)
+    for _ in range(b.src.integer(1, max(1, b.limits.helper_params_max)) - len(first)):
+        pty, pname, mutable = b.scalar_type(), b.fresh("x"), b.src.boolean(0.3)
+        params.append(ast.Param(name=pname, ty=ast.ScalarType(scalar=pty), mutable=mutable))
+        b.bind(Var(pname, pty, assignable=mutable))
+    return params
+
+
+def _shared_helpers(b: Builder) -> list[ast.Item]:
+    """Helpers that touch the shared arrays (profile switch `shared_helpers`), after the
+    ordinary ones so that they may call them and each other (earlier ones only):
+    * a reader (`Helper.shared == "read"`) reads any slot; it is called only in a read phase;
+    * a writer takes the caller's `tid` first and begins with `S[t * slots + j] = e;
+      S[t * slots + j] op= e2;`, then may store to any own slot; it is called only in a
+      write phase, with `tid` as that argument, so it writes only the caller's own slots.
+    Either may read thread ids (`thread_idx_x()`...) in its body."""
+    items: list[ast.Item] = []
+    saved_tid = b.tid
+    for _ in range(b.src.integer(1, 2)):
+        i = len(b.helpers)
+        kind = b.src.choice(("read", "write"))
+        b.callable_helpers = i
+        b.scopes = [{}]
+        first: list[ast.Param] = []
+        b.tid = None
+        if kind == "write":
+            b.tid = b.fresh("t")
+            first.append(ast.Param(name=b.tid, ty=ast.ScalarType(scalar=Scalar.USIZE)))
+            b.bind(Var(b.tid, Scalar.USIZE, reserved=True))
+        params = _helper_params(b, first)
+        ret = b.scalar_type() if b.src.boolean(0.7) else None
+        b.stmts_left = max(2, b.limits.max_stmts // 4)
+        b.max_work_seen = 1
+        pos = Pos(can_return=b.features.early_return, ret=ret, shared_read=kind == "read",
+                  shared_write=kind == "write")
+        body: list[ast.Stmt] = []
+        if kind == "write":
+            body.append(shared_update(b, pos, store=True))
+        else:
+            ty = b.scalar_type()
+            read = shared_read(b, ty, depth(b), pos)
+            assert read is not None
+            body.append(ast.Let(name=b.fresh("v"), mutable=False,
+                                ty=ast.ScalarType(scalar=ty), init=read))
+        body += stmts(b, pos, b.src.integer(0, b.limits.top_stmts_max))
+        tail = expr(b, ret, depth(b), pos) if ret is not None else None
+        items.append(ast.Fn(name=f"h{i}", params=tuple(params),
+                            ret=ast.ScalarType(scalar=ret) if ret is not None else None,
+                            body=ast.Block(stmts=tuple(body), tail=tail),
+                            inline_never=b.features.inline_never and b.src.boolean(0.5)))
+        ptypes = tuple(p.ty.scalar for p in params if isinstance(p.ty, ast.ScalarType))
+        b.helpers.append(Helper(f"h{i}", ptypes, ret, b.max_work_seen, shared=kind))
+    b.tid = saved_tid
+    b.callable_helpers = len(b.helpers)
+    b.scopes = []
+    return items
+
+
 def _shared_arrays(b: Builder, tpb: int) -> list[ast.Item]:
     items: list[ast.Item] = []
     for _ in range(b.src.integer(1, max(1, b.limits.shared_max))):
@@ -193,8 +258,14 @@ def _phases(b: Builder, base: Pos, rounds_param: str | None) -> tuple[list[ast.S
     read = base.nested(shared_read=True)
     out: list[ast.Stmt] = [shared_store(b, write, i, j)
                            for i, s in enumerate(b.shared) for j in range(s.slots)]
+    if b.features.shared_helpers:  # every own slot is written now
+        if b.src.boolean(0.5):
+            out.append(shared_update(b, write, store=False))
+        out += shared_helper_call(b, write, "write")
     out += stmts(b, write, b.src.integer(0, lo))
     out.append(_SYNC)
+    if b.features.shared_helpers:
+        out += shared_helper_call(b, read, "read")
     out += stmts(b, read, b.src.integer(lo, hi))
     for _ in range(b.src.integer(0, max(0, b.limits.shared_phases_max - 1))):
         out.append(_SYNC)
@@ -255,6 +326,8 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
     if has_shared:
         items += _shared_arrays(b, launch.threads_per_block)
     items += helpers
+    if has_shared and b.features.shared_helpers and b.features.helpers:
+        items += _shared_helpers(b)
 
     params: list[ast.Param] = []
     args: list[Arg] = []

@@ -109,6 +109,9 @@ class Features:
     launch_2d: bool
     launch_3d: bool
     guarded_outputs: bool      # `if gid < n { out[gid] = ... }` with fewer slots than threads
+    # Off in default.toml, and then no choice is spent on it (seeds keep their cases):
+    shared_helpers: bool       # helpers reading/writing shared arrays, `op=` on shared slots,
+    #                            `.len()` of shared arrays, thread ids read inside helpers
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,6 +1,7 @@
 """Feature coverage of generated kernels: which productions, operators, methods, types,
 casts and control-flow forms a set of modules uses, and which of the language's features it
-never reaches (`rgpu-fuzz gen --stats`).
+never reaches (`rgpu-fuzz gen --stats`). Where constructs stand and the combinations that
+reach different lowering code are counted by `constructs.py`.
 
 The full feature list is data (`ALL_FEATURES`), derived from docs/language.md, so that
 "never generated" is a concrete list rather than an impression. Types of operands (for casts

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from rgpu_fuzz.generators.context import Builder, LocalArray, Pos, Var
 from rgpu_fuzz.generators.expr import (
+    call_args,
     convert,
     expr,
     if_chain,
@@ -88,7 +89,8 @@ def _applicable(b: Builder, pos: Pos) -> dict[str, int]:
 
 
 def _callable(b: Builder, pos: Pos) -> list:
-    return [h for h in b.helpers[: b.callable_helpers] if pos.work * h.cost <= b.limits.work_max]
+    return [h for h in b.helpers[: b.callable_helpers]
+            if pos.work * h.cost <= b.limits.work_max and h.callable_at(pos, b.tid)]
 
 
 def stmt(b: Builder, pos: Pos) -> list[ast.Stmt]:
@@ -200,6 +202,42 @@ def shared_store(b: Builder, pos: Pos, shared_index: int | None = None,
                         semi=False)
 
 
+def shared_update(b: Builder, pos: Pos, store: bool) -> ast.Stmt:
+    """`unsafe { [S[k] = e;] S[k] op= e2; }` on an own slot `k = tid * slots + j` (a fixed
+    `j`, so both statements name one element): `op=` reads the element, so without the
+    store it is made only where every own slot has been written (after a write phase's
+    first stores); no other thread touches the slot in this barrier interval."""
+    s_index = b.src.integer(0, len(b.shared) - 1)
+    s = b.shared[s_index]
+    first = shared_store(b, pos, s_index, b.src.integer(0, s.slots - 1))
+    assert isinstance(first, ast.ExprStmt) and isinstance(first.expr, ast.BlockExpr)
+    assign = first.expr.block.stmts[0]
+    assert isinstance(assign, ast.Assign)
+    update = _assignment(b, assign.target, s.elem, pos, compound=True)
+    body = (assign, update) if store else (update,)
+    return ast.ExprStmt(expr=ast.BlockExpr(block=ast.Block(stmts=body), unsafe=True),
+                        semi=False)
+
+
+def shared_helper_call(b: Builder, pos: Pos, kind: str) -> list[ast.Stmt]:
+    """A call of a shared `kind` ("read"/"write") helper, when there is one and a coin says
+    so: `h(tid, ...);` or `let v: T = h(...);`. Made where the phase allows it (after a write
+    phase's first stores, first thing in a read phase), so that the helpers the profile
+    switch `shared_helpers` adds are called, not only defined."""
+    helpers = [h for h in b.helpers if h.shared == kind and h.callable_at(pos, b.tid)
+               and pos.work * h.cost <= b.limits.work_max]
+    if not helpers or not b.src.boolean(0.7):
+        return []
+    h = b.src.choice(helpers)
+    b.note_work(pos.work * h.cost)
+    call = call_args(b, h, lambda: depth(b) - 1, pos)
+    if h.ret is None:
+        return [ast.ExprStmt(expr=call)]
+    name = b.fresh("v")
+    b.bind(Var(name, h.ret))
+    return [ast.Let(name=name, mutable=False, ty=ast.ScalarType(scalar=h.ret), init=call)]
+
+
 def _shared_store(b: Builder, pos: Pos) -> list[ast.Stmt]:
     return [shared_store(b, pos)]
 
@@ -299,8 +337,7 @@ def _block(b: Builder, pos: Pos) -> list[ast.Stmt]:
 def _call(b: Builder, pos: Pos) -> list[ast.Stmt]:
     h = b.src.choice(_callable(b, pos))
     b.note_work(pos.work * h.cost)
-    args = tuple(expr(b, p, depth(b) - 1, pos) for p in h.params)
-    return [ast.ExprStmt(expr=ast.Call(func=h.name, args=args))]
+    return [ast.ExprStmt(expr=call_args(b, h, lambda: depth(b) - 1, pos))]
 
 
 def _guarded(b: Builder, pos: Pos, s: ast.Stmt) -> list[ast.Stmt]:
@@ -329,4 +366,13 @@ _PRODUCTIONS = {
     "return": _return,
 }
 
-__all__ = ["block", "if_chain", "shared_store", "stmt", "stmts"]
+__all__ = [
+    "block",
+    "call_args",
+    "if_chain",
+    "shared_helper_call",
+    "shared_store",
+    "shared_update",
+    "stmt",
+    "stmts",
+]

@@ -43,10 +43,12 @@ FIXED KERNEL ABI (the code-object, simulator, HIP and rustc-amdgpu work code aga
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import (
     TCTX_BDIM,
     TCTX_BID,
@@ -207,12 +209,15 @@ class SimtEntryState(AllocaState):
         self.b.ret_void()
 
 
-def lower_simt_entry(ms: ModuleState, checked, kernel: ast.Fn) -> str:  # type: ignore[no-untyped-def]
-    """Define the SIMT kernel entry (ABI in the module docstring; the calling convention and
-    kernel attributes are the target's); its symbol."""
+def declare_shared_globals(ms: ModuleState, shared: Mapping[str, ArrayTy]) -> None:
+    """One `addrspace(3)` global per `#[shared]` static. They must exist before any function
+    body is lowered: a helper reaches shared memory through them exactly as the kernel does
+    (a SIMT helper's shared-memory base argument is null; when the globals were made only
+    with the kernel entry, after the helpers, a helper indexed that null base and stored
+    through it: `sim-oob-access` at O0, the store deleted at O3)."""
     target = ms.target
-    for name in sorted(checked.shared):
-        ty = checked.shared[name]
+    for name in sorted(shared):
+        ty = shared[name]
         var = ir.GlobalVariable(ms.module, storage_type(ty), name=f"rgpu.shared.{name}",
                                 addrspace=target.addrspace_shared)
         var.linkage = "internal"
@@ -220,6 +225,13 @@ def lower_simt_entry(ms: ModuleState, checked, kernel: ast.Fn) -> str:  # type: 
         var.align = 16
         var.type = ir.PointerType(addrspace=target.addrspace_shared)  # opaque, not `T*`
         ms.shared_globals[name] = (var, ty)
+
+
+def lower_simt_entry(ms: ModuleState, kernel: ast.Fn) -> str:
+    """Define the SIMT kernel entry (ABI in the module docstring; the calling convention and
+    kernel attributes are the target's); its symbol. The shared globals are declared
+    already (`declare_shared_globals`)."""
+    target = ms.target
     types: list[ir.Type] = []
     names: list[str] = []
     for p in kernel.params:
@@ -257,5 +269,5 @@ def lower_simt_entry(ms: ModuleState, checked, kernel: ast.Fn) -> str:  # type: 
     return kernel.name
 
 
-__all__ = ["AMDHSA_TRIPLE", "DATA_LAYOUT", "AmdgcnTarget", "gpu_trap_fn",
-           "lower_simt_entry"]
+__all__ = ["AMDHSA_TRIPLE", "DATA_LAYOUT", "AmdgcnTarget", "declare_shared_globals",
+           "gpu_trap_fn", "lower_simt_entry"]

@@ -173,8 +173,14 @@ class FnState(abc.ABC):
 
 
 def shared_ptr(st: FnState, name: str) -> tuple[ir.Value, ArrayTy]:
+    """The address of shared array `name`: its global (SIMT targets) or its offset in the
+    block's shared buffer `st.shared` (host). SIMT functions get a null `st.shared`, and their
+    `shared_offsets` are empty, so a global missing there fails here instead of indexing
+    null."""
     if name in st.ms.shared_globals:
         return st.ms.shared_globals[name]
+    if name not in st.ms.shared_offsets:
+        raise AssertionError(f"shared array {name} has neither a global nor an offset")
     offset, ty = st.ms.shared_offsets[name]
     return st.b.gep(st.shared, [ir.Constant(I64, offset)], source_etype=ir.IntType(8)), ty
 

@@ -316,8 +316,15 @@ def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # 
     if target.data_layout:
         module.data_layout = target.data_layout
     offsets, shared_bytes = _shared_layout(checked.shared)
-    ms = ModuleState(module, Intrinsics(module), dict(checked.consts), offsets, target)
+    # SIMT targets reach shared arrays only through their globals, which every function
+    # body needs: declared before the helpers, and no offsets from a base they do not have
+    ms = ModuleState(module, Intrinsics(module), dict(checked.consts),
+                     offsets if target.serialises_threads else {}, target)
     ms.trap_fn = target.define_trap_fn(ms)
+    if not target.serialises_threads:
+        from rgpu_fuzz.lower.amdgcn import declare_shared_globals
+
+        declare_shared_globals(ms, checked.shared)
     kernel: ast.Fn = checked.fns[entry]
     helpers = [f for f in checked.fns.values() if not f.kernel]
     for f in helpers:
@@ -329,7 +336,7 @@ def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # 
     else:
         from rgpu_fuzz.lower.amdgcn import lower_simt_entry
 
-        symbol = lower_simt_entry(ms, checked, kernel)
+        symbol = lower_simt_entry(ms, kernel)
         lowered = LoweredKernel(ir="", symbol=symbol, params=kernel_params(kernel),
                                 shared_bytes=shared_bytes, frame_bytes=0,
                                 locations=(), uses_barrier=has_barrier(kernel.body))
