@@ -1,3 +1,7 @@
+; RUN: llc -O0 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -print-after=si-lower-sgpr-spills \
+; RUN:   -filter-print-funcs=k -o /dev/null < %s 2>&1 | FileCheck %s
+; REQUIRES: amdgpu-registered-target
+;
 ; LLVM 22.1 (Debian llvm-22 22.1.8; llvmlite 0.50's 22.1.0) at -O0, AMDGPU: SILowerSGPRSpills puts the
 ; IMPLICIT_DEF of an SGPR-spill lane VGPR inside the loop that spills and restores through it,
 ; ahead of the restores of loop-carried SGPRs. The WWM fast register allocator then sees the
@@ -63,3 +67,11 @@ exit:
   store <32 x i32> %v1.next, ptr addrspace(1) %p1
   ret void
 }
+
+; The lane VGPR is defined (IMPLICIT_DEF) inside the loop, then read by the restores of the
+; loop-carried SGPRs, then written by their spills for the back edge.
+; CHECK-LABEL: bb.1.loop:
+; CHECK: [[LANE:%[0-9]+]]:vgpr_32 = IMPLICIT_DEF
+; CHECK: $sgpr{{[0-9]+}} = SI_RESTORE_S32_FROM_VGPR [[LANE]]:vgpr_32, 5,
+; CHECK: [[LANE]]:vgpr_32 = SI_SPILL_S32_TO_VGPR $sgpr{{[0-9]+}}, 5, [[LANE]]:vgpr_32(tied-def 0)
+; CHECK-LABEL: bb.2.exit:

@@ -1,3 +1,8 @@
+; RUN: llc -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 < %s | FileCheck %s
+; RUN: llc -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -print-after=si-fold-operands \
+; RUN:   -o /dev/null < %s 2>&1 | FileCheck --check-prefix=MIR %s
+; REQUIRES: amdgpu-registered-target
+;
 ; LLVM 22.1 (llvmlite 0.50's 22.1.0, Debian llvm-22 22.1.8) and LLVM 19 (Debian llc-19): wrong
 ; code on AMDGPU for `or i64 (fptoui float to i64), (select c, i64 -7, i64 -8)`. Upstream: the
 ; bug llvm/llvm-project#189677, fixed by PR #189655 "[AMDGPU][SIFoldOperands] Fix OR -1 fold"
@@ -30,3 +35,15 @@ define amdgpu_kernel void @k(ptr addrspace(1) %pa, ptr addrspace(1) %pb, ptr add
   store i64 %o, ptr addrspace(1) %out, align 8
   ret void
 }
+
+; The high dword (v1) of the stored value must be -1; it is a copy of another register.
+; CHECK-LABEL: {{^}}k:
+; CHECK-NOT: v1, -1
+; CHECK: global_store_dwordx2 v{{[0-9]+}}, v[0:1]
+; CHECK-NOT: v1, -1
+; CHECK: s_endpgm
+; MIR-LABEL: After SI Fold Operands
+; MIR: [[U:%[0-9]+]]:sreg_32 = IMPLICIT_DEF
+; MIR: [[UV:%[0-9]+]]:vgpr_32 = COPY [[U]]:sreg_32
+; MIR: [[HI:%[0-9]+]]:vgpr_32 = V_MOV_B32_e32 [[UV]]:vgpr_32, implicit $exec
+; MIR-NEXT: REG_SEQUENCE %{{[0-9]+}}:vgpr_32, %subreg.sub0, [[HI]]:vgpr_32, %subreg.sub1

@@ -1,3 +1,6 @@
+; RUN: llc -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 < %s | FileCheck %s
+; REQUIRES: amdgpu-registered-target
+;
 ; LLVM 22.1.8 (Debian llvm-22; also llc-19): wrong code for an i64 srem on AMDGPU.
 ; CodeGenPrepare's slow-division bypass splits `srem i64 4294967294, %d` into a 32-bit block
 ; `%4 = urem i32 -2, (trunc i64 %d to i32)` taken when (%d & 0xFFFFFFFF00000000) == 0 and the
@@ -32,3 +35,13 @@ entry:
   store i32 %r32, ptr addrspace(1) %p
   ret void
 }
+
+; The 32-bit bypass block: a float reciprocal estimate, one +1 fix-up, no exact 32-bit
+; refinement (v_mul_hi_u32), and the remainder masked to 11 bits.
+; CHECK-LABEL: ; %Flow
+; CHECK: v_cvt_f32_u32_e32 [[DF:v[0-9]+]], [[D:v[0-9]+]]
+; CHECK: v_rcp_iflag_f32_e32 {{v[0-9]+}}, [[DF]]
+; CHECK-NOT: v_mul_hi_u32
+; CHECK: v_mul_lo_u32 [[QD:v[0-9]+]], {{v[0-9]+}}, [[D]]
+; CHECK-NEXT: v_sub_u32_e32 [[R:v[0-9]+]], -2, [[QD]]
+; CHECK-NEXT: v_and_b32_e32 v{{[0-9]+}}, 0x7ff, [[R]]
