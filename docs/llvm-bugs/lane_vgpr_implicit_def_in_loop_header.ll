@@ -2,6 +2,11 @@
 ; RUN:   -filter-print-funcs=k -o /dev/null < %s 2>&1 | FileCheck %s
 ; REQUIRES: amdgpu-registered-target
 ;
+; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel
+;   RUN 1: llvmlite yes, llc-22 yes, llc-19 no, gisel no
+; (end of matrix)
+;
 ; LLVM 22.1 (Debian llvm-22 22.1.8; llvmlite 0.50's 22.1.0) at -O0, AMDGPU: SILowerSGPRSpills puts the
 ; IMPLICIT_DEF of an SGPR-spill lane VGPR inside the loop that spills and restores through it,
 ; ahead of the restores of loop-carried SGPRs. The WWM fast register allocator then sees the
@@ -9,6 +14,8 @@
 ; physical VGPR after the last spill, so the next iteration reads other values.
 ; Upstream: llvm/llvm-project#186348 "[AMDGPU][SILowerSGPRSpills] Correct insertion of
 ; IMPLICIT_DEF in cycles" (merged) describes this mechanism; 22.1.8 does not have it.
+; GlobalISel (-global-isel -O0, llc-22) puts both lane VGPR IMPLICIT_DEFs in the entry
+; block: no reproduction (the matrix's `gisel no`).
 ; Found through rgpu-fuzz bucket 8081e0ac57 (docs/findings/8081e0ac57.md); this kernel is
 ; written by hand, not reduced.
 ;

@@ -3,6 +3,12 @@
 ; RUN:   | FileCheck --check-prefix=OBJ %s
 ; REQUIRES: amdgpu-registered-target
 ;
+; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel
+;   RUN 1: llvmlite n/a, llc-22 yes, llc-19 no, gisel no
+;   RUN 2: llvmlite yes, llc-22 yes, llc-19 no, gisel no
+; (end of matrix)
+;
 ; LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0), gfx11, -O0: the block after an
 ; `llvm.trap` keeps an unexpanded V_ADD_U64_PSEUDO (the 64-bit address add of the store).
 ; Upstream: llvm/llvm-project#208912, fixed on main by PR #174774 "[AMDGPU] Fix

@@ -1,7 +1,14 @@
 ; RUN: llc -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 < %s | FileCheck %s
 ; REQUIRES: amdgpu-registered-target
 ;
-; LLVM 22.1.8 (Debian llvm-22; also llc-19): wrong code for an i64 srem on AMDGPU.
+; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel
+;   RUN 1: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
+; (end of matrix)
+;
+; AMDGPU SelectionDAG, LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0) and LLVM 19
+; (Debian llc-19): wrong code for an i64 srem. GlobalISel (-global-isel) is right: its
+; bypass block uses the exact 32-bit expansion (v_mul_hi_u32 and two conditional fix-ups).
 ; CodeGenPrepare's slow-division bypass splits `srem i64 4294967294, %d` into a 32-bit block
 ; `%4 = urem i32 -2, (trunc i64 %d to i32)` taken when (%d & 0xFFFFFFFF00000000) == 0 and the
 ; full i64 path. Instruction selection lowers that urem with the 24-bit float division
@@ -38,10 +45,12 @@ entry:
 
 ; The 32-bit bypass block: a float reciprocal estimate, one +1 fix-up, no exact 32-bit
 ; refinement (v_mul_hi_u32), and the remainder masked to 11 bits.
-; CHECK-LABEL: ; %Flow
+; CHECK: s_andn2_saveexec_b64
+; CHECK-NEXT: s_cbranch_execz [[END:\.LBB[0-9_]+]]
 ; CHECK: v_cvt_f32_u32_e32 [[DF:v[0-9]+]], [[D:v[0-9]+]]
 ; CHECK: v_rcp_iflag_f32_e32 {{v[0-9]+}}, [[DF]]
 ; CHECK-NOT: v_mul_hi_u32
 ; CHECK: v_mul_lo_u32 [[QD:v[0-9]+]], {{v[0-9]+}}, [[D]]
 ; CHECK-NEXT: v_sub_u32_e32 [[R:v[0-9]+]], -2, [[QD]]
 ; CHECK-NEXT: v_and_b32_e32 v{{[0-9]+}}, 0x7ff, [[R]]
+; CHECK-NEXT: [[END]]:
