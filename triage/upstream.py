@@ -125,15 +125,20 @@ def _llvmlite_version() -> str:
     return f"{llvmlite.__version__} (LLVM {'.'.join(map(str, llvm.llvm_version_info))})"
 
 
+def debian_variant(major: int) -> Variant | None:
+    """Debian's llvm-<major> llc and opt, or None when its llc is not installed."""
+    llc, opt = _tool(major, "llc"), _tool(major, "opt")
+    if not llc.exists():
+        return None
+    return Variant(f"llc-{major}", _version(str(llc)), (str(llc),),
+                   (str(opt),) if opt.exists() else None)
+
+
 def default_variants() -> tuple[Variant, ...]:
     """llvmlite, Debian llc-22, Debian llc-19, llc-22 -global-isel (the ones installed)."""
     lite = (sys.executable, "-m", "rgpu_fuzz.triage.llvmlite_tool")
     out = [Variant("llvmlite", _llvmlite_version(), (*lite, "llc"), (*lite, "opt"))]
-    for major in (22, 19):
-        llc, opt = _tool(major, "llc"), _tool(major, "opt")
-        if llc.exists():
-            out.append(Variant(f"llc-{major}", _version(str(llc)), (str(llc),),
-                               (str(opt),) if opt.exists() else None))
+    out += [v for v in (debian_variant(22), debian_variant(19)) if v is not None]
     if _tool(22, "llc").exists():
         out.append(Variant("gisel", f"llc-22 {_version(str(_tool(22, 'llc')))} -global-isel",
                            (str(_tool(22, "llc")), "-global-isel"), None))
@@ -155,8 +160,20 @@ def _quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def run_line(run: RunLine, source: Path, variant: Variant, timeout: float = 300) -> Cell:
-    """Run one RUN line with `variant`'s llc/opt first on PATH."""
+def substitute(command: str, source: Path, check_file: Path | None = None) -> str:
+    """lit's `%s` in `command`: `source`, except in FileCheck's arguments when the CHECK
+    lines live in another file (`check_file`: the reproducer whose CHECK lines judge a
+    reduction candidate that has none)."""
+    if check_file is not None:
+        command = re.sub(r"(FileCheck\b[^|]*?)%s", lambda m: m.group(1) + _quote(
+            str(check_file.resolve())), command)
+    return command.replace("%s", _quote(str(source.resolve())))
+
+
+def run_line(run: RunLine, source: Path, variant: Variant, timeout: float = 300,
+             check_file: Path | None = None) -> Cell:
+    """Run one RUN line with `variant`'s llc/opt first on PATH (CHECK lines from
+    `check_file` when given, else from `source`)."""
     source = source.resolve()
     uses = {t for t in ("llc", "opt") if re.search(rf"(^|[|\s]){t}\s", run.command)}
     if ("llc" in uses and variant.llc is None) or ("opt" in uses and variant.opt is None):
@@ -170,7 +187,7 @@ def run_line(run: RunLine, source: Path, variant: Variant, timeout: float = 300)
         mark = folder / "na"
         env = dict(os.environ, PATH=f"{folder}{os.pathsep}{os.environ.get('PATH', '')}",
                    RGPU_NA_MARK=str(mark), PYTHONPATH=str(_ROOT))
-        command = run.command.replace("%s", _quote(str(source)))
+        command = substitute(run.command, source, check_file)
         proc = run_bounded(["bash", "-o", "pipefail", "-c", command], timeout=timeout,
                            env=env, cwd=source.parent)
         if mark.exists():
@@ -226,6 +243,16 @@ def write_matrix(path: Path, matrix: Matrix) -> None:
     path.write_text("\n".join(text) + "\n")
 
 
+def _interesting(check: Path, index: int, candidate: Path) -> int:
+    runs = [r for r in run_lines(check.read_text()) if r.index == index]
+    variant = debian_variant(22)
+    if not runs or variant is None:
+        print(f"error: {check}: no RUN {index}, or no Debian llc-22", file=sys.stderr)
+        return 2
+    cell = run_line(runs[0], candidate, variant, check_file=check)
+    return 0 if cell.result is Repro.YES else 1
+
+
 def main(argv: list[str]) -> int:
     import argparse
 
@@ -234,8 +261,15 @@ def main(argv: list[str]) -> int:
     m = sub.add_parser("matrix", help="which LLVMs reproduce each RUN line of a reproducer")
     m.add_argument("files", nargs="+", type=Path)
     m.add_argument("--write", action="store_true", help="update the header block in place")
+    i = sub.add_parser("interesting", help="llvm-reduce's test: exit 0 when RUN line N of "
+                       "--check passes on CANDIDATE with Debian llc-22, CHECK lines from --check")
+    i.add_argument("--check", type=Path, required=True, metavar="REPRODUCER.ll")
+    i.add_argument("--run", type=int, default=1, metavar="N")
+    i.add_argument("candidate", type=Path)
     args = ap.parse_args(argv)
-    for f in args.files:
+    if args.cmd == "interesting":
+        return _interesting(args.check, args.run, args.candidate)
+    for f in args.files:  # matrix
         if not f.is_file():
             print(f"error: {f}: no such file", file=sys.stderr)
             return 2
