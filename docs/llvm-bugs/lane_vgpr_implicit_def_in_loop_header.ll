@@ -7,6 +7,8 @@
 ;   RUN 1: llvmlite yes, llc-22 yes, llc-19 no, gisel no
 ; (end of matrix)
 ;
+; Title: [AMDGPU] -O0: SILowerSGPRSpills puts a lane VGPR's IMPLICIT_DEF in the loop header, loop-carried SGPR spills are lost across the back edge
+;
 ; LLVM 22.1 (Debian llvm-22 22.1.8; llvmlite 0.50's 22.1.0) at -O0, AMDGPU: SILowerSGPRSpills puts the
 ; IMPLICIT_DEF of an SGPR-spill lane VGPR inside the loop that spills and restores through it,
 ; ahead of the restores of loop-carried SGPRs. The WWM fast register allocator then sees the

@@ -11,6 +11,8 @@
 ;   RUN 3: llvmlite yes, llc-22 yes, llc-19 no, gisel no
 ; (end of matrix)
 ;
+; Title: [AMDGPU] SelectionDAG: zext of a call's i8 result with a range attribute masks the any-extended register with 0xffff instead of 0xff
+;
 ; AMDGPU SelectionDAG: wrong code for the zero extension of a call's i8 result that carries a
 ; `range` return attribute; latent since at least LLVM 19 with `noundef`, reached without it
 ; in LLVM 22.

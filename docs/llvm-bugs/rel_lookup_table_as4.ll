@@ -11,6 +11,8 @@
 ;   RUN 3: llvmlite yes, llc-22 yes, llc-19 yes, gisel n/a
 ; (end of matrix)
 ;
+; Title: RelLookupTableConverter: llvm.load.relative on the p0 overload for a table in addrspace(4)/(1) breaks the module
+;
 ; LLVM 22.1.8 and LLVM 19 (Debian opt-22 and opt-19): RelLookupTableConverterPass builds
 ; llvm.load.relative on the p0 overload for a constant table of pointers in a non-zero
 ; address space: 'Call parameter type does not match function signature', the module is

@@ -9,6 +9,8 @@
 ;   RUN 2: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
 ; (end of matrix)
 ;
+; Title: [AMDGPU] SIFoldOperands folds `v_or_b32 x, -1` into a copy of x (llvm/llvm-project#189677)
+;
 ; AMDGPU SIFoldOperands, LLVM 22.1 (llvmlite 0.50's 22.1.0, Debian llc-22 22.1.8) and LLVM 19
 ; (Debian llc-19), SelectionDAG and GlobalISel: wrong code for
 ; `or i64 (fptoui float to i64), (select c, i64 -7, i64 -8)`. Upstream: the bug

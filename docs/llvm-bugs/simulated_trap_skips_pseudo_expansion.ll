@@ -9,6 +9,8 @@
 ;   RUN 2: llvmlite yes, llc-22 yes, llc-19 no, gisel no
 ; (end of matrix)
 ;
+; Title: [AMDGPU] gfx11 -O0: blocks after llvm.trap keep V_ADD_U64_PSEUDO (llvm/llvm-project#208912)
+;
 ; LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0), gfx11, -O0: the block after an
 ; `llvm.trap` keeps an unexpanded V_ADD_U64_PSEUDO (the 64-bit address add of the store).
 ; Upstream: llvm/llvm-project#208912, fixed on main by PR #174774 "[AMDGPU] Fix

@@ -6,6 +6,8 @@
 ;   RUN 1: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
 ; (end of matrix)
 ;
+; Title: [AMDGPU] SelectionDAG: the 32-bit bypass block of `srem i64 4294967294, %d` lowers its urem with the 24-bit float division
+;
 ; AMDGPU SelectionDAG, LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0) and LLVM 19
 ; (Debian llc-19): wrong code for an i64 srem. GlobalISel (-global-isel) is right: its
 ; bypass block uses the exact 32-bit expansion (v_mul_hi_u32 and two conditional fix-ups).
