@@ -66,9 +66,19 @@ def check_lines(text: str, prefixes: tuple[str, ...]) -> list[str]:
     return [ln for ln in text.splitlines() if pat.match(ln)]
 
 
-def interestingness_script(reproducer: Path, run: RunLine) -> str:
+def reduce_run_index(text: str) -> int:
+    """Which RUN line guides a reduction: the reproducer's `; Reduce: RUN N` line, else 1.
+    A RUN line whose CHECK lines only say what is absent (CHECK-NOT) matches trivial code,
+    so such a reproducer names a positive one."""
+    m = re.search(r"^;\s*Reduce:\s*RUN\s+(\d+)", text, re.M)
+    return int(m.group(1)) if m else 1
+
+
+def interestingness_script(reproducer: Path, run: RunLine, allow_undef: bool) -> str:
     """llvm-reduce's test: `run`, with the candidate ("$1") as input and `reproducer`'s CHECK
-    lines, Debian llc-22 first on PATH; exit 0 when it passes."""
+    lines, Debian llc-22 first on PATH; exit 0 when it passes. Unless the original IR had
+    them (`allow_undef`), a candidate with `undef` or `poison` is not interesting: llvm-reduce
+    puts them in place of operands, and wrong code from an undefined value is no bug."""
     command = re.sub(r"(FileCheck\b[^|]*?)%s",
                      lambda m: m.group(1) + _shell_quote(str(reproducer.resolve())),
                      run.command)
@@ -76,7 +86,9 @@ def interestingness_script(reproducer: Path, run: RunLine) -> str:
     return ("#!/bin/bash\n"
             f"# llvm-reduce's interestingness test: RUN {run.index} of {reproducer.name}\n"
             "set -o pipefail\n"
-            f"export PATH={_shell_quote(str(LLC_22.parent))}:\"$PATH\"\n"
+            + ("" if allow_undef else
+               "grep -qwE 'undef|poison' \"$1\" && exit 1\n")
+            + f"export PATH={_shell_quote(str(LLC_22.parent))}:\"$PATH\"\n"
             f"{command} >/dev/null 2>&1\n")
 
 
@@ -205,11 +217,20 @@ def render_issue(case_id: str, pipeline: str, kernel: str, reproducer: Path, tes
     return "\n".join(out)
 
 
+def _first_error(detail: str) -> str:
+    """FileCheck's `error:` line from a failed RUN line's output (else its last line)."""
+    lines = detail.splitlines()
+    return next((ln.strip() for ln in lines if "error:" in ln), lines[-1] if lines else "")
+
+
 def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
-                         reproducer: Path, run_index: int, out_dir: Path,
+                         reproducer: Path, run_index: int | None, out_dir: Path,
                          reduce_timeout: float = 900) -> UpstreamReport:
-    """Reduce `ir_opt` against RUN `run_index` of `reproducer` and write the report files."""
-    runs = [r for r in run_lines(reproducer.read_text()) if r.index == run_index]
+    """Reduce `ir_opt` against RUN `run_index` (default: `reduce_run_index`) of
+    `reproducer` and write the report files."""
+    text = reproducer.read_text()
+    run_index = reduce_run_index(text) if run_index is None else run_index
+    runs = [r for r in run_lines(text) if r.index == run_index]
     if not runs:
         raise UpstreamError(f"{reproducer}: no RUN {run_index}")
     run = runs[0]
@@ -223,9 +244,10 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     if before.result is not Repro.YES:
         raise UpstreamError(
             f"RUN {run.index} of {reproducer.name} does not match case {case_id}'s IR with "
-            f"llc-22, so it cannot guide the reduction: {before.detail.splitlines()[-1:]}")
+            f"llc-22, so it cannot guide the reduction: {_first_error(before.detail)}")
     script = out_dir / "interesting.sh"
-    script.write_text(interestingness_script(reproducer, run))
+    allow_undef = re.search(r"\b(undef|poison)\b", ir_opt) is not None
+    script.write_text(interestingness_script(reproducer, run, allow_undef))
     script.chmod(0o755)
     reduced_ir = out_dir / f"{case_id}.llvm-reduce.ll"
     reduce_ir(source, script, reduced_ir, reduce_timeout)

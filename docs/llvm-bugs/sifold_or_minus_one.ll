@@ -9,6 +9,7 @@
 ;   RUN 2: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
 ; (end of matrix)
 ;
+; Reduce: RUN 2 (RUN 1 only says what is absent: no -1 in v1)
 ; Title: [AMDGPU] SIFoldOperands folds `v_or_b32 x, -1` into a copy of x (llvm/llvm-project#189677)
 ;
 ; AMDGPU SIFoldOperands, LLVM 22.1 (llvmlite 0.50's 22.1.0, Debian llc-22 22.1.8) and LLVM 19

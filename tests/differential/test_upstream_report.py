@@ -62,3 +62,29 @@ def test_upstream_report_needs_a_reproducer(tmp_path: Path) -> None:
     proc = _report("526d09799032", "--upstream", str(tmp_path))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "--check FILE.ll" in proc.stderr
+
+
+def test_interestingness_script_judges_by_the_reproducers_check_lines(tmp_path: Path) -> None:
+    """The script llvm-reduce runs: the reproducer's own IR is interesting (llc-22 masks with
+    0xffff); the same IR with `range` removed is not (llc-22 then masks with 0xff, checked by
+    hand); with `undef` added it is not either (the guard)."""
+    from rgpu_fuzz.triage.upstream_report import interestingness_script, reduce_run_index
+
+    debian_llvm_tool("llc", 22)
+    repro = ROOT / "docs" / "llvm-bugs" / "range_return_i8_anyext.ll"
+    text = repro.read_text()
+    script = tmp_path / "t.sh"
+    script.write_text(interestingness_script(repro, run_lines(text)[0], allow_undef=False))
+    script.chmod(0o755)
+    ir = "\n".join(ln for ln in text.splitlines() if not ln.startswith(";"))
+    cands = {"same": ir, "no-range": ir.replace("range(i8 0, 2) ", ""),
+             "undef": ir + "\n@g = global i8 undef\n"}
+    rcs = {}
+    for name, body in cands.items():
+        (tmp_path / f"{name}.ll").write_text(body)
+        rcs[name] = subprocess.run([str(script), str(tmp_path / f"{name}.ll")],
+                                   check=False, timeout=120).returncode
+    assert rcs == {"same": 0, "no-range": 1, "undef": 1}
+    assert reduce_run_index(text) == 1
+    assert reduce_run_index((ROOT / "docs" / "llvm-bugs" / "sifold_or_minus_one.ll")
+                            .read_text()) == 2
