@@ -12,6 +12,8 @@
 ; (end of matrix)
 ;
 ; Title: RelLookupTableConverter: llvm.load.relative on the p0 overload for a table in addrspace(4)/(1) breaks the module
+; Corpus: none. The kernel language has no pointers to constant data (no references, no
+; statics but #[shared]), so no kernel of it gives the optimiser a table of pointers.
 ;
 ; LLVM 22.1.8 and LLVM 19 (Debian opt-22 and opt-19): RelLookupTableConverterPass builds
 ; llvm.load.relative on the p0 overload for a constant table of pointers in a non-zero

@@ -10,6 +10,9 @@
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] gfx11 -O0: blocks after llvm.trap keep V_ADD_U64_PSEUDO (llvm/llvm-project#208912)
+; Corpus: none. Our lowering calls llvm.trap only in the last block of `rgpu.trap`
+; (rgpu_fuzz/lower/amdgcn.py, gpu_trap_fn), so no block follows it and none is skipped; only
+; the hand-written tests/data/amdgcn/trap.ll reaches the bug.
 ;
 ; LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0), gfx11, -O0: the block after an
 ; `llvm.trap` keeps an unexpanded V_ADD_U64_PSEUDO (the 64-bit address add of the store).

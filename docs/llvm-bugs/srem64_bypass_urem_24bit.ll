@@ -7,6 +7,8 @@
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] SelectionDAG: the 32-bit bypass block of `srem i64 4294967294, %d` lowers its urem with the 24-bit float division
+; Corpus: corpus/a936db9d4aa3.toml, a known divergence of amdgpu-sim:gfx942:O3 (strict xfail);
+; `rgpu-fuzz report a936db9d4aa3 --upstream DIR` reduces its IR with RUN 1 (99 -> 18 lines).
 ;
 ; AMDGPU SelectionDAG, LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0) and LLVM 19
 ; (Debian llc-19): wrong code for an i64 srem. GlobalISel (-global-isel) is right: its
