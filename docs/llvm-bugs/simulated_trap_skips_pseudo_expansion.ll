@@ -16,12 +16,15 @@
 ;
 ; LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0), gfx11, -O0: the block after an
 ; `llvm.trap` keeps an unexpanded V_ADD_U64_PSEUDO (the 64-bit address add of the store).
-; Upstream: llvm/llvm-project#208912, fixed on main by PR #174774 "[AMDGPU] Fix
-; insertSimulatedTrap to return correct continuation block": on gfx11 llvm.trap is lowered to
-; a simulated trap (SIInstrInfo::insertSimulatedTrap, PR #85854); when the trap ends a block
-; with no successors, it returned the halt-loop block appended at the end of the function, so
-; FinalizeISel resumed there and skipped every block in between, leaving their custom-inserter
-; pseudos unexpanded. LLVM 19 (Debian llc-19) is right (`v_add_co_u32` / `v_add_co_ci_u32`).
+; Upstream: llvm/llvm-project#208912 (closed: the same "Unsupported instruction" abort on
+; gfx1100, fixed on main, still in 22.1.8; its backport patch is PR #174774 "[AMDGPU] Fix
+; insertSimulatedTrap to return correct continuation block", commit 9429a1e809fd). The
+; mechanism, as PR #174774 describes it: on gfx11 llvm.trap is lowered to a simulated trap
+; (SIInstrInfo::insertSimulatedTrap, PR #85854); when the trap ends a block with no
+; successors, it returned the halt-loop block appended at the end of the function (PR
+; #169290 made it so, by its description), so FinalizeISel resumed there and skipped every
+; block in between, leaving their custom-inserter pseudos unexpanded. LLVM 19 (Debian
+; llc-19) is right (`v_add_co_u32` / `v_add_co_ci_u32`).
 ;
 ; Two symptoms of the one bug:
 ; 1. -filetype=obj aborts: "LLVM ERROR: Unsupported instruction : <MCInst 5751 ...>"
@@ -29,8 +32,10 @@
 ;    `s_mov_b32 ttmp2, m0` just before it is fine: llvm-mc-22 assembles it).
 ; 2. Assembly output is WRONG CODE, silently: the asm printer prints an empty line for the
 ;    pseudo, so the store goes to v[0:1] = tid * 4, without the base address %p
-;    (-asm-show-inst shows `<MCInst #5751 V_ADD_U64_PSEUDO` there).
-; -O1 and above, gfx9 (no simulated trap), GlobalISel: right.
+;    (-asm-show-inst shows `<MCInst #5751 V_ADD_U64_PSEUDO` there), and llvm-mc-22
+;    assembles that text without a word.
+; -O1, -O2, -O3, gfx942 and gfx90a (no simulated trap), gfx1030 and gfx1200 at -O0, and
+; GlobalISel (-global-isel -O0 gfx1100): right (the object is emitted).
 ; Found by rgpu-fuzz's code-object tests (tests/data/amdgcn/trap.ll, trap-gfx1100-O0, which
 ; tests/unit/test_codeobj.py records as a crash); reduced by hand.
 
