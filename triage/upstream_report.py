@@ -193,7 +193,7 @@ def _title(prose: list[str]) -> str:
 
 
 def render_issue(case_id: str, pipeline: str, kernel: str, reproducer: Path, test: Path,
-                 run: RunLine, matrix: Matrix) -> str:
+                 run: RunLine, matrix: Matrix, observed: tuple[str, ...] = ()) -> str:
     """The Markdown issue: what, reproducer, command, output, versions, origin."""
     prose = header_prose(reproducer.read_text())
     title = _title(prose)
@@ -214,6 +214,8 @@ def render_issue(case_id: str, pipeline: str, kernel: str, reproducer: Path, tes
            "lowered to LLVM IR, optimised by llvmlite's LLVM, code generation by LLVM, run "
            "on our AMDGPU ISA simulator; it disagrees with the reference interpreter and "
            "with real rustc on the host):", "", "```rust", kernel.strip(), "```", ""]
+    if observed:
+        out += ["What it computed, rerun now:", "", *(f"- {o}" for o in observed), ""]
     return "\n".join(out)
 
 
@@ -225,7 +227,8 @@ def _first_error(detail: str) -> str:
 
 def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
                          reproducer: Path, run_index: int | None, out_dir: Path,
-                         reduce_timeout: float = 900) -> UpstreamReport:
+                         reduce_timeout: float = 900,
+                         observed: tuple[str, ...] = ()) -> UpstreamReport:
     """Reduce `ir_opt` against RUN `run_index` (default: `reduce_run_index`) of
     `reproducer` and write the report files."""
     text = reproducer.read_text()
@@ -261,6 +264,6 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     write_matrix(test, matrix)
     issue = out_dir / "issue.md"
     issue.write_text(render_issue(case_id, pipeline, kernel, reproducer, test, test_run,
-                                  matrix))
+                                  matrix, observed))
     return UpstreamReport(case_id, pipeline, test, issue, matrix,
                           len(ir_opt.splitlines()), len(reduced_ir.read_text().splitlines()))

@@ -127,6 +127,27 @@ def _gpu_pipeline(args: argparse.Namespace, case: Any, where: Where) -> tuple[st
                     "among its pipelines; give one with --pipelines amdgpu-sim:gfx942:O3")
 
 
+def _observed(args: argparse.Namespace, case: Any, where: Where, spec: str) -> tuple[str, ...]:
+    """The case rerun on the arbiter and `spec`: one line per differing element (at most 8),
+    or what the finding says when no element differs (a crash, a trap)."""
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.oracles import PolicyError, load_policy
+
+    try:
+        arbiter = load_policy(args.policy).arbiter
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    rerun_args = argparse.Namespace(**{**vars(args), "pipelines": f"{arbiter},{spec}"})
+    _pipelines, _outcomes, verdict, _policy = rerun(rerun_args, case, where)
+    lines: list[str] = []
+    for f in verdict.findings:
+        lines += [f"`{d.buffer}[{d.index}]`: {arbiter} {d.expected} ({d.expected_bits:#x}), "
+                  f"{spec} {d.actual} ({d.actual_bits:#x})" for d in f.diffs[:8]]
+        if not f.diffs:
+            lines.append(f"{f.signature}: {f.detail}")
+    return tuple(lines) or (f"{spec} agrees with {arbiter} today",)
+
+
 def _upstream(args: argparse.Namespace) -> int:
     from rgpu_fuzz import casefile
     from rgpu_fuzz.cli import UserError
@@ -155,7 +176,8 @@ def _upstream(args: argparse.Namespace) -> int:
         raise UserError(f"case {case.id}: {built.status}: {detail(built)}")
     try:
         rep = make_upstream_report(case.id, spec, case.kernel, built.ir_opt, check,
-                                   args.check_run, args.upstream)
+                                   args.check_run, args.upstream,
+                                   observed=_observed(args, case, where, spec))
     except UpstreamError as e:
         raise UserError(str(e)) from None
     yes = [c.variant.name for c in rep.matrix.cells if c.result.value == "yes"]
