@@ -243,16 +243,6 @@ def write_matrix(path: Path, matrix: Matrix) -> None:
     path.write_text("\n".join(text) + "\n")
 
 
-def _interesting(check: Path, index: int, candidate: Path) -> int:
-    runs = [r for r in run_lines(check.read_text()) if r.index == index]
-    variant = debian_variant(22)
-    if not runs or variant is None:
-        print(f"error: {check}: no RUN {index}, or no Debian llc-22", file=sys.stderr)
-        return 2
-    cell = run_line(runs[0], candidate, variant, check_file=check)
-    return 0 if cell.result is Repro.YES else 1
-
-
 def main(argv: list[str]) -> int:
     import argparse
 
@@ -261,15 +251,8 @@ def main(argv: list[str]) -> int:
     m = sub.add_parser("matrix", help="which LLVMs reproduce each RUN line of a reproducer")
     m.add_argument("files", nargs="+", type=Path)
     m.add_argument("--write", action="store_true", help="update the header block in place")
-    i = sub.add_parser("interesting", help="llvm-reduce's test: exit 0 when RUN line N of "
-                       "--check passes on CANDIDATE with Debian llc-22, CHECK lines from --check")
-    i.add_argument("--check", type=Path, required=True, metavar="REPRODUCER.ll")
-    i.add_argument("--run", type=int, default=1, metavar="N")
-    i.add_argument("candidate", type=Path)
     args = ap.parse_args(argv)
-    if args.cmd == "interesting":
-        return _interesting(args.check, args.run, args.candidate)
-    for f in args.files:  # matrix
+    for f in args.files:
         if not f.is_file():
             print(f"error: {f}: no such file", file=sys.stderr)
             return 2

@@ -95,3 +95,17 @@ def test_llvmlite_tool_refuses_llc_only_flags() -> None:
     assert llvmlite_tool.parse_args("opt", ["-passes=instcombine"]) == "-passes=instcombine"
     inv = llvmlite_tool.parse_args("opt", ["-passes=default<O2>", "-disable-output"])
     assert not isinstance(inv, str) and inv.level == 2 and inv.no_output
+
+
+def test_matrix_command_rejects_a_file_without_run_lines(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    bare = tmp_path / "bare.ll"
+    bare.write_text("define void @f() {\n  ret void\n}\n")
+    for arg in (str(bare), str(tmp_path / "missing.ll")):
+        proc = subprocess.run([sys.executable, "-m", "rgpu_fuzz.triage.upstream", "matrix", arg],
+                              capture_output=True, text=True, timeout=60, check=False,
+                              cwd=BUGS.parents[1])
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
