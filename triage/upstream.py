@@ -218,7 +218,8 @@ def matrix_lines(matrix: Matrix) -> list[str]:
     """The header block: one line per RUN line, `yes` where its CHECK lines match."""
     lines = [f"{MATRIX_BEGIN} (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN "
              "line passes, so the bug is there):",
-             ";   " + "; ".join(f"{v.name} = {v.version}" for v in matrix.variants)]
+             ";   " + "; ".join(f"{v.name} = {v.version}" for v in matrix.variants)
+             + " (llc-N: Debian llvm-N's llc and opt)"]
     for run in sorted({c.run for c in matrix.cells}, key=lambda r: r.index):
         row = [c for c in matrix.cells if c.run == run]
         lines.append(f";   RUN {run.index}: "

@@ -5,7 +5,7 @@
 ; REQUIRES: amdgpu-registered-target
 ;
 ; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
-;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
 ;   RUN 1: llvmlite yes, llc-22 yes, llc-19 no, gisel no
 ;   RUN 2: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
 ;   RUN 3: llvmlite yes, llc-22 yes, llc-19 no, gisel no
@@ -30,13 +30,13 @@
 ;
 ; Which LLVMs (each checked with the llc named, -O1, gfx942, the `s_swappc` .. store):
 ; - Debian llc-22 22.1.8 and llvmlite 0.50's 22.1.0: `v_and_b32_e32 v0, 0xffff, v0` (RUN 1);
-;   the same at -O3 and on gfx90a; gfx1100 (true16) copies the low 16 bits with
+;   the same at -O3, and on gfx90a at -O3; gfx1100 (true16) copies the low 16 bits with
 ;   `v_mov_b16_e32 v1.l, v0.l` / `v_mov_b16_e32 v1.h, 0`, the same 0xffff mask.
 ; - Debian llc-19 19.1: masks with 0xff as written, but only because LLVM 19 uses the range
 ;   only when the value is also `noundef` (observed, not read in its source): with `noundef`
 ;   on the call (RUN 2), or on the callee's return beside its `range`, llc-19 masks with
-;   0xffff too. So this is not a
-;   regression in 22; 22 applies the range without `noundef`, which exposes it.
+;   0xffff too. So this is not a regression in 22: 22 applies the range without `noundef`,
+;   which exposes a lowering bug 19 already has.
 ; - On tahiti (GFX6, no 16-bit registers, the i8 is promoted to i32) llc-22 emits no mask at
 ;   all (RUN 3): the callee's `v_mul_u32_u24` leaves 0xfe01 in v0 and the caller stores v0.
 ;   llc-19 masks with 0xff there without `noundef`, and not at all with it.

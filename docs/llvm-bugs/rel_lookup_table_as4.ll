@@ -5,15 +5,15 @@
 ; RUN:   | FileCheck --check-prefix=AS1 %s
 ;
 ; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
-;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
 ;   RUN 1: llvmlite n/a, llc-22 yes, llc-19 yes, gisel n/a
 ;   RUN 2: llvmlite yes, llc-22 yes, llc-19 yes, gisel n/a
 ;   RUN 3: llvmlite yes, llc-22 yes, llc-19 yes, gisel n/a
 ; (end of matrix)
 ;
 ; Title: RelLookupTableConverter: llvm.load.relative on the p0 overload for a table in addrspace(4)/(1) breaks the module
-; Corpus: none. The kernel language has no pointers to constant data (no references, no
-; statics but #[shared]), so no kernel of it gives the optimiser a table of pointers.
+; Corpus: none. The kernel language has no pointers to constant data (no references; the
+; only statics are #[shared] arrays), so no kernel of it gives the optimiser a table of pointers.
 ;
 ; LLVM 22.1.8 and LLVM 19 (Debian opt-22 and opt-19): RelLookupTableConverterPass builds
 ; llvm.load.relative on the p0 overload for a constant table of pointers in a non-zero
