@@ -109,3 +109,16 @@ def test_matrix_command_rejects_a_file_without_run_lines(tmp_path: Path) -> None
                               cwd=BUGS.parents[1])
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+@pytest.mark.parametrize("path", sorted(BUGS.glob("*.ll")), ids=lambda p: p.stem)
+def test_header_matrix_is_what_the_tools_say_today(path: Path) -> None:
+    """Each header's matrix block equals a fresh run (a new llvmlite or Debian LLVM that
+    changes a cell fails here: rerun `python -m rgpu_fuzz.triage.upstream matrix --write`
+    and update the write-up)."""
+    text = path.read_text().splitlines()
+    start = next(i for i, ln in enumerate(text) if ln.startswith(MATRIX_BEGIN))
+    end = next(i for i, ln in enumerate(text) if ln.startswith(MATRIX_END))
+    fresh = matrix_lines(version_matrix(path))
+    assert text[start:end + 1] == fresh, (
+        f"{path.name}: the version matrix changed:\n" + "\n".join(fresh))
