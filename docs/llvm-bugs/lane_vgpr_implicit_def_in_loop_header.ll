@@ -1,3 +1,15 @@
+; RUN: llc -O0 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -print-after=si-lower-sgpr-spills \
+; RUN:   -filter-print-funcs=k -o /dev/null < %s 2>&1 | FileCheck %s
+; REQUIRES: amdgpu-registered-target
+;
+; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
+;   RUN 1: llvmlite yes, llc-22 yes, llc-19 no, gisel no
+; (end of matrix)
+;
+; Title: [AMDGPU] -O0: SILowerSGPRSpills puts a lane VGPR's IMPLICIT_DEF in the loop header, loop-carried SGPR spills are lost across the back edge
+; Corpus: corpus/526d09799032.toml, a known divergence of amdgpu-sim:gfx942:O0 (strict xfail).
+;
 ; LLVM 22.1 (Debian llvm-22 22.1.8; llvmlite 0.50's 22.1.0) at -O0, AMDGPU: SILowerSGPRSpills puts the
 ; IMPLICIT_DEF of an SGPR-spill lane VGPR inside the loop that spills and restores through it,
 ; ahead of the restores of loop-carried SGPRs. The WWM fast register allocator then sees the
@@ -5,6 +17,8 @@
 ; physical VGPR after the last spill, so the next iteration reads other values.
 ; Upstream: llvm/llvm-project#186348 "[AMDGPU][SILowerSGPRSpills] Correct insertion of
 ; IMPLICIT_DEF in cycles" (merged) describes this mechanism; 22.1.8 does not have it.
+; GlobalISel (-global-isel -O0, llc-22) puts both lane VGPR IMPLICIT_DEFs in the entry
+; block: no reproduction (the matrix's `gisel no`).
 ; Found through rgpu-fuzz bucket 8081e0ac57 (docs/findings/8081e0ac57.md); this kernel is
 ; written by hand, not reduced.
 ;
@@ -63,3 +77,11 @@ exit:
   store <32 x i32> %v1.next, ptr addrspace(1) %p1
   ret void
 }
+
+; The lane VGPR is defined (IMPLICIT_DEF) inside the loop, then read by the restores of the
+; loop-carried SGPRs, then written by their spills for the back edge.
+; CHECK-LABEL: bb.1.loop:
+; CHECK: [[LANE:%[0-9]+]]:vgpr_32 = IMPLICIT_DEF
+; CHECK: $sgpr{{[0-9]+}} = SI_RESTORE_S32_FROM_VGPR [[LANE]]:vgpr_32, 5,
+; CHECK: [[LANE]]:vgpr_32 = SI_SPILL_S32_TO_VGPR $sgpr{{[0-9]+}}, 5, [[LANE]]:vgpr_32(tied-def 0)
+; CHECK-LABEL: bb.2.exit:

@@ -1,4 +1,18 @@
-; LLVM 22.1.8 (Debian llvm-22; also llc-19): wrong code for an i64 srem on AMDGPU.
+; RUN: llc -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 < %s | FileCheck %s
+; REQUIRES: amdgpu-registered-target
+;
+; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
+;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
+;   RUN 1: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
+; (end of matrix)
+;
+; Title: [AMDGPU] SelectionDAG: the 32-bit bypass block of `srem i64 4294967294, %d` lowers its urem with the 24-bit float division
+; Corpus: corpus/a936db9d4aa3.toml, a known divergence of amdgpu-sim:gfx942:O3 (strict xfail);
+; `rgpu-fuzz report a936db9d4aa3 --upstream DIR` reduces its IR with RUN 1 (99 -> 18 lines).
+;
+; AMDGPU SelectionDAG, LLVM 22.1 (Debian llc-22 22.1.8, llvmlite 0.50's 22.1.0) and LLVM 19
+; (Debian llc-19): wrong code for an i64 srem. GlobalISel (-global-isel) is right: its
+; bypass block uses the exact 32-bit expansion (v_mul_hi_u32 and two conditional fix-ups).
 ; CodeGenPrepare's slow-division bypass splits `srem i64 4294967294, %d` into a 32-bit block
 ; `%4 = urem i32 -2, (trunc i64 %d to i32)` taken when (%d & 0xFFFFFFFF00000000) == 0 and the
 ; full i64 path. Instruction selection lowers that urem with the 24-bit float division
@@ -32,3 +46,10 @@ entry:
   store i32 %r32, ptr addrspace(1) %p
   ret void
 }
+
+; The 32-bit bypass block: a float reciprocal estimate (the i64 path uses v_rcp_f32), no
+; exact 32-bit refinement (v_mul_hi_u32), the remainder -2 - q * d masked to 11 bits.
+; CHECK: v_rcp_iflag_f32_e32
+; CHECK-NOT: v_mul_hi_u32
+; CHECK: v_sub_u32_e32 [[R:v[0-9]+]], -2, v{{[0-9]+}}
+; CHECK-NEXT: v_and_b32_e32 v{{[0-9]+}}, 0x7ff, [[R]]

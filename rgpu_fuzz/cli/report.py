@@ -5,6 +5,12 @@ with their bit patterns, the commands to reproduce, versions, and the case file.
 The case is found like `reproduce` finds it (corpus or findings store, unique id prefix) and
 its recorded pipelines are rerun, so the report shows what happens today, not last night.
 
+`rgpu-fuzz report <id> --upstream DIR` writes an LLVM issue instead
+(`rgpu_fuzz.triage.upstream_report`): the IR of the case's divergent amdgpu pipeline reduced
+by llvm-reduce-22 with the FileCheck predicate of a reproducer (`--check FILE.ll`, default:
+the `.ll` its `[expect] issue` names), an upstream test with RUN/CHECK lines, its version
+matrix (llvmlite, llc-22, llc-19, GlobalISel) and `issue.md`.
+
 `rgpu-fuzz report campaign DIR --html OUT.html [--md OUT.md]` reports a whole campaign
 instead: one self-contained HTML file (throughput, cases, findings and new buckets over time,
 time share and status mix per pipeline, language feature and simulator opcode coverage,
@@ -17,8 +23,10 @@ campaign directory per shard, with their merged store given by `--store`.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from rgpu_fuzz.cli.reproduce import add_locate_arguments, locate, replay_options, rerun
 from rgpu_fuzz.triage.lookup import Where
@@ -26,6 +34,7 @@ from rgpu_fuzz.triage.lookup import Where
 EXAMPLE = ("rgpu-fuzz report 3fa2c1 --out issue.md; "
            "rgpu-fuzz report campaign runs/nightly --html report.html")
 CAMPAIGN = "campaign"
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,6 +48,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--md", type=Path, default=None, metavar="FILE",
                    help="report campaign: write the Markdown report here (plots as SVG files "
                         "in plots/ beside it; default without --html: stdout, no plots)")
+    p.add_argument("--upstream", type=Path, default=None, metavar="DIR",
+                   help="write an LLVM issue in DIR: reduced .ll with RUN/CHECK lines, "
+                        "version matrix, issue.md")
+    p.add_argument("--check", type=Path, default=None, metavar="FILE.ll",
+                   help="--upstream: the reproducer whose RUN/CHECK lines are the reduction "
+                        "predicate (default: the case's [expect] issue, when a .ll)")
+    p.add_argument("--check-run", type=int, default=None, metavar="N",
+                   help="--upstream: which RUN line of the reproducer (default: its "
+                        "`; Reduce: RUN N` line, else 1)")
     p.add_argument("--top", type=int, default=None, metavar="N",
                    help="report campaign: buckets shown in full, most counted first "
                         "(default: 10)")
@@ -49,6 +67,8 @@ def execute(args: argparse.Namespace) -> int:
 
     if args.id == CAMPAIGN:
         return _campaign(args)
+    if args.upstream is not None:
+        return _upstream(args)
     for name in ("dir", "html", "md", "top"):
         if getattr(args, name) is not None:
             shown = "DIR" if name == "dir" else f"--{name}"
@@ -84,6 +104,86 @@ def _case(args: argparse.Namespace) -> int:
     except OSError as e:
         raise UserError(f"{args.out}: cannot write: {e.strerror}") from None
     print(f"wrote {args.out} (case {case.id})", file=sys.stderr)
+    return 0
+
+
+def _gpu_pipeline(args: argparse.Namespace, case: Any, where: Where) -> tuple[str, str, int]:
+    """The amdgpu pipeline to reduce for, as (spec, cpu, opt level): the first of
+    --pipelines, the known divergence's, the bucket's, the case's recorded ones."""
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+
+    specs = [s.strip() for s in (args.pipelines or "").split(",") if s.strip()]
+    specs += list(case.expect.pipelines) if case.expect is not None else []
+    specs += list(where.bucket.pipelines) if where.bucket is not None else []
+    specs += list(case.pipelines)
+    for text in specs:
+        spec = PipelineSpec.parse(text)
+        cpu = next((o for o in spec.options if o.startswith("gfx")), None)
+        level = next((int(o[1]) for o in spec.options if re.fullmatch(r"O[0-3]", o)), None)
+        if spec.name.startswith("amdgpu") and cpu is not None and level is not None:
+            return text, cpu, level
+    raise UserError(f"case {case.id}: no amdgpu pipeline with a gfx target and O level "
+                    "among its pipelines; give one with --pipelines amdgpu-sim:gfx942:O3")
+
+
+def _observed(args: argparse.Namespace, case: Any, where: Where, spec: str) -> tuple[str, ...]:
+    """The case rerun on the arbiter and `spec`: one line per differing element (at most 8),
+    or what the finding says when no element differs (a crash, a trap)."""
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.oracles import PolicyError, load_policy
+
+    try:
+        arbiter = load_policy(args.policy).arbiter
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    rerun_args = argparse.Namespace(**{**vars(args), "pipelines": f"{arbiter},{spec}"})
+    _pipelines, _outcomes, verdict, _policy = rerun(rerun_args, case, where)
+    lines: list[str] = []
+    for f in verdict.findings:
+        lines += [f"`{d.buffer}[{d.index}]`: {arbiter} {d.expected} ({d.expected_bits:#x}), "
+                  f"{spec} {d.actual} ({d.actual_bits:#x})" for d in f.diffs[:8]]
+        if not f.diffs:
+            lines.append(f"{f.signature}: {f.detail}")
+    return tuple(lines) or (f"{spec} agrees with {arbiter} today",)
+
+
+def _upstream(args: argparse.Namespace) -> int:
+    from rgpu_fuzz import casefile
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.cli.inspect import BuildJob
+    from rgpu_fuzz.model.outcome import detail
+    from rgpu_fuzz.pipelines.gpu_build import GpuBuild
+    from rgpu_fuzz.pipelines.stages import describe_failure
+    from rgpu_fuzz.pipelines.workers import Done, call_in_worker
+    from rgpu_fuzz.triage.upstream_report import UpstreamError, make_upstream_report
+
+    case, where = locate(args)
+    spec, cpu, level = _gpu_pipeline(args, case, where)
+    check = args.check
+    issue = case.expect.issue if case.expect is not None else ""
+    if check is None and issue.endswith(".ll"):
+        check = next((p for p in (Path(issue), _ROOT / issue) if p.is_file()), None)
+    if check is None or not check.is_file():
+        raise UserError(f"case {case.id}: which reproducer's CHECK lines pin the bug? give "
+                        "--check FILE.ll (e.g. one of docs/llvm-bugs)")
+    result = call_in_worker("rgpu_fuzz.cli.inspect:build",
+                            BuildJob(casefile.dumps(case), cpu, level, None), timeout=600)
+    if not isinstance(result, Done):
+        raise UserError(f"case {case.id}: {describe_failure(result, 'build')}")
+    built = result.value
+    if not isinstance(built, GpuBuild):
+        raise UserError(f"case {case.id}: {built.status}: {detail(built)}")
+    try:
+        rep = make_upstream_report(case.id, spec, case.kernel, built.ir_opt, check,
+                                   args.check_run, args.upstream,
+                                   observed=_observed(args, case, where, spec))
+    except UpstreamError as e:
+        raise UserError(str(e)) from None
+    yes = [c.variant.name for c in rep.matrix.cells if c.result.value == "yes"]
+    print(f"wrote {rep.reduced} ({rep.lines_before} -> {rep.lines_after} lines of IR) and "
+          f"{rep.issue}; reproduces on: {', '.join(dict.fromkeys(yes)) or 'none'}",
+          file=sys.stderr)
     return 0
 
 

@@ -1,3 +1,6 @@
+; At gfx1100 -O0 LLVM 22.1 aborts emitting this kernel's object (trap-gfx1100-O0 in
+; tests/unit/test_codeobj.py): llvm/llvm-project#208912, an unexpanded V_ADD_U64_PSEUDO in
+; the block after llvm.trap; reduced in docs/llvm-bugs/simulated_trap_skips_pseudo_expansion.ll.
 target triple = "amdgcn-amd-amdhsa"
 
 define amdgpu_kernel void @trap(ptr addrspace(1) %a, i64 %a.len, i32 %d, ptr addrspace(1) %rgpu.trap) {

@@ -1,0 +1,269 @@
+"""An LLVM issue from a fuzzer finding (`rgpu-fuzz report <id> --upstream DIR`): the LLVM IR
+our lowering and llvmlite's optimiser hand to code generation for the divergent pipeline,
+reduced by `llvm-reduce` with a FileCheck predicate, as an upstream test with RUN and CHECK
+lines, its version matrix, and a Markdown report shaped like an llvm/llvm-project issue.
+
+The predicate is one RUN line of a reproducer that pins the bug (`docs/llvm-bugs/*.ll`, named
+by the case's `[expect] issue` or by `--check`): a reduction candidate is interesting when that
+RUN line, run with Debian's llc-22 on the candidate, passes against the reproducer's CHECK
+lines. A wrong-code finding without such a reproducer cannot be reduced this way (its symptom
+is a value on the simulator, not text in llc's output): write the CHECK lines first.
+
+Files in DIR: `<case>.opt.ll` (the IR before reduction), `interesting.sh` (llvm-reduce's
+test, runnable by hand), `<case>.reduced.ll` (the upstream test), `issue.md`.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from rgpu_fuzz.process import run_bounded
+from rgpu_fuzz.triage.upstream import (
+    MATRIX_BEGIN,
+    MATRIX_END,
+    Matrix,
+    Repro,
+    RunLine,
+    debian_variant,
+    run_line,
+    run_lines,
+    version_matrix,
+    write_matrix,
+)
+
+LLVM_REDUCE = Path("/usr/lib/llvm-22/bin/llvm-reduce")
+LLC_22 = Path("/usr/lib/llvm-22/bin/llc")
+
+
+class UpstreamError(Exception):
+    """Why no upstream report could be made (one line for the user)."""
+
+
+@dataclass(frozen=True)
+class UpstreamReport:
+    case_id: str
+    pipeline: str
+    reduced: Path
+    issue: Path
+    matrix: Matrix
+    lines_before: int
+    lines_after: int
+
+
+def check_prefixes(command: str) -> tuple[str, ...]:
+    """The FileCheck prefixes a RUN line uses (`CHECK` when it names none)."""
+    m = re.search(r"--check-prefix(?:es)?[= ](\S+)", command)
+    return tuple(m.group(1).split(",")) if m else ("CHECK",)
+
+
+def check_lines(text: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The directive lines of `prefixes` (`; P:`, `; P-NEXT:`, ...), in file order."""
+    alt = "|".join(re.escape(p) for p in prefixes)
+    pat = re.compile(rf"^\s*;\s*({alt})(-[A-Z]+)?:")
+    return [ln for ln in text.splitlines() if pat.match(ln)]
+
+
+def reduce_run_index(text: str) -> int:
+    """Which RUN line guides a reduction: the reproducer's `; Reduce: RUN N` line, else 1.
+    A RUN line whose CHECK lines only say what is absent (CHECK-NOT) matches trivial code,
+    so such a reproducer names a positive one."""
+    m = re.search(r"^;\s*Reduce:\s*RUN\s+(\d+)", text, re.M)
+    return int(m.group(1)) if m else 1
+
+
+def interestingness_script(reproducer: Path, run: RunLine, allow_undef: bool) -> str:
+    """llvm-reduce's test: `run`, with the candidate ("$1") as input and `reproducer`'s CHECK
+    lines, Debian llc-22 first on PATH; exit 0 when it passes. Unless the original IR had
+    them (`allow_undef`), a candidate with `undef` or `poison` is not interesting: llvm-reduce
+    puts them in place of operands, and wrong code from an undefined value is no bug."""
+    command = re.sub(r"(FileCheck\b[^|]*?)%s",
+                     lambda m: m.group(1) + _shell_quote(str(reproducer.resolve())),
+                     run.command)
+    command = command.replace("%s", '"$1"')
+    return ("#!/bin/bash\n"
+            f"# llvm-reduce's interestingness test: RUN {run.index} of {reproducer.name}\n"
+            "set -o pipefail\n"
+            + ("" if allow_undef else
+               "grep -qwE 'undef|poison' \"$1\" && exit 1\n")
+            + f"export PATH={_shell_quote(str(LLC_22.parent))}:\"$PATH\"\n"
+            f"{command} >/dev/null 2>&1\n")
+
+
+def _shell_quote(s: str) -> str:
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def reduce_ir(source: Path, script: Path, out: Path, timeout: float) -> None:
+    """`llvm-reduce --test=script source -o out`; raises UpstreamError when it fails."""
+    if not LLVM_REDUCE.exists():
+        raise UpstreamError(f"{LLVM_REDUCE} not found (apt-get install llvm-22)")
+    proc = run_bounded([str(LLVM_REDUCE), f"--test={script}", "-j", "2", str(source),
+                        "-o", str(out)], timeout=timeout, cwd=out.parent)
+    if proc.returncode != 0 or not out.exists():
+        last = (proc.stderr or proc.stdout or proc.ended_by).strip().splitlines()
+        raise UpstreamError(f"llvm-reduce failed ({proc.ended_by}): "
+                            f"{last[-1] if last else ''}")
+
+
+def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str) -> str:
+    """The reduced IR as an upstream test: the RUN line, a header, the CHECK lines."""
+    repro_text = reproducer.read_text()
+    prefixes = check_prefixes(run.command)
+    body = [ln for ln in reduced_ir.splitlines() if not ln.startswith("; ModuleID")]
+    head = [f"; RUN: {run.command}", "; REQUIRES: amdgpu-registered-target", ";",
+            MATRIX_BEGIN, MATRIX_END, ";",
+            f"; {origin}",
+            f"; Reduced by llvm-reduce-22; predicate: RUN {run.index} of {reproducer.name}"
+            " (Debian llc-22) with its CHECK lines, copied below."]
+    return "\n".join([*head, *body, "", *check_lines(repro_text, prefixes)]) + "\n"
+
+
+def header_prose(text: str) -> list[str]:
+    """The reproducer's explanation: its leading comment lines, without RUN/REQUIRES lines
+    and the matrix block."""
+    out: list[str] = []
+    in_matrix = False
+    for ln in text.splitlines():
+        if not ln.startswith(";"):
+            break
+        if ln.startswith(MATRIX_BEGIN):
+            in_matrix = True
+        if in_matrix:
+            in_matrix = not ln.startswith(MATRIX_END)
+            continue
+        if re.match(r";\s*(RUN|REQUIRES):", ln):
+            continue
+        out.append(ln[1:].removeprefix(" "))
+    while out and not out[0].strip():
+        out.pop(0)
+    return out
+
+
+def matrix_table(matrix: Matrix) -> list[str]:
+    """The matrix as a Markdown table: a row per RUN line, a column per LLVM."""
+    names = [v.name for v in matrix.variants]
+    rows = ["| RUN | " + " | ".join(f"{v.name} ({v.version})" for v in matrix.variants) + " |",
+            "|---" * (len(names) + 1) + "|"]
+    for run in sorted({c.run for c in matrix.cells}, key=lambda r: r.index):
+        rows.append(f"| {run.index} | " + " | ".join(
+            str(matrix.result(run.index, n)) for n in names) + " |")
+    return rows
+
+
+def llc_excerpt(test: Path, run: RunLine, limit: int = 60) -> list[str]:
+    """What llc-22 prints for the reduced test with the RUN line's llc arguments (the part
+    before FileCheck): the first function's label through its end, at most `limit` lines
+    (the whole output's first lines when it has no function, e.g. a crash)."""
+    stage = run.command.split("|")[0].replace("not --crash", "").strip()
+    command = stage.replace("%s", _shell_quote(str(test.resolve())))
+    proc = run_bounded(["bash", "-c", command + " 2>&1"], timeout=120,
+                       env={"PATH": f"{LLC_22.parent}:/usr/bin:/bin"})
+    lines = proc.stdout.splitlines()
+    start = next((i for i, ln in enumerate(lines) if re.match(r"[A-Za-z_][\w.$]*:", ln)),
+                 None)
+    if start is None:
+        return lines[:limit]
+    out: list[str] = []
+    for ln in lines[start:]:
+        if ln.startswith(".Lfunc_end") or ln.lstrip().startswith(".section"):
+            break
+        if ln.strip() and not ln.lstrip().startswith(("; ", ".p2align", ".set")):
+            out.append(ln)
+    return out[:limit]
+
+
+def _title(prose: list[str]) -> str:
+    """The issue's title: the reproducer's `Title:` line, else the first sentence of its
+    explanation."""
+    named = next((ln.split(":", 1)[1].strip() for ln in prose if ln.startswith("Title:")),
+                 None)
+    if named:
+        return named.removeprefix("[AMDGPU]").strip()
+    para: list[str] = []
+    for ln in prose:
+        if not ln.strip():
+            break
+        para.append(ln.strip())
+    first = re.split(r"(?<=[.:])\s", " ".join(para), maxsplit=1)[0].rstrip(".:")
+    first = first.removeprefix("AMDGPU ").strip() or "wrong code"
+    return first if len(first) <= 140 else first[:137] + "..."
+
+
+def render_issue(case_id: str, pipeline: str, kernel: str, reproducer: Path, test: Path,
+                 run: RunLine, matrix: Matrix, observed: tuple[str, ...] = ()) -> str:
+    """The Markdown issue: what, reproducer, command, output, versions, origin."""
+    prose = header_prose(reproducer.read_text())
+    title = _title(prose)
+    cmd = run.command.replace("%s", test.name)
+    out = [f"# [AMDGPU] {title}", "",
+           "## Reproducer", "", f"`{test.name}` (reduced by llvm-reduce-22 from a "
+           "differential-fuzzing finding; RUN and CHECK lines as in LLVM's tests):", "",
+           "```llvm", test.read_text().rstrip(), "```", "",
+           f"`{cmd}` passes while the bug is there (`lit {test.name}` runs it).", "",
+           "## Output (Debian llc-22)", "", "```", *llc_excerpt(test, run), "```", "",
+           "## Which LLVMs", "",
+           "yes: the RUN line passes, i.e. the CHECK lines that pin the wrong code match.", "",
+           *matrix_table(matrix), "",
+           "## Analysis", "", f"From the hand-reduced reproducer `{reproducer.name}`:", "",
+           "```", *prose, "```", "",
+           "## Origin", "",
+           f"rgpu-fuzz case `{case_id}`, pipeline `{pipeline}` (our Rust-subset kernel, "
+           "lowered to LLVM IR, optimised by llvmlite's LLVM, code generation by LLVM, run "
+           "on our AMDGPU ISA simulator; it disagrees with the reference interpreter and "
+           "with real rustc on the host):", "", "```rust", kernel.strip(), "```", ""]
+    if observed:
+        out += ["What it computed, rerun now:", "", *(f"- {o}" for o in observed), ""]
+    return "\n".join(out)
+
+
+def _first_error(detail: str) -> str:
+    """FileCheck's `error:` line from a failed RUN line's output (else its last line)."""
+    lines = detail.splitlines()
+    return next((ln.strip() for ln in lines if "error:" in ln), lines[-1] if lines else "")
+
+
+def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
+                         reproducer: Path, run_index: int | None, out_dir: Path,
+                         reduce_timeout: float = 900,
+                         observed: tuple[str, ...] = ()) -> UpstreamReport:
+    """Reduce `ir_opt` against RUN `run_index` (default: `reduce_run_index`) of
+    `reproducer` and write the report files."""
+    text = reproducer.read_text()
+    run_index = reduce_run_index(text) if run_index is None else run_index
+    runs = [r for r in run_lines(text) if r.index == run_index]
+    if not runs:
+        raise UpstreamError(f"{reproducer}: no RUN {run_index}")
+    run = runs[0]
+    llc22 = debian_variant(22)
+    if llc22 is None or shutil.which("bash") is None:
+        raise UpstreamError("Debian llc-22 (/usr/lib/llvm-22/bin/llc) and bash are needed")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    source = out_dir / f"{case_id}.opt.ll"
+    source.write_text(ir_opt)
+    before = run_line(run, source, llc22, check_file=reproducer)
+    if before.result is not Repro.YES:
+        raise UpstreamError(
+            f"RUN {run.index} of {reproducer.name} does not match case {case_id}'s IR with "
+            f"llc-22, so it cannot guide the reduction: {_first_error(before.detail)}")
+    script = out_dir / "interesting.sh"
+    allow_undef = re.search(r"\b(undef|poison)\b", ir_opt) is not None
+    script.write_text(interestingness_script(reproducer, run, allow_undef))
+    script.chmod(0o755)
+    reduced_ir = out_dir / f"{case_id}.llvm-reduce.ll"
+    reduce_ir(source, script, reduced_ir, reduce_timeout)
+    test = out_dir / f"{case_id}.reduced.ll"
+    test.write_text(upstream_test(reduced_ir.read_text(), reproducer, run,
+                                  f"From rgpu-fuzz case {case_id} ({pipeline})."))
+    test_run = run_lines(test.read_text())[0]
+    if run_line(test_run, test, llc22).result is not Repro.YES:
+        raise UpstreamError(f"{test}: the reduced test does not pass its own RUN line")
+    matrix = version_matrix(test)
+    write_matrix(test, matrix)
+    issue = out_dir / "issue.md"
+    issue.write_text(render_issue(case_id, pipeline, kernel, reproducer, test, test_run,
+                                  matrix, observed))
+    return UpstreamReport(case_id, pipeline, test, issue, matrix,
+                          len(ir_opt.splitlines()), len(reduced_ir.read_text().splitlines()))
