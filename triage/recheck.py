@@ -42,6 +42,7 @@ from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.triage import toolchains
 from rgpu_fuzz.triage.classify import place
 from rgpu_fuzz.triage.known_bugs import is_known_bug
+from rgpu_fuzz.triage.plugins import load_recorded
 from rgpu_fuzz.triage.store import Bucket, BucketStatus, Event, FindingStore, Run
 
 DEFAULT_STATUSES = (BucketStatus.NEW, BucketStatus.FILED, BucketStatus.FLAKY,
@@ -94,27 +95,12 @@ class RecheckReport:
 
 def load_pipelines_for(store: FindingStore, registry: Registry,
                        buckets: Iterable[Bucket]) -> dict[str, str]:
-    """Load the plugin files the store recorded for pipeline names the registry lacks, as
-    they are today (an edited file is today's pipeline; its hash shows in the versions).
-    Returns name → why it cannot be loaded, for the names that stay unknown."""
+    """Load the plugin files the store recorded for pipeline names the registry lacks, by
+    the one rule every rerun follows (`triage.plugins.load_recorded`: only a file whose
+    content is the one recorded). Returns name → why it cannot be loaded, for the names
+    that stay unknown."""
     needed = {PipelineSpec.parse(p).name for b in buckets for p in b.pipelines}
-    recorded = store.plugins()
-    missing: dict[str, str] = {}
-    for name in sorted(needed - set(registry.names())):
-        if name in registry.names():  # defined by a file loaded for another name
-            continue
-        if name not in recorded:
-            missing[name] = f"pipeline `{name}` is not registered here (pass --plugin FILE)"
-            continue
-        path, _ = recorded[name]
-        if not path.is_file():
-            missing[name] = (f"pipeline `{name}` came from the plugin file {path}, which is "
-                             "gone (pass --plugin FILE)")
-            continue
-        try:
-            registry.load_plugin(path)
-        except PipelineError as e:
-            missing[name] = str(e)
+    _, missing = load_recorded(registry, needed, store.plugins())
     return missing
 
 

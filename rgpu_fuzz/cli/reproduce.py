@@ -13,7 +13,6 @@ counted in the bucket's reproduction rate (`--no-record` to skip).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shlex
 import sys
@@ -133,10 +132,12 @@ def rerun(args: argparse.Namespace, case: Case,
 
 def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list[str]:
     """Load the plugin files the store recorded for the pipelines of `specs` that no
-    `--plugin` defined; the files loaded. A recorded file that is gone or changed is a
-    `UserError` that says what to pass."""
+    `--plugin` defined (`triage.plugins.load_recorded`: only a file whose content is the
+    one recorded); the files loaded. A pipeline that stays unknown because its recorded
+    file is gone or changed is a `UserError` that says what to pass."""
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.pipelines.base import PipelineSpec
+    from rgpu_fuzz.triage.plugins import load_recorded
     from rgpu_fuzz.triage.store import FindingStore, StoreError
 
     names = {n for n in (PipelineSpec.parse(s).name for s in specs) if n not in reg.names()}
@@ -147,25 +148,9 @@ def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list
             recorded = store.plugins()
     except StoreError:
         return []
-    loaded: list[str] = []
-    for name in sorted(names & set(recorded)):
-        path, digest = recorded[name]
-        if name in reg.names():  # defined by a file loaded for another name
-            continue
-        try:
-            same = hashlib.sha256(path.read_bytes()).hexdigest() == digest
-        except OSError:
-            raise UserError(f"pipeline `{name}` came from the plugin file {path}, which is "
-                            "gone: pass --plugin FILE") from None
-        if not same:
-            raise UserError(f"pipeline `{name}` came from the plugin file {path}, which has "
-                            f"changed since it was recorded: pass --plugin {path} to use it "
-                            "as it is now")
-        try:
-            reg.load_plugin(path)
-        except PipelineError as e:
-            raise UserError(str(e)) from None
-        loaded.append(str(path))
+    loaded, missing = load_recorded(reg, names & set(recorded), recorded)
+    if missing:
+        raise UserError(next(iter(missing.values())))
     return loaded
 
 

@@ -102,11 +102,16 @@ def test_recheck_marks_fixed_then_reopens_as_regression(
                   corpus / f"{case.id}.toml")
     assert expectation_marks(casefile.load(corpus / f"{case.id}.toml"))   # strict xfail
 
-    # the bug is taken out of the plugin: fixed, with the versions that fixed it
+    # the bug is taken out of the plugin: a file changed since it was recorded is not
+    # loaded by itself (triage/plugins.py: the one rule of every rerun); skipped, not fixed
     plugin.write_text(FIXED)
+    rc, changed = cli(capsys, "triage", "recheck", "--store", store, "--json")
+    assert rc == 0 and changed["summary"]["skipped"] == 2
+    assert all(f"pass --plugin {plugin}" in b["detail"] for b in changed["buckets"])
+    # passed as --plugin, it is today's pipeline: fixed, with the versions that fixed it
     # (in 2 worker processes: `--jobs` must see and record exactly what one process does)
     rc, fixed = cli(capsys, "triage", "recheck", "--store", store, "--corpus", str(corpus),
-                    "--jobs", "2", "--json")
+                    "--jobs", "2", "--json", "--plugin", str(plugin))
     assert rc == 0 and fixed["summary"] == {"reproduces": 0, "fixed": 2, "regressed": 0,
                                             "changed": 0, "skipped": 0}
     run_id = fixed["run"]["id"]
@@ -123,14 +128,15 @@ def test_recheck_marks_fixed_then_reopens_as_regression(
     assert listed["bucket"] == bucket.id and not listed["written"]
     assert expectation_marks(casefile.load(corpus / f"{case.id}.toml"))
     rc, _ = cli(capsys, "triage", "recheck", bucket.id, "--store", store, "--corpus",
-                str(corpus), "--update-corpus", "--json")
+                str(corpus), "--update-corpus", "--json", "--plugin", str(plugin))
     updated = casefile.load(corpus / f"{case.id}.toml")
     assert updated.expect is not None and updated.expect.status is ExpectStatus.AGREE
     assert updated.expect.issue == "https://tracker/1"
     assert not expectation_marks(updated)                                 # no longer xfail
 
     # still fixed on the next night: the run that fixed it keeps the credit
-    rc, again = cli(capsys, "triage", "recheck", "--store", store, "--json")
+    rc, again = cli(capsys, "triage", "recheck", "--store", store, "--json", "--plugin",
+                    str(plugin))
     assert rc == 0 and {b["fixed_run"] for b in again["buckets"]} == {run_id}
 
     # the plugin file is gone: skipped, never taken for fixed or open
