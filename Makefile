@@ -32,7 +32,7 @@ test: tools
 	rm -f $(SKIPS)
 	HYPOTHESIS_PROFILE=ci RGPU_TOOLS_STEP=1 RGPU_SKIP_SUMMARY=$(SKIPS) \
 	  $(BIN)/python -m pytest -n auto --dist loadgroup -m 'not slow' -q
-	$(BIN)/ruff check rgpu_fuzz generators oracles triage tests fuzz
+	$(BIN)/ruff check rgpu_fuzz generators oracles triage campaigns tests fuzz ci
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	@cat $(SKIPS)

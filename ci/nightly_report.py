@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz.cli import main as rgpu_fuzz
-from rgpu_fuzz.triage.store import Bucket, FindingStore
+from triage.store import Bucket, FindingStore
 
 MERGED = Path("merged") / "findings.sqlite"
 

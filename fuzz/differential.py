@@ -40,7 +40,7 @@ POLICY_ENV = "RGPU_FUZZ_POLICY"
 PROFILE_ENV = "RGPU_FUZZ_PROFILE"
 DEFAULT_PIPELINES = "ref,llvm-cpu:O0,llvm-cpu:O3"
 DEFAULT_CRASH_DIR = Path(__file__).resolve().parent / "crashes"
-_INSTRUMENTED = ("rgpu_fuzz.generators", "rgpu_fuzz.interp", "rgpu_fuzz.oracles")
+_INSTRUMENTED = ("generators", "rgpu_fuzz.interp", "oracles")
 
 
 class DifferentialFinding(AssertionError):
@@ -100,8 +100,8 @@ def _setup() -> tuple[list[Any], Any, Any]:
                                                  PROFILE_ENV))
     got = _setup_cache.get(key)
     if got is None:
-        from rgpu_fuzz.generators import load_profile
-        from rgpu_fuzz.oracles import load_policy
+        from generators import load_profile
+        from oracles import load_policy
         from rgpu_fuzz.pipelines.registry import Registry
 
         specs = [s.strip() for s in (key[0] or DEFAULT_PIPELINES).split(",") if s.strip()]
@@ -137,9 +137,9 @@ def _problems(outcomes: dict[str, Any], verdict: Any, arbiter: str) -> list[str]
 
 def run_one(case: Any, pipelines: Sequence[Any], policy: Any) -> None:
     """Run and judge one case; on a finding or an exception, save the case, then raise."""
+    from oracles import judge
     from rgpu_fuzz.lang.parser import parse
     from rgpu_fuzz.lang.source import DiagnosticError
-    from rgpu_fuzz.oracles import judge
     from rgpu_fuzz.pipelines.runner import run_case
 
     try:
@@ -160,7 +160,7 @@ def run_one(case: Any, pipelines: Sequence[Any], policy: Any) -> None:
 
 def TestOneInput(data: bytes) -> None:  # the name atheris expects
     """The atheris entry point: one generated case through every pipeline."""
-    from rgpu_fuzz.generators import AtherisChoices, generate
+    from generators import AtherisChoices, generate
 
     pipelines, policy, profile = _setup()
     case = generate(AtherisChoices(_provider(data)), profile)

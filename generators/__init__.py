@@ -1,13 +1,13 @@
 """Random and property-based case generators (DESIGN.md §1): one grammar, three drivers."""
 
-from rgpu_fuzz.generators.choice import (
+from generators.choice import (
     AtherisChoices,
     ChoiceSource,
     HypothesisChoices,
     SeededChoices,
 )
-from rgpu_fuzz.generators.grammar import cases, from_seed, generate, generate_module
-from rgpu_fuzz.generators.profile import Profile, ProfileError, load_profile, profile_names
+from generators.grammar import cases, from_seed, generate, generate_module
+from generators.profile import Profile, ProfileError, load_profile, profile_names
 
 __all__ = [
     "AtherisChoices",

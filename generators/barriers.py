@@ -35,16 +35,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rgpu_fuzz.generators.context import Builder, Pos, Var
-from rgpu_fuzz.generators.expr import convert
-from rgpu_fuzz.generators.stmt import (
+from generators.context import Builder, Pos, Var
+from generators.expr import convert
+from generators.stmt import (
     _counter,
     shared_helper_call,
     shared_store,
     shared_update,
     stmts,
 )
-from rgpu_fuzz.generators.values import int_literal, literal, usize
+from generators.values import int_literal, literal, usize
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.scalars import Scalar
 

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from rgpu_fuzz.generators.construct_walk import module_constructs
+from generators.construct_walk import module_constructs
 from rgpu_fuzz.model.case import Case, Launch
 
 CONSTRUCTS: dict[str, str] = {
@@ -224,7 +224,7 @@ def construct_coverage(cases: Iterable[Case]) -> ConstructCoverage:
 
 def profile_coverage(profiles: Sequence[str], seeds: range) -> dict[str, ConstructCoverage]:
     """Coverage of each named profile over the same seeds (`from_seed`)."""
-    from rgpu_fuzz.generators.grammar import from_seed
+    from generators.grammar import from_seed
 
     return {p: construct_coverage(from_seed(s, p) for s in seeds) for p in profiles}
 

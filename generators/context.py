@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from rgpu_fuzz.generators.choice import ChoiceSource
-from rgpu_fuzz.generators.profile import Profile
+from generators.choice import ChoiceSource
+from generators.profile import Profile
 from rgpu_fuzz.model.scalars import Scalar
 
 

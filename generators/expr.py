@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rgpu_fuzz.generators.context import Builder, Helper, Pos, Var
-from rgpu_fuzz.generators.values import explicit_from_bits, int_literal, literal, one, usize, zero
+from generators.context import Builder, Helper, Pos, Var
+from generators.values import explicit_from_bits, int_literal, literal, one, usize, zero
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.scalars import Scalar
 

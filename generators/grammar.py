@@ -16,10 +16,10 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rgpu_fuzz.generators.choice import ChoiceSource, HypothesisChoices, SeededChoices
-from rgpu_fuzz.generators.context import Builder
-from rgpu_fuzz.generators.kernel import build
-from rgpu_fuzz.generators.profile import Profile, load_profile
+from generators.choice import ChoiceSource, HypothesisChoices, SeededChoices
+from generators.context import Builder
+from generators.kernel import build
+from generators.profile import Profile, load_profile
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.model.case import Case
 

@@ -22,17 +22,17 @@ Profiles that switch on `barrier_ifs`/`barrier_whiles`/`barrier_nested`/`barrier
 
 from __future__ import annotations
 
-from rgpu_fuzz.generators import barriers
-from rgpu_fuzz.generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
-from rgpu_fuzz.generators.expr import convert, expr, shared_read
-from rgpu_fuzz.generators.stmt import (
+from generators import barriers
+from generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
+from generators.expr import convert, expr, shared_read
+from generators.stmt import (
     depth,
     shared_helper_call,
     shared_store,
     shared_update,
     stmts,
 )
-from rgpu_fuzz.generators.values import int_literal, literal, usize, value_bits, zero
+from generators.values import int_literal, literal, usize, value_bits, zero
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.model.case import (

@@ -14,8 +14,8 @@ Termination and memory discipline by construction:
 
 from __future__ import annotations
 
-from rgpu_fuzz.generators.context import Builder, LocalArray, Pos, Var
-from rgpu_fuzz.generators.expr import (
+from generators.context import Builder, LocalArray, Pos, Var
+from generators.expr import (
     call_args,
     convert,
     expr,
@@ -24,7 +24,7 @@ from rgpu_fuzz.generators.expr import (
     nonzero_divisor,
     own_slot,
 )
-from rgpu_fuzz.generators.values import int_literal, usize
+from generators.values import int_literal, usize
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.scalars import Scalar
 

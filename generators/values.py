@@ -11,7 +11,7 @@ import math
 import struct
 from functools import cache
 
-from rgpu_fuzz.generators.choice import ChoiceSource
+from generators.choice import ChoiceSource
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.literals import float_literal, int_literal
 from rgpu_fuzz.model.scalars import Scalar

@@ -1,15 +1,15 @@
 """Oracles: compare the outcomes of one case and say what is wrong (DESIGN.md §6)."""
 
-from rgpu_fuzz.oracles.compare import (
+from oracles.compare import (
     arbiter_of,
     compare_outputs,
     judge,
     kernel_operations,
     normalise_crash_line,
 )
-from rgpu_fuzz.oracles.policy import KnownDifference, Policy, PolicyError, ZeroSign, load_policy
-from rgpu_fuzz.oracles.signature import Signature, coarse_key
-from rgpu_fuzz.oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
+from oracles.policy import KnownDifference, Policy, PolicyError, ZeroSign, load_policy
+from oracles.signature import Signature, coarse_key
+from oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
 
 __all__ = [
     "ElementDiff", "Finding", "FindingKind", "KnownDifference", "Policy", "PolicyError",

@@ -19,6 +19,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from oracles.policy import Policy, ZeroSign
+from oracles.signature import Signature
+from oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
 from rgpu_fuzz.lang.ast import Binary, Cast, MethodCall, Module, Unary
 from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.model.case import Case
@@ -37,9 +40,6 @@ from rgpu_fuzz.model.outcome import (
     detail,
 )
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles.policy import Policy, ZeroSign
-from rgpu_fuzz.oracles.signature import Signature
-from rgpu_fuzz.oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
 from rgpu_fuzz.pipelines.base import spec_name
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rgpu_fuzz.oracles.signature import Signature
+from oracles.signature import Signature
 
 
 class FindingKind(StrEnum):

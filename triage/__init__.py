@@ -1,12 +1,12 @@
 """Triage (DESIGN.md §7): reduce, bucket, store, file and reproduce findings."""
 
-from rgpu_fuzz.triage.reduce import Reduction, reduce_case, signature_predicate
+from triage.reduce import Reduction, reduce_case, signature_predicate
 
 __all__ = ["Reduction", "reduce_case", "signature_predicate"]
 
-from rgpu_fuzz.triage.lookup import Where, find_case
-from rgpu_fuzz.triage.report import collect_versions, render_report
-from rgpu_fuzz.triage.store import (
+from triage.lookup import Where, find_case
+from triage.report import collect_versions, render_report
+from triage.store import (
     Bucket,
     BucketStatus,
     BucketUpdate,

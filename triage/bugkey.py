@@ -32,15 +32,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from oracles import FindingKind, Policy, judge
+from oracles.compare import compare_outputs
+from oracles.signature import PROBE_PREFIX, Signature
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import case_features, case_module, walk
 from rgpu_fuzz.model.case import BufferArg, Case, Dist, Launch, Values
 from rgpu_fuzz.model.inputs import random_bits
 from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import FindingKind, Policy, judge
-from rgpu_fuzz.oracles.compare import compare_outputs
-from rgpu_fuzz.oracles.signature import PROBE_PREFIX, Signature
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
 

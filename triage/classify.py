@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from rgpu_fuzz.oracles import Finding, FindingKind, Signature
-from rgpu_fuzz.oracles.signature import coarse_key
-from rgpu_fuzz.triage.known_bugs import is_known_bug
+from oracles import Finding, FindingKind, Signature
+from oracles.signature import coarse_key
+from triage.known_bugs import is_known_bug
 
 
 def signature_ops(signature: str) -> frozenset[str] | None:

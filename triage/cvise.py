@@ -42,10 +42,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from oracles import KnownDifference, Policy, ZeroSign
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.oracles import KnownDifference, Policy, ZeroSign
-from rgpu_fuzz.triage.reduce.size import token_count
+from triage.reduce.size import token_count
 
 __all__ = [
     "CVISE", "SEEDED_PIPELINE", "SEEDED_PLUGIN", "CviseResult", "SeededFinding", "check_kernel",
@@ -130,9 +130,9 @@ def write_interestingness_test(directory: Path, case: Case, signature: str,
     script = directory / TEST_FILE
     script.write_text(
         f"#!{sys.executable}\n"
-        '"""C-Vise interestingness test written by rgpu_fuzz.triage.cvise."""\n'
+        '"""C-Vise interestingness test written by triage.cvise."""\n'
         "import sys\n\n"
-        "from rgpu_fuzz.triage.cvise import check_kernel\n\n"
+        "from triage.cvise import check_kernel\n\n"
         f"sys.exit(0 if check_kernel({str(directory / CONFIG_FILE)!r}, {KERNEL_FILE!r}) "
         "else 1)\n",
         encoding="utf-8")
@@ -143,7 +143,7 @@ def write_interestingness_test(directory: Path, case: Case, signature: str,
 def _load_predicate(config: dict[str, object]) -> tuple[Case, Callable[[Case], bool]]:
     """The original case and the predicate a config names (plugins loaded first)."""
     from rgpu_fuzz.pipelines.registry import Registry
-    from rgpu_fuzz.triage.reduce import signature_predicate
+    from triage.reduce import signature_predicate
 
     registry = Registry()
     for plugin in config["plugins"]:  # type: ignore[attr-defined]
@@ -176,7 +176,7 @@ def check_kernel(config_path: str | Path, kernel_path: str | Path) -> bool:
 
 CLIENT_SCRIPT = """\
 #!{python} -S
-# C-Vise interestingness test written by rgpu_fuzz.triage.cvise (server mode): asks the
+# C-Vise interestingness test written by triage.cvise (server mode): asks the
 # predicate served on {socket} about ./{kernel}; exit 0 iff it still shows the finding.
 import os, socket, sys
 try:
@@ -351,10 +351,10 @@ def find_wrong_code(count: int, pipelines: Sequence[str], policy: Policy, *,
                     start_seed: int = 0, max_seeds: int = 5000) -> list[SeededFinding]:
     """The first `count` generated seeds (default profile) whose verdict has a wrong-code
     finding on `target`: the findings a reducer comparison runs on."""
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
+    from oracles import FindingKind, judge
     from rgpu_fuzz.lang.parser import parse
     from rgpu_fuzz.lang.source import DiagnosticError
-    from rgpu_fuzz.oracles import FindingKind, judge
     from rgpu_fuzz.pipelines.registry import Registry
     from rgpu_fuzz.pipelines.runner import run_case
 
@@ -386,7 +386,7 @@ def compare_reducers(finding: SeededFinding, pipelines: Sequence[str], policy: P
     """Reduce one finding with `reduce_case` and with C-Vise under the same budget and the
     same predicate; kernel-only sizes for both (C-Vise never touches launch or args)."""
     from rgpu_fuzz.pipelines.registry import Registry
-    from rgpu_fuzz.triage.reduce import reduce_case, signature_predicate
+    from triage.reduce import reduce_case, signature_predicate
 
     registry = Registry()
     for plugin in plugins:

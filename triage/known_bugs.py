@@ -24,11 +24,11 @@ from functools import cache
 from importlib import resources, util
 from pathlib import Path
 
+from oracles import Finding, Policy, Signature, judge
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome
-from rgpu_fuzz.oracles import Finding, Policy, Signature, judge
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
@@ -59,7 +59,7 @@ class KnownBug:
 
 @cache
 def known_bugs() -> tuple[KnownBug, ...]:
-    data = tomllib.loads(resources.files("rgpu_fuzz.triage").joinpath("known_bugs.toml")
+    data = tomllib.loads(resources.files("triage").joinpath("known_bugs.toml")
                          .read_text())
     return tuple(KnownBug(b["name"], b["upstream"], frozenset(b["kinds"]),
                           frozenset(b["pipelines"]), frozenset(b["opt"]), b["wave_size"],

@@ -1,9 +1,9 @@
 """`llc` and `opt` with llvmlite's LLVM, for the version matrix of an upstream report
-(`rgpu_fuzz.triage.upstream`): the same RUN line then runs on the LLVM the fuzzer itself uses
+(`triage.upstream`): the same RUN line then runs on the LLVM the fuzzer itself uses
 (llvmlite 0.50 is LLVM 22.1.0, Debian's llc-22 is 22.1.8; they can differ).
 
-    python -m rgpu_fuzz.triage.llvmlite_tool llc -O1 -mtriple=... -mcpu=... [FILE] [-o OUT]
-    python -m rgpu_fuzz.triage.llvmlite_tool opt -O2 [-S | -disable-output] [FILE] [-o OUT]
+    python -m triage.llvmlite_tool llc -O1 -mtriple=... -mcpu=... [FILE] [-o OUT]
+    python -m triage.llvmlite_tool opt -O2 [-S | -disable-output] [FILE] [-o OUT]
 
 Only what llvmlite can do the way the real tool does it: llc's code generation at -O<n>
 (asm or `-filetype=obj`, no IR passes, like llc) and a short list of LLVM library options
@@ -147,7 +147,7 @@ def run(inv: Invocation) -> int:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("llc", "opt"):
-        print("usage: python -m rgpu_fuzz.triage.llvmlite_tool llc|opt ARGS...",
+        print("usage: python -m triage.llvmlite_tool llc|opt ARGS...",
               file=sys.stderr)
         return 2
     parsed = parse_args(argv[0], argv[1:])

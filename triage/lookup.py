@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.triage.store import (
+from triage.store import (
     Bucket,
     FindingStore,
     IdLookupError,

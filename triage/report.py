@@ -13,11 +13,11 @@ import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 
+from oracles import Verdict
 from rgpu_fuzz import __version__, casefile
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Random, ScalarArg, Values
 from rgpu_fuzz.model.outcome import Outcome, detail
 from rgpu_fuzz.model.scalars import Scalar, from_bits
-from rgpu_fuzz.oracles import Verdict
 
 MAX_VALUES_SHOWN = 32
 

@@ -23,7 +23,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from rgpu_fuzz.triage.store_buckets import (
+from triage.store_buckets import (
     BUCKET_ID_LEN,
     Bucket,
     BucketStatus,
@@ -33,16 +33,16 @@ from rgpu_fuzz.triage.store_buckets import (
     ambiguous_message,
     bucket_id,
 )
-from rgpu_fuzz.triage.store_cases import (
+from triage.store_cases import (
     EXAMPLES_PER_BUCKET,
     CaseRecords,
     case_size,
     outcome_summary,
 )
-from rgpu_fuzz.triage.store_merge import MergeSummary, StoreMerge
-from rgpu_fuzz.triage.store_probes import ProbeCache
-from rgpu_fuzz.triage.store_runs import Event, HistoryEntry, Run, RunLog, new_run_id
-from rgpu_fuzz.triage.store_schema import (
+from triage.store_merge import MergeSummary, StoreMerge
+from triage.store_probes import ProbeCache
+from triage.store_runs import Event, HistoryEntry, Run, RunLog, new_run_id
+from triage.store_schema import (
     BUSY_TIMEOUT_MS,
     MIGRATIONS,
     SCHEMA_VERSION,

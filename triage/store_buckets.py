@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rgpu_fuzz.oracles import ElementDiff
-from rgpu_fuzz.triage.store_schema import StoreBase
+from oracles import ElementDiff
+from triage.store_schema import StoreBase
 
 BUCKET_ID_LEN = 10
 

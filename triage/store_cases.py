@@ -17,13 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from oracles import Finding, Verdict
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.lexer import tokenize
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
-from rgpu_fuzz.oracles import Finding, Verdict
-from rgpu_fuzz.triage.store_buckets import (
+from triage.store_buckets import (
     BucketStatus,
     BucketTriage,
     BucketUpdate,
@@ -33,7 +33,7 @@ from rgpu_fuzz.triage.store_buckets import (
     diffs_json,
     unique_row,
 )
-from rgpu_fuzz.triage.store_runs import reopen
+from triage.store_runs import reopen
 
 EXAMPLES_PER_BUCKET = 5
 

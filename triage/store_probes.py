@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.triage.bugkey import PROBE_SEED, PROBE_THREADS, ProbeAnswer, TypedOp
-from rgpu_fuzz.triage.store_schema import StoreBase
+from triage.bugkey import PROBE_SEED, PROBE_THREADS, ProbeAnswer, TypedOp
+from triage.store_schema import StoreBase
 
 PROBE_FORMAT = f"probe-kernels/1 seed={PROBE_SEED:#x} threads={PROBE_THREADS}"
 """What the probe kernels are; part of the fingerprint (change it with `bugkey._kernel`)."""
@@ -31,7 +31,7 @@ def probe_toolchain(versions: Mapping[str, str], policy: str, source: str | None
     by default `toolchains.source_digest()` of the running package: the revision in
     `versions` does not see uncommitted edits, the digest does)."""
     if source is None:
-        from rgpu_fuzz.triage.toolchains import source_digest
+        from triage.toolchains import source_digest
 
         source = source_digest()
     text = json.dumps({"versions": dict(versions), "policy": policy, "probes": PROBE_FORMAT,

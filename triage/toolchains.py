@@ -28,7 +28,7 @@ from rgpu_fuzz.pipelines.registry import BUILTIN, Registry
 from rgpu_fuzz.process import run_bounded
 
 if TYPE_CHECKING:
-    from rgpu_fuzz.triage.store import FindingStore, Run
+    from triage.store import FindingStore, Run
 
 TOOL_TIMEOUT_S = 30.0
 REPO = Path(sys.modules["rgpu_fuzz"].__file__ or ".").resolve().parents[1]

@@ -5,7 +5,7 @@ A reproducer is a `.ll` file in LLVM's test style (`; RUN:` lines piping `llc` o
 passes means "the bug is there". `version_matrix` runs every RUN line once per LLVM variant:
 
 * `llvmlite` - llvmlite's LLVM (0.50: 22.1.0), the one the fuzzer compiles with, through
-  `rgpu_fuzz.triage.llvmlite_tool` in a child process;
+  `triage.llvmlite_tool` in a child process;
 * `llc-22`, `llc-19` - Debian's llvm-22 and llvm-19 tools;
 * `gisel` - llc-22 with `-global-isel` (a RUN line without llc is not applicable).
 
@@ -16,7 +16,7 @@ bash with `pipefail`, as lit runs it. A variant whose tool cannot do what the li
 
 `matrix_lines` renders the result as the comment block each docs/llvm-bugs file carries in its
 header; `write_matrix` replaces that block in place
-(`python -m rgpu_fuzz.triage.upstream matrix FILE.ll [--write]`).
+(`python -m triage.upstream matrix FILE.ll [--write]`).
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def debian_variant(major: int) -> Variant | None:
 
 def default_variants() -> tuple[Variant, ...]:
     """llvmlite, Debian llc-22, Debian llc-19, llc-22 -global-isel (the ones installed)."""
-    lite = (sys.executable, "-m", "rgpu_fuzz.triage.llvmlite_tool")
+    lite = (sys.executable, "-m", "triage.llvmlite_tool")
     out = [Variant("llvmlite", _llvmlite_version(), (*lite, "llc"), (*lite, "opt"))]
     out += [v for v in (debian_variant(22), debian_variant(19)) if v is not None]
     if _tool(22, "llc").exists():
@@ -216,7 +216,7 @@ def predicate_run(llc_args: str, check_prefix: str = "CHECK") -> RunLine:
 
 def matrix_lines(matrix: Matrix) -> list[str]:
     """The header block: one line per RUN line, `yes` where its CHECK lines match."""
-    lines = [f"{MATRIX_BEGIN} (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN "
+    lines = [f"{MATRIX_BEGIN} (python -m triage.upstream matrix; yes = the RUN "
              "line passes, so the bug is there):",
              ";   " + "; ".join(f"{v.name} = {v.version}" for v in matrix.variants)
              + " (llc-N: Debian llvm-N's llc and opt)"]
@@ -247,7 +247,7 @@ def write_matrix(path: Path, matrix: Matrix) -> None:
 def main(argv: list[str]) -> int:
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m rgpu_fuzz.triage.upstream")
+    ap = argparse.ArgumentParser(prog="python -m triage.upstream")
     sub = ap.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("matrix", help="which LLVMs reproduce each RUN line of a reproducer")
     m.add_argument("files", nargs="+", type=Path)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rgpu_fuzz.process import run_bounded
-from rgpu_fuzz.triage.upstream import (
+from triage.upstream import (
     MATRIX_BEGIN,
     MATRIX_END,
     Matrix,

@@ -80,7 +80,7 @@ def _seconds(text: str) -> float:
 
 
 def _kernel_set(corpus: Path, seeds: int) -> list[tuple[str, Any]]:
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
 
     cases = [(p.stem, casefile.load(p)) for p in sorted(corpus.glob("*.toml"))]
     profile = load_profile("default")
@@ -162,7 +162,7 @@ def bench_pipelines(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
 
     profile = load_profile("default")
     n = args.seeds
@@ -214,8 +214,8 @@ def bench_rustc(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
-    from rgpu_fuzz.oracles import load_policy
-    from rgpu_fuzz.triage.cvise import (
+    from oracles import load_policy
+    from triage.cvise import (
         SEEDED_PIPELINE,
         SEEDED_PLUGIN,
         compare_reducers,

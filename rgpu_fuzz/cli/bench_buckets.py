@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from campaigns.jobs import Found, Setup, _parse
+from campaigns.orchestrate import Campaign, CampaignConfig
+from oracles import Finding, judge, load_policy
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.oracles import Finding, judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Found, Setup, _parse
 
 PLUGINS = Path(__file__).resolve().parents[2] / "tests" / "plugins"
 BASELINE = "llvm-cpu:O0"
@@ -140,7 +140,7 @@ def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
 def _score(campaign: _Recording, scenario: Scenario, reg: Registry,
            cache: dict[tuple[str, str], bool]) -> dict[str, Any]:
     """Purity and per-bug splitting of one campaign's assignment."""
-    from rgpu_fuzz.oracles.signature import Signature
+    from oracles.signature import Signature
 
     truth: dict[tuple[str, str], str] = {}
     sets: dict[tuple[str, str], frozenset[str]] = {}

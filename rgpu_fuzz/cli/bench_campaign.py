@@ -3,7 +3,7 @@ and, side by side in the same run, of a recorded git revision (`--baseline REV`)
 more pipeline mixes (`--mix`, repeatable; default: issue 12's CPU mix and the campaign's
 default mix).
 
-Both trees run the campaign's own chunk job (`triage.campaign_jobs.run_chunk`: generate,
+Both trees run the campaign's own chunk job (`campaigns.jobs.run_chunk`: generate,
 run every pipeline, judge) in a driver process of their own, on the same seeds cut into
 campaign-sized chunks (`CampaignConfig.chunk`, so batching pipelines see the batches a
 campaign gives them), in alternating rounds, so both see the same machine load. A round's
@@ -44,12 +44,12 @@ FIRST_SEED = 5_550_000
 
 DRIVER = r'''
 import json, os, statistics, sys, time
-import rgpu_fuzz.triage.campaign_jobs as jobs
+import campaigns.jobs as jobs
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup, run_chunk
+from campaigns.jobs import ChunkJob, Setup, run_chunk
 
 try:
-    from rgpu_fuzz.triage.campaign import CampaignConfig
+    from campaigns.orchestrate import CampaignConfig
     CHUNK = CampaignConfig.__dataclass_fields__["chunk"].default
 except (ImportError, KeyError, AttributeError):
     CHUNK = 8
@@ -119,7 +119,7 @@ def ref_cpu(seeds):
     """CPU seconds of `ref` alone per new case, as a campaign runs it: every cache
     cleared, the case's features computed first (untimed), then `ref`."""
     import importlib
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
     from rgpu_fuzz.lang.features import case_features
     from rgpu_fuzz.pipelines.registry import Registry
     ref, profile, out = Registry().create("ref"), load_profile("default"), []

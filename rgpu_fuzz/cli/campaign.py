@@ -23,7 +23,7 @@ from rich.console import Console
 from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import add_plugin_argument
 from rgpu_fuzz.cli.progress import ProgressLine
-from rgpu_fuzz.triage.store import DEFAULT_CAMPAIGN_DIR
+from triage.store import DEFAULT_CAMPAIGN_DIR
 
 EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
            "--pipelines ref,llvm-cpu:O0,llvm-cpu:O3 --out runs/nightly")
@@ -124,17 +124,17 @@ def print_summary(console: Console, data: dict[str, object]) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.cli.pipelines import registry_from
-    from rgpu_fuzz.pipelines.registry import PipelineError
-    from rgpu_fuzz.triage.campaign import (
+    from campaigns.executors import make_executor
+    from campaigns.jobs import Setup
+    from campaigns.orchestrate import (
         Campaign,
         CampaignConfig,
         CampaignError,
         parse_duration,
     )
-    from rgpu_fuzz.triage.campaign_jobs import Setup
-    from rgpu_fuzz.triage.executors import make_executor
+    from rgpu_fuzz.cli import UserError
+    from rgpu_fuzz.cli.pipelines import registry_from
+    from rgpu_fuzz.pipelines.registry import PipelineError
 
     specs = tuple(s.strip() for s in args.pipelines.split(",") if s.strip())
     if not specs:

@@ -33,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _profile_list(arg: str) -> list[str]:
     """`all` (the shipped profiles, default first), a comma-separated list, or one name or
     path (a path may hold a comma: it is taken whole when it names a file)."""
-    from rgpu_fuzz.generators import profile_names
+    from generators import profile_names
 
     if arg == "all":
         return sorted(profile_names(), key=lambda n: (n != "default", n))
@@ -44,9 +44,9 @@ def _profile_list(arg: str) -> list[str]:
 
 def _stats_only(args: argparse.Namespace, names: list[str]) -> int:
     """`--stats` over several profiles: the construct table, one column per profile."""
+    from generators import ProfileError, SeededChoices, generate, load_profile
+    from generators.constructs import construct_coverage, render_table
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.generators import ProfileError, SeededChoices, generate, load_profile
-    from rgpu_fuzz.generators.constructs import construct_coverage, render_table
 
     if args.out is not None:
         raise UserError("--out takes one profile; several profiles only with --stats")
@@ -64,10 +64,10 @@ def _stats_only(args: argparse.Namespace, names: list[str]) -> int:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from generators import ProfileError, SeededChoices, generate, load_profile
+    from generators.constructs import construct_coverage, render_table
+    from generators.stats import case_coverage
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.generators import ProfileError, SeededChoices, generate, load_profile
-    from rgpu_fuzz.generators.constructs import construct_coverage, render_table
-    from rgpu_fuzz.generators.stats import case_coverage
 
     if args.count < 1:
         raise UserError("--count must be >= 1")

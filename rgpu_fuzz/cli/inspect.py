@@ -62,8 +62,8 @@ def build(job: BuildJob) -> Any:
 def _locate(text: str) -> Any:
     from rgpu_fuzz import casefile
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.lookup import find_case
-    from rgpu_fuzz.triage.store import IdLookupError, StoreError
+    from triage.lookup import find_case
+    from triage.store import IdLookupError, StoreError
 
     try:
         return find_case(text)[0]

@@ -13,7 +13,7 @@ import time
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # the command line imports triage lazily (start-up stays fast)
-    from rgpu_fuzz.triage.campaign import Progress
+    from campaigns.orchestrate import Progress
 
 REDRAW_S = 0.5
 """Least seconds between two redraws on a terminal."""

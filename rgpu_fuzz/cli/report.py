@@ -6,7 +6,7 @@ The case is found like `reproduce` finds it (corpus or findings store, unique id
 its recorded pipelines are rerun, so the report shows what happens today, not last night.
 
 `rgpu-fuzz report <id> --upstream DIR` writes an LLVM issue instead
-(`rgpu_fuzz.triage.upstream_report`): the IR of the case's divergent amdgpu pipeline reduced
+(`triage.upstream_report`): the IR of the case's divergent amdgpu pipeline reduced
 by llvm-reduce-22 with the FileCheck predicate of a reproducer (`--check FILE.ll`, default:
 the `.ll` its `[expect] issue` names), an upstream test with RUN/CHECK lines, its version
 matrix (llvmlite, llc-22, llc-19, GlobalISel) and `issue.md`.
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz.cli.reproduce import add_locate_arguments, locate, replay_options, rerun
-from rgpu_fuzz.triage.lookup import Where
+from triage.lookup import Where
 
 EXAMPLE = ("rgpu-fuzz report 3fa2c1 --out issue.md; "
            "rgpu-fuzz report campaign runs/nightly --html report.html")
@@ -79,7 +79,7 @@ def execute(args: argparse.Namespace) -> int:
 
 def _case(args: argparse.Namespace) -> int:
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.report import collect_versions, render_report
+    from triage.report import collect_versions, render_report
 
     case, where = locate(args)
     pipelines, outcomes, verdict, _policy = rerun(args, case, where)
@@ -130,8 +130,8 @@ def _gpu_pipeline(args: argparse.Namespace, case: Any, where: Where) -> tuple[st
 def _observed(args: argparse.Namespace, case: Any, where: Where, spec: str) -> tuple[str, ...]:
     """The case rerun on the arbiter and `spec`: one line per differing element (at most 8),
     or what the finding says when no element differs (a crash, a trap)."""
+    from oracles import PolicyError, load_policy
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.oracles import PolicyError, load_policy
 
     try:
         arbiter = load_policy(args.policy).arbiter
@@ -156,7 +156,7 @@ def _upstream(args: argparse.Namespace) -> int:
     from rgpu_fuzz.pipelines.gpu_build import GpuBuild
     from rgpu_fuzz.pipelines.stages import describe_failure
     from rgpu_fuzz.pipelines.workers import Done, call_in_worker
-    from rgpu_fuzz.triage.upstream_report import UpstreamError, make_upstream_report
+    from triage.upstream_report import UpstreamError, make_upstream_report
 
     case, where = locate(args)
     spec, cpu, level = _gpu_pipeline(args, case, where)
@@ -198,15 +198,15 @@ def _write(path: Path, text: str) -> None:
 
 
 def _campaign(args: argparse.Namespace) -> int:
-    from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.campaign_report import DEFAULT_TOP, collect
-    from rgpu_fuzz.triage.campaign_report_md import (
+    from campaigns.report.gather import DEFAULT_TOP, collect
+    from campaigns.report.md import (
         PLOTS_DIR,
         is_bucket_report,
         render_bucket,
         render_markdown,
     )
-    from rgpu_fuzz.triage.report import collect_versions
+    from rgpu_fuzz.cli import UserError
+    from triage.report import collect_versions
 
     if args.dir is None:
         raise UserError("report campaign: which campaign? e.g. "
@@ -219,7 +219,7 @@ def _campaign(args: argparse.Namespace) -> int:
     data = collect(args.dir, store=args.store, top=top)
     plots = []
     if args.html is not None or args.md is not None:
-        from rgpu_fuzz.triage.campaign_report_plots import all_plots
+        from campaigns.report.plots import all_plots
 
         plots = all_plots(data)
     versions = collect_versions()
@@ -233,7 +233,7 @@ def _campaign(args: argparse.Namespace) -> int:
                 continue
             _write(path, render_bucket(view, str(data.store), versions))
     if args.html is not None:
-        from rgpu_fuzz.triage.campaign_report_html import render_html
+        from campaigns.report.html import render_html
 
         _write(args.html, render_html(data, plots))
         written.append(str(args.html))

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from oracles import Policy, PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
@@ -31,13 +32,12 @@ from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
-from rgpu_fuzz.oracles import Policy, PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 from rgpu_fuzz.pipelines.runner import run_case
 
 if TYPE_CHECKING:
-    from rgpu_fuzz.triage.lookup import Where
+    from triage.lookup import Where
 
 EXAMPLE = "rgpu-fuzz reproduce 3fa2c1 --show ir"
 FALLBACK_PIPELINES = tuple(DEFAULT_PIPELINES.split(","))
@@ -72,7 +72,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def store_path(args: argparse.Namespace) -> Path:
-    from rgpu_fuzz.triage.store import default_store_path
+    from triage.store import default_store_path
 
     return args.store if args.store is not None else default_store_path()
 
@@ -80,8 +80,8 @@ def store_path(args: argparse.Namespace) -> Path:
 def locate(args: argparse.Namespace) -> tuple[Case, Where]:
     """The case `args.id` names, and where it was found."""
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.lookup import find_case
-    from rgpu_fuzz.triage.store import IdLookupError, StoreError
+    from triage.lookup import find_case
+    from triage.store import IdLookupError, StoreError
 
     corpus = args.corpus if args.corpus is not None else [Path("corpus")]
     try:
@@ -137,8 +137,8 @@ def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list
     file is gone or changed is a `UserError` that says what to pass."""
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.pipelines.base import PipelineSpec
-    from rgpu_fuzz.triage.plugins import load_recorded
-    from rgpu_fuzz.triage.store import FindingStore, StoreError
+    from triage.plugins import load_recorded
+    from triage.store import FindingStore, StoreError
 
     names = {n for n in (PipelineSpec.parse(s).name for s in specs) if n not in reg.names()}
     if not names or where.store is None:
@@ -157,7 +157,7 @@ def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list
 def replay_options(where: Where, plugins: list[str]) -> str:
     """The options that make `rgpu-fuzz reproduce ID` find this case again when pasted:
     `--store` unless it is the default store, and each plugin file."""
-    from rgpu_fuzz.triage.store import default_store_path
+    from triage.store import default_store_path
 
     opts = ""
     if where.store is not None and where.store.resolve() != default_store_path().resolve():
@@ -212,7 +212,7 @@ def execute(args: argparse.Namespace) -> int:
     if bucket is not None and where.store is not None and not args.no_record:
         import sqlite3
 
-        from rgpu_fuzz.triage.store import FindingStore, StoreError
+        from triage.store import FindingStore, StoreError
 
         try:
             with FindingStore(where.store) as store:

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from oracles import PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
@@ -23,7 +24,6 @@ from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, detail
-from rgpu_fuzz.oracles import PolicyError, Verdict, judge, load_policy
 from rgpu_fuzz.pipelines.registry import PipelineError
 from rgpu_fuzz.pipelines.runner import run_case
 

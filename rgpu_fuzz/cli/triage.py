@@ -24,10 +24,10 @@ from rgpu_fuzz.cli.pipelines import add_plugin_argument
 from rgpu_fuzz.cli.reproduce import add_store_argument, bits_widths, replay_options, store_path
 from rgpu_fuzz.model.case import Expect, ExpectStatus
 from rgpu_fuzz.pipelines.base import PipelineSpec
-from rgpu_fuzz.triage.lookup import Where
+from triage.lookup import Where
 
 if TYPE_CHECKING:
-    from rgpu_fuzz.triage.store import Bucket, FindingStore
+    from triage.store import Bucket, FindingStore
 
 EXAMPLE = "rgpu-fuzz triage list --sort count   |   rgpu-fuzz triage show 3fa2"
 STATUSES = ("new", "filed", "fixed", "flaky", "wontfix")
@@ -129,7 +129,7 @@ def _open(args: argparse.Namespace, create: bool = False,
     """The store `--store` names; `readonly` for the actions that only read it (so they
     work on a read-only disk and never write into a file that is not a store)."""
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.store import FindingStore, StoreError
+    from triage.store import FindingStore, StoreError
 
     path = store_path(args)
     if not create and not path.is_file():
@@ -142,7 +142,7 @@ def _open(args: argparse.Namespace, create: bool = False,
 
 def _bucket(store: FindingStore, prefix: str) -> Bucket:
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.store import IdLookupError
+    from triage.store import IdLookupError
 
     try:
         return store.bucket(prefix)
@@ -185,7 +185,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from rgpu_fuzz.triage.store import BucketStatus
+    from triage.store import BucketStatus
 
     console = make_console()
     with _open(args, readonly=True) as store:
@@ -293,7 +293,7 @@ def _promote(args: argparse.Namespace) -> int:
 
 def _merge(args: argparse.Namespace) -> int:
     from rgpu_fuzz.cli import UserError
-    from rgpu_fuzz.triage.store import StoreError
+    from triage.store import StoreError
 
     with _open(args, create=True) as store:
         for other in args.others:
@@ -317,11 +317,11 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _recheck(args: argparse.Namespace) -> int:
+    from campaigns.recheck import DEFAULT_STATUSES, recheck, update_corpus
+    from oracles import PolicyError, load_policy
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.cli.pipelines import registry_from
-    from rgpu_fuzz.oracles import PolicyError, load_policy
-    from rgpu_fuzz.triage.recheck import DEFAULT_STATUSES, recheck, update_corpus
-    from rgpu_fuzz.triage.store import BucketStatus, IdLookupError
+    from triage.store import BucketStatus, IdLookupError
 
     if args.tries < 1 or args.jobs < 1:
         raise UserError("--tries and --jobs must be >= 1")
@@ -381,7 +381,7 @@ def _recheck(args: argparse.Namespace) -> int:
 
 
 def _recheck_line(r: object) -> str:
-    from rgpu_fuzz.triage.recheck import BucketRecheck
+    from campaigns.recheck import BucketRecheck
 
     assert isinstance(r, BucketRecheck)
     b = r.bucket
@@ -400,7 +400,7 @@ def _run_json(run: object) -> dict[str, object]:
 
 
 def _result_json(r: object) -> dict[str, object]:
-    from rgpu_fuzz.triage.recheck import BucketRecheck
+    from campaigns.recheck import BucketRecheck
 
     assert isinstance(r, BucketRecheck)
     b = r.bucket

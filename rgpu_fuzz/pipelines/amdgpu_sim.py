@@ -164,7 +164,7 @@ class AmdgpuSimPipeline(Pipeline):
         stage kills the worker runs alone (`_run`) for its own outcome, a launch that
         overstays its timeout is its own `Timeout`, and after a failure of the batch as a
         whole (no case to blame) every case runs alone. A batch's finding is checked alone
-        by the campaign (`triage.campaign_jobs`)."""
+        by the campaign (`campaigns.jobs`)."""
         if not self.batches:
             return [self._run(c) for c in cases]
         from rgpu_fuzz.pipelines.batching import run_in_batches

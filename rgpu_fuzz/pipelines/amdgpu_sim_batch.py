@@ -16,7 +16,7 @@ Stages are reported as `<i>:<stage>` for a case's own work and `<stage>` for the
 so the parent (`AmdgpuSimPipeline._batch`) knows whom a worker's death concerns. A batch
 stage that fails as a value (`LlvmError`, an `ld.lld` failure, the code-object hook) is a
 `BatchFailed`: no case is to blame, and the parent runs each case alone. The campaign reruns
-a case with a finding alone (`triage.campaign_jobs`), so what is recorded and reduced is
+a case with a finding alone (`campaigns.jobs`), so what is recorded and reduced is
 what the single case does.
 
 Batch stage seconds are shared out evenly between the batch's cases (`ir-link`,

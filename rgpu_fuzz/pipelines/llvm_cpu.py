@@ -198,7 +198,7 @@ class LlvmCpuPipeline(Pipeline):
         outcome, a run that overstays its timeout is its own `Timeout`, and after a failure
         of a whole group (no case to blame; a worker death costs a new worker, seconds of
         imports, more than halving saves on 8 cases) every case runs alone.
-        A batch's finding is checked alone by the campaign (`triage.campaign_jobs`).
+        A batch's finding is checked alone by the campaign (`campaigns.jobs`).
         A subclass that overrides `_run` or `job` (not only `transform_ir`) runs each case
         through its own `_run`: a batch would bypass its override."""
         cls = type(self)

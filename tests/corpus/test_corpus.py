@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
+from oracles import judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.model.case import Case, ExpectStatus
 from rgpu_fuzz.model.outcome import Ok, Trap, Unavailable
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.registry import Registry
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rgpu_fuzz.triage.upstream import MATRIX_BEGIN, run_lines
 from tests.toolchain import debian_llvm_tool
+from triage.upstream import MATRIX_BEGIN, run_lines
 
 BUGS = Path(__file__).resolve().parents[2] / "docs" / "llvm-bugs"
 REPRODUCERS = sorted(BUGS.glob("*.ll"))
@@ -33,7 +33,7 @@ def test_there_are_reproducers() -> None:
 @pytest.mark.parametrize("path", REPRODUCERS, ids=lambda p: p.stem)
 def test_each_reproducer_has_run_lines_and_a_matrix(path: Path) -> None:
     """A reproducer an LLVM maintainer can run as is: RUN lines, and the header says which
-    LLVMs reproduce it (`python -m rgpu_fuzz.triage.upstream matrix --write`)."""
+    LLVMs reproduce it (`python -m triage.upstream matrix --write`)."""
     text = path.read_text()
     assert run_lines(text), f"{path.name}: no `; RUN:` line"
     assert MATRIX_BEGIN in text, f"{path.name}: no version matrix in the header"

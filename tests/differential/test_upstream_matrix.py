@@ -1,4 +1,4 @@
-"""The version/ISel matrix of an LLVM reproducer (rgpu_fuzz.triage.upstream): each RUN line on
+"""The version/ISel matrix of an LLVM reproducer (triage.upstream): each RUN line on
 llvmlite's LLVM, Debian llc-22, llc-19 and llc-22 -global-isel.
 
 Expected cells come from running the real tools by hand and reading their output, not from
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from rgpu_fuzz.triage import llvmlite_tool
-from rgpu_fuzz.triage.upstream import (
+from tests.toolchain import debian_llvm_tool
+from triage import llvmlite_tool
+from triage.upstream import (
     MATRIX_BEGIN,
     MATRIX_END,
     Repro,
@@ -27,7 +28,6 @@ from rgpu_fuzz.triage.upstream import (
     version_matrix,
     write_matrix,
 )
-from tests.toolchain import debian_llvm_tool
 
 BUGS = Path(__file__).resolve().parents[2] / "docs" / "llvm-bugs"
 
@@ -104,7 +104,7 @@ def test_matrix_command_rejects_a_file_without_run_lines(tmp_path: Path) -> None
     bare = tmp_path / "bare.ll"
     bare.write_text("define void @f() {\n  ret void\n}\n")
     for arg in (str(bare), str(tmp_path / "missing.ll")):
-        proc = subprocess.run([sys.executable, "-m", "rgpu_fuzz.triage.upstream", "matrix", arg],
+        proc = subprocess.run([sys.executable, "-m", "triage.upstream", "matrix", arg],
                               capture_output=True, text=True, timeout=60, check=False,
                               cwd=BUGS.parents[1])
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
@@ -114,7 +114,7 @@ def test_matrix_command_rejects_a_file_without_run_lines(tmp_path: Path) -> None
 @pytest.mark.parametrize("path", sorted(BUGS.glob("*.ll")), ids=lambda p: p.stem)
 def test_header_matrix_is_what_the_tools_say_today(path: Path) -> None:
     """Each header's matrix block equals a fresh run (a new llvmlite or Debian LLVM that
-    changes a cell fails here: rerun `python -m rgpu_fuzz.triage.upstream matrix --write`
+    changes a cell fails here: rerun `python -m triage.upstream matrix --write`
     and update the write-up)."""
     text = path.read_text().splitlines()
     start = next(i for i, ln in enumerate(text) if ln.startswith(MATRIX_BEGIN))

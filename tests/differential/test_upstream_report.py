@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rgpu_fuzz.triage.upstream import MATRIX_BEGIN, Repro, run_lines, version_matrix
 from tests.toolchain import debian_llvm_tool
+from triage.upstream import MATRIX_BEGIN, Repro, run_lines, version_matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +70,7 @@ def test_interestingness_script_judges_by_the_reproducers_check_lines(tmp_path: 
     """The script llvm-reduce runs: the reproducer's own IR is interesting (llc-22 masks with
     0xffff); the same IR with `range` removed is not (llc-22 then masks with 0xff, checked by
     hand); with `undef` added it is not either (the guard)."""
-    from rgpu_fuzz.triage.upstream_report import interestingness_script, reduce_run_index
+    from triage.upstream_report import interestingness_script, reduce_run_index
 
     debian_llvm_tool("llc", 22)
     repro = ROOT / "docs" / "llvm-bugs" / "range_return_i8_anyext.ll"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from rgpu_fuzz.generators import cases, from_seed
+from generators import cases, from_seed
 from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.lang.checker import check_source
 from rgpu_fuzz.lang.parser import parse

@@ -15,12 +15,12 @@ import numpy as np
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from rgpu_fuzz.generators import cases
+from generators import cases
+from oracles import Policy, ZeroSign, judge
 from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Buffer, Ok
 from rgpu_fuzz.model.scalars import Scalar, from_bits
-from rgpu_fuzz.oracles import Policy, ZeroSign, judge
 from rgpu_fuzz.pipelines.ref import RefPipeline
 
 STRICT = Policy(name="strict", zero_sign=ZeroSign.STRICT)

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Setup
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign, CampaignConfig
 
 pytestmark = pytest.mark.slow
 

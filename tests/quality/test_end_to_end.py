@@ -14,7 +14,7 @@ import pytest
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import ExpectStatus
-from rgpu_fuzz.triage.store import FindingStore
+from triage.store import FindingStore
 
 pytestmark = pytest.mark.slow
 

@@ -8,16 +8,16 @@ import time
 
 import pytest
 
-from rgpu_fuzz.generators import from_seed
+from generators import from_seed
+from oracles import FindingKind, judge, load_policy
 from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome
-from rgpu_fuzz.oracles import FindingKind, judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline
 from rgpu_fuzz.pipelines.ref import RefPipeline
-from rgpu_fuzz.triage.reduce import reduce_case, reduction_key, signature_predicate
+from triage.reduce import reduce_case, reduction_key, signature_predicate
 
 _FIRST_XOR = re.compile(r"= xor ")
 

@@ -18,9 +18,9 @@ import hashlib
 import sys
 from pathlib import Path
 
+from generators import from_seed
 from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj import read_code_object
-from rgpu_fuzz.generators import from_seed
 from rgpu_fuzz.sim.isa import decode_code_object, render
 from rgpu_fuzz.sim.isa.code import clear_memo, scan
 from tests.sim.case_objects import build

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from oracles import judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, RunCrash
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from tests.toolchain import debian_llvm_tool

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from campaigns.jobs import ChunkJob, Setup, run_chunk
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Outcome, Timeout, Trap, TrapKind
 from rgpu_fuzz.pipelines import batching
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup, run_chunk
 from tests.unit.test_llvm_cpu import bits, make_case
 from tests.unit.test_llvm_cpu_batch import CASES
 
@@ -144,9 +144,9 @@ def test_seeded_bugs_are_found_on_the_same_seeds_in_batches() -> None:
     case) are found on exactly the seeds on which each case alone, judged against ref, has
     a finding (59 and 62: xor2or, 60: nowait, when this was written), and nothing shows
     only in a batch."""
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
+    from oracles import judge, load_policy
     from rgpu_fuzz.lang.features import case_module
-    from rgpu_fuzz.oracles import judge, load_policy
 
     specs = ("ref", "amdgpu-sim-xor2or:gfx942:O0", "amdgpu-sim-nowait:gfx942:O0")
     plugins = tuple(str(PLUGINS / n) for n in ("sim_batch_faults.py", "sim_no_waitcnt.py"))

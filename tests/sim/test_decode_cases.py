@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from generators import from_seed
 from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj import read_code_object
-from rgpu_fuzz.generators import from_seed
 from rgpu_fuzz.sim.isa import Encoding, decode_code_object, render
 from tests.sim.case_objects import build
 from tests.sim.llvm_disasm import objdump

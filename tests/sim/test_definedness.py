@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from oracles import judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.outcome import Ok, Trap
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.sim.isa.inst import OpKind, Opnd

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from campaigns import jobs as campaign_jobs
+from campaigns.jobs import JudgeJob, ReduceJob, Setup, judge_cases
+from campaigns.recheck import _matches
+from oracles import FindingKind, Signature
 from rgpu_fuzz import casefile
-from rgpu_fuzz.oracles import FindingKind, Signature
-from rgpu_fuzz.triage import campaign_jobs
-from rgpu_fuzz.triage.campaign_jobs import JudgeJob, ReduceJob, Setup, judge_cases
-from rgpu_fuzz.triage.classify import place
-from rgpu_fuzz.triage.known_bugs import is_known_bug, known_bugs
-from rgpu_fuzz.triage.recheck import _matches
 from tests.toolchain import debian_llvm_tool
+from triage.classify import place
+from triage.known_bugs import is_known_bug, known_bugs
 
 ROOT = Path(__file__).parents[2]
 BUG_CASE = ROOT / "corpus" / "526d09799032.toml"

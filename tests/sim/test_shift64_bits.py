@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracles import judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.outcome import Ok
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd

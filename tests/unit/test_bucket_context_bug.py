@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from campaigns.executors import LocalExecutor
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign, CampaignConfig
+from oracles import Finding, FindingKind, Verdict
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import Finding, FindingKind, Verdict
-from rgpu_fuzz.triage.bugkey import TypedOp, probe_case
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Setup
-from rgpu_fuzz.triage.executors import LocalExecutor
-from rgpu_fuzz.triage.store import FindingStore
+from triage.bugkey import TypedOp, probe_case
+from triage.store import FindingStore
 
 O3 = "amdgpu-sim:gfx942:O3"
 SQRT_BUCKET = f"wrong-code|{O3}|ops=neg,sqrt"

@@ -17,18 +17,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracles import Finding, FindingKind, judge, load_policy
+from oracles.signature import Signature, coarse_key
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case, Launch, Values
 from rgpu_fuzz.model.outcome import CompileCrash, Ok
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import Finding, FindingKind, judge, load_policy
-from rgpu_fuzz.oracles.signature import Signature, coarse_key
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.triage.bugkey import BugKeys, TypedOp, probe_case, typed_ops
-from rgpu_fuzz.triage.classify import place, reduction_slot
+from triage.bugkey import BugKeys, TypedOp, probe_case, typed_ops
+from triage.classify import place, reduction_slot
 
 PLUGINS = Path(__file__).resolve().parents[1] / "plugins"
 DATA = Path(__file__).resolve().parents[1] / "data" / "bugkey"

@@ -21,11 +21,11 @@ from typing import Any
 
 import pytest
 
+from campaigns.executors import LocalExecutor
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign, CampaignConfig
 from rgpu_fuzz.cli import main
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Setup
-from rgpu_fuzz.triage.executors import LocalExecutor
-from rgpu_fuzz.triage.store import FindingStore
+from triage.store import FindingStore
 
 MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
 
@@ -173,7 +173,7 @@ def crashing_runner(payload: bytes) -> bytes:
     """Runs in the worker process in place of `run_encoded`: the same entry, with the reducer
     replaced there by one that raises (a harness bug in the reducer), so the traceback
     comes back the way a real one would (a `JobError` on the wire)."""
-    import rgpu_fuzz.triage.executors.base as worker_side
+    import campaigns.executors.base as worker_side
 
     worker_side.reduce_finding = planted_reducer_bug  # type: ignore[assignment]
     return worker_side.run_encoded(payload)

@@ -14,12 +14,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from rgpu_fuzz.triage import campaign_jobs
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Setup
-from rgpu_fuzz.triage.executors import LocalExecutor
-from rgpu_fuzz.triage.store import FindingStore
-from rgpu_fuzz.triage.store_probes import probe_toolchain
+from campaigns import jobs as campaign_jobs
+from campaigns.executors import LocalExecutor
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign, CampaignConfig
+from triage.store import FindingStore
+from triage.store_probes import probe_toolchain
 
 FPTOSI = Path(__file__).resolve().parents[1] / "plugins" / "fptosi_plain.py"
 SETUP = Setup(("ref", "llvm-cpu-fptosi:O0"), "default", "default", (str(FPTOSI),))
@@ -64,8 +64,8 @@ def test_a_v4_store_gains_the_probe_table_keeps_its_buckets_and_merges_answers(
     import sqlite3
 
     from rgpu_fuzz.model.scalars import Scalar
-    from rgpu_fuzz.triage.bugkey import ProbeAnswer, TypedOp
-    from rgpu_fuzz.triage.store import migrate
+    from triage.bugkey import ProbeAnswer, TypedOp
+    from triage.store import migrate
 
     path = tmp_path / "v4.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from campaigns.orchestrate import Progress
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.cli.progress import ProgressLine, format_duration, format_progress
-from rgpu_fuzz.triage.campaign import Progress
 
 ERASE = "\x1b[K"  # ECMA-48 EL: erase to the end of the line
 

@@ -21,18 +21,18 @@ from pathlib import Path
 
 import pytest
 
-from rgpu_fuzz.cli import main
-from rgpu_fuzz.lang.features import FEATURES, case_features
-from rgpu_fuzz.pipelines.amdgpu_sim import STATS_ENV
-from rgpu_fuzz.triage.campaign_report import collect
-from rgpu_fuzz.triage.campaign_stats import (
+from campaigns.report.gather import collect
+from campaigns.stats import (
     STATS_FILE,
     STATS_OWNER_ENV,
     SimOpcodeCapture,
     read_chunk_stats,
 )
-from rgpu_fuzz.triage.store import FindingStore
+from rgpu_fuzz.cli import main
+from rgpu_fuzz.lang.features import FEATURES, case_features
+from rgpu_fuzz.pipelines.amdgpu_sim import STATS_ENV
 from tests.toolchain import debian_binary
+from triage.store import FindingStore
 
 MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
 SEED_START, CASES, CHUNK = 20, 8, 2
@@ -131,7 +131,7 @@ def test_bucket_reports_are_written_beside_the_html(campaign: Path,
 
 
 def test_features_equal_those_of_the_seeds_generated_again(report: tuple[Path, str]) -> None:
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
 
     profile = load_profile("default")
     want: Counter[str] = Counter()
@@ -194,7 +194,7 @@ def test_a_process_started_by_a_capturing_one_captures_into_its_own_file(
     assert mine is not None and os.environ[STATS_OWNER_ENV] == str(os.getpid())
     child = subprocess.run(
         [sys.executable, "-c", "import os\n"
-         "from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture\n"
+         "from campaigns.stats import SimOpcodeCapture\n"
          "c = SimOpcodeCapture.start()\n"
          "print(c.path, os.environ['RGPU_SIM_STATS'], os.environ['RGPU_SIM_STATS_OWNER'],"
          " os.getpid())"],
@@ -245,7 +245,7 @@ def test_a_bucket_a_recheck_reopened_is_flagged_as_a_regression(
     """A bucket fixed by one recheck run and reopened by the next (what `triage recheck`
     does when a fixed bug comes back) is listed under Regressions, with the fixing time, the
     reopening run and its line, as the store's own history has them; no other bucket is."""
-    from rgpu_fuzz.triage.store import Event
+    from triage.store import Event
 
     run = tmp_path / "run"
     shutil.copytree(campaign, run)
@@ -332,7 +332,7 @@ def test_chromium_renders_the_report(tmp_path: Path) -> None:
     With reductions on, so the buckets show reduced kernels."""
     import matplotlib.image
 
-    from rgpu_fuzz.triage.campaign_report_plots import LINE
+    from campaigns.report.plots import LINE
 
     chromium = debian_binary("chromium", "chromium")
     out = tmp_path / "run"

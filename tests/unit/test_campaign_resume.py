@@ -16,8 +16,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from rgpu_fuzz.triage.store import FindingStore
 from tests.unit.test_campaign import FLIPXOR
+from triage.store import FindingStore
 
 HANGING_REDUCER = textwrap.dedent('''
     import time
@@ -31,7 +31,7 @@ RUN_WITH_HANGING_REDUCER = textwrap.dedent('''
     import sys
 
     import hanging_reducer
-    import rgpu_fuzz.triage.campaign as campaign
+    import campaigns.orchestrate as campaign
     from rgpu_fuzz.cli import main
 
     if __name__ == "__main__":  # spawned workers import this file too

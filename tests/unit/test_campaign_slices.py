@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from campaigns.executors import LocalExecutor
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign, CampaignConfig
 from rgpu_fuzz import casefile
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Setup
-from rgpu_fuzz.triage.executors import LocalExecutor
-from rgpu_fuzz.triage.store import FindingStore
 from tests.unit.test_campaign import MISCOMPILE
+from triage.store import FindingStore
 
 
 def test_chunks_run_between_the_slices_of_a_reduction(tmp_path: Path) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rgpu_fuzz.oracles import Finding, FindingKind
-from rgpu_fuzz.triage.classify import coarse_key, place, signature_ops
+from oracles import Finding, FindingKind
+from triage.classify import coarse_key, place, signature_ops
 
 PIPE = "llvm-cpu:O3"
 

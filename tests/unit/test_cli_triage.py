@@ -64,11 +64,11 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def record_flipbits(store: Path) -> str:
     """Run CASE on ref and flipbits, record the verdict; the bucket id."""
+    from oracles import judge, load_policy
     from rgpu_fuzz.cli.reproduce import parsed_kernel
-    from rgpu_fuzz.oracles import judge, load_policy
     from rgpu_fuzz.pipelines.registry import Registry
     from rgpu_fuzz.pipelines.runner import run_case
-    from rgpu_fuzz.triage.store import FindingStore
+    from triage.store import FindingStore
 
     reg = Registry()
     reg.load_plugin("flipbits.py")
@@ -195,7 +195,7 @@ def test_triage_merge(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_case_in_corpus_and_store_is_one_match(workdir: Path) -> None:
-    from rgpu_fuzz.triage.lookup import find_case
+    from triage.lookup import find_case
 
     store = workdir / "f.sqlite"
     bid = record_flipbits(store)

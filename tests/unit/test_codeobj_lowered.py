@@ -131,7 +131,7 @@ def test_every_conformance_kernel_code_object_loads() -> None:
 @pytest.mark.slow
 def test_1000_generated_cases_code_objects_load(tmp_path: Path) -> None:
     """1,000 generated cases (default profile, seeds 0..999), each case file written once."""
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
 
     profile = load_profile("default")
     paths = []

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import pytest
 
-from rgpu_fuzz import casefile
-from rgpu_fuzz.cli import main
-from rgpu_fuzz.generators import from_seed, profile_names
-from rgpu_fuzz.generators.constructs import (
+from generators import from_seed, profile_names
+from generators.constructs import (
     CONSTRUCTS,
     EXCLUDED,
     case_constructs,
     launch_constructs,
     module_constructs,
 )
+from rgpu_fuzz import casefile
+from rgpu_fuzz.cli import main
 from rgpu_fuzz.lang.checker import check_source
 from rgpu_fuzz.model.case import Launch
 from tests.semantics.expected_values import CASES

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from oracles import load_policy
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import load_policy
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.triage.cvise import (
+from triage.cvise import (
     KERNEL_FILE,
     cvise_available,
     reduce_with_cvise,
     write_interestingness_test,
 )
-from rgpu_fuzz.triage.reduce import signature_predicate
+from triage.reduce import signature_predicate
 
 PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "miscompile.py"
 PIPELINES = ("ref", "llvm-cpu-xor2or")

@@ -6,7 +6,7 @@ twice."""
 
 from __future__ import annotations
 
-from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+from generators import SeededChoices, generate, load_profile
 from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.pipelines.llvm_cpu import DET_SAMPLE
 from rgpu_fuzz.pipelines.registry import Registry

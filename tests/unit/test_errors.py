@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
+from campaigns.orchestrate import CampaignError
+from generators.profile import ProfileError
+from oracles import PolicyError
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli import EXIT_BUG, EXIT_USAGE, UserError, main
-from rgpu_fuzz.generators.profile import ProfileError
 from rgpu_fuzz.lang.source import DiagnosticError
 from rgpu_fuzz.model.errors import HarnessBug, RgpuError
-from rgpu_fuzz.oracles import PolicyError
 from rgpu_fuzz.pipelines.options import PipelineError
-from rgpu_fuzz.triage.campaign import CampaignError
-from rgpu_fuzz.triage.store import StoreError
+from triage.store import StoreError
 
 
 @pytest.mark.parametrize("cls", [UserError, PipelineError, PolicyError, casefile.CaseError,

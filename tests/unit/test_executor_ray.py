@@ -27,11 +27,11 @@ from typing import Any
 
 import pytest
 
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.campaign_jobs import Setup
-from rgpu_fuzz.triage.executors import Executor, LocalExecutor
-from rgpu_fuzz.triage.store import FindingStore
+from campaigns.executors import Executor, LocalExecutor
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign, CampaignConfig
 from tests.unit.test_campaign import FLIPXOR, MISCOMPILE, assert_cases_stored, case_ids, checkpoint
+from triage.store import FindingStore
 
 pytestmark = pytest.mark.xdist_group("ray")
 
@@ -55,7 +55,7 @@ def ray_instance() -> Iterator[Any]:
 
 
 def ray_executor(jobs: int = 2) -> Executor:
-    from rgpu_fuzz.triage.executors.ray import RayExecutor
+    from campaigns.executors.ray import RayExecutor
 
     return RayExecutor(jobs=jobs)
 

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+from generators import SeededChoices, generate, load_profile
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.lexer import TokenKind, tokenize

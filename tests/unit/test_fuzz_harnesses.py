@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from fuzz import differential, frontend
+from generators import from_seed
+from oracles import load_policy
 from rgpu_fuzz import casefile
-from rgpu_fuzz.generators import from_seed
 from rgpu_fuzz.lang.checker import check_source
 from rgpu_fuzz.lang.source import NO_SPAN, Diagnostic, DiagnosticError, SourceFile
 from rgpu_fuzz.model.outcome import Ok, Rejected, RejectReason, Trap, TrapKind
-from rgpu_fuzz.oracles import load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from generators import from_seed
+from oracles import judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.reproduce import parsed_kernel
-from rgpu_fuzz.generators import from_seed
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Rejected
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.rustc_cpu import RustcCpuPipeline

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rgpu_fuzz.casefile import dumps, loads
-from rgpu_fuzz.generators import (
+from generators import (
     AtherisChoices,
     ProfileError,
     SeededChoices,
@@ -19,6 +18,7 @@ from rgpu_fuzz.generators import (
     load_profile,
     profile_names,
 )
+from rgpu_fuzz.casefile import dumps, loads
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,7 +83,7 @@ def test_same_seed_same_case_and_different_seeds_differ() -> None:
 
 def test_same_seed_same_bytes_in_a_fresh_process() -> None:
     code = ("import sys; from rgpu_fuzz.casefile import dumps; "
-            "from rgpu_fuzz.generators import from_seed; "
+            "from generators import from_seed; "
             "sys.stdout.write(''.join(dumps(from_seed(s, 'default')) for s in (0, 99, 2024)))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout

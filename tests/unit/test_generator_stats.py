@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rgpu_fuzz.generators import from_seed
-from rgpu_fuzz.generators.stats import ALL_FEATURES, case_coverage, coverage
+from generators import from_seed
+from generators.stats import ALL_FEATURES, case_coverage, coverage
 from rgpu_fuzz.lang.checker import check_source
 
 KERNEL = """use rgpu::*;

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+from generators import SeededChoices, generate, load_profile
 from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Rejected, RejectReason, Trap, TrapKind

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from campaigns.jobs import ChunkJob, Setup, run_chunk
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Outcome, Timeout, Trap, TrapKind
 from rgpu_fuzz.pipelines import llvm_cpu, toolchain
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup, run_chunk
 from tests.unit.test_llvm_cpu import bits, make_case
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
@@ -187,9 +187,9 @@ def test_a_finding_only_in_a_batch_is_reported_and_not_recorded() -> None:
 def test_seeded_miscompile_is_found_on_the_same_seeds_in_batches() -> None:
     """Detection power: `llvm-cpu-xor2or` (tests/plugins/miscompile.py) is found on exactly
     the seeds on which each case, run alone through `run`, disagrees with ref."""
-    from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+    from generators import SeededChoices, generate, load_profile
+    from oracles import judge, load_policy
     from rgpu_fuzz.lang.features import case_module
-    from rgpu_fuzz.oracles import judge, load_policy
 
     seeds = tuple(range(48, 64))  # 59 and 62 miscompile (tests/unit/test_campaign.py)
     plugin = str(PLUGINS / "miscompile.py")
@@ -214,9 +214,9 @@ def test_seeded_miscompile_is_found_on_the_same_seeds_in_batches() -> None:
 def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
     """A simulator crash (its pipeline runs each case alone) needs no second run of the
     batching `llvm-cpu`; a finding naming `llvm-cpu`, or the arbiter, or no pipeline does."""
-    from rgpu_fuzz.oracles import Policy
-    from rgpu_fuzz.oracles.verdict import Finding, FindingKind, Verdict
-    from rgpu_fuzz.triage.campaign_jobs import _implicates
+    from campaigns.jobs import _implicates
+    from oracles import Policy
+    from oracles.verdict import Finding, FindingKind, Verdict
 
     batching = [Registry().create("llvm-cpu:O3")]
     policy = Policy(name="t", arbiter="ref:steps=100000")

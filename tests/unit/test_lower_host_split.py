@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pytest
 
-from rgpu_fuzz.generators import SeededChoices, generate, load_profile
+from generators import SeededChoices, generate, load_profile
 from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.outcome import Ok, Trap, TrapKind

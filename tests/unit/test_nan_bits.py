@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracles import FindingKind, Policy, ZeroSign, judge
 from rgpu_fuzz.lang.semantics import floats
 from rgpu_fuzz.lang.semantics.nan import Explorer, NanChoice, exploring, preferred
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.outcome import Buffer, Ok
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import FindingKind, Policy, ZeroSign, judge
 from rgpu_fuzz.pipelines.registry import Registry
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"

@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rgpu_fuzz.triage.store import BucketStatus, FindingStore
 from tests.unit.test_recheck import FIXED, MISCOMPILE
+from triage.store import BucketStatus, FindingStore
 
 NIGHTLY = Path(__file__).resolve().parents[2] / "ci" / "nightly.sh"
 

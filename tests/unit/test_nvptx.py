@@ -289,8 +289,8 @@ def _gpu_pipeline(level: int) -> NvptxGpuPipeline:
 @pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
 def test_every_kernel_agrees_with_ref_on_the_gpu(path: Path, level: int) -> None:
     """On an NVIDIA GPU: the outcome of `nvptx-gpu` agrees with `ref` under the oracle."""
+    from oracles import judge, load_policy
     from rgpu_fuzz.cli.reproduce import parsed_kernel
-    from rgpu_fuzz.oracles import judge, load_policy
     from rgpu_fuzz.pipelines.registry import Registry
 
     pipe = _gpu_pipeline(level)
@@ -304,7 +304,7 @@ def test_every_kernel_agrees_with_ref_on_the_gpu(path: Path, level: int) -> None
 @pytest.mark.slow
 def test_a_thousand_generated_cases_are_valid_ptx(ptxas: str) -> None:
     """1,000 generated seeds at O2: LLVM's PTX for each is accepted by ptxas."""
-    from rgpu_fuzz.generators import from_seed
+    from generators import from_seed
 
     failures = []
     for seed in range(1000):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from oracles import FindingKind, KnownDifference, Policy, ZeroSign, judge
+from oracles.compare import normalise_crash_line
 from rgpu_fuzz.model.case import Case, Launch
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -17,8 +19,6 @@ from rgpu_fuzz.model.outcome import (
     Unsupported,
 )
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import FindingKind, KnownDifference, Policy, ZeroSign, judge
-from rgpu_fuzz.oracles.compare import normalise_crash_line
 
 CASE = Case(entry="k", kernel="", launch=Launch(), args=())
 DEFAULT = Policy(name="t", zero_sign=ZeroSign.STRICT)

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracles import FindingKind, Policy, Signature, ZeroSign, arbiter_of, judge
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Timeout, Trap, TrapKind
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import FindingKind, Policy, Signature, ZeroSign, arbiter_of, judge
 from tests.unit.test_oracle import u32
 
 CASE = Case(entry="k", kernel="", launch=Launch(), args=())

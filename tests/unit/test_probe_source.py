@@ -7,15 +7,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from campaigns.executors import LocalExecutor
+from campaigns.orchestrate import Campaign, CampaignConfig
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.triage.bugkey import ProbeAnswer, copy_op
-from rgpu_fuzz.triage.campaign import Campaign, CampaignConfig
-from rgpu_fuzz.triage.executors import LocalExecutor
-from rgpu_fuzz.triage.store import FindingStore
-from rgpu_fuzz.triage.store_probes import probe_toolchain
-from rgpu_fuzz.triage.toolchains import PACKAGE, collect, source_digest
 from tests.unit.test_campaign_probes import FPTOSI, KEY, SETUP, run
+from triage.bugkey import ProbeAnswer, copy_op
+from triage.store import FindingStore
+from triage.store_probes import probe_toolchain
+from triage.toolchains import PACKAGE, collect, source_digest
 
 
 def test_the_digest_follows_every_source_file_and_nothing_else(tmp_path: Path) -> None:

@@ -22,8 +22,8 @@ import pytest
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import Expect, ExpectStatus
-from rgpu_fuzz.triage.store import BucketStatus, Event, FindingStore
 from tests.corpus.test_corpus import expectation_marks
+from triage.store import BucketStatus, Event, FindingStore
 
 MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
 FIXED = '''"""The seeded xor -> or bug taken out: `llvm-cpu-xor2or` is plain `llvm-cpu` again."""

@@ -19,7 +19,7 @@ from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.ref import RefPipeline
-from rgpu_fuzz.triage.reduce import case_key, measure, reduce_case
+from triage.reduce import case_key, measure, reduce_case
 
 KERNEL = """\
 use rgpu::*;

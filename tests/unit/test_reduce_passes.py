@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from oracles import Policy
 from rgpu_fuzz.lang.checker import check_source
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, TrapKind
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import Policy
 from rgpu_fuzz.pipelines.base import PipelineSpec
 from rgpu_fuzz.pipelines.ref import RefPipeline
-from rgpu_fuzz.triage.reduce import State, expected_ref_trap, reduction_key, signature_predicate
-from rgpu_fuzz.triage.reduce.passes.exprs import inline_helpers, inline_lets, replace_exprs
-from rgpu_fuzz.triage.reduce.passes.names import canonical_names
-from rgpu_fuzz.triage.reduce.passes.stmts import if_branches, loops
+from triage.reduce import State, expected_ref_trap, reduction_key, signature_predicate
+from triage.reduce.passes.exprs import inline_helpers, inline_lets, replace_exprs
+from triage.reduce.passes.names import canonical_names
+from triage.reduce.passes.stmts import if_branches, loops
 
 KERNEL = """\
 use rgpu::*;

@@ -10,12 +10,12 @@ them it tests them all again. The finding is seed 59 of the default profile on
 
 from __future__ import annotations
 
+from campaigns.jobs import ReduceJob, Setup, _parse, reduce_finding
+from generators import SeededChoices, generate, load_profile
+from oracles import judge, load_policy
 from rgpu_fuzz import casefile
-from rgpu_fuzz.generators import SeededChoices, generate, load_profile
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.triage.campaign_jobs import ReduceJob, Setup, _parse, reduce_finding
 from tests.unit.test_campaign import MISCOMPILE
 
 SETUP = Setup(("ref", "llvm-cpu-xor2or:O0"), "default", "default", (str(MISCOMPILE),))

@@ -9,15 +9,15 @@ from typing import ClassVar
 
 import numpy as np
 
+from oracles import judge, load_policy
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Timeout
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import judge, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.ref import RefPipeline
-from rgpu_fuzz.triage.reduce import signature_predicate
-from rgpu_fuzz.triage.reduce.predicate import reduction_timeout
+from triage.reduce import signature_predicate
+from triage.reduce.predicate import reduction_timeout
 
 ORIGINAL = """use rgpu::*;
 #[kernel]

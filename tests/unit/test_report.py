@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from oracles import Policy, ZeroSign, judge
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Random, ScalarArg, Values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Stats
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import Policy, ZeroSign, judge
-from rgpu_fuzz.triage.report import collect_versions, render_report
+from triage.report import collect_versions, render_report
 
 KERNEL = """use rgpu::*;
 

@@ -131,9 +131,9 @@ def test_report_section_says_where_to_look_and_shows_rustcs_ir() -> None:
     suspects and shows rustc's own IR of the kernel (`--emit=llvm-ir`, needs rustc)."""
     import pytest
 
+    from oracles import Verdict
+    from oracles.verdict import Finding, FindingKind
     from rgpu_fuzz.model.outcome import Ok
-    from rgpu_fuzz.oracles import Verdict
-    from rgpu_fuzz.oracles.verdict import Finding, FindingKind
     from rgpu_fuzz.pipelines.registry import Registry
     from rgpu_fuzz.pipelines.rustc_program import find_rustc
 

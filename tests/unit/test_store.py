@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from oracles import ElementDiff, Finding, FindingKind, Verdict
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch
 from rgpu_fuzz.model.outcome import Buffer, Ok, Stats
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.oracles import ElementDiff, Finding, FindingKind, Verdict
-from rgpu_fuzz.triage.store import (
+from triage.store import (
     SCHEMA_VERSION,
     BucketStatus,
     FindingStore,
@@ -175,7 +175,7 @@ def test_merge_reads_an_old_file_without_upgrading_it(tmp_path: Path) -> None:
 
 
 def test_not_a_store_is_one_line(tmp_path: Path) -> None:
-    from rgpu_fuzz.triage.store import StoreError
+    from triage.store import StoreError
 
     junk = tmp_path / "junk.sqlite"
     junk.write_bytes(b"not sqlite at all" * 100)
@@ -210,7 +210,7 @@ _WRITER = textwrap.dedent("""
     import sys
     sys.path.insert(0, {tests!r})
     from test_store import make_case, outcomes, verdict
-    from rgpu_fuzz.triage.store import FindingStore
+    from triage.store import FindingStore
     with FindingStore(sys.argv[1]) as s:
         for i in range(int(sys.argv[2])):
             s.record(make_case(f"out[0] = {{i % 7}}u32;"), verdict(), outcomes(3))

@@ -8,8 +8,8 @@ import sqlite3
 import time
 from pathlib import Path
 
-from rgpu_fuzz.triage.store import BucketStatus, Event, FindingStore, bucket_id, migrate
 from tests.unit.test_store import SIG, make_case, outcomes, verdict
+from triage.store import BucketStatus, Event, FindingStore, bucket_id, migrate
 
 VERSIONS = {"llvm": "LLVM 22.1.0", "rgpu-fuzz": "0.1.0 abc"}
 

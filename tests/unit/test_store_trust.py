@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from rgpu_fuzz.cli import main
-from rgpu_fuzz.triage.store import DEFAULT_STORE, FindingStore, migrate
 from tests.unit.test_cli_triage import FLIPBITS, record_flipbits
 from tests.unit.test_cli_triage import workdir as workdir  # the fixture
+from triage.store import DEFAULT_STORE, FindingStore, migrate
 
 
 def digest(path: Path) -> str:

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from generators import SeededChoices, generate, load_profile
 from rgpu_fuzz import casefile
-from rgpu_fuzz.generators import SeededChoices, generate, load_profile
 from rgpu_fuzz.model.case import Case
 from tests.semantics.expected_values import CASES, case_names
 

@@ -19,6 +19,21 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from campaigns import wire
+from campaigns.jobs import (
+    ChunkJob,
+    ChunkResult,
+    Found,
+    JudgeJob,
+    JudgeResult,
+    Keying,
+    Probed,
+    ReduceJob,
+    ReduceResult,
+    Setup,
+    run_chunk,
+)
+from oracles import ElementDiff, Finding, FindingKind, Verdict
 from rgpu_fuzz.model.outcome import (
     OUTCOME_TYPES,
     Buffer,
@@ -38,22 +53,7 @@ from rgpu_fuzz.model.outcome import (
     Unsupported,
 )
 from rgpu_fuzz.model.scalars import Scalar, from_bits
-from rgpu_fuzz.oracles import ElementDiff, Finding, FindingKind, Verdict
-from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.bugkey import ProbeAnswer, ProbeStats, TypedOp
-from rgpu_fuzz.triage.campaign_jobs import (
-    ChunkJob,
-    ChunkResult,
-    Found,
-    JudgeJob,
-    JudgeResult,
-    Keying,
-    Probed,
-    ReduceJob,
-    ReduceResult,
-    Setup,
-    run_chunk,
-)
+from triage.bugkey import ProbeAnswer, ProbeStats, TypedOp
 
 MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
 

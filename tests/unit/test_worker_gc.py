@@ -6,9 +6,9 @@ import gc
 import subprocess
 import sys
 
+from campaigns.executors.local import LocalExecutor
+from campaigns.jobs import ChunkJob, Setup
 from rgpu_fuzz.pipelines.workers import WORKER_GC_THRESHOLD
-from rgpu_fuzz.triage.campaign_jobs import ChunkJob, Setup
-from rgpu_fuzz.triage.executors.local import LocalExecutor
 
 
 def report_gc(payload: bytes) -> bytes:
@@ -36,7 +36,7 @@ def test_pool_processes_use_the_worker_gc_thresholds_and_a_frozen_import_set() -
 def test_a_ray_chunk_actor_sets_the_same_gc_thresholds() -> None:
     """The actor's constructor runs in the Ray worker process; here in a child process so
     this one keeps its defaults (Ray itself is not needed to test the constructor)."""
-    code = ("import gc; from rgpu_fuzz.triage.executors.ray import ChunkActor; ChunkActor(); "
+    code = ("import gc; from campaigns.executors.ray import ChunkActor; ChunkActor(); "
             "print(gc.get_threshold(), gc.get_freeze_count())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120).stdout.split(")")

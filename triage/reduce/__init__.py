@@ -5,21 +5,21 @@ deletions) while `interesting` holds; `signature_predicate` builds the test tria
 still well-defined under `ref`, still the same finding signature.
 """
 
-from rgpu_fuzz.triage.reduce.passes import DEFAULT_PASSES
-from rgpu_fuzz.triage.reduce.predicate import (
+from triage.reduce.passes import DEFAULT_PASSES
+from triage.reduce.predicate import (
     expected_ref_trap,
     reduction_key,
     signature_predicate,
 )
-from rgpu_fuzz.triage.reduce.reducer import (
+from triage.reduce.reducer import (
     PassStats,
     Reducer,
     Reduction,
     case_key,
     reduce_case,
 )
-from rgpu_fuzz.triage.reduce.size import Size, measure
-from rgpu_fuzz.triage.reduce.state import Pass, State
+from triage.reduce.size import Size, measure
+from triage.reduce.state import Pass, State
 
 __all__ = [
     "DEFAULT_PASSES", "Pass", "PassStats", "Reducer", "Reduction", "Size", "State", "case_key",

@@ -21,13 +21,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 
+from oracles import Policy, judge
+from oracles.signature import Signature, coarse_key
 from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Ok, Outcome, Trap, TrapKind
-from rgpu_fuzz.oracles import Policy, judge
-from rgpu_fuzz.oracles.signature import Signature, coarse_key
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET, DEFAULT_TIME_BUDGET

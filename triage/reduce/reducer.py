@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.triage.reduce.passes import DEFAULT_PASSES
-from rgpu_fuzz.triage.reduce.size import Size, measure
-from rgpu_fuzz.triage.reduce.state import Pass, State
+from triage.reduce.passes import DEFAULT_PASSES
+from triage.reduce.size import Size, measure
+from triage.reduce.state import Pass, State
 
 Interesting = Callable[[Case], bool]
 

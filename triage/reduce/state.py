@@ -17,7 +17,7 @@ from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.lang.types import UNIT
 from rgpu_fuzz.model.case import Arg, Case, Launch
 from rgpu_fuzz.pipelines.frontend import prepare
-from rgpu_fuzz.triage.reduce.tree import rebuild
+from triage.reduce.tree import rebuild
 
 
 @dataclass(frozen=True, slots=True)

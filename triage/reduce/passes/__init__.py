@@ -5,23 +5,23 @@ Items, blocks and statements go next (each removal takes many tokens), then cont
 inlining and expressions, then literals and values, and names last (they only save
 characters)."""
 
-from rgpu_fuzz.triage.reduce.passes.exprs import (
+from triage.reduce.passes.exprs import (
     INLINE_HELPERS,
     INLINE_LETS,
     REPLACE_EXPRS,
     SHRINK_LITERALS,
 )
-from rgpu_fuzz.triage.reduce.passes.inputs import SHRINK_BUFFERS, SHRINK_LAUNCH, SHRINK_VALUES
-from rgpu_fuzz.triage.reduce.passes.items import REMOVE_ITEMS, REMOVE_PARAMS, SIMPLIFY_DECLS
-from rgpu_fuzz.triage.reduce.passes.names import CANONICAL_NAMES
-from rgpu_fuzz.triage.reduce.passes.stmts import (
+from triage.reduce.passes.inputs import SHRINK_BUFFERS, SHRINK_LAUNCH, SHRINK_VALUES
+from triage.reduce.passes.items import REMOVE_ITEMS, REMOVE_PARAMS, SIMPLIFY_DECLS
+from triage.reduce.passes.names import CANONICAL_NAMES
+from triage.reduce.passes.stmts import (
     EMPTY_BLOCKS,
     FLATTEN_BLOCKS,
     IF_BRANCHES,
     LOOPS,
     REMOVE_STMTS,
 )
-from rgpu_fuzz.triage.reduce.state import Pass
+from triage.reduce.state import Pass
 
 DEFAULT_PASSES: tuple[Pass, ...] = (
     SHRINK_LAUNCH,

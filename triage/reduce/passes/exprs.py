@@ -18,8 +18,8 @@ from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.literals import float_literal, float_literal_value, int_literal
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.triage.reduce.state import Pass, State
-from rgpu_fuzz.triage.reduce.tree import (
+from triage.reduce.state import Pass, State
+from triage.reduce.tree import (
     children,
     contains,
     get,

@@ -12,8 +12,8 @@ from dataclasses import replace
 from rgpu_fuzz.model.case import Arg, BufferArg, Case, Fill, Launch, Random, ScalarArg, Values
 from rgpu_fuzz.model.inputs import random_bits
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.triage.reduce.size import value_cost
-from rgpu_fuzz.triage.reduce.state import Pass, State
+from triage.reduce.size import value_cost
+from triage.reduce.state import Pass, State
 
 MAX_ELEMENTWISE = 256
 """Buffers longer than this are only shrunk in chunks, not element by element."""

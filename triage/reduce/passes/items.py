@@ -10,8 +10,8 @@ from typing import Any
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.triage.reduce.state import Pass, State
-from rgpu_fuzz.triage.reduce.tree import nodes, put, rebuild, referenced_names
+from triage.reduce.state import Pass, State
+from triage.reduce.tree import nodes, put, rebuild, referenced_names
 
 
 def _item_name(item: ast.Item) -> str | None:

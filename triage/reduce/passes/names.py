@@ -14,8 +14,8 @@ from typing import Any
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.lexer import KEYWORDS
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.triage.reduce.state import Pass, State
-from rgpu_fuzz.triage.reduce.tree import nodes, rebuild
+from triage.reduce.state import Pass, State
+from triage.reduce.tree import nodes, rebuild
 
 
 def _fresh(alphabet: str, taken: set[str]) -> Iterator[str]:

@@ -12,8 +12,8 @@ from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.types import UNIT
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.triage.reduce.state import Pass, State
-from rgpu_fuzz.triage.reduce.tree import Path, nodes, pin_literals, put, splice
+from triage.reduce.state import Pass, State
+from triage.reduce.tree import Path, nodes, pin_literals, put, splice
 
 MAX_UNROLL = 8
 """Unroll a `for` loop only when its constant range has at most this many iterations."""

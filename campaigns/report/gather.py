@@ -19,18 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rgpu_fuzz.lang.features import FEATURES
-from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.errors import RgpuError
-from rgpu_fuzz.oracles import ElementDiff
-from rgpu_fuzz.triage.campaign_stats import (
+from campaigns.stats import (
     STATS_FILE,
     ChunkStats,
     PipelineStats,
     StatsLog,
     read_chunk_stats,
 )
-from rgpu_fuzz.triage.store import Bucket, Event, FindingStore, StoreError
+from oracles import ElementDiff
+from rgpu_fuzz.lang.features import FEATURES
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import RgpuError
+from triage.store import Bucket, Event, FindingStore, StoreError
 
 STORE_FILE = "findings.sqlite"
 DEFAULT_TOP = 10
@@ -512,7 +512,7 @@ def diff_header(view: BucketView) -> tuple[str, str]:
 def hex_bits(view: BucketView, buffer: str, bits: int) -> str:
     """A differing element's bit pattern, as wide as the buffer's element type."""
     from rgpu_fuzz.model.case import BufferArg
-    from rgpu_fuzz.triage.report import _hex_width
+    from triage.report import _hex_width
 
     width = next((_hex_width(a.elem) for a in (view.case.args if view.case else ())
                   if isinstance(a, BufferArg) and a.name == buffer), 8)

@@ -29,21 +29,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
+from oracles import Finding, Policy, Verdict, judge, kernel_operations
+from oracles.signature import Signature, coarse_key
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import Case, Expect, ExpectStatus
 from rgpu_fuzz.model.outcome import Outcome, Unavailable, Unsupported, detail
-from rgpu_fuzz.oracles import Finding, Policy, Verdict, judge, kernel_operations
-from rgpu_fuzz.oracles.signature import Signature, coarse_key
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
-from rgpu_fuzz.triage import toolchains
-from rgpu_fuzz.triage.classify import place
-from rgpu_fuzz.triage.known_bugs import is_known_bug
-from rgpu_fuzz.triage.plugins import load_recorded
-from rgpu_fuzz.triage.store import Bucket, BucketStatus, Event, FindingStore, Run
+from triage import toolchains
+from triage.classify import place
+from triage.known_bugs import is_known_bug
+from triage.plugins import load_recorded
+from triage.store import Bucket, BucketStatus, Event, FindingStore, Run
 
 DEFAULT_STATUSES = (BucketStatus.NEW, BucketStatus.FILED, BucketStatus.FLAKY,
                     BucketStatus.FIXED)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from rgpu_fuzz.triage.campaign_report import (
+from campaigns.report.gather import (
     REGRESSION_HEADER,
     CampaignData,
     bucket_rows,
@@ -22,8 +22,8 @@ from rgpu_fuzz.triage.campaign_report import (
     summary_rows,
     when,
 )
-from rgpu_fuzz.triage.campaign_report_md import TOP_OPCODES, diff_rows, outcome_rows
-from rgpu_fuzz.triage.campaign_report_plots import Plot
+from campaigns.report.md import TOP_OPCODES, diff_rows, outcome_rows
+from campaigns.report.plots import Plot
 
 STYLE = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0;

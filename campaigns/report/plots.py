@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rgpu_fuzz.triage.campaign_report import CampaignData, OpcodeCoverage
+from campaigns.report.gather import CampaignData, OpcodeCoverage
 
 STATUS_COLOURS = {
     "ok": "#4c9a2a", "trap": "#7b68ee", "rejected": "#a0a0a0", "compile-crash": "#d62728",

@@ -16,15 +16,15 @@ from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 
-from rgpu_fuzz.pipelines.workers import die_with_parent, tune_worker_gc
-from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.executors.base import (
+from campaigns import wire
+from campaigns.executors.base import (
     Done,
     Executor,
     Runner,
     decode_outcome,
     run_encoded,
 )
+from rgpu_fuzz.pipelines.workers import die_with_parent, tune_worker_gc
 
 
 def _init_worker(parent_pid: int) -> None:

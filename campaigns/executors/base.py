@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.campaign_jobs import judge_cases, reduce_finding, run_chunk
+from campaigns import wire
+from campaigns.jobs import judge_cases, reduce_finding, run_chunk
 
 Runner = Callable[[bytes], bytes]
 """A worker-side entry: an encoded job in, an encoded result out (module-level, so a process

@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rgpu_fuzz import casefile
-from rgpu_fuzz.triage.campaign_report import (
+from campaigns.report.gather import (
     REGRESSION_HEADER,
     BucketView,
     CampaignData,
@@ -27,8 +26,9 @@ from rgpu_fuzz.triage.campaign_report import (
     summary_rows,
     when,
 )
-from rgpu_fuzz.triage.campaign_report_plots import Plot
-from rgpu_fuzz.triage.report import _cell, _fence, _input_line
+from campaigns.report.plots import Plot
+from rgpu_fuzz import casefile
+from triage.report import _cell, _fence, _input_line
 
 PLOTS_DIR = "plots"
 MARKER = "<!-- rgpu-fuzz report campaign: bucket report from the store -->"

@@ -37,10 +37,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
 import msgpack
 import numpy as np
 
-from rgpu_fuzz.model.errors import HarnessBug
-from rgpu_fuzz.model.outcome import Buffer
-from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.triage.campaign_jobs import (
+from campaigns.jobs import (
     ChunkJob,
     ChunkResult,
     JudgeJob,
@@ -48,6 +45,9 @@ from rgpu_fuzz.triage.campaign_jobs import (
     ReduceJob,
     ReduceResult,
 )
+from rgpu_fuzz.model.errors import HarnessBug
+from rgpu_fuzz.model.outcome import Buffer
+from rgpu_fuzz.model.scalars import Scalar
 
 T = TypeVar("T")
 

@@ -33,12 +33,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rgpu_fuzz import casefile
-from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.errors import HarnessBug, RgpuError
-from rgpu_fuzz.oracles import Finding, FindingKind, Verdict, kernel_operations
-from rgpu_fuzz.triage.bugkey import ProbeAnswer, TypedOp
-from rgpu_fuzz.triage.campaign_jobs import (
+from campaigns.executors import Done, Executor, LocalExecutor
+from campaigns.jobs import (
     ChunkJob,
     ChunkResult,
     Found,
@@ -51,13 +47,17 @@ from rgpu_fuzz.triage.campaign_jobs import (
     Setup,
     _parse,
 )
-from rgpu_fuzz.triage.campaign_stats import append_chunk_stats
-from rgpu_fuzz.triage.classify import coarse_key, is_bug_key, place, reduction_slot
-from rgpu_fuzz.triage.executors import Done, Executor, LocalExecutor
-from rgpu_fuzz.triage.known_bugs import is_known_bug
-from rgpu_fuzz.triage.store import FindingStore, StoreError, bucket_id
-from rgpu_fuzz.triage.store_probes import probe_toolchain
-from rgpu_fuzz.triage.toolchains import begin_run
+from campaigns.stats import append_chunk_stats
+from oracles import Finding, FindingKind, Verdict, kernel_operations
+from rgpu_fuzz import casefile
+from rgpu_fuzz.model.case import Case
+from rgpu_fuzz.model.errors import HarnessBug, RgpuError
+from triage.bugkey import ProbeAnswer, TypedOp
+from triage.classify import coarse_key, is_bug_key, place, reduction_slot
+from triage.known_bugs import is_known_bug
+from triage.store import FindingStore, StoreError, bucket_id
+from triage.store_probes import probe_toolchain
+from triage.toolchains import begin_run
 
 Job = ChunkJob | ReduceJob | JudgeJob
 

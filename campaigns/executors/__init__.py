@@ -5,9 +5,9 @@ for, so `ray` stays an optional dependency."""
 
 from __future__ import annotations
 
+from campaigns.executors.base import Done, Executor, run_encoded
+from campaigns.executors.local import LocalExecutor
 from rgpu_fuzz.model.errors import RgpuError
-from rgpu_fuzz.triage.executors.base import Done, Executor, run_encoded
-from rgpu_fuzz.triage.executors.local import LocalExecutor
 
 
 def make_executor(spec: str, jobs: int | None) -> Executor:
@@ -18,7 +18,7 @@ def make_executor(spec: str, jobs: int | None) -> Executor:
     if spec == "local":
         return LocalExecutor(jobs or os.cpu_count() or 1)
     if spec == "ray" or spec.startswith("ray://"):
-        from rgpu_fuzz.triage.executors.ray import RayExecutor
+        from campaigns.executors.ray import RayExecutor
 
         address = spec if spec != "ray" else os.environ.get("RAY_ADDRESS") or None
         return RayExecutor(address, jobs)

@@ -44,10 +44,10 @@ import os
 import time
 from typing import Any
 
+from campaigns import wire
+from campaigns.executors.base import Done, Executor, decode_outcome, run_encoded
 from rgpu_fuzz.model.errors import RgpuError
 from rgpu_fuzz.pipelines.workers import tune_worker_gc
-from rgpu_fuzz.triage import wire
-from rgpu_fuzz.triage.executors.base import Done, Executor, decode_outcome, run_encoded
 
 PROBE_TIMEOUT_S = 15.0
 """How long `ray://HOST:PORT` may take to answer the first PING."""

@@ -20,19 +20,19 @@ import traceback
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from campaigns.stats import SimOpcodeCapture
+from oracles import Policy, Verdict, judge, kernel_operations, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome, Rejected
-from rgpu_fuzz.oracles import Policy, Verdict, judge, kernel_operations, load_policy
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case, run_cases
-from rgpu_fuzz.triage.bugkey import BugKeys, ProbeAnswer, ProbeStats
-from rgpu_fuzz.triage.campaign_stats import SimOpcodeCapture
-from rgpu_fuzz.triage.classify import coarse_key, is_bug_key
-from rgpu_fuzz.triage.known_bugs import KnownBugs, is_known_bug
+from triage.bugkey import BugKeys, ProbeAnswer, ProbeStats
+from triage.classify import coarse_key, is_bug_key
+from triage.known_bugs import KnownBugs, is_known_bug
 
 NO_PROBES = ProbeStats(0, 0.0)
 
@@ -172,7 +172,7 @@ _cache: dict[Setup, tuple[Registry, list[Pipeline], Policy, object]] = {}
 def _prepared(setup: Setup) -> tuple[Registry, list[Pipeline], Policy, object]:
     got = _cache.get(setup)
     if got is None:
-        from rgpu_fuzz.generators import load_profile
+        from generators import load_profile
 
         reg = Registry()
         for path in setup.plugins:
@@ -245,7 +245,7 @@ def _probed(keys: BugKeys | None, before: ProbeStats) -> Probed:
 
 def run_chunk(job: ChunkJob) -> ChunkResult:
     """Generate and run every seed of the chunk; keep only what has findings."""
-    from rgpu_fuzz.generators import SeededChoices, generate
+    from generators import SeededChoices, generate
 
     _, pipelines, policy, profile = _prepared(job.setup)
     keys = _bug_keys(job.setup, job.keying)
@@ -365,7 +365,7 @@ def _alone(case: Case, outcomes: dict[str, Outcome], verdict: Verdict,
 def reduce_finding(job: ReduceJob) -> ReduceResult:
     """Reduce one finding's case while its signature (ops aside) holds; then judge the
     reduced case to learn the full signature it is bucketed under."""
-    from rgpu_fuzz.triage.reduce import reduce_case, signature_predicate
+    from triage.reduce import reduce_case, signature_predicate
 
     reg, pipelines, policy, _ = _prepared(job.setup)
     keys = _bug_keys(job.setup, job.keying)
