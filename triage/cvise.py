@@ -48,7 +48,7 @@ from rgpu_fuzz.model.case import Case
 from triage.reduce.size import token_count
 
 __all__ = [
-    "CVISE", "SEEDED_PIPELINE", "SEEDED_PLUGIN", "CviseResult", "SeededFinding", "check_kernel",
+    "CVISE", "SEEDED_PIPELINE", "CviseResult", "SeededFinding", "check_kernel",
     "compare_reducers", "cvise_available", "find_wrong_code", "kernel_size",
     "reduce_with_cvise", "write_interestingness_test",
 ]
@@ -332,8 +332,6 @@ def _run_cvise(exe: str, script: Path, kernel_file: Path, work: Path, scratch: P
 
 # --- Side-by-side comparison (used by `rgpu-fuzz bench reduce`) ------------------------------
 
-SEEDED_PLUGIN = str(Path(__file__).resolve().parents[1] / "tests" / "plugins" / "miscompile.py")
-"""The example plugin with the seeded miscompilation, found from a source checkout."""
 SEEDED_PIPELINE = "llvm-cpu-xor2or"
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rgpu_fuzz import __version__
+from rgpu_fuzz.checkout import checkout
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.registry import BUILTIN, Registry
 from rgpu_fuzz.process import run_bounded
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from triage.store import FindingStore, Run
 
 TOOL_TIMEOUT_S = 30.0
-REPO = Path(sys.modules["rgpu_fuzz"].__file__ or ".").resolve().parents[1]
 """The checkout rgpu-fuzz runs from (`rgpu_fuzz/triage` is a link to the top-level `triage/`)."""
 
 COMPONENTS: dict[str, tuple[str, ...]] = {
@@ -125,9 +125,12 @@ def git_revision() -> str:
     records it while starting, and a child process there is what tests (and a user's
     Ctrl-C) take as the sign that jobs are running. Local edits are not detected."""
     try:
-        git = REPO / ".git"
+        repo = checkout()
+        if repo is None:
+            return "not a git checkout"
+        git = repo / ".git"
         if git.is_file():  # a worktree: `gitdir: PATH`
-            git = (REPO / git.read_text().split(":", 1)[1].strip()).resolve()
+            git = (repo / git.read_text().split(":", 1)[1].strip()).resolve()
         head = (git / "HEAD").read_text().strip()
         if not head.startswith("ref: "):
             return head[:12]

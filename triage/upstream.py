@@ -31,11 +31,11 @@ from enum import StrEnum
 from functools import cache
 from pathlib import Path
 
+from rgpu_fuzz.checkout import checkout
 from rgpu_fuzz.process import run_bounded
 
 MATRIX_BEGIN = "; Version matrix"
 MATRIX_END = "; (end of matrix)"
-_ROOT = Path(__file__).resolve().parents[1]
 
 
 class Repro(StrEnum):
@@ -186,7 +186,7 @@ def run_line(run: RunLine, source: Path, variant: Variant, timeout: float = 300,
             _wrapper(folder, name, (str(_tool(22, name)),))
         mark = folder / "na"
         env = dict(os.environ, PATH=f"{folder}{os.pathsep}{os.environ.get('PATH', '')}",
-                   RGPU_NA_MARK=str(mark), PYTHONPATH=str(_ROOT))
+                   RGPU_NA_MARK=str(mark), PYTHONPATH=str(checkout() or ""))
         command = substitute(run.command, source, check_file)
         proc = run_bounded(["bash", "-o", "pipefail", "-c", command], timeout=timeout,
                            env=env, cwd=source.parent)

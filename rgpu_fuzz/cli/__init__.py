@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("rgpu_fuzz.cli.run", "run case files through pipelines"),
     "gen": ("rgpu_fuzz.cli.gen", "generate random well-defined cases"),
     "pipelines": ("rgpu_fuzz.cli.pipelines", "list the registered pipelines"),
-    "bench": ("rgpu_fuzz.cli.bench", "measure throughput; JSON out"),
+    "bench": ("rgpu_fuzz.bench.command", "measure throughput; JSON out"),
     "campaign": ("rgpu_fuzz.cli.campaign", "run a fuzzing campaign (generate, run, judge, "
                  "reduce, store)"),
     "triage": ("rgpu_fuzz.cli.triage", "list, show, promote and merge bucketed findings"),

@@ -28,13 +28,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rgpu_fuzz.checkout import checkout
 from rgpu_fuzz.cli.reproduce import add_locate_arguments, locate, replay_options, rerun
 from triage.lookup import Where
 
 EXAMPLE = ("rgpu-fuzz report 3fa2c1 --out issue.md; "
            "rgpu-fuzz report campaign runs/nightly --html report.html")
 CAMPAIGN = "campaign"
-_ROOT = Path(__file__).resolve().parents[2]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -163,7 +163,9 @@ def _upstream(args: argparse.Namespace) -> int:
     check = args.check
     issue = case.expect.issue if case.expect is not None else ""
     if check is None and issue.endswith(".ll"):
-        check = next((p for p in (Path(issue), _ROOT / issue) if p.is_file()), None)
+        root = checkout()
+        places = [Path(issue)] + ([root / issue] if root is not None else [])
+        check = next((p for p in places if p.is_file()), None)
     if check is None or not check.is_file():
         raise UserError(f"case {case.id}: which reproducer's CHECK lines pin the bug? give "
                         "--check FILE.ll (e.g. one of docs/llvm-bugs)")

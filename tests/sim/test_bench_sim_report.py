@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rgpu_fuzz.cli.bench_sim import _same_outputs, _summary
+from rgpu_fuzz.bench.sim import _same_outputs, _summary
 
 
 def _launch(case: str, wi: int, opcodes: str = "o1", **extra: Any) -> dict[str, Any]:
@@ -44,8 +44,8 @@ def test_sim_specs_must_name_amdgpu_sim(capsys: Any) -> None:
     """`gfx1100:O0` without the pipeline name was measured as amdgpu-sim's default target
     (gfx942): the "gfx1100" figures were gfx942's. Now one line and the usage exit, before
     anything is compiled; a valid list passes the check."""
+    from rgpu_fuzz.bench.sim import check_sim_specs
     from rgpu_fuzz.cli import EXIT_USAGE, main
-    from rgpu_fuzz.cli.bench_sim import check_sim_specs
 
     for bad, says in (("gfx1100:O0", "not an amdgpu-sim spec"),
                       ("amdgpu-sim:gfx942:O0,amdgpu-sim:gfx9999:O0", "gfx9999"),

@@ -37,6 +37,8 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from rgpu_fuzz.checkout import in_checkout
+
 CPU_MIX = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
 """Issue 12's mix (its goal: 20 cases per second per core)."""
 FIRST_SEED = 5_550_000
@@ -388,7 +390,7 @@ def _bench_mix(trees: dict[str, tuple[Path, str]], mix: str, baseline_mix: str,
 
 def bench_campaign(args: argparse.Namespace) -> dict[str, Any]:
     """Every mix in turn, each with this tree and the baseline side by side."""
-    root = Path(__file__).resolve().parents[2]
+    root = in_checkout()
     tmp = Path(tempfile.mkdtemp(prefix="rgpu-bench-"))
     trees: dict[str, tuple[Path, str]] = {"current": (root, "working tree")}
     try:

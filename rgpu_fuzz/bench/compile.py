@@ -65,7 +65,7 @@ def bench_compile(args: argparse.Namespace, kernel_set: list[tuple[str, Any]]) -
         for cpu in TARGETS:
             for level in LEVELS:
                 cell = cells[(cpu, level)]
-                result = call_in_worker("rgpu_fuzz.cli.bench_compile:compile_one",
+                result = call_in_worker("rgpu_fuzz.bench.compile:compile_one",
                                         CompileJob(text, cpu, level), timeout=300)
                 if not isinstance(result, Done) or isinstance(result.value, str):
                     why = (result.value if isinstance(result, Done)

@@ -32,11 +32,15 @@ from typing import Any
 from campaigns.jobs import Found, Setup, _parse
 from campaigns.orchestrate import Campaign, CampaignConfig
 from oracles import Finding, judge, load_policy
+from rgpu_fuzz.checkout import in_checkout
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 
-PLUGINS = Path(__file__).resolve().parents[2] / "tests" / "plugins"
+
+def _plugins() -> Path:
+    """The seeded-bug plugins: the test suite's (`tests/plugins`), in the source checkout."""
+    return in_checkout("tests", "plugins")
 BASELINE = "llvm-cpu:O0"
 
 
@@ -121,7 +125,7 @@ def _bugs_of(case: Case, label: str, scenario: Scenario, reg: Registry,
 
 def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
              root: Path, cases: int | None) -> tuple[dict[str, Any], _Recording]:
-    plugins = tuple(str(PLUGINS / p) for p in scenario.plugins)
+    plugins = tuple(str(_plugins() / p) for p in scenario.plugins)
     config = CampaignConfig(out=root / f"{scenario.name}-{'key' if bug_keys else 'ops'}",
                             setup=Setup(("ref", *scenario.pipelines), "default", "default",
                                         plugins),
@@ -182,7 +186,7 @@ def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
                 continue
             reg = Registry()
             for p in scenario.plugins:
-                reg.load_plugin(PLUGINS / p)
+                reg.load_plugin(_plugins() / p)
             cache: dict[tuple[str, str], bool] = {}
             result: dict[str, Any] = {"pipelines": ["ref", *scenario.pipelines]}
             cases: int | None = args.bucket_cases

@@ -13,10 +13,10 @@ compile, link, read and verify (`bench_compile.py`).
 `--budget` each, kernel-only lines and tokens, per finding and median.
 
 `campaign` (not run by default: minutes) measures campaign throughput per core on a pipeline
-mix, side by side with a git revision (`--baseline REV`); see `rgpu_fuzz.cli.bench_campaign`.
+mix, side by side with a git revision (`--baseline REV`); see `rgpu_fuzz.bench.campaign`.
 
 `buckets` (not run by default: minutes) measures findings, buckets and bucket purity of
-seeded-bug campaigns, bucketed by `ops=` and by bug key; see `rgpu_fuzz.cli.bench_buckets`.
+seeded-bug campaigns, bucketed by `ops=` and by bug key; see `rgpu_fuzz.bench.buckets`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from rgpu_fuzz import __version__, casefile
-from rgpu_fuzz.cli import bench_buckets, bench_campaign
+from rgpu_fuzz.bench import buckets as bench_buckets
+from rgpu_fuzz.bench import campaign as bench_campaign
+from rgpu_fuzz.checkout import in_checkout
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
 BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim", "campaign",
@@ -173,7 +175,8 @@ def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
             "max_lines": max(lines)}
 
 
-RUSTC_CASES = Path("tests/semantics/cases")
+RUSTC_CASES = ("tests", "semantics", "cases")
+"""The rustc-derived conformance kernels, in the source checkout."""
 RUSTC_BATCHES = (8, 16, 32)
 RUSTC_UNBATCHED = 16
 
@@ -188,7 +191,7 @@ def bench_rustc(args: argparse.Namespace) -> dict[str, Any]:
     pipeline = RustcCpuPipeline(PipelineSpec("rustc-cpu", ("O2",)))
     if (reason := pipeline.unavailable_reason()) is not None:
         return {"unavailable": reason}
-    cases = [casefile.load(p) for p in sorted(RUSTC_CASES.glob("*.toml"))]
+    cases = [casefile.load(p) for p in sorted(in_checkout(*RUSTC_CASES).glob("*.toml"))]
     repeat = max(1, min(args.repeat, 3))
 
     def per_case(batch: int) -> dict[str, Any]:
@@ -217,13 +220,13 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
     from oracles import load_policy
     from triage.cvise import (
         SEEDED_PIPELINE,
-        SEEDED_PLUGIN,
         compare_reducers,
         cvise_available,
         find_wrong_code,
     )
 
-    pipelines, policy, plugins = ("ref", SEEDED_PIPELINE), load_policy("default"), [SEEDED_PLUGIN]
+    seeded_plugin = str(in_checkout("tests", "plugins", "miscompile.py"))  # defines SEEDED_PIPELINE
+    pipelines, policy, plugins = ("ref", SEEDED_PIPELINE), load_policy("default"), [seeded_plugin]
     if not cvise_available():
         print("bench reduce: C-Vise is not installed (Debian/Ubuntu: apt-get install cvise); "
               "only our reducer is measured, and the C-Vise figures are null", file=sys.stderr)
@@ -255,13 +258,13 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
 def bench_compile(args: argparse.Namespace) -> dict[str, Any]:
     """AMDGPU code objects: compile, link, read and verify per target and level
     (`bench_compile.py`)."""
-    from rgpu_fuzz.cli.bench_compile import bench_compile as run
+    from rgpu_fuzz.bench.compile import bench_compile as run
 
     return run(args, _kernel_set(args.corpus, args.seeds))
 
 
 def _bench_sim(args: argparse.Namespace) -> dict[str, Any]:
-    from rgpu_fuzz.cli.bench_sim import bench_sim
+    from rgpu_fuzz.bench.sim import bench_sim
 
     return bench_sim(args)
 
@@ -272,7 +275,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.seeds < 1 or args.repeat < 1:
         raise UserError("--seeds and --repeat must be >= 1")
     if "sim" in args.which:
-        from rgpu_fuzz.cli.bench_sim import check_sim_specs
+        from rgpu_fuzz.bench.sim import check_sim_specs
 
         check_sim_specs(args.sim_specs)
     if args.out:  # before minutes of measuring, not after

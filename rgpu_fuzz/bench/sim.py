@@ -42,7 +42,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-CONFORMANCE = Path("tests/semantics/cases")
+from rgpu_fuzz.checkout import in_checkout
+
+CONFORMANCE = ("tests", "semantics", "cases")
 
 
 def check_sim_specs(text: str) -> None:
@@ -68,7 +70,7 @@ def check_sim_specs(text: str) -> None:
 
 def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz import casefile
-    from rgpu_fuzz.cli.bench import _kernel_set
+    from rgpu_fuzz.bench.command import _kernel_set
     from rgpu_fuzz.codeobj import read_code_object
     from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
     from rgpu_fuzz.pipelines.base import PipelineSpec
@@ -76,7 +78,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.sim import decode_throughput
 
     cases = [(f"conformance/{p.stem}", casefile.load(p))
-             for p in sorted(CONFORMANCE.glob("*.toml"))] if CONFORMANCE.is_dir() else []
+             for p in sorted(in_checkout(*CONFORMANCE).glob("*.toml"))]
     cases += _kernel_set(args.corpus, args.seeds)
     launches: dict[str, list[tuple[str, Any]]] = {}
     compile_s: dict[str, float] = {}
@@ -99,7 +101,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="rgpu-bench-sim-") as tmp:
         path = Path(tmp) / "launches.pickle"
         path.write_bytes(pickle.dumps(launches))
-        trees = {"current": Path(__file__).resolve().parents[2]}
+        trees = {"current": in_checkout()}
         if baseline:
             trees["baseline"] = _baseline_tree(baseline, Path(tmp))
         runs: dict[str, list[dict[str, Any]]] = {k: [] for k in trees}
