@@ -75,6 +75,14 @@ def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
     return _most_specific(key, frozenset(case_ops), known, signature_ops)
 
 
+def unreduced_bucket(finding: Finding, bug_key: str | None) -> str:
+    """The bucket of a finding of a campaign that does not reduce (`--no-reduce`): its bug
+    key when it has one — a known LLVM bug's, or the probe key, narrowed to the family the
+    whole kernel shows alone (`BugKeys.shown`) — else its own signature (a context bug: split
+    over buckets, never hidden in another bug's; see rule 3)."""
+    return bug_key if bug_key is not None else finding.signature
+
+
 def _most_specific(key: str, have: frozenset[str], known: Iterable[str],
                    names: Callable[[str], frozenset[str] | None]) -> str | None:
     """The known bucket of coarse key `key` with the most names, all of them in `have`."""
