@@ -13,7 +13,7 @@ kind). A wrong-code finding is placed, in this order:
    own, and the reduced kernel's `ops=` signature is its bucket as it stands. No operation
    of such a kernel is wrong alone, so the bug needs context (a constant operand, two
    operations together, an optimisation across statements), and the operations a kernel
-   happens to hold say nothing about which context: session 3's bucket 1b682c54bf
+   happens to hold say nothing about which context: a real campaign's bucket 1b682c54bf
    (`ops=neg,sqrt`, the simulator's VOP3 `neg` on `v_cndmask`) took an LLVM `srem` bug
    (docs/llvm-bugs/srem64_bypass_urem_24bit.ll) because that kernel held a `neg` and a
    `sqrt` too. A context bug may so be split over buckets; it is no longer hidden in

@@ -7,7 +7,8 @@ on integers (one seeded bug), or a float→int cast and a shift (two bugs of one
 Presence is not cause, so a campaign that reduces leaves that to the reduction. A campaign
 that does not (`--no-reduce`) asks instead, for each family F of the key: does the kernel
 with every operation of the *other* broken families knocked out still show wrong code on the
-pipeline? The families for which it does are the ones the finding shows on its own.
+pipeline? The first (in name order) for which it does is the family the finding is keyed
+by (`BugKeys.shown`).
 
 A knocked-out operation is replaced, where one is at hand, by an *equivalent* expression
 made of other families (so the rest of the kernel computes exactly what it did):
