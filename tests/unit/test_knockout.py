@@ -140,3 +140,30 @@ def test_an_unreduced_kernel_is_keyed_by_the_family_it_shows(registry: Registry)
     keys = BugKeys([ref, bad], load_policy("default"))
     assert keys.key(finding.signature, case) == f"wrong-code|{SPEC}|probe=xor:bool+xor:int"
     assert keys.key(finding.signature, case, attribute=True) == f"wrong-code|{SPEC}|probe=xor:int"
+
+
+SIGNED_SHL = """use rgpu::*;
+
+#[kernel]
+pub fn k(x: &[i32], n: &[i64], o: &mut [i32]) {
+    let i: usize = thread_idx_x() as usize;
+    o[i] = x[i] << n[i];
+}
+"""
+
+
+def test_the_shift_equivalent_masks_a_signed_wide_amount_like_shl() -> None:
+    """By hand (`<<` masks the amount to `n & 31`, DESIGN.md §3; values mod 2^32 read as
+    i32): 1 << 31 = i32::MIN; 3 << 31 = 2^32 + 2^31 → i32::MIN; -1 << 1 = -2; 5 << 0 = 5."""
+    minus_one = (1 << 64) - 1
+    args = (_buf("x", Scalar.I32, [1, 3, (1 << 32) - 1, 5]),
+            _buf("n", Scalar.I64, [minus_one, 31, 33, 0]),
+            _buf("o", Scalar.I32, [0, 0, 0, 0]))
+    case = Case(entry="k", kernel=SIGNED_SHL, launch=Launch(block=(4, 1, 1)), args=args)
+    out = knock_out(case, frozenset({"shl:int"}), typed_op)
+    assert out is not None and "<<" not in out.kernel and "rotate_left(n[i] as u32)" in out.kernel
+    ref = Registry().create("ref")
+    for kernel in (case, out):
+        got = run_case(kernel, [ref])[ref.label]
+        assert isinstance(got, Ok), got
+        assert np.asarray(got.outputs["o"].values).tolist() == [-2**31, -2**31, -2, 5]
