@@ -364,7 +364,8 @@ class BugKeys:
         families = self.families(sig.pipeline, case)
         if not families:
             return None
-        if attribute and len(families) > 1:
+        if attribute and len(families) > 1 and not any(f.startswith("copy:") for f in families):
+            # (broken loads or stores are no operation a knock-out could remove)
             families = self.shown(sig.pipeline, case, families)
         return str(Signature(kind=sig.kind, pipeline=sig.pipeline,
                              detail=PROBE_PREFIX + "+".join(sorted(families))))
