@@ -53,6 +53,9 @@ class Keying:
 
     enabled: bool = False
     known: tuple[ProbeAnswer, ...] = ()
+    attribute: bool = False
+    """Key a kernel with several broken families by the one it shows alone
+    (`BugKeys.shown`): for a campaign that does not reduce its findings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,13 +206,15 @@ def _bug_keys(setup: Setup, keying: Keying) -> BugKeys | None:
     return keys
 
 
-def _key_findings(keys: BugKeys | None, case: Case, verdict: Verdict) -> dict[str, str]:
+def _key_findings(keys: BugKeys | None, case: Case, verdict: Verdict,
+                  attribute: bool = False) -> dict[str, str]:
     out: dict[str, str] = {}
     if keys is None:
         return out
     for f in verdict.findings:
         if f.signature not in out:
-            key = keys.key(f.signature, case)  # None for anything but wrong code
+            # None for anything but wrong code
+            key = keys.key(f.signature, case, attribute=attribute)
             if key is not None:
                 out[f.signature] = key
     return out
@@ -298,7 +303,8 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
                                _known_keys(job.setup, case, outcomes, verdict, module,
-                                           _key_findings(keys, case, verdict))))
+                                           _key_findings(keys, case, verdict,
+                                                         job.keying.attribute))))
     return ChunkResult(job.index, len(job.seeds), gen, seconds, statuses, invalid, found,
                        errors, features, capture.collect(), _probed(keys, probes_before))
 
@@ -320,7 +326,8 @@ def judge_cases(job: JudgeJob) -> JudgeResult:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
                                _known_keys(job.setup, case, outcomes, verdict, module,
-                                           _key_findings(keys, case, verdict))))
+                                           _key_findings(keys, case, verdict,
+                                                         job.keying.attribute))))
     return JudgeResult(judged, found, _probed(keys, before))
 
 

@@ -53,7 +53,13 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import HarnessBug, RgpuError
 from triage.bugkey import ProbeAnswer, TypedOp
-from triage.classify import coarse_key, is_bug_key, place, reduction_slot
+from triage.classify import (
+    coarse_key,
+    is_bug_key,
+    place,
+    reduction_slot,
+    unreduced_bucket,
+)
 from triage.known_bugs import is_known_bug
 from triage.store import FindingStore, StoreError, bucket_id
 from triage.store_probes import probe_toolchain
@@ -86,8 +92,8 @@ class CampaignConfig:
     case of the one before, so chunks queued meanwhile run in between: with one worker, one
     60-s reduction job used to stop the campaign's cases for 60 s."""
     bug_keys: bool = True
-    """Bucket wrong code by bug key (`triage/bugkey.py`) when reducing; False: by `ops=`
-    only (and always without `reduce`: unreduced findings keep their own signature)."""
+    """Bucket wrong code by bug key (`triage/bugkey.py`), reduced or not; False: by `ops=`
+    only (then unreduced findings keep their own signature)."""
     probes_from: Path | None = None
     """Another store (a nightly's history) whose probe answers for this run's toolchain are
     known from the start and copied into this campaign's store: a shard starting with an
@@ -95,8 +101,8 @@ class CampaignConfig:
 
     @property
     def keys_findings(self) -> bool:
-        """Whether jobs compute bug keys (they are used only when reducing)."""
-        return self.bug_keys and self.reduce
+        """Whether jobs compute bug keys (without `reduce` too: docs/triage.md)."""
+        return self.bug_keys
 
     def identity(self) -> dict[str, Any]:
         """What a resumed campaign must share with the one it continues."""
@@ -323,7 +329,8 @@ class Campaign:
         if not self.config.keys_findings:
             return Keying()
         return Keying(True, tuple(ProbeAnswer(label, op, broken) for (label, op), broken
-                                  in self.probe_answers.items()))
+                                  in self.probe_answers.items()),
+                      attribute=not self.config.reduce)
 
     def _learn(self, probed: Probed) -> None:
         """Keep the answers a job probed (for later jobs and, in the store, later runs)."""
@@ -416,9 +423,10 @@ class Campaign:
         case = casefile.loads(found.case_toml)
         known = self._known()
         for finding in found.verdict.findings:
-            sig = place(finding, found.ops, known, bug_key=found.bug_keys.get(finding.signature),
+            bug_key = found.bug_keys.get(finding.signature)
+            sig = place(finding, found.ops, known, bug_key=bug_key,
                         keyed=self.config.keys_findings) \
-                if self.config.reduce else finding.signature
+                if self.config.reduce else unreduced_bucket(finding, bug_key)
             if sig is not None:
                 new = self._record(case, found, finding, sig)
                 if new and self.config.reduce and finding.kind is not FindingKind.INVALID_CASE \

@@ -40,7 +40,7 @@ from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from triage import toolchains
-from triage.classify import place
+from triage.classify import is_bug_key, place
 from triage.known_bugs import is_known_bug
 from triage.plugins import load_recorded
 from triage.store import Bucket, BucketStatus, Event, FindingStore, Run
@@ -176,9 +176,13 @@ class Rechecker:
 
 def _matches(signature: str, finding: Finding, ops: tuple[str, ...]) -> bool:
     """The finding is the bucket's bug: same signature, or (wrong code) the campaign's
-    placement puts it there."""
+    placement puts it there. A bug-keyed bucket (`probe=`) matches wrong code on its
+    pipeline: its key came from probe kernels, which a recheck does not rerun, and the
+    reproducer's own `ops=` never names a key (such buckets read "changed" before)."""
     if finding.signature == signature:
         return True
+    if is_bug_key(signature):
+        return coarse_key(finding.signature) == coarse_key(signature)
     if is_known_bug(signature):  # its reproducer shows the bug as a finding of kind and pipeline
         known = Signature.parse(signature)
         found = Signature.parse(finding.signature)

@@ -107,13 +107,15 @@ def typed_ops(fns: Sequence[ast.Fn]) -> frozenset[TypedOp]:
     found: set[TypedOp] = set()
     for fn in fns:
         for n in walk(fn):
-            op = _typed(n)
+            op = typed_op(n)
             if op is not None:
                 found.add(op)
     return frozenset(found)
 
 
-def _typed(n: object) -> TypedOp | None:
+def typed_op(n: object) -> TypedOp | None:
+    """The operation node `n` is, with its types; None for anything else (a name, a
+    literal, a plain assignment, a node the checker left untyped)."""
     match n:
         case ast.Binary(op=op, lhs=lhs, rhs=rhs):
             a, b, r = _scalar(lhs), _scalar(rhs), _scalar(n)
@@ -293,29 +295,44 @@ class BugKeys:
         return broken
 
     def _group_test(self, pipeline: Pipeline, ops: Sequence[TypedOp]) -> None:
-        """Mark the ops of `ops` whose batch outputs agree with the arbiter's not broken."""
-        assert self.arbiter is not None
+        """Mark the ops of `ops` not broken when a batch of them agrees with the arbiter
+        everywhere; a batch with any differing output is split in two and each half tested
+        again. Only a batch that agrees *throughout* proves anything: a bug that hits one
+        instruction of a module (the seeded `xor2or` rewrites the first `xor` only) leaves
+        the other ops of a differing batch agreeing though each is wrong alone, and taking
+        those agreements as "not broken" left such findings without a key."""
         for at in range(0, len(ops), self.BATCH):
-            group = ops[at:at + self.BATCH]
-            if len(group) < 2:
-                continue
-            started = time.perf_counter()
-            case = batch_case(group)
-            features = case_features(case)
-            ref = self.arbiter.run(case, features)
-            got = pipeline.run(case, features) if isinstance(ref, Ok) else None
-            self._probes += 1
-            self._seconds += time.perf_counter() - started
-            if not (isinstance(ref, Ok) and isinstance(got, Ok)):
-                continue
-            for k, op in enumerate(group):
-                name = f"out{k}"
-                if name not in ref.outputs or name not in got.outputs:
-                    continue
-                _, differ = compare_outputs({name: ref.outputs[name]}, {name: got.outputs[name]},
-                                            loose_zero=False, max_diffs=0)
-                if not differ:
-                    self._answer(pipeline.label, op, False)
+            self._test_batch(pipeline, ops[at:at + self.BATCH])
+
+    def _test_batch(self, pipeline: Pipeline, group: Sequence[TypedOp]) -> None:
+        assert self.arbiter is not None
+        if len(group) < 2:
+            return  # one op: its own probe decides (`broken`)
+        started = time.perf_counter()
+        case = batch_case(group)
+        features = case_features(case)
+        ref = self.arbiter.run(case, features)
+        got = pipeline.run(case, features) if isinstance(ref, Ok) else None
+        self._probes += 1
+        self._seconds += time.perf_counter() - started
+        if not (isinstance(ref, Ok) and isinstance(got, Ok)):
+            return
+        agree = []
+        for k, op in enumerate(group):
+            name = f"out{k}"
+            if name not in ref.outputs or name not in got.outputs:
+                return
+            _, differ = compare_outputs({name: ref.outputs[name]}, {name: got.outputs[name]},
+                                        loose_zero=False, max_diffs=0)
+            if not differ:
+                agree.append(op)
+        if len(agree) == len(group):
+            for op in group:
+                self._answer(pipeline.label, op, False)
+            return
+        half = len(group) // 2
+        self._test_batch(pipeline, group[:half])
+        self._test_batch(pipeline, group[half:])
 
     def families(self, label: str, case: Case) -> frozenset[str] | None:
         """The families of the kernel's operations that `label` computes wrong on their own;
@@ -335,17 +352,52 @@ class BugKeys:
             return frozenset(broken_copies)
         return frozenset(op.family for op in sorted(ops) if self.broken(label, op))
 
-    def key(self, signature: str, case: Case) -> str | None:
+    def key(self, signature: str, case: Case, *, attribute: bool = False) -> str | None:
         """The probe signature of a wrong-code finding (`wrong-code|P|probe=f+g`), or None
-        when the finding is not wrong code or no operation of its kernel is broken alone."""
+        when the finding is not wrong code or no operation of its kernel is broken alone.
+        `attribute`: a kernel with several broken families is keyed by the one it still
+        shows wrong code with when the others are knocked out (`shown`; for findings no
+        reduction will narrow)."""
         sig = Signature.parse(signature)
         if sig.kind != FindingKind.WRONG_CODE:
             return None
         families = self.families(sig.pipeline, case)
         if not families:
             return None
+        if attribute and len(families) > 1 and not any(f.startswith("copy:") for f in families):
+            # (broken loads or stores are no operation a knock-out could remove)
+            families = self.shown(sig.pipeline, case, families)
         return str(Signature(kind=sig.kind, pipeline=sig.pipeline,
                              detail=PROBE_PREFIX + "+".join(sorted(families))))
+
+    def shown(self, label: str, case: Case, families: frozenset[str]) -> frozenset[str]:
+        """Of the broken `families` of the kernel, the first (in name order) that alone
+        still gives wrong code on `label` with every operation of the others knocked out
+        (`triage/knockout.py`); when several do, each bug shows on its own and the finding
+        fits a bucket of either, so one name decides, whatever the order of the campaign's
+        cases. When none does (the bugs act together, or a knock-out changed too much),
+        all of `families`."""
+        from triage.knockout import knock_out  # knockout needs `typed_op`
+
+        assert self.arbiter is not None
+        pipeline = self.by_label[label]
+        for family in sorted(families):
+            started = time.perf_counter()
+            alone = knock_out(case, families - {family}, typed_op, avoid=families)
+            shows = False
+            if alone is not None:
+                features = case_features(alone)
+                ref = self.arbiter.run(alone, features)
+                if isinstance(ref, Ok):
+                    outcomes = {self.arbiter.label: ref, label: pipeline.run(alone, features)}
+                    verdict = judge(alone, outcomes, self.policy, case_module(alone))
+                    shows = any(f.kind is FindingKind.WRONG_CODE and label in f.pipelines
+                                for f in verdict.findings)
+            self._probes += 1
+            self._seconds += time.perf_counter() - started
+            if shows:
+                return frozenset({family})
+        return families
 
 
 def probe_families(signature: str) -> frozenset[str] | None:
@@ -354,4 +406,4 @@ def probe_families(signature: str) -> frozenset[str] | None:
 
 
 __all__ = ["BugKeys", "ProbeAnswer", "ProbeStats", "TypedOp", "batch_case", "copy_op", "probe_case",
-           "probe_families", "type_class", "typed_ops"]
+           "probe_families", "type_class", "typed_op", "typed_ops"]

@@ -13,7 +13,7 @@ kind). A wrong-code finding is placed, in this order:
    own, and the reduced kernel's `ops=` signature is its bucket as it stands. No operation
    of such a kernel is wrong alone, so the bug needs context (a constant operand, two
    operations together, an optimisation across statements), and the operations a kernel
-   happens to hold say nothing about which context: session 3's bucket 1b682c54bf
+   happens to hold say nothing about which context: a real campaign's bucket 1b682c54bf
    (`ops=neg,sqrt`, the simulator's VOP3 `neg` on `v_cndmask`) took an LLVM `srem` bug
    (docs/llvm-bugs/srem64_bypass_urem_24bit.ll) because that kernel held a `neg` and a
    `sqrt` too. A context bug may so be split over buckets; it is no longer hidden in
@@ -73,6 +73,14 @@ def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
     if keyed:
         return finding.signature if reduced else None
     return _most_specific(key, frozenset(case_ops), known, signature_ops)
+
+
+def unreduced_bucket(finding: Finding, bug_key: str | None) -> str:
+    """The bucket of a finding of a campaign that does not reduce (`--no-reduce`): its bug
+    key when it has one — a known LLVM bug's, or the probe key, narrowed to the family the
+    whole kernel shows alone (`BugKeys.shown`) — else its own signature (a context bug: split
+    over buckets, never hidden in another bug's; see rule 3)."""
+    return bug_key if bug_key is not None else finding.signature
 
 
 def _most_specific(key: str, have: frozenset[str], known: Iterable[str],

@@ -1,10 +1,13 @@
 """`rgpu-fuzz bench buckets`: one bug → one bucket, measured on seeded bugs.
 
 For each scenario (seeded-bug plugins from tests/plugins/ and the pipelines they define),
-two campaigns run side by side in this process's code: one bucketing wrong code by the
-`ops=` signature alone (`bug_keys=False`, the behaviour before bug keys) for `--bucket-time`
-seconds, then one by bug key (`triage/bugkey.py`) on exactly the seeds the first one ran
-(its case count, with three times the time as a cap), so both judge the same findings. Every
+campaigns run one after the other in this process's code, one per mode (`--bucket-modes`):
+`ops` buckets wrong code by the `ops=` signature alone (`bug_keys=False`, the behaviour
+before bug keys), `bug-key` by bug key (`triage/bugkey.py`), both reducing; `ops-unreduced`
+and `bug-key-unreduced` are the same without reduction (`campaign --no-reduce`: before bug
+keys applied there, each finding kept its own signature, which `ops-unreduced` is). The first
+mode runs for `--bucket-time` seconds, the others on exactly the seeds it ran (its case
+count, with ten times the time as a cap), so all judge the same findings. Every
 finding is recorded with the bucket it was counted in; afterwards each finding's case is run
 again on `ref` and on each single-bug pipeline of the scenario (and on the plain
 `llvm-cpu:O0`, the "baseline" bug): the bugs whose pipeline alone reproduces a finding are its
@@ -76,6 +79,12 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
+MODES: dict[str, tuple[bool, bool]] = {
+    "ops": (False, True), "bug-key": (True, True),
+    "ops-unreduced": (False, False), "bug-key-unreduced": (True, False)}
+"""Mode -> (bucket by bug key, reduce)."""
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bucket-time", type=float, default=60.0,
                    help="`buckets`: seconds per campaign (two per scenario)")
@@ -84,6 +93,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "only caps each campaign at ten times its value)")
     p.add_argument("--bucket-scenarios", default=",".join(s.name for s in SCENARIOS),
                    help="`buckets`: comma-separated scenario names")
+    p.add_argument("--bucket-modes", default=",".join(MODES),
+                   help="`buckets`: comma-separated modes, of " + ", ".join(MODES))
 
 
 class _Recording(Campaign):
@@ -123,14 +134,15 @@ def _bugs_of(case: Case, label: str, scenario: Scenario, reg: Registry,
     return frozenset(b for b, spec in candidates.items() if b != "baseline" and has_finding(spec))
 
 
-def _measure(scenario: Scenario, bug_keys: bool, seconds: float, jobs: int,
+def _measure(scenario: Scenario, mode: str, seconds: float, jobs: int,
              root: Path, cases: int | None) -> tuple[dict[str, Any], _Recording]:
     plugins = tuple(str(_plugins() / p) for p in scenario.plugins)
-    config = CampaignConfig(out=root / f"{scenario.name}-{'key' if bug_keys else 'ops'}",
+    bug_keys, reduce = MODES[mode]
+    config = CampaignConfig(out=root / f"{scenario.name}-{mode}",
                             setup=Setup(("ref", *scenario.pipelines), "default", "default",
                                         plugins),
                             time_s=seconds if cases is None else 10 * seconds,
-                            max_cases=cases, jobs=jobs, bug_keys=bug_keys)
+                            max_cases=cases, jobs=jobs, bug_keys=bug_keys, reduce=reduce)
     campaign = _Recording(config)
     try:
         summary = campaign.run().data
@@ -177,6 +189,9 @@ def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
     unknown = chosen - {s.name for s in SCENARIOS}
     if unknown:
         raise SystemExit(f"bench buckets: unknown scenario(s) {', '.join(sorted(unknown))}")
+    modes = [m for m in args.bucket_modes.split(",") if m]
+    if not modes or set(modes) - set(MODES):
+        raise SystemExit(f"bench buckets: --bucket-modes: expected some of {', '.join(MODES)}")
     jobs = getattr(args, "jobs", None) or 1
     out: dict[str, Any] = {"time_s": args.bucket_time, "cases": args.bucket_cases, "jobs": jobs,
                            "load_before": os.getloadavg(), "scenarios": {}}
@@ -190,9 +205,9 @@ def bench_buckets(args: argparse.Namespace) -> dict[str, Any]:
             cache: dict[tuple[str, str], bool] = {}
             result: dict[str, Any] = {"pipelines": ["ref", *scenario.pipelines]}
             cases: int | None = args.bucket_cases
-            for mode, keyed in (("ops", False), ("bug-key", True)):
+            for mode in modes:
                 started = time.monotonic()
-                figures, campaign = _measure(scenario, keyed, args.bucket_time, jobs, Path(tmp),
+                figures, campaign = _measure(scenario, mode, args.bucket_time, jobs, Path(tmp),
                                              cases)
                 cases = figures["cases"]
                 figures.update(_score(campaign, scenario, reg, cache))

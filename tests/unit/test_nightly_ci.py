@@ -53,16 +53,17 @@ def test_nightly_runs_end_to_end_and_follows_fixes(tmp_path: Path) -> None:
     with FindingStore(merged, readonly=True) as store:
         buckets = store.buckets()
         runs = store.runs()
-    assert len(buckets) == 2
-    assert all(b.signature.startswith("wrong-code|llvm-cpu-xor2or:O0|ops=") for b in buckets)
+    # seeds 59 and 62, one bug: one bucket by bug key, though the shards do not reduce
+    assert [(b.signature, b.count) for b in buckets] == [
+        ("wrong-code|llvm-cpu-xor2or:O0|probe=xor:int", 2)]
     assert sorted(r.kind for r in runs) == ["campaign", "campaign", "recheck"]
     assert sorted(r.settings.get("shard", [0, 0])[0] for r in runs
                   if r.kind == "campaign") == [0, 1]
 
     recheck = json.loads((out / "recheck.json").read_text())
-    assert recheck["summary"]["reproduces"] == 2
+    assert recheck["summary"]["reproduces"] == 1
     report = (out / "nightly.md").read_text()
-    assert "| shard-0-of-2 | 8 |" in report and "2 reproduces" in report
+    assert "| shard-0-of-2 | 8 |" in report and "1 reproduces" in report
     for b in buckets:
         assert f"[{b.id}](buckets/{b.id}.md)" in report
         assert "## Kernel" in (out / "buckets" / f"{b.id}.md").read_text()
@@ -78,7 +79,7 @@ def test_nightly_runs_end_to_end_and_follows_fixes(tmp_path: Path) -> None:
     plugin.write_text(FIXED)
     second = nightly(tmp_path, "finish", NIGHTLY_REPORTS="0")
     assert second.returncode == 0, second.stderr[-3000:]
-    assert json.loads((out / "recheck.json").read_text())["summary"]["fixed"] == 2
+    assert json.loads((out / "recheck.json").read_text())["summary"]["fixed"] == 1
     assert "### Fixed since the last run" in (out / "nightly.md").read_text()
     with FindingStore(tmp_path / "history" / "findings.sqlite", readonly=True) as history:
         assert {b.status for b in history.buckets()} == {BucketStatus.FIXED}
@@ -88,7 +89,7 @@ def test_nightly_runs_end_to_end_and_follows_fixes(tmp_path: Path) -> None:
     third = nightly(tmp_path, "finish", NIGHTLY_REPORTS="0")
     assert third.returncode == 1, third.stderr[-3000:]
     assert "a fixed bucket came back" in third.stderr
-    assert json.loads((out / "recheck.json").read_text())["summary"]["regressed"] == 2
+    assert json.loads((out / "recheck.json").read_text())["summary"]["regressed"] == 1
     text = (out / "nightly.md").read_text()
     assert "### Regressions" in text and "new (regression)" in text
 
