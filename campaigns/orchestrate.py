@@ -16,7 +16,7 @@ Rules it keeps:
   (`campaign_jobs.py`), with the probe answers this process knows; the answers it probed come
   back with its result and are kept in the store (`store_probes.py`, per toolchain), so a
   probe runs about once per campaign and a resumed campaign probes nothing it knew.
-* **Where jobs run is the executor's business** (`triage/executors/`: a local process pool,
+* **Where jobs run is the executor's business** (`campaigns/executors/`: a local process pool,
   or Ray actors on a cluster). A job whose worker died comes back `lost` and is queued again
   (at most twice); since nothing of it was recorded, nothing is counted twice.
 """

@@ -35,7 +35,7 @@ APT: dict[str, tuple[str, ...]] = {
     # chromium: the HTML report's rendering (tests/unit/test_campaign_report.py);
     # cvise: the C-Vise wiring (tests/unit/test_cvise.py).
     "test": ("llvm-22", "llvm-19", "chromium", "cvise"),
-    # llvm-22's llc: the known-bug recheck of a campaign (rgpu_fuzz/triage/known_bugs.toml).
+    # llvm-22's llc: the known-bug recheck of a campaign (triage/known_bugs.toml).
     "fuzz": ("llvm-22",),
 }
 """`make` target → the Debian packages it uses."""

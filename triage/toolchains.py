@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from triage.store import FindingStore, Run
 
 TOOL_TIMEOUT_S = 30.0
-"""The checkout rgpu-fuzz runs from (`rgpu_fuzz/triage` is a link to the top-level `triage/`)."""
 
 COMPONENTS: dict[str, tuple[str, ...]] = {
     "ref": (),

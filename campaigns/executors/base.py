@@ -1,6 +1,6 @@
 """The executor interface: how a campaign's jobs run, apart from what the campaign keeps.
 
-`Campaign` (triage/campaign.py) keeps the bookkeeping — seeds and chunks, the checkpoint, the
+`Campaign` (campaigns/orchestrate.py) keeps the bookkeeping — seeds and chunks, the checkpoint, the
 store, reductions and their order. An `Executor` only runs jobs somewhere and hands back
 what came of each. Its rules:
 

@@ -3,7 +3,7 @@
 ; RUN:   | FileCheck --check-prefix=OBJ %s
 ; REQUIRES: amdgpu-registered-target
 ;
-; Version matrix (python -m rgpu_fuzz.triage.upstream matrix; yes = the RUN line passes, so the bug is there):
+; Version matrix (python -m triage.upstream matrix; yes = the RUN line passes, so the bug is there):
 ;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
 ;   RUN 1: llvmlite n/a, llc-22 yes, llc-19 no, gisel no
 ;   RUN 2: llvmlite yes, llc-22 yes, llc-19 no, gisel no

@@ -150,8 +150,7 @@ def optimised_module(ir_text: str, target: Target, level: int) -> Any:
     (as parsing its text for code generation would): for one emission from it
     (`emit_module`), where nothing needs the optimised text. Printing the module and
     parsing and verifying the text again cost a batch of eight O3 cases ~3 ms (of ~110 in
-    optimise and codegen), and the objects are the same bytes (18 of 18 batches measured,
-    /work/notes/scripts/launch-o3emit.py)."""
+    optimise and codegen), and the objects are the same bytes (18 of 18 batches measured)."""
     llvm = _llvm()
     mod = parse(ir_text)
     if level > 0:

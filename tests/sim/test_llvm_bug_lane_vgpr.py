@@ -7,7 +7,7 @@ stops reproducing.
 Independent expected values: the reproducer's output computed by hand (see its header), and
 `ref` (the reference interpreter) for the fuzzer's case. The causal check: the same LLVM with
 the one misplaced MIR instruction moved to the entry block
-(`rgpu_fuzz/triage/llc_lane_vgpr_defs.py`, which triage's known-bug recheck uses; the
+(`triage/llc_lane_vgpr_defs.py`, which triage's known-bug recheck uses; the
 placement of LLVM 19 and of the upstream fix) agrees with those values, and the unchanged
 MIR round trip does not. And the simulator's side: the lane-mask spill sequence the trace runs,
 on hand-built instructions, against the CDNA3 definitions."""

@@ -110,7 +110,7 @@ SIGINT_AT_DEFAULT = ("import os, signal, sys; signal.signal(signal.SIGINT, signa
                      "os.execv(sys.argv[1], sys.argv[1:])")
 """Runs argv[1:] with SIGINT at its default disposition, as a shell starts a foreground job.
 
-Why: a job a non-interactive shell starts in the background (`/work/land.sh &`, `nohup ... &`,
+Why: a job a non-interactive shell starts in the background (`./land.sh &`, `nohup ... &`,
 CI runners) inherits SIGINT *ignored* (bash(1), "commands run asynchronously ... SIGINT and
 SIGQUIT ignored"), through pytest and every child, and Python then installs no
 KeyboardInterrupt handler: the campaign never saw the test's SIGINT and ran until the test

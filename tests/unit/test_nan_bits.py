@@ -8,7 +8,7 @@ d688816): either sign; quiet bit and payload either the preferred NaN (0x7fc0000
 sign), or a NaN operand quieted, or a NaN operand unchanged; `-` and `abs` touch only the
 sign; loads and stores keep every bit. The bits real compilers give come from the real rustc
 1.95 and LLVM 22 (amdgcn at -O0 rewrites `fsub x, C` to `fadd x, -C`, flipping the NaN's
-sign: bucket e8824e5eff, /work/notes/prev3/sim-fidelity.md §4)."""
+sign: bucket e8824e5eff)."""
 
 from __future__ import annotations
 

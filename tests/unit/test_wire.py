@@ -1,4 +1,4 @@
-"""The wire codec (`triage/wire.py`): jobs, results and outcomes as msgpack plain data.
+"""The wire codec (`campaigns/wire.py`): jobs, results and outcomes as msgpack plain data.
 
 Expected bit patterns are written from IEEE 754-2019 §3.4 (binary32: sign, 8-bit exponent,
 23-bit fraction; binary64: 11/52; a NaN is all-ones exponent with a non-zero fraction, the
