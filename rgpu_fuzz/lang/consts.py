@@ -133,8 +133,9 @@ def _python_value(a: np.ndarray, ty: Scalar) -> ConstValue:
     return v if ty.is_float else int(v)  # type: ignore[no-any-return]
 
 
-def _lane(value: ConstValue, ty: Scalar) -> np.ndarray:
-    """A one-lane array of `ty` holding `value` (integers wrapped to the type's width)."""
+def _lane(value: ConstValue | float, ty: Scalar) -> np.ndarray:
+    """A one-lane array of `ty` holding `value` (integers wrapped to the type's width); a
+    Python float is a literal's value, already exact in `ty` (`float_literal_value`)."""
     if ty.is_int:
         v = int(value) & ((1 << ty.bits) - 1)
         if ty.is_signed and v >= 1 << (ty.bits - 1):
