@@ -137,8 +137,9 @@ def load_params(st: FnState, kernel: ast.Fn, args: ir.Value,
 class AllocaState(FnState):
     """Locals in entry-block allocas (helpers and per-thread kernel functions)."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
+    def __init__(self, ms: ModuleState, fn: ir.Function, tctx: ir.Value, shared: ir.Value,
+                 trap: ir.Value) -> None:
+        super().__init__(ms, fn, tctx, shared, trap)
         self._slots: dict[int, ir.Value] = {}
 
     def slot(self, binding: int, ty: Scalar | ArrayTy) -> ir.Value:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.checker import CheckedModule
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import TCTX_BID, LowerError, ModuleState
 from rgpu_fuzz.lower.exprs import scalar_of
@@ -310,7 +311,7 @@ def _shared_layout(shared: Mapping[str, ArrayTy]) -> tuple[dict[str, tuple[int, 
     return offsets, max(at, 8)
 
 
-def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # type: ignore[no-untyped-def]
+def lower_module(checked: CheckedModule, entry: str, target: TargetHooks) -> LoweredKernel:
     """Lower the kernel `entry` of a checked module (and every helper) for `target`."""
     module = ir.Module(name=entry)
     module.triple = target.triple
