@@ -274,8 +274,8 @@ def _for(b: Builder, pos: Pos) -> list[ast.Stmt]:
     lo = -10 if ity.is_signed else 0
     if form == 0 and b.src.boolean(0.4):   # up to T::MAX: the range must not overflow
         start = ity.max_value - n + 1
-        s_expr, e_expr, inclusive = int_literal(start, ity), ast.AssocConst(
-            scalar=ity, name="MAX"), True
+        e_expr: ast.Expr = ast.AssocConst(scalar=ity, name="MAX")
+        s_expr, inclusive = int_literal(start, ity), True
     else:
         start = b.src.integer(lo, min(20, ity.max_value - n))
         s_expr = int_literal(start, ity)

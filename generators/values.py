@@ -117,7 +117,7 @@ def value_bits(src: ChoiceSource, ty: Scalar) -> int:
         v = src.choice(int_edges(ty)) if src.boolean(0.7) else src.bits(ty.bits)
         return v & ((1 << ty.bits) - 1)
     if src.boolean(0.6):
-        v = src.choice(_FLOAT_EDGES)
+        x = src.choice(_FLOAT_EDGES)
         fmt = ("<f", "<I") if ty is Scalar.F32 else ("<d", "<Q")
-        return int(struct.unpack(fmt[1], struct.pack(fmt[0], v))[0])
+        return int(struct.unpack(fmt[1], struct.pack(fmt[0], x))[0])
     return src.bits(ty.bits)

@@ -463,7 +463,7 @@ def check_kernel(case: Case, name: str = "<case>",
         line, col = first.span.line, first.span.col
         start = -1 if text is None or not case.kernel else text.find(
             case.kernel, max(0, text.find("kernel")))
-        if start >= 0:
+        if text is not None and start >= 0:
             col = col + start - text.rfind("\n", 0, start) - 1 if line == 1 else col
             line += text.count("\n", 0, start)
             where = f"{name}:{line}:{col}"

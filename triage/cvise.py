@@ -103,10 +103,11 @@ def _policy_to_json(policy: Policy) -> dict[str, object]:
     return asdict(policy)
 
 
-def _policy_from_json(doc: dict[str, object]) -> Policy:
-    known = tuple(KnownDifference(**k) for k in doc.pop("known", ()))  # type: ignore[arg-type,attr-defined]
+def _policy_from_json(doc: dict[str, Any]) -> Policy:
+    """The inverse of `_policy_to_json`; `doc` is parsed JSON, hence `Any` values."""
+    known = tuple(KnownDifference(**k) for k in doc.pop("known", ()))
     zero = ZeroSign(doc.pop("zero_sign"))
-    return Policy(**doc, zero_sign=zero, known=known)  # type: ignore[arg-type]
+    return Policy(**doc, zero_sign=zero, known=known)
 
 
 def write_interestingness_test(directory: Path, case: Case, signature: str,
@@ -140,18 +141,19 @@ def write_interestingness_test(directory: Path, case: Case, signature: str,
     return script
 
 
-def _load_predicate(config: dict[str, object]) -> tuple[Case, Callable[[Case], bool]]:
-    """The original case and the predicate a config names (plugins loaded first)."""
+def _load_predicate(config: dict[str, Any]) -> tuple[Case, Callable[[Case], bool]]:
+    """The original case and the predicate a config names (plugins loaded first). `config` is
+    the parsed JSON that `write_interestingness_test` wrote, hence `Any` values."""
     from rgpu_fuzz.pipelines.registry import Registry
     from triage.reduce import signature_predicate
 
     registry = Registry()
-    for plugin in config["plugins"]:  # type: ignore[attr-defined]
+    for plugin in config["plugins"]:
         registry.load_plugin(plugin)
-    policy = _policy_from_json(dict(config["policy"]))  # type: ignore[call-overload]
-    interesting = signature_predicate(config["signature"], config["pipelines"],  # type: ignore[arg-type]
+    policy = _policy_from_json(dict(config["policy"]))
+    interesting = signature_predicate(config["signature"], config["pipelines"],
                                       policy, registry=registry)
-    return casefile.load(config["case"]), interesting  # type: ignore[arg-type]
+    return casefile.load(config["case"]), interesting
 
 
 def _candidate_holds(case: Case, interesting: Callable[[Case], bool], kernel_path: Path) -> bool:

@@ -125,9 +125,9 @@ def find_case(id_or_prefix: str, *, corpus_dirs: Iterable[Path] = (Path("corpus"
         raise IdLookupError(ambiguous_message(id_or_prefix, listed))
     (m,) = matches.values()
     # a reviewed corpus file wins over the stored copy: it carries the [expect] table
-    case = casefile.load(m.corpus_file) if m.corpus_file is not None else m.case
-    assert case is not None, m
-    return case, Where(corpus_file=m.corpus_file, store=m.store, bucket=m.bucket)
+    found = casefile.load(m.corpus_file) if m.corpus_file is not None else m.case
+    assert found is not None, m
+    return found, Where(corpus_file=m.corpus_file, store=m.store, bucket=m.bucket)
 
 
 __all__ = ["Where", "find_case"]

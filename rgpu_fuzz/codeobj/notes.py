@@ -9,6 +9,7 @@ msgpack; every msgpack failure and every ill-typed entry is one `CodeObjectError
 
 from __future__ import annotations
 
+import builtins
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -145,7 +146,11 @@ class CodeObjectMetadata:
 
 
 class _Map:
-    """Typed reads from one msgpack map; each read consumes its key, the rest is `extra`."""
+    """Typed reads from one msgpack map; each read consumes its key, the rest is `extra`.
+
+    The readers are named after the types they return (`int`, `str`, `bool`, `list`), so inside
+    the class body those names are the methods: annotations below them spell `builtins.int` etc.
+    """
 
     def __init__(self, raw: Any, where: str) -> None:
         if not isinstance(raw, Mapping):
@@ -168,7 +173,7 @@ class _Map:
             raise CodeObjectError(f"{self._where}: {key} is not an integer ({v!r:.40})")
         return v
 
-    def req_int(self, key: str) -> int:
+    def req_int(self, key: str) -> builtins.int:
         v = self.int(key, required=True)
         assert v is not None
         return v
@@ -179,18 +184,18 @@ class _Map:
             raise CodeObjectError(f"{self._where}: {key} is not a string ({v!r:.40})")
         return v
 
-    def req_str(self, key: str) -> str:
+    def req_str(self, key: builtins.str) -> builtins.str:
         v = self.str(key, required=True)
         assert v is not None
         return v
 
-    def bool(self, key: str) -> bool | None:
+    def bool(self, key: builtins.str) -> builtins.bool | None:
         v = self._take(key, False)
         if v is not None and not isinstance(v, bool):
             raise CodeObjectError(f"{self._where}: {key} is not a boolean ({v!r:.40})")
         return v
 
-    def ints(self, key: str) -> tuple[int, ...] | None:
+    def ints(self, key: builtins.str) -> tuple[builtins.int, ...] | None:
         v = self._take(key, False)
         if v is None:
             return None
@@ -199,7 +204,7 @@ class _Map:
             raise CodeObjectError(f"{self._where}: {key} is not a list of integers")
         return tuple(v)
 
-    def list(self, key: str) -> list[Any]:
+    def list(self, key: builtins.str) -> list[Any]:
         v = self._take(key, False)
         if v is None:
             return []
@@ -207,7 +212,7 @@ class _Map:
             raise CodeObjectError(f"{self._where}: {key} is not a list")
         return list(v)
 
-    def rest(self) -> tuple[tuple[str, Any], ...]:
+    def rest(self) -> tuple[tuple[builtins.str, Any], ...]:
         return tuple(sorted(((str(k), _freeze(v)) for k, v in self._raw.items()), key=_first))
 
 

@@ -106,7 +106,7 @@ class BodyChecker(ExprChecker):
         tail = None
         ty: AnyTy = NEVER if diverges else UNIT
         if b.tail is not None:
-            want = concrete(hint) if hint is not NEVER else None
+            want = concrete(hint) if hint is not None and hint is not NEVER else None
             tail = self.expr(b.tail, want)
             if want is not None:
                 tail = self.coerce(tail, want)
@@ -133,9 +133,11 @@ class BodyChecker(ExprChecker):
                                "an `if` without `else` has type `()`; add an `else` branch "
                                f"that gives a value (expected {describe(hint or tt)})")
             return evolve(e, cond=cond, then=then, ty=UNIT)
+        else_: ast.Block | ast.If
+        et: AnyTy | None
         if isinstance(e.else_, ast.If):
-            else_: ast.Block | ast.If = self.check_if(e.else_, hint)
-            et, else_span = else_.ty, else_.span
+            else_if = self.check_if(e.else_, hint)
+            else_, et, else_span = else_if, else_if.ty, else_if.span
         else:
             else_, et = self.block(e.else_, hint)
             else_span = else_.tail.span if else_.tail is not None else else_.span
@@ -238,7 +240,7 @@ class BodyChecker(ExprChecker):
         if isinstance(start.ty, Infer) and isinstance(end.ty, Infer):
             start = self.need_known(start)
             end = evolve(end, ty=_ERR)
-        var_ty = start.ty if start.ty is not _ERR else end.ty
+        var_ty: AnyTy | None = start.ty if start.ty is not _ERR else end.ty
         assert var_ty is not None
         if var_ty not in (_ERR, NEVER) and not (isinstance(var_ty, Scalar) and var_ty.is_int):
             self.env.error(f"`for` ranges must have an integer type, found {describe(var_ty)}",
@@ -273,7 +275,8 @@ class BodyChecker(ExprChecker):
             if value.ty is Infer.INT:
                 value = self.settle(value, Scalar.I32)
             vt = value.ty
-            if tt is not _ERR and vt is not _ERR and not (is_int(tt) and is_int(vt)):
+            if tt is not _ERR and vt is not _ERR and not (
+                    is_int(tt) and vt is not None and is_int(vt)):
                 self.env.error(f"no implementation for `{tt} {s.op.value}= {vt}`", s.span)
         else:
             value = self.coerce(self.expr(s.value, concrete(tt)), tt)

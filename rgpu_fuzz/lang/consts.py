@@ -11,6 +11,7 @@ overflow (`+ - *`, unary `-`, shift amounts out of range) as well as on `/ %` tr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from enum import Enum, auto
 
 import numpy as np
 
@@ -76,26 +77,29 @@ def check_const_expr(e: ast.Expr, env: Env, *, array_ok: bool = False) -> bool:
     return False
 
 
-_IN_PROGRESS = object()
+class _Pending(Enum):
+    """The mark of a const being evaluated: meeting it again is a cycle."""
+
+    IN_PROGRESS = auto()
 
 
 def evaluate_consts(consts: Mapping[str, ast.Const], env: Env) -> dict[str, ConstValue]:
     """Evaluate every (typed) const in any order, following references; reports traps,
     overflow and cycles into `env`. Consts that fail are absent from the result."""
-    state: dict[str, object] = {}
+    state: dict[str, ConstValue | _Pending | None] = {}
 
     def value_of(name: str, chain: tuple[str, ...]) -> ConstValue | None:
         if name not in consts:
             raise _Abort  # a const with an error of its own
         st = state.get(name)
-        if st is _IN_PROGRESS:
+        if st is _Pending.IN_PROGRESS:
             cycle = [*chain[chain.index(name):], name]
             env.error(f"cycle detected when evaluating constant `{name}`: "
                       f"{' -> '.join(cycle)}", consts[name].span)
             raise _Abort
         if name in state:
-            return st  # type: ignore[return-value]
-        state[name] = _IN_PROGRESS
+            return st
+        state[name] = _Pending.IN_PROGRESS
         c = consts[name]
         try:
             arr = _Evaluator(lambda n: value_of(n, (*chain, name)), consts).eval(c.value)
@@ -133,8 +137,9 @@ def _python_value(a: np.ndarray, ty: Scalar) -> ConstValue:
     return v if ty.is_float else int(v)  # type: ignore[no-any-return]
 
 
-def _lane(value: ConstValue, ty: Scalar) -> np.ndarray:
-    """A one-lane array of `ty` holding `value` (integers wrapped to the type's width)."""
+def _lane(value: ConstValue | float, ty: Scalar) -> np.ndarray:
+    """A one-lane array of `ty` holding `value` (integers wrapped to the type's width); a
+    Python float is a literal's value, already exact in `ty` (`float_literal_value`)."""
     if ty.is_int:
         v = int(value) & ((1 << ty.bits) - 1)
         if ty.is_signed and v >= 1 << (ty.bits - 1):

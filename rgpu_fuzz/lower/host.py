@@ -40,7 +40,7 @@ from functools import cache
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import children, walk
-from rgpu_fuzz.lang.types import ArrayTy
+from rgpu_fuzz.lang.types import ArrayTy, Type
 from rgpu_fuzz.lower.context import (
     TCTX_BDIM,
     TCTX_BID,
@@ -137,8 +137,9 @@ def load_params(st: FnState, kernel: ast.Fn, args: ir.Value,
 class AllocaState(FnState):
     """Locals in entry-block allocas (helpers and per-thread kernel functions)."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kwargs)
+    def __init__(self, ms: ModuleState, fn: ir.Function, tctx: ir.Value, shared: ir.Value,
+                 trap: ir.Value) -> None:
+        super().__init__(ms, fn, tctx, shared, trap)
         self._slots: dict[int, ir.Value] = {}
 
     def slot(self, binding: int, ty: Scalar | ArrayTy) -> ir.Value:
@@ -215,9 +216,9 @@ class EntryState(FnState):
         for n in walk(kernel):
             match n:
                 case ast.Let(binding=bnd, init=init) if bnd is not None:
-                    types[bnd] = init.ty  # type: ignore[assignment]
+                    types[bnd] = _local_type(init.ty)
                 case ast.For(binding=bnd, start=start) if bnd is not None:
-                    types[bnd] = start.ty  # type: ignore[assignment]
+                    types[bnd] = _local_type(start.ty)
                     loops.add(bnd)
                 case ast.Param(binding=bnd, ty=ast.ScalarType(scalar=s)) if bnd is not None:
                     types[bnd] = s
@@ -435,6 +436,13 @@ def host_trap_fn(module: ir.Module) -> ir.Function:
 
 
 @cache
+def _local_type(ty: Type | None) -> Scalar | ArrayTy:
+    """A local's type as the frame stores it: the checker gives every local a scalar or an
+    array type; anything else has no storage (`storage_type`)."""
+    assert isinstance(ty, Scalar | ArrayTy), f"a local of type {ty}"
+    return ty
+
+
 def _abi_size(ty: Scalar | ArrayTy) -> int:
     """Bytes a local of `ty` takes in a thread's frame. Cached: llvmlite answers by printing
     and parsing a module (~40 µs), and a kernel has dozens of locals of a few types."""

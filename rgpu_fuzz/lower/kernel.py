@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.checker import CheckedModule
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import TCTX_BID, LowerError, ModuleState
 from rgpu_fuzz.lower.exprs import scalar_of
@@ -236,6 +237,7 @@ class StructuralLowerer(BodyLowerer):
         """The per-thread `for` of `stmts.py`, split: init, condition, body, step regions.
         The range end lives in the for variable's frame slot's neighbour (`_for_end`)."""
         assert s.binding is not None
+        binding = s.binding  # a local name: the closures below keep its narrowed type
         sc = scalar_of(s.start.ty)
         st = self.st
         end_slot = st.offsets[s.binding] + 8  # reserved by `EntryState._layout` for loops
@@ -249,7 +251,7 @@ class StructuralLowerer(BodyLowerer):
             b = self.b
             start = self.expr(s.start)
             end = self.expr(s.end)
-            store_scalar(b, start, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
+            store_scalar(b, start, st.slot(binding, sc), sc)
             store_scalar(b, end, end_ptr(), sc)
             b.store(ir.Constant(I8, 0), b.gep(end_ptr(), [ir.Constant(I64, 8)],
                                               source_etype=I8))
@@ -264,7 +266,7 @@ class StructuralLowerer(BodyLowerer):
 
         def cond() -> None:
             b = self.b
-            i = load_scalar(b, st.slot(s.binding, sc), sc)  # type: ignore[arg-type]
+            i = load_scalar(b, st.slot(binding, sc), sc)
             end = load_scalar(b, end_ptr(), sc)
             cmp = b.icmp_signed if sc.is_signed else b.icmp_unsigned
             ok = cmp("<=" if s.inclusive else "<", i, end)
@@ -282,7 +284,7 @@ class StructuralLowerer(BodyLowerer):
 
         def step() -> None:
             b = self.b
-            var = st.slot(s.binding, sc)  # type: ignore[arg-type]
+            var = st.slot(binding, sc)
             i = load_scalar(b, var, sc)
             if s.inclusive:
                 last = b.icmp_unsigned("==", i, load_scalar(b, end_ptr(), sc))
@@ -309,7 +311,7 @@ def _shared_layout(shared: Mapping[str, ArrayTy]) -> tuple[dict[str, tuple[int, 
     return offsets, max(at, 8)
 
 
-def lower_module(checked, entry: str, target: TargetHooks) -> LoweredKernel:  # type: ignore[no-untyped-def]
+def lower_module(checked: CheckedModule, entry: str, target: TargetHooks) -> LoweredKernel:
     """Lower the kernel `entry` of a checked module (and every helper) for `target`."""
     module = ir.Module(name=entry)
     module.triple = target.triple
@@ -380,9 +382,10 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
             assert st.frame is not None
             st.b.store(ir.Constant(I8, 0), st.frame)
             for p, ps, slot in scalars:
+                assert p.binding is not None, "a parameter the checker left unbound"
                 at = st.b.gep(st.args_p, [ir.Constant(I64, slot)], source_etype=I64)
                 store_scalar(st.b, load_scalar(st.b, at, ps.elem),
-                             st.slot(p.binding, ps.elem), ps.elem)  # type: ignore[arg-type]
+                             st.slot(p.binding, ps.elem), ps.elem)
 
         st.region(init, all_threads=True)
         lowerer = StructuralLowerer(st, marks)

@@ -240,12 +240,12 @@ class Pipeline(abc.ABC):
                                     traceback=tb) for _ in cases]
         results = box[0][1]
         if not isinstance(results, list) or len(results) != len(cases):
-            got = f"{len(results)} outcomes" if isinstance(results, list) else repr(results)
+            what = f"{len(results)} outcomes" if isinstance(results, list) else repr(results)
             if not self.is_plugin:
-                raise HarnessBug(f"{self.label}: {got} for {len(cases)} cases")
-            return [PipelineFailure(error=f"returned the wrong number of outcomes: {got[:200]} "
+                raise HarnessBug(f"{self.label}: {what} for {len(cases)} cases")
+            return [PipelineFailure(error=f"returned the wrong number of outcomes: {what[:200]} "
                                     f"for {len(cases)} cases") for _ in cases]
-        checked = []
+        checked: list[Outcome] = []
         for case, result in zip(cases, results, strict=True):
             problem = check_outcome(case, result)
             if problem is not None:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.lang.checker import CheckedModule
 from rgpu_fuzz.lower import LoweredKernel, LowerError, TargetHooks, lower_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Outcome, Unsupported
@@ -125,7 +126,7 @@ LOWERED_CACHE_SIZE = 64
 campaign sends both to the same worker one after the other."""
 
 
-def _lowered(checked, kernel: str, entry: str,  # type: ignore[no-untyped-def]
+def _lowered(checked: CheckedModule, kernel: str, entry: str,
              hooks: TargetHooks) -> tuple[LoweredKernel, str] | LowerError:
     """The lowered kernel and the hash of the checked source, or why it cannot be lowered;
     cached on what lowering reads (the kernel text decides `checked`)."""

@@ -20,45 +20,44 @@ from rgpu_fuzz.lang.semantics.nan import EXPLORER, chosen
 from rgpu_fuzz.model.fma import fma32, fma64
 from rgpu_fuzz.model.scalars import Scalar
 
-_QUIET = {"all": "ignore"}
 _exploring = EXPLORER.get
 """The exploring run in force, if any: checked inline, the common case costs no call."""
 
 
 def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.add(a, b)
     return r if _exploring() is None else chosen(r, a, b)
 
 
 def sub(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.subtract(a, b)
     return r if _exploring() is None else chosen(r, a, b)
 
 
 def mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.multiply(a, b)
     return r if _exploring() is None else chosen(r, a, b)
 
 
 def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.divide(a, b)
     return r if _exploring() is None else chosen(r, a, b)
 
 
 def rem(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rust float `%` is C `fmod`: exact, sign of the dividend; NaN for `x % 0` and `inf % y`."""
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.fmod(a, b)
     return r if _exploring() is None else chosen(r, a, b)
 
 
 def sqrt(a: np.ndarray) -> np.ndarray:
     """Correctly rounded (IEEE 754 §5.4.1 squareRoot); NaN below zero, `sqrt(-0) == -0`."""
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.sqrt(a)
     return r if _exploring() is None else chosen(r, a)
 
@@ -68,14 +67,14 @@ def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     (Rust docs: "handles all NaNs the same way"). Not numpy's `fmin` alone: it follows
     IEEE 754-2008 minNum, which turns a signalling NaN into a quiet NaN result (found by a
     campaign: rustc and llvm-cpu returned 2.0 for `2.0f32.max(sNaN)`, we returned NaN)."""
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmin(a, b)))
     return r if _exploring() is None else chosen(r, a, b)
 
 
 def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Rust `f32::max`: as `fmin`, the non-NaN operand wins for every kind of NaN."""
-    with np.errstate(**_QUIET):
+    with np.errstate(all="ignore"):
         r = np.where(np.isnan(a), b, np.where(np.isnan(b), a, np.fmax(a, b)))
     return r if _exploring() is None else chosen(r, a, b)
 
