@@ -17,6 +17,7 @@ import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import Step, Unbindable, bind_salu, bind_valu
 from rgpu_fuzz.sim.bound.gpr_idx import bind_gpr_idx
+from rgpu_fuzz.sim.bound.movrel import MOVREL, bind_movrel
 from rgpu_fuzz.sim.bound.mem import (
     bind_atomic,
     bind_buffer,
@@ -297,6 +298,9 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
                                _unsupported)
         if indexed is not None:
             return indexed
+        if name in MOVREL:
+            return bind_movrel(inst, lambda i: bind_one(i, env, mem, index_of),
+                               _unsupported) or _unsupported(inst, "not implemented")
         flow = _flow(inst, env, index_of)
         if flow is not None:
             return flow
