@@ -57,9 +57,9 @@ _SRC_BITS, _DST_BITS = 0x0000_03FF, 0x03FF_0000
 
 
 def _offsets(m0: int, split: bool) -> tuple[int, int]:
-    """(source offset, destination offset) from M0's value."""
+    """(destination offset, source offset) from M0's value: the order of the operands."""
     if split:
-        return m0 & _SRC_BITS, (m0 & _DST_BITS) >> 16
+        return (m0 & _DST_BITS) >> 16, m0 & _SRC_BITS
     return m0, m0
 
 
