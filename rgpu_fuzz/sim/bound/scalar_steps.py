@@ -307,7 +307,9 @@ def bitwise(inst: Inst, spec: SOp, env: Env) -> Step | None:
 
 def arith(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """A 32-bit two-source operation whose result is defined only when both sources are
-    (S_MUL_I32, S_MUL_HI_U32, S_ADD_I32, S_MIN_U32 ...: `bound.alu.bind_salu`'s `two`)."""
+    (S_MUL_HI_U32, S_MIN_U32 ...: `bound.alu.bind_salu`'s `two`) or, with `SOp.lowdef`
+    (S_MUL_I32, S_ADD_I32, ...), has the bits that rule gives defined; SCC either way
+    defined only when both sources are (`bound.alu._lowdef`)."""
     if spec.dst_bits != 32 or spec.src_bits != (32, 32):
         return None
     got = _binary(inst, (32, 32), False, env)
@@ -317,16 +319,23 @@ def arith(inst: Inst, spec: SOp, env: Env) -> Step | None:
     write = (o, False)
     reads = _reads(s0, s1)
     fn: Callable[..., Any] = spec.fn
+    lowdef = spec.lowdef
     r0, k0, r1, k1 = s0.reg, s0.value, s1.reg, s1.value
 
     def two(w: Wave) -> None:
         if w.pend_s:
             _hazards(w, reads, write)
         S, sd = w.S, w.sdef
-        r, c = fn(S[r0] if r0 >= 0 else k0, S[r1] if r1 >= 0 else k1)
+        a, b = S[r0] if r0 >= 0 else k0, S[r1] if r1 >= 0 else k1
+        r, c = fn(a, b)
         d = (r0 < 0 or sd[r0] == M32) and (r1 < 0 or sd[r1] == M32)
         S[o] = r & M32
-        sd[o] = M32 if d else 0
+        if d:
+            sd[o] = M32
+        elif lowdef is None:
+            sd[o] = 0
+        else:
+            sd[o] = lowdef(a, sd[r0] if r0 >= 0 else M32, b, sd[r1] if r1 >= 0 else M32) & M32
         if ex:
             exec_written(w)
         if c is not None:
