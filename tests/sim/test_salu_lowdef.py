@@ -102,3 +102,32 @@ def test_fully_undefined_stays_undefined() -> None:
     w.sdef[1] = 0
     _run(["s_mul_i32 s2, s1, s3", "s_sext_i32_i16 s4, s1"], w)
     assert (w.sdef[2], w.sdef[4]) == (0, 0)
+
+
+def test_a_select_copies_the_defined_bits_of_what_it_selects() -> None:
+    """`s_cselect_b32 s4, s25, 0` after `s_cmp_lg_u32 (s25 & 0xff), 5` (LLVM's O2 code of
+    `t5[(m + 1) % 5]` on a uniform u8 `m`): S_CSELECT is `D = SCC ? S0 : S1` (RDNA3 ISA §16.1),
+    a copy; its low byte is then read through `s_and_b32 s7, s4, 0xff`."""
+    w = _wave()
+    w.scc, w.scc_def = 1, True
+    _run(["s_cselect_b32 s4, s1, 0", "s_and_b32 s7, s4, 0xff",
+          "s_cselect_b64 s[8:9], s[0:1], 0", "s_cmov_b32 s10, s1"], w)
+    assert (w.S[4], w.sdef[4]) == (0xABCD_FFFD, 0x0000_FFFF)
+    assert (w.S[7], w.sdef[7]) == (0xFD, M32)
+    assert (w.S[8], w.sdef[9]) == (w.S[0], 0x0000_FFFF)
+    assert (w.S[10], w.sdef[10]) == (0xABCD_FFFD, 0x0000_FFFF)
+
+
+def test_a_16_bit_valu_source_reads_only_the_low_half_of_an_sgpr() -> None:
+    """`v_xor_b16 v0.l, s0, v0.l` (true16, RDNA3 ISA §16.7 VOP2: D.b16 = S0.b16 ^ S1.b16)
+    reads s0[15:0]; rustc's O2 code for a uniform i16 shift leaves s0[31:24] undefined."""
+    w = _wave()
+    w.vdef[:, 0] = True
+    w.V[:, 0] = 0x1234_00F0
+    _run(["v_xor_b16 v0.l, s1, v0.l"], w)
+    # 0xFFFD ^ 0x00F0 = 0xFF0D in the low half; the high half kept
+    assert w.V[:, 0].tolist() == [0x1234_FF0D] * 32
+    assert w.vdef[:, 0].all()
+    w.sdef[1] = 0x0000_7FFF  # bit 15 undefined
+    _run(["v_xor_b16 v0.l, s1, v0.l"], w)
+    assert not w.vdef[:, 0].any()

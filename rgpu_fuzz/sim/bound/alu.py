@@ -749,6 +749,11 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     srcs = [scalar_source(o, b, env) for o, b in zip(ops[1:], spec.src_bits, strict=True)]
     if len(ops) != 1 + len(spec.src_bits):
         raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src_bits)}")
+    if shape in ("cselect", "cmov"):
+        # copies: the selected source's defined bits go with it (S_CSELECT of a partly
+        # defined SGPR: a uniform i8 whose high half a D16 load left undefined)
+        srcs = [scalar_bits_source(o, b, env)
+                for o, b in zip(ops[1:], spec.src_bits, strict=True)]
     if shape == "cselect":
         (g0, d0), (g1, d1) = srcs
 

@@ -391,7 +391,8 @@ def carry(inst: Inst, spec: SOp, env: Env,
 
 
 def cselect(inst: Inst, spec: SOp, env: Env) -> Step | None:
-    """S_CSELECT_B32/B64: only the selected source is read (and can be a hazard)."""
+    """S_CSELECT_B32/B64: only the selected source is read (and can be a hazard); its
+    defined bits are copied with it."""
     bits = spec.dst_bits
     wide = bits == 64
     got = _binary(inst, (bits, bits), wide, env)
@@ -416,13 +417,12 @@ def cselect(inst: Inst, spec: SOp, env: Env) -> Step | None:
                 S[o + 1] = hi
                 sd[o + 1] = M32
         elif wide:
-            # the general writer: all bits defined or none (`scalar_source`'s bool)
-            dm = M32 if sd[i] & sd[i + 1] == M32 else 0
+            # a copy: the selected source's defined bits go with it (the general step's)
             S[o], S[o + 1] = S[i], S[i + 1]
-            sd[o] = sd[o + 1] = dm
+            sd[o], sd[o + 1] = sd[i], sd[i + 1]
         else:
             S[o] = S[i]
-            sd[o] = M32 if sd[i] == M32 else 0
+            sd[o] = sd[i]
     return csel
 
 
