@@ -1,7 +1,7 @@
 """RDNA3 relative VGPR moves (`rgpu_fuzz.sim.bound.movrel`).
 
-Expected values are worked out by hand from the RDNA3 ISA's pseudocode (§16.8 "VOP1
-Opcodes", the same text as AMD's ISA XML):
+Expected values are worked out by hand from the RDNA3 ISA's pseudocode ("VOP1
+Instructions", the same text as AMD's ISA XML):
 - V_MOVRELD_B32:  addr = DST + M0.u32;  VGPR[lane][addr] = S0.b32
 - V_MOVRELS_B32:  addr = SRC0 + M0.u32; D0.b32 = VGPR[lane][addr]
 - V_MOVRELSD_B32: VGPR[lane][DST + M0.u32] = VGPR[lane][SRC0 + M0.u32]

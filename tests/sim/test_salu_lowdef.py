@@ -2,16 +2,16 @@
 S_ADDK_I32, S_MULK_I32, S_LSHL<k>_ADD_U32, S_SEXT_I32_I8/I16.
 
 On gfx1100 a uniform i8/i16 kernel value is loaded by a D16 load (`global_load_d16_i8 v2`:
-RDNA3 ISA §16.13 "FLAT, Scratch and Global Opcodes", D16 loads write VGPR[15:0] and keep
+RDNA3 ISA "FLAT, Scratch and Global Instructions", D16 loads write VGPR[15:0] and keep
 [31:16], here never written, so undefined), moved to an SGPR by `v_readfirstlane_b32 s1, v2`
 with its high half undefined, and computed on in 32-bit SALU instructions whose results LLVM
 reads only in their low 16 bits (`s_sext_i32_i16`, `s_bfe_i32 …, 0x100000`). Before these
 rules every SALU arithmetic result with one undefined source bit was wholly undefined, so the
 compare at the end was a false `sim-uninit-read`.
 
-Expected definedness is worked by hand from the operations' definitions (RDNA3 ISA §16.1
-"SOP2": S_ADD_I32 `D = S0 + S1`, S_MUL_I32 `D = S0 * S1` (low 32 bits), S_BFE_U32/I32;
-§16.3 "SOP1": S_SEXT_I32_I16 `D = signext(S0[15:0])`): bit k of a sum, difference or low
+Expected definedness is worked by hand from the operations' definitions (RDNA3 ISA "SOP2
+Instructions": S_ADD_I32 `D = S0 + S1`, S_MUL_I32 `D = S0 * S1` (low 32 bits), S_BFE_U32/I32;
+"SOP1 Instructions": S_SEXT_I32_I16 `D = signext(S0[15:0])`): bit k of a sum, difference or low
 product depends only on bits 0..k of the sources; the bits of a sign extension above the
 field copy its top bit. llvm-mc-22 (`-mcpu=gfx1100 --show-encoding`) encodes the sequences.
 """
@@ -106,8 +106,8 @@ def test_fully_undefined_stays_undefined() -> None:
 
 def test_a_select_copies_the_defined_bits_of_what_it_selects() -> None:
     """`s_cselect_b32 s4, s25, 0` after `s_cmp_lg_u32 (s25 & 0xff), 5` (LLVM's O2 code of
-    `t5[(m + 1) % 5]` on a uniform u8 `m`): S_CSELECT is `D = SCC ? S0 : S1` (RDNA3 ISA §16.1),
-    a copy; its low byte is then read through `s_and_b32 s7, s4, 0xff`."""
+    `t5[(m + 1) % 5]` on a uniform u8 `m`): S_CSELECT is `D = SCC ? S0 : S1` (RDNA3 ISA
+    "SOP2 Instructions"), a copy; its low byte is then read through `s_and_b32 s7, s4, 0xff`."""
     w = _wave()
     w.scc, w.scc_def = 1, True
     _run(["s_cselect_b32 s4, s1, 0", "s_and_b32 s7, s4, 0xff",
@@ -119,7 +119,7 @@ def test_a_select_copies_the_defined_bits_of_what_it_selects() -> None:
 
 
 def test_a_16_bit_valu_source_reads_only_the_low_half_of_an_sgpr() -> None:
-    """`v_xor_b16 v0.l, s0, v0.l` (true16, RDNA3 ISA §16.7 VOP2: D.b16 = S0.b16 ^ S1.b16)
+    """`v_xor_b16 v0.l, s0, v0.l` (true16, RDNA3 ISA "VOP2 Instructions": D.b16 = S0.b16 ^ S1.b16)
     reads s0[15:0]; rustc's O2 code for a uniform i16 shift leaves s0[31:24] undefined."""
     w = _wave()
     w.vdef[:, 0] = True

@@ -8,7 +8,7 @@ subtarget `hasMovrel` and the vector is too large to expand into compares and se
 `s_mov_b32 m0, sN` then `v_movrels_b32_e32 v2, v9` (v2 = v[9 + m0]) or
 `v_movreld_b32_e32 v9, 7` (v[9 + m0] = 7).
 
-Semantics (RDNA3 ISA §16.8 "VOP1 Opcodes"; the pseudocode of AMD's ISA XML):
+Semantics (RDNA3 ISA "VOP1 Instructions"; the pseudocode of AMD's ISA XML):
 - V_MOVRELD_B32:  addr = DST + M0.u32[31:0];  VGPR[lane][addr] = S0.b32
 - V_MOVRELS_B32:  addr = SRC0 + M0.u32[31:0]; D0.b32 = VGPR[lane][addr]
 - V_MOVRELSD_B32: addrs = SRC0 + M0.u32[31:0]; addrd = DST + M0.u32[31:0];
