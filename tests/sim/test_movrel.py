@@ -122,9 +122,12 @@ def test_undefined_bits_outside_movrelsd_2_fields_are_not_read() -> None:
 
 @pytest.mark.parametrize(("line", "m0"), [
     ("v_movrels_b32_e32 v2, v9", 247),  # v[9 + 247] = v256
-    ("v_movreld_b32_e32 v200, 7", 0x1_0000_0000 - 200),  # 200 + M0 is v4294967296, not v0
+    ("v_movreld_b32_e32 v200, 7", 0x1_0000_0000 - 200),  # 200 + M0 = 2^32: not wrapped to v0
 ])
 def test_an_index_past_v255_is_an_oob_access(line: str, m0: int) -> None:
+    """No well-defined kernel indexes past its vector; what hardware does there (the
+    pseudocode's 32-bit `addr` would wrap) is not documented, so the simulator reports it
+    (docs/simulator.md §12, as for GFX9 indexing)."""
     w = _wave(m0=m0 & FULL)
     with pytest.raises(SimStop) as e:
         _run([line], w)
