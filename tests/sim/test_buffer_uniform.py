@@ -10,9 +10,9 @@ index stride of the wave size (AMDGPUUsage "Private Segment Buffer"; CDNA3 ISA �
 Here the V# base is the scratch backing's start, the wave is wave 1 (its part of the
 backing 1024 bytes in) and soffset = 1024 + 32, so lane `l`'s element `(32 + 16 * (offset
 // 4) + 4 * l) / 4` is its private dword `2 + offset // 4`. A MUBUF load keeps
-definedness per byte (a byte with an undefined bit is undefined) and settles `vpart` when
-it completes; reading a register whose load is in flight, or storing it, is
-`sim-waitcnt-hazard` (CDNA3 ISA §4.4).
+definedness per bit, as SCRATCH's does (a spill and its reload copy bits; none is
+observed), and settles `vpart` when it completes; reading a register whose load is in
+flight, or storing it, is `sim-waitcnt-hazard` (CDNA3 ISA §4.4).
 
 The general step is reached through the `offen` twin of each instruction with a VGPR
 offset of 0 in every lane: the same address, computed lane by lane, read through
@@ -149,10 +149,13 @@ def test_a_spill_lands_in_each_lanes_swizzled_dword_and_reloads(no_general: None
     assert w.vpart == {5: {3: 0xFF}}            # lane 3 was not loaded
 
 
-def test_partly_defined_bytes_come_back_per_byte(no_general: None) -> None:
+def test_partly_defined_bits_come_back_as_they_went(no_general: None) -> None:
     """Lane 1 of v3 holds a lane mask defined in its low 16 bits, lane 3 only in bits 0-3:
-    lane 1 reloads with bytes 0-1 defined (a `vpart` entry), lane 3's byte 0 has an
-    undefined bit, so no byte of it is defined."""
+    both reload with exactly those bits defined (`vpart` entries). Until the MUBUF loads
+    kept bits, lane 3 came back wholly undefined (a byte with an undefined bit was
+    undefined): a gfx90a O0 spill of a 21-lane wave's EXEC mask (bits 0-20) lost bits 16-20,
+    and the `s_andn2_b64 exec, exec, s[4:5]` after its reload was a false
+    `sim-uninit-read` (docs/findings/25a4e21b33.md)."""
     w = wave()
     w.vdef[1, 3] = w.vdef[3, 3] = False
     w.vpart = {3: {1: 0x0000_FFFF, 3: 0x0000_000F}}
@@ -163,7 +166,7 @@ def test_partly_defined_bytes_come_back_per_byte(no_general: None) -> None:
     drain(w)
     assert w.V[:, 5].tolist() == [0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444]
     assert w.vdef[:, 5].tolist() == [True, False, True, False]
-    assert w.vpart[5] == {1: 0x0000_FFFF}
+    assert w.vpart[5] == {1: 0x0000_FFFF, 3: 0x0000_000F}
 
 
 @pytest.mark.parametrize("exec_mask", [0b1111, 0b0110, 0b1001, 0])

@@ -30,7 +30,7 @@ from rgpu_fuzz.sim.bound.operands import (
 from rgpu_fuzz.sim.bound.packed import bind_pk16
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics import fp
-from rgpu_fuzz.sim.semantics.salu import SALU, SOp
+from rgpu_fuzz.sim.semantics.salu import M32, SALU, SOp
 from rgpu_fuzz.sim.semantics.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.state.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.state.bitdef32 import bitdef_step
@@ -695,15 +695,20 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         return lambda w: put(w, r, True)
     if shape == "addk":
         put = scalar_dest(ops[0], 32)
-        g, d = scalar_source(ops[0], 32, env)
+        g, d = scalar_bits_source(ops[0], 32, env)
         k = ops[-1].value & 0xFFFF
+        lowdef = spec.lowdef
+        assert lowdef is not None
+        kx = (k - ((k >> 15) << 16)) & M32  # SIMM16 sign-extended (CDNA3/RDNA3 "SOPK")
 
         def addk(w: Wave) -> None:
-            r, c = fn(g(w), k)
-            put(w, r, d(w))
+            v, dv = g(w), d(w)
+            r, c = fn(v, k)
+            every = dv == M32
+            put(w, r, M32 if every else lowdef(v, dv, kx, M32) & M32)
             if c is not None:
                 w.scc = c
-                w.scc_def = d(w)
+                w.scc_def = every
         return addk
     if shape == "getreg":
         put = scalar_dest(ops[0], 32)
@@ -744,6 +749,11 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     srcs = [scalar_source(o, b, env) for o, b in zip(ops[1:], spec.src_bits, strict=True)]
     if len(ops) != 1 + len(spec.src_bits):
         raise Unbindable(f"{len(ops)} operands, table says {1 + len(spec.src_bits)}")
+    if shape in ("cselect", "cmov"):
+        # copies: the selected source's defined bits go with it (S_CSELECT of a partly
+        # defined SGPR: a uniform i8 whose high half a D16 load left undefined)
+        srcs = [scalar_bits_source(o, b, env)
+                for o, b in zip(ops[1:], spec.src_bits, strict=True)]
     if shape == "cselect":
         (g0, d0), (g1, d1) = srcs
 
@@ -779,6 +789,8 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     assert shape == "plain", shape
     if spec.bitdef is not None:
         return _bitwise(inst, spec, env, put)
+    if spec.lowdef is not None:
+        return _lowdef(inst, spec, env, put)
     if len(srcs) == 1:
         (g0, d0), = srcs
 
@@ -867,6 +879,39 @@ def _fast_salu(inst: Inst, spec: SOp, env: Env) -> Step | None:
     if shape == "cselect":
         return scalar_steps.cselect(inst, spec, env)
     return None
+
+
+def _lowdef(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
+    """An arithmetic SALU operation with per-bit definedness (`SOp.lowdef`) where a source is
+    partly defined; SCC, where written, is defined only when every source bit is."""
+    srcs = [scalar_bits_source(o, b, env) for o, b in zip(inst.operands[1:], spec.src_bits,
+                                                           strict=True)]
+    fn, lowdef = spec.fn, spec.lowdef
+    assert lowdef is not None
+    fulls = [(1 << b) - 1 for b in spec.src_bits]
+    if len(srcs) == 1:
+        (g0, d0), = srcs
+        f0 = fulls[0]
+
+        def one(w: Wave) -> None:
+            a, da = g0(w), d0(w)
+            r, c = fn(a)
+            every = da == f0
+            put(w, r, M32 if every else lowdef(a, da) & M32)
+            if c is not None:
+                w.scc, w.scc_def = c, every
+        return one
+    (g0, d0), (g1, d1) = srcs
+    f0, f1 = fulls
+
+    def two(w: Wave) -> None:
+        a, b, da, db = g0(w), g1(w), d0(w), d1(w)
+        r, c = fn(a, b)
+        every = da == f0 and db == f1
+        put(w, r, M32 if every else lowdef(a, da, b, db) & M32)
+        if c is not None:
+            w.scc, w.scc_def = c, every
+    return two
 
 
 def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:

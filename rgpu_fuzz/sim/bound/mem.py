@@ -31,7 +31,7 @@ from rgpu_fuzz.sim.bound.scratch import (
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics.memops import ATOMIC_OPS, AtomicOp, MemOp
-from rgpu_fuzz.sim.state.halves import byte_bits, half_mask
+from rgpu_fuzz.sim.state.halves import half_mask
 from rgpu_fuzz.sim.state.wave import FULL, Pending, Wave
 
 __all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "complete", "drain",
@@ -618,22 +618,26 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         poff = (elem // w.lanes) * 4 + addr % 4
         if op.store:
             raw, defined = _store_bytes(w, vcol(vdata), op)
+            if w.vpart and op.width >= 4:  # partly defined lanes keep their bits
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)
             if not w.exec_full:
                 raw, defined = raw[e], defined[e]
             w.private.write(plane, poff, raw, defined, inst.mnemonic)
             if counted:
                 w.vm_queue.append(Pending(vm=True, lgkm=False, smem=False, done=True))
             return
-        raw, d = w.private.read(plane, poff, op.width, inst.mnemonic)
+        raw, d = w.private.read_bits(plane, poff, op.width, inst.mnemonic)
         words = _to_words(raw, op)
         full = np.zeros((w.lanes, words.shape[1]), np.uint32)
         full[lanes] = words
         if op.width >= 4:
+            # each dword's defined bits as the shadow holds them (a spilled, partly defined
+            # SGPR lane mask comes back as it went: SCRATCH's `_dword_definedness`)
             fdef = np.zeros(full.shape, np.uint32)
-            fdef[lanes] = byte_bits(d)
+            fdef[lanes] = np.ascontiguousarray(d).view(np.uint32)
         else:
             fdef = np.zeros(full.shape, bool)
-            fdef[lanes] = d.all(axis=1)[:, None]
+            fdef[lanes] = (d == 0xFF).all(axis=1)[:, None]
         wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
         _issue_vector_load(w, vcol(vdata), full, fdef, vm=True, lgkm=False, wmask=wmask)
 

@@ -152,6 +152,13 @@ def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
         if op.kind in (OpKind.VGPR, OpKind.AGPR) and not (sel and sel != "DWORD"):
             col, mask = vcol(op), half_mask(hi)
             defined = lambda w: bits_defined(w, col, mask)  # noqa: E731
+        elif op.kind is OpKind.SGPR and not (sel and sel != "DWORD"):
+            # a 16-bit source reads one half of the SGPR: the other half may be undefined
+            # (a uniform i16 that a D16 load and v_readfirstlane_b32 brought into an SGPR
+            # and SALU code shifted: `v_xor_b16 v0.l, s0, v0.l`)
+            _, sbits = scalar_bits_source(op, 32, env)
+            smask = 0xFFFF_0000 if hi else 0x0000_FFFF
+            defined = lambda w: sbits(w) & smask == smask  # noqa: E731
     typed = get if dtype is RAW[bits] else (lambda w: get(w).view(dtype))
     if np.dtype(dtype).kind == "f":
         flush = env.flush32 if bits == 32 else env.flush64 if bits == 64 else False

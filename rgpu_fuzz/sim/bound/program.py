@@ -26,6 +26,7 @@ from rgpu_fuzz.sim.bound.mem import (
     drain,
     wait,
 )
+from rgpu_fuzz.sim.bound.movrel import MOVREL, bind_movrel
 from rgpu_fuzz.sim.bound.operands import Env, scalar_dest, scalar_source, uninit
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
@@ -297,6 +298,9 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
                                _unsupported)
         if indexed is not None:
             return indexed
+        if name in MOVREL:
+            return bind_movrel(inst, lambda i: bind_one(i, env, mem, index_of),
+                               _unsupported) or _unsupported(inst, "not implemented")
         flow = _flow(inst, env, index_of)
         if flow is not None:
             return flow

@@ -307,7 +307,9 @@ def bitwise(inst: Inst, spec: SOp, env: Env) -> Step | None:
 
 def arith(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """A 32-bit two-source operation whose result is defined only when both sources are
-    (S_MUL_I32, S_MUL_HI_U32, S_ADD_I32, S_MIN_U32 ...: `bound.alu.bind_salu`'s `two`)."""
+    (S_MUL_HI_U32, S_MIN_U32 ...: `bound.alu.bind_salu`'s `two`) or, with `SOp.lowdef`
+    (S_MUL_I32, S_ADD_I32, ...), has the bits that rule gives defined; SCC either way
+    defined only when both sources are (`bound.alu._lowdef`)."""
     if spec.dst_bits != 32 or spec.src_bits != (32, 32):
         return None
     got = _binary(inst, (32, 32), False, env)
@@ -317,16 +319,23 @@ def arith(inst: Inst, spec: SOp, env: Env) -> Step | None:
     write = (o, False)
     reads = _reads(s0, s1)
     fn: Callable[..., Any] = spec.fn
+    lowdef = spec.lowdef
     r0, k0, r1, k1 = s0.reg, s0.value, s1.reg, s1.value
 
     def two(w: Wave) -> None:
         if w.pend_s:
             _hazards(w, reads, write)
         S, sd = w.S, w.sdef
-        r, c = fn(S[r0] if r0 >= 0 else k0, S[r1] if r1 >= 0 else k1)
+        a, b = S[r0] if r0 >= 0 else k0, S[r1] if r1 >= 0 else k1
+        r, c = fn(a, b)
         d = (r0 < 0 or sd[r0] == M32) and (r1 < 0 or sd[r1] == M32)
         S[o] = r & M32
-        sd[o] = M32 if d else 0
+        if d:
+            sd[o] = M32
+        elif lowdef is None:
+            sd[o] = 0
+        else:
+            sd[o] = lowdef(a, sd[r0] if r0 >= 0 else M32, b, sd[r1] if r1 >= 0 else M32) & M32
         if ex:
             exec_written(w)
         if c is not None:
@@ -382,7 +391,8 @@ def carry(inst: Inst, spec: SOp, env: Env,
 
 
 def cselect(inst: Inst, spec: SOp, env: Env) -> Step | None:
-    """S_CSELECT_B32/B64: only the selected source is read (and can be a hazard)."""
+    """S_CSELECT_B32/B64: only the selected source is read (and can be a hazard); its
+    defined bits are copied with it."""
     bits = spec.dst_bits
     wide = bits == 64
     got = _binary(inst, (bits, bits), wide, env)
@@ -407,13 +417,12 @@ def cselect(inst: Inst, spec: SOp, env: Env) -> Step | None:
                 S[o + 1] = hi
                 sd[o + 1] = M32
         elif wide:
-            # the general writer: all bits defined or none (`scalar_source`'s bool)
-            dm = M32 if sd[i] & sd[i + 1] == M32 else 0
+            # a copy: the selected source's defined bits go with it (the general step's)
             S[o], S[o + 1] = S[i], S[i + 1]
-            sd[o] = sd[o + 1] = dm
+            sd[o], sd[o + 1] = sd[i], sd[i + 1]
         else:
             S[o] = S[i]
-            sd[o] = M32 if sd[i] == M32 else 0
+            sd[o] = sd[i]
     return csel
 
 

@@ -18,8 +18,8 @@ sub-dword access of a register with such lanes takes the general step.
 
 MUBUF over the private segment buffer (gfx90a spills: no architected flat scratch) with one
 offset for every lane reaches the same rows once its swizzled address is a private offset
-(`buffer_rows`, `bound.mem.bind_buffer`); its loads keep definedness per byte, as its
-general step does.
+(`buffer_rows`, `bound.mem.bind_buffer`); its loads keep definedness per bit, as its general
+step and SCRATCH's do.
 """
 
 from __future__ import annotations
@@ -207,9 +207,9 @@ def row_access(op: MemOp, col: int, bits: bool = False,
     """The access `op` of VGPRs `col ...` at private offset `o`, the same in every lane, as
     row copies: `access(w, o)` is False where the general step must take it (out of
     range or misaligned, D16, sub-dword data with partly defined lanes). `bits`: a MUBUF
-    load, whose general step keeps definedness per byte (a byte with an undefined bit is
-    undefined) as defined bits per dword and settles `Wave.vpart` at completion
-    (`inflight.all_bits`, `inflight.complete`), not per bit at issue as SCRATCH's does.
+    load, whose general step keeps the defined bits of each dword as they are in the
+    shadow and settles `Wave.vpart` at completion (`inflight.all_bits`,
+    `inflight.complete`), not at issue as SCRATCH's does.
 
     EXEC as one run of lanes (`wave.span`, nearly every partial EXEC) is copied with
     slices; other masks with `np.copyto(where=)`. Only the lanes in EXEC are read for
@@ -279,10 +279,9 @@ def row_access(op: MemOp, col: int, bits: bool = False,
                 if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
                     partly_defined_load(w, col, words)
         elif bits:
-            # each byte defined or not as a whole (`Private.read`), as the dword's defined
-            # bits (`halves.byte_bits`); `complete` settles `Wave.vpart`
-            defined = np.negative((v[4][r:r + n] == 0xFF).view(np.uint8)).view(U32)[
-                ..., 0].T
+            # the shadow dwords are the defined bits (a spilled partly defined lane mask
+            # comes back as it went, as SCRATCH's does); `complete` settles `Wave.vpart`
+            defined = np.ascontiguousarray(words.T)
         else:
             defined = (words == DEFINED_WORD).T
             partly_defined_load(w, col, words)

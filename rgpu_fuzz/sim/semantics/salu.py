@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 M32 = 0xFFFF_FFFF
 M64 = 0xFFFF_FFFF_FFFF_FFFF
@@ -37,6 +37,11 @@ class SOp:
     their widths, each a name or a literal; `{m}` the result's mask), for the generated code
     of fused runs (`rgpu_fuzz.sim.fused.salu`), where a call per instruction cost more than
     the operation; tests/sim/test_fuse_salu checks it against `fn`."""
+    lowdef: Callable[..., int] | None = None
+    """Defined bits of the result of an arithmetic operation from each source's value and
+    defined bits, used only when some source bit is undefined (`bitdef` is for bitwise
+    operations, whose SCC is result != 0); SCC, where the operation writes it, is defined
+    only when every source bit is. None: the result is defined only if every source is."""
 
 
 def _and_def(a: int, da: int, b: int, db: int) -> int:
@@ -72,6 +77,41 @@ def _shift_def(bits: int, kind: str) -> Callable[[int, int, int, int], int]:
         sign_defined = da >> (bits - 1) & 1
         return (da >> s) | ((m & ~(m >> s)) if sign_defined else 0)
     return bitdef
+
+
+def _low_def(a: int, da: int, b: int, db: int) -> int:
+    """Addition, subtraction: bit k of the result depends only on bits 0..k of the sources
+    (the carry or borrow runs upwards), so the bits below the lowest undefined source bit
+    are defined and every bit from it up is not. The same rule as the VALU's
+    (`state.bitdef32`) and S_ADD_U32's carry chain (`bound.alu._carry_chain`)."""
+    undef = (~da | ~db) & M32
+    return ((undef & -undef) - 1) & M32
+
+
+def _mul_def(a: int, da: int, b: int, db: int) -> int:
+    """S_MUL_I32 (the low 32 bits of the product): bit k depends only on bits 0..k of each
+    source, as for addition; a defined zero source makes the whole product a defined 0."""
+    if (da == M32 and a == 0) or (db == M32 and b == 0):
+        return M32
+    return _low_def(a, da, b, db)
+
+
+def _sext_def(bits: int) -> Callable[[int, int], int]:
+    """S_SEXT_I32_I8/I16 (`D = signext(S0[bits-1:0])`): the low `bits` bits are as defined
+    as the source's, the bits above copy bit `bits - 1` and are as defined as it is; the
+    source's bits above are never read. LLVM sign-extends a uniform i8/i16 that a D16 load
+    and `v_readfirstlane_b32` brought into an SGPR with its high half undefined."""
+    low = (1 << bits) - 1
+
+    def lowdef(a: int, da: int) -> int:
+        return (da & low) | ((M32 & ~low) if da >> (bits - 1) & 1 else 0)
+    return lowdef
+
+
+def _lshl_add_def(k: int) -> Callable[[int, int, int, int], int]:
+    """S_LSHL<k>_ADD_U32 (`D = (S0 << k) + S1`): the k bits shifted in are defined zeros,
+    then `_low_def` of the sum."""
+    return lambda a, da, b, db: _low_def(a << k, ((da << k) | ((1 << k) - 1)) & M32, b, db)
 
 
 def _s32(x: int) -> int:
@@ -228,8 +268,8 @@ def _table() -> dict[str, SOp]:
                                                 (lambda g, mk: lambda e, s: (g(e, s) & mk, None))
                                                 (f, full), fd, expr=ex)
     t["S_FLBIT_I32"] = _unop(32, _flbit_i32, scc=False)
-    t["S_SEXT_I32_I8"] = _unop(32, _sext(8), scc=False)
-    t["S_SEXT_I32_I16"] = _unop(32, _sext(16), scc=False)
+    t["S_SEXT_I32_I8"] = replace(_unop(32, _sext(8), scc=False), lowdef=_sext_def(8))
+    t["S_SEXT_I32_I16"] = replace(_unop(32, _sext(16), scc=False), lowdef=_sext_def(16))
     t["S_ABS_I32"] = _unop(32, lambda a: abs(_s32(a)))
     t["S_BITSET0_B32"] = SOp("bitset", 32, (32,), lambda a, d: (d & ~(1 << (a & 31)), None))
     t["S_BITSET1_B32"] = SOp("bitset", 32, (32,), lambda a, d: (d | (1 << (a & 31)), None))
@@ -251,13 +291,14 @@ def _table() -> dict[str, SOp]:
 
     t["S_ADD_U32"] = SOp("plain", 32, (32, 32), add_u32)
     t["S_SUB_U32"] = SOp("plain", 32, (32, 32), sub_u32)
-    t["S_ADD_I32"] = SOp("plain", 32, (32, 32), add_i32)
-    t["S_SUB_I32"] = SOp("plain", 32, (32, 32), sub_i32)
+    t["S_ADD_I32"] = SOp("plain", 32, (32, 32), add_i32, lowdef=_low_def)
+    t["S_SUB_I32"] = SOp("plain", 32, (32, 32), sub_i32, lowdef=_low_def)
     t["S_ADDC_U32"] = SOp("addc", 32, (32, 32),
                           lambda a, b, c: ((a + b + c) & M32, (a + b + c) >> 32))
     t["S_SUBB_U32"] = SOp("addc", 32, (32, 32),
                           lambda a, b, c: ((a - b - c) & M32, int(b + c > a)))
-    t["S_MUL_I32"] = SOp("plain", 32, (32, 32), lambda a, b: ((a * b) & M32, None))
+    t["S_MUL_I32"] = SOp("plain", 32, (32, 32), lambda a, b: ((a * b) & M32, None),
+                         lowdef=_mul_def)
     t["S_MUL_HI_U32"] = SOp("plain", 32, (32, 32), lambda a, b: ((a * b) >> 32, None))
     t["S_MUL_HI_I32"] = SOp("plain", 32, (32, 32),
                             lambda a, b: (((_s32(a) * _s32(b)) >> 32) & M32, None))
@@ -298,7 +339,7 @@ def _table() -> dict[str, SOp]:
     for k in range(1, 5):
         t[f"S_LSHL{k}_ADD_U32"] = SOp("plain", 32, (32, 32), (
             lambda sh: lambda a, b: (((a << sh) + b) & M32, int(((a << sh) + b) >> 32 != 0))
-        )(k))
+        )(k), lowdef=_lshl_add_def(k))
     t["S_PACK_LL_B32_B16"] = SOp("plain", 32, (32, 32),
                                  lambda a, b: ((a & 0xFFFF) | (b & 0xFFFF) << 16, None))
     t["S_PACK_LH_B32_B16"] = SOp("plain", 32, (32, 32),
@@ -321,9 +362,10 @@ def _table() -> dict[str, SOp]:
     # SOPK: the immediate is the last operand, sign-extended from 16 bits
     t["S_MOVK_I32"] = SOp("movk", 32, (16,), lambda k: (_sext(16)(k) & M32, None))
     t["S_CMOVK_I32"] = SOp("cmovk", 32, (16,), lambda k: (_sext(16)(k) & M32, None))
-    t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: add_i32(d, _sext(16)(k) & M32))
+    t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: add_i32(d, _sext(16)(k) & M32),
+                          lowdef=_low_def)
     t["S_MULK_I32"] = SOp("addk", 32, (32, 16),
-                          lambda d, k: ((d * (_sext(16)(k) & M32)) & M32, None))
+                          lambda d, k: ((d * (_sext(16)(k) & M32)) & M32, None), lowdef=_mul_def)
     t["S_GETREG_B32"] = SOp("getreg", 32, (16,), lambda v: (v, None))
     t["S_GETPC_B64"] = SOp("getpc", 64, (), lambda: (0, None))
     t["S_SETPC_B64"] = SOp("setpc", 0, (64,), lambda a: (None, None))
