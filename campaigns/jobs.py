@@ -403,3 +403,38 @@ def reduce_finding(job: ReduceJob) -> ReduceResult:
                         red.lines_before, red.lines_after, red.tokens_before, red.tokens_after,
                         red.tried, red.seconds, red.out_of_time, key, _probed(keys, before),
                         tested, known)
+
+
+class Slices:
+    """The jobs of one reduction so far (`CampaignConfig.reduce_slice_s`)."""
+
+    def __init__(self) -> None:
+        self.first: ReduceResult | None = None
+        self.last_good: ReduceResult | None = None
+        self.seconds = 0.0
+        self.tried = 0
+        self.count = 0
+
+    def add(self, result: ReduceResult) -> None:
+        self.first = self.first or result
+        if result.reduced_toml is not None:
+            self.last_good = result
+        self.seconds += result.seconds
+        self.tried += result.tried
+        self.count += 1
+
+    def whole(self, last: ReduceResult) -> ReduceResult:
+        """The reduction as one result: from the first slice's case to the smallest case
+        any slice reproduced (a slice whose start no longer reproduced — flaky — is passed
+        over), with the sums of all slices."""
+        assert self.first is not None
+        best = self.last_good or last
+        reduced = best.reduced_toml
+        if reduced is not None and self.count > 1:  # parent: the original, not a slice's case
+            case = casefile.loads(reduced)
+            reduced = casefile.dumps(replace(case, provenance=replace(
+                case.provenance, parent=self.first.original_id)))
+        return replace(best, original_id=self.first.original_id, reduced_toml=reduced,
+                       lines_before=self.first.lines_before,
+                       tokens_before=self.first.tokens_before, tried=self.tried,
+                       seconds=self.seconds)

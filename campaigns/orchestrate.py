@@ -24,15 +24,23 @@ Rules it keeps:
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from campaigns.config import (
+    CampaignConfig,
+    CampaignError,
+    Checkpoint,
+    Progress,
+    Summary,
+    Tally,
+    config_as_dict,
+    parse_duration,
+)
 from campaigns.executors import Done, Executor, LocalExecutor
 from campaigns.jobs import (
     ChunkJob,
@@ -44,14 +52,14 @@ from campaigns.jobs import (
     Probed,
     ReduceJob,
     ReduceResult,
-    Setup,
+    Slices,
     _parse,
 )
 from campaigns.stats import append_chunk_stats
 from oracles import Finding, FindingKind, Verdict, kernel_operations
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
-from rgpu_fuzz.model.errors import HarnessBug, RgpuError
+from rgpu_fuzz.model.errors import HarnessBug
 from triage.bugkey import ProbeAnswer, TypedOp
 from triage.classify import (
     coarse_key,
@@ -69,138 +77,6 @@ Job = ChunkJob | ReduceJob | JudgeJob
 
 MAX_TRIES = 3
 """A job whose worker died is run again, at most this many times in all."""
-
-
-class CampaignError(RgpuError):
-    """A campaign that cannot start as asked (e.g. resuming with other settings)."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CampaignConfig:
-    out: Path
-    setup: Setup
-    seed_start: int = 0
-    chunk: int = 8
-    shard: tuple[int, int] = (0, 1)
-    time_s: float | None = 60.0
-    max_cases: int | None = None
-    jobs: int = 1
-    reduce: bool = True
-    reduce_budget_s: float = 60.0
-    reduce_slice_s: float = 15.0
-    """A reduction runs as jobs of at most this many seconds, each resuming from the smallest
-    case of the one before, so chunks queued meanwhile run in between: with one worker, one
-    60-s reduction job used to stop the campaign's cases for 60 s."""
-    bug_keys: bool = True
-    """Bucket wrong code by bug key (`triage/bugkey.py`), reduced or not; False: by `ops=`
-    only (then unreduced findings keep their own signature)."""
-    probes_from: Path | None = None
-    """Another store (a nightly's history) whose probe answers for this run's toolchain are
-    known from the start and copied into this campaign's store: a shard starting with an
-    empty store does not probe again what earlier nights did (ci/nightly.sh)."""
-
-    @property
-    def keys_findings(self) -> bool:
-        """Whether jobs compute bug keys (without `reduce` too: docs/triage.md)."""
-        return self.bug_keys
-
-    def identity(self) -> dict[str, Any]:
-        """What a resumed campaign must share with the one it continues."""
-        return {"pipelines": list(self.setup.pipelines), "profile": self.setup.profile,
-                "policy": self.setup.policy, "seed_start": self.seed_start,
-                "chunk": self.chunk, "shard": list(self.shard)}
-
-
-@dataclass(slots=True)
-class Tally:
-    """Running totals shown live and in the summary."""
-
-    cases: int = 0
-    gen_seconds: float = 0.0
-    seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    statuses: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    invalid: Counter[str] = field(default_factory=Counter)
-    findings: int = 0
-    cases_with_findings: int = 0
-    new_buckets: list[str] = field(default_factory=list)
-    reductions: list[dict[str, Any]] = field(default_factory=list)
-    chunks: int = 0
-    harness_errors: int = 0
-    abandoned_jobs: int = 0
-    lost_jobs: int = 0
-    """Jobs whose worker died before they finished (each queued again)."""
-    executor_start_s: float = 0.0
-    """Seconds the executor took to start (a Ray instance and its actors: seconds)."""
-    probes: int = 0
-    """Bug-key probe kernels run by this run's jobs (answers known before are not run)."""
-    probe_seconds: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """What the live progress line shows (cases so far in this run, findings, buckets)."""
-
-    elapsed_s: float
-    cases: int
-    cases_per_s: float
-    findings: int
-    buckets: int
-    reductions_running: int
-    left_s: float | None
-    """Seconds until the time budget (or, with `--cases` only, the case budget at the current
-    rate) is spent; None when unknown."""
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    data: dict[str, Any]
-
-
-def parse_duration(text: str) -> float:
-    """`90`, `90s`, `10m`, `2h` → seconds."""
-    text = text.strip().lower()
-    scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:], None)
-    number = text[:-1] if scale else text
-    try:
-        value = float(number) * (scale or 1)
-    except ValueError:
-        raise CampaignError(f"bad duration \"{text}\" (e.g. 90s, 10m, 2h)") from None
-    if value <= 0:
-        raise CampaignError(f"duration must be positive, got \"{text}\"")
-    return value
-
-
-class Checkpoint:
-    """The set of finished chunks, persisted atomically after each one."""
-
-    def __init__(self, path: Path, identity: dict[str, Any]) -> None:
-        self.path = path
-        self.identity = identity
-        self.done: set[int] = set()
-        self.totals: dict[str, Any] = {"cases": 0, "findings": 0}
-        if path.exists():
-            try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-                if not isinstance(doc, dict):
-                    raise ValueError("not a JSON object")
-            except (OSError, UnicodeDecodeError, ValueError) as e:
-                raise CampaignError(f"{path}: not a campaign checkpoint ({e}); delete it to "
-                                    "start the campaign over, or use another --out") from None
-            if doc.get("identity") != identity:
-                raise CampaignError(
-                    f"{path} was written by a campaign with other settings "
-                    f"({doc.get('identity')}); use another --out or the same settings")
-            self.done = set(doc.get("done", []))
-            self.totals = doc.get("totals", self.totals)
-
-    def mark(self, chunk: int, cases: int, findings: int) -> None:
-        self.done.add(chunk)
-        self.totals["cases"] += cases
-        self.totals["findings"] += findings
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"identity": self.identity, "done": sorted(self.done),
-                                   "totals": self.totals}), encoding="utf-8")
-        os.replace(tmp, self.path)
 
 
 class Campaign:
@@ -249,7 +125,7 @@ class Campaign:
         self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
         self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
         self.recorded: set[str] = set()
-        self.slices: dict[str, _Slices] = {}
+        self.slices: dict[str, Slices] = {}
         """Reduction key -> the slices of that reduction so far."""
         self.resume_markers: dict[str, list[tuple[Path, str]]] = {}
         """Case id -> the `reducing/` markers (file, signature) of a resumed campaign."""
@@ -471,14 +347,14 @@ class Campaign:
         # listed until it finishes, so a killed campaign redoes it when resumed
         (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
             {"signature": signature, "case_toml": found.case_toml}), encoding="utf-8")
-        self.slices[key] = _Slices()
+        self.slices[key] = Slices()
         self._submit(ReduceJob(self.config.setup, found.case_toml, signature,
                                min(self.config.reduce_slice_s, self.config.reduce_budget_s),
                                self._keying()))
 
     def _reduction_done(self, result: ReduceResult) -> None:
         key = reduction_slot(result.signature)
-        slices = self.slices.setdefault(key, _Slices())
+        slices = self.slices.setdefault(key, Slices())
         slices.add(result)
         left = self.config.reduce_budget_s - slices.seconds
         if result.reduced_toml is not None and result.out_of_time and left >= 1.0:
@@ -677,41 +553,6 @@ class Campaign:
         self.store.close()
 
 
-class _Slices:
-    """The jobs of one reduction so far (`CampaignConfig.reduce_slice_s`)."""
-
-    def __init__(self) -> None:
-        self.first: ReduceResult | None = None
-        self.last_good: ReduceResult | None = None
-        self.seconds = 0.0
-        self.tried = 0
-        self.count = 0
-
-    def add(self, result: ReduceResult) -> None:
-        self.first = self.first or result
-        if result.reduced_toml is not None:
-            self.last_good = result
-        self.seconds += result.seconds
-        self.tried += result.tried
-        self.count += 1
-
-    def whole(self, last: ReduceResult) -> ReduceResult:
-        """The reduction as one result: from the first slice's case to the smallest case
-        any slice reproduced (a slice whose start no longer reproduced — flaky — is passed
-        over), with the sums of all slices."""
-        assert self.first is not None
-        best = self.last_good or last
-        reduced = best.reduced_toml
-        if reduced is not None and self.count > 1:  # parent: the original, not a slice's case
-            case = casefile.loads(reduced)
-            reduced = casefile.dumps(replace(case, provenance=replace(
-                case.provenance, parent=self.first.original_id)))
-        return replace(best, original_id=self.first.original_id, reduced_toml=reduced,
-                       lines_before=self.first.lines_before,
-                       tokens_before=self.first.tokens_before, tried=self.tried,
-                       seconds=self.seconds)
-
-
 def _describe(job: Job) -> str:
     if isinstance(job, ChunkJob):
         return f"chunk {job.index} (seeds {job.seeds[0]}..{job.seeds[-1]})" if job.seeds \
@@ -729,7 +570,5 @@ def _plugin_names(files: tuple[str, ...]) -> dict[str, str]:
     return {name: path for path in files for name in reg.load_plugin(path)}
 
 
-def config_as_dict(config: CampaignConfig) -> dict[str, Any]:
-    d = asdict(config)
-    d["out"] = str(config.out)
-    return d
+__all__ = ["Campaign", "CampaignConfig", "CampaignError", "Progress", "Summary",
+           "config_as_dict", "parse_duration"]
