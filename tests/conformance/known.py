@@ -30,9 +30,17 @@ _MUBUF_WRAP = KnownFailure(
              "offset:128 reads private offset 0x10000007c",
     klass="sim: MUBUF scratch offset (vaddr + inst offset) not taken modulo 2^32")
 
+_O0_LANE_MASK = KnownFailure(
+    observed="RunCrash(sim-uninit-read): EXEC set from an undefined value at "
+             "s_andn2_b64 exec, exec, s[4:5] (a loop's lane mask reloaded by v_readlane "
+             "from a whole-wave SGPR-spill VGPR)",
+    klass="sim: false sim-uninit-read on a gfx90a O0 lane mask spilled through a lane VGPR")
+
 KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
     ("local_dynamic_index", "amdgpu-sim:gfx90a:O2"): _MUBUF_WRAP,
     ("local_dynamic_index", "amdgpu-sim:gfx90a:O3"): _MUBUF_WRAP,
+    ("local_dynamic_index", "rustc-amdgpu:gfx90a:O2"): _MUBUF_WRAP,
+    ("cf_loop_break", "rustc-amdgpu:gfx90a:O0"): _O0_LANE_MASK,
 }
 
 UNSUPPORTED_BUDGET: dict[tuple[str, str], str] = {}
