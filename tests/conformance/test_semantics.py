@@ -68,7 +68,7 @@ def _pipeline(spec: str) -> Pipeline:
 def _params() -> list[object]:
     """One test per (pipeline, case), in its pipeline's xdist group; a known failure is a
     strict xfail naming its class."""
-    params = []
+    params: list[object] = []
     for spec, marks in _chosen().items():
         label = _pipeline(spec).label
         group = pytest.mark.xdist_group(f"conformance-{label}")
