@@ -30,6 +30,11 @@ _MUBUF_WRAP = KnownFailure(
              "offset:128 reads private offset 0x10000007c",
     klass="sim: MUBUF scratch offset (vaddr + inst offset) not taken modulo 2^32")
 
+_MUBUF_WRAP_RUSTC = KnownFailure(
+    observed="RunCrash(sim-oob-access): buffer_load_dword v4, v4, s[0:3], 0 offen "
+             "offset:128 reads private offset 0x100000054",
+    klass=_MUBUF_WRAP.klass)
+
 _O0_LANE_MASK = KnownFailure(
     observed="RunCrash(sim-uninit-read): EXEC set from an undefined value at "
              "s_andn2_b64 exec, exec, s[4:5] (a loop's lane mask reloaded by v_readlane "
@@ -39,7 +44,7 @@ _O0_LANE_MASK = KnownFailure(
 KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
     ("local_dynamic_index", "amdgpu-sim:gfx90a:O2"): _MUBUF_WRAP,
     ("local_dynamic_index", "amdgpu-sim:gfx90a:O3"): _MUBUF_WRAP,
-    ("local_dynamic_index", "rustc-amdgpu:gfx90a:O2"): _MUBUF_WRAP,
+    ("local_dynamic_index", "rustc-amdgpu:gfx90a:O2"): _MUBUF_WRAP_RUSTC,
     ("cf_loop_break", "rustc-amdgpu:gfx90a:O0"): _O0_LANE_MASK,
 }
 
