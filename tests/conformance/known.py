@@ -35,6 +35,11 @@ _MUBUF_WRAP_RUSTC = KnownFailure(
              "offset:128 reads private offset 0x100000054",
     klass=_MUBUF_WRAP.klass)
 
+_MUBUF_WRAP_WIDE = KnownFailure(
+    observed="RunCrash(sim-oob-access): buffer_load_dword v14, v9, s[0:3], 0 offen "
+             "offset:88 reads private offset 0x100000050",
+    klass=_MUBUF_WRAP.klass)
+
 _O0_LANE_MASK = KnownFailure(
     observed="RunCrash(sim-uninit-read): EXEC set from an undefined value at "
              "s_andn2_b64 exec, exec, s[4:5] (a loop's lane mask reloaded by v_readlane "
@@ -45,6 +50,8 @@ KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
     ("local_dynamic_index", "amdgpu-sim:gfx90a:O2"): _MUBUF_WRAP,
     ("local_dynamic_index", "amdgpu-sim:gfx90a:O3"): _MUBUF_WRAP,
     ("local_dynamic_index", "rustc-amdgpu:gfx90a:O2"): _MUBUF_WRAP_RUSTC,
+    ("local_dynamic_wide", "amdgpu-sim:gfx90a:O2"): _MUBUF_WRAP_WIDE,
+    ("local_dynamic_wide", "amdgpu-sim:gfx90a:O3"): _MUBUF_WRAP_WIDE,
     ("cf_loop_break", "rustc-amdgpu:gfx90a:O0"): _O0_LANE_MASK,
 }
 

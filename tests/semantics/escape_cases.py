@@ -9,6 +9,7 @@ values come from the real rustc (`regen_expected.py`), like every case's.
   values feeding conditions and shifts.
 * `local_dynamic_index`: local arrays of every width, read and written at run-time indices
   (a promoted array indexed dynamically is `v_movrel*`/scratch code on AMDGPU).
+* `local_dynamic_wide`: the same with arrays of 8 to 16 elements of u64, f64, u32 and i16.
 * `cf_returns_calls`: `return` in a kernel and in its loop, `break` in `while`, a helper with a
   bool parameter and a local array, helper calls in `&&`/`||` and in an index, cast chains.
 * `shared_barrier_control`: barriers in `if`/`else`, `while`, `loop` and nested loops,
@@ -224,6 +225,59 @@ pub fn local_dynamic_index(
         buf("v", "u32", vals("u32", cycle(vs, N))),
         out("ob", "u8", N), out("oh", "i16", N), out("ow", "u32", N), out("oq", "u64", N),
         out("of", "f32", N), out("od", "f64", N), out("sums", "u64", N),
+    ], block=(N, 1, 1))
+
+
+def local_dynamic_wide() -> Case:
+    """Arrays of 8 to 16 elements, 16- to 64-bit, read and written at run-time indices: what
+    LLVM may keep in registers and index with selects (`v_cndmask` chains) or `v_movrel*`."""
+    sel = [0, 1, 2, 3, 5, 7, 8, 15, 16, 31, 100, 255]
+    vs = [0, 1, 0xFF, 0x1234, 0x8000, 0xFFFF_FFFF, 42]
+    k = """
+use rgpu::*;
+
+#[kernel]
+pub fn local_dynamic_wide(
+    sel: &[u32],
+    v: &[u32],
+    o1: &mut [u64],
+    o2: &mut [f64],
+    o3: &mut [u32],
+    o4: &mut [i16],
+) {
+    let i: usize = thread_idx_x() as usize;
+    let r: usize = sel[i] as usize;
+    let x: u32 = v[i];
+    let mut q: [u64; 8] = [0u64; 8];
+    for j in 0usize..8usize {
+        q[j] = (x as u64) << (j as u32);
+    }
+    q[r % 8] = q[(r + 3) % 8] + 1;
+    o1[i] = q[(r * 5) % 8] ^ q[r % 8];
+    let mut d: [f64; 12] = [0.5f64; 12];
+    d[r % 12] = x as f64;
+    d[(r + 7) % 12] *= 3.0;
+    o2[i] = d[(r + 7) % 12] + d[r % 12] + d[11 - r % 12];
+    let mut w: [u32; 16] = [0u32; 16];
+    for j in 0usize..16usize {
+        w[j] = x.rotate_left(j as u32);
+    }
+    w[r % 16] = 7;
+    let mut acc: u32 = 0;
+    for j in 0usize..16usize {
+        acc = acc.wrapping_mul(31) ^ w[(r + j) % 16];
+    }
+    o3[i] = acc ^ w[x as usize % 16];
+    let mut h: [i16; 16] = [1i16; 16];
+    h[r % 16] = x as i16;
+    h[(x as usize) % 16] -= 5;
+    o4[i] = h[r % 16] ^ h[(r + 9) % 16];
+}
+"""
+    return case("local_dynamic_wide", k, [
+        buf("sel", "u32", vals("u32", cycle(sel, N))),
+        buf("v", "u32", vals("u32", cycle(vs, N))),
+        out("o1", "u64", N), out("o2", "f64", N), out("o3", "u32", N), out("o4", "i16", N),
     ], block=(N, 1, 1))
 
 
@@ -462,5 +516,5 @@ pub fn float_special_literals(
 
 
 def escape_cases() -> list[Case]:
-    return [shift_small(), bitcount_small(), local_dynamic_index(), cf_returns_calls(),
-            shared_barrier_control(), float_special_literals()]
+    return [shift_small(), bitcount_small(), local_dynamic_index(), local_dynamic_wide(),
+            cf_returns_calls(), shared_barrier_control(), float_special_literals()]
