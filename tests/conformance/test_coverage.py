@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from functools import cache
 
+from generators.constructs import CONSTRUCTS, EXCLUDED, construct_coverage
+from generators.stats import ALL_FEATURES, case_coverage
 from rgpu_fuzz.casefile import load
-from rgpu_fuzz.generators.constructs import CONSTRUCTS, EXCLUDED, construct_coverage
-from rgpu_fuzz.generators.stats import ALL_FEATURES, case_coverage
 from rgpu_fuzz.model.case import Case
 from tests.semantics.expected_values import CASES, case_names
 
