@@ -25,35 +25,10 @@ class KnownFailure:
     klass: str
 
 
-_MUBUF_WRAP = KnownFailure(
-    observed="RunCrash(sim-oob-access): buffer_load_dword v16, v16, s[0:3], 0 offen "
-             "offset:128 reads private offset 0x10000007c",
-    klass="sim: MUBUF scratch offset (vaddr + inst offset) not taken modulo 2^32")
-
-_MUBUF_WRAP_RUSTC = KnownFailure(
-    observed="RunCrash(sim-oob-access): buffer_load_dword v4, v4, s[0:3], 0 offen "
-             "offset:128 reads private offset 0x100000054",
-    klass=_MUBUF_WRAP.klass)
-
-_MUBUF_WRAP_WIDE = KnownFailure(
-    observed="RunCrash(sim-oob-access): buffer_load_dword v14, v9, s[0:3], 0 offen "
-             "offset:88 reads private offset 0x100000050",
-    klass=_MUBUF_WRAP.klass)
-
-_O0_LANE_MASK = KnownFailure(
-    observed="RunCrash(sim-uninit-read): EXEC set from an undefined value at "
-             "s_andn2_b64 exec, exec, s[4:5] (a loop's lane mask reloaded by v_readlane "
-             "from a whole-wave SGPR-spill VGPR)",
-    klass="sim: false sim-uninit-read on a gfx90a O0 lane mask spilled through a lane VGPR")
-
-KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
-    ("local_dynamic_index", "amdgpu-sim:gfx90a:O2"): _MUBUF_WRAP,
-    ("local_dynamic_index", "amdgpu-sim:gfx90a:O3"): _MUBUF_WRAP,
-    ("local_dynamic_index", "rustc-amdgpu:gfx90a:O2"): _MUBUF_WRAP_RUSTC,
-    ("local_dynamic_wide", "amdgpu-sim:gfx90a:O2"): _MUBUF_WRAP_WIDE,
-    ("local_dynamic_wide", "amdgpu-sim:gfx90a:O3"): _MUBUF_WRAP_WIDE,
-    ("cf_loop_break", "rustc-amdgpu:gfx90a:O0"): _O0_LANE_MASK,
-}
+KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {}
+"""Empty: the six gfx90a failures found when every case first ran on every target (a MUBUF
+scratch offset not wrapped to 32 bits; a false `sim-uninit-read` of an O0 lane mask
+reloaded through a whole-wave spill VGPR) are fixed in the simulator (docs/conformance.md)."""
 
 UNSUPPORTED_BUDGET: dict[tuple[str, str], str] = {}
 """Empty: every pipeline runs every case today (the full matrix in docs/conformance.md)."""

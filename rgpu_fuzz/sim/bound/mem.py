@@ -610,7 +610,11 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
                 return
             voff = np.zeros(w.lanes, np.int64)
         lanes = lane_ids if w.exec_full else lane_ids[e]
-        total = (voff if w.exec_full else voff[e]) + ioff
+        # the buffer offset is 32 bits: VGPR offset + instruction offset wraps (MI200/CDNA3
+        # ISA "Buffer Addressing": buffer_offset = vgpr_offset + inst_offset; LLVM folds a
+        # constant into `offset:` over a VGPR holding 0 - 4*i and relies on the wrap, and
+        # GFX9 does not range-check private resources)
+        total = ((voff if w.exec_full else voff[e]) + ioff) & 0xFFFF_FFFF
         # swizzle: element (4 bytes) index stride = lanes; soffset is added unswizzled
         addr = rel + (total // 4) * 4 * w.lanes + lanes * 4 + total % 4
         elem = addr // 4
