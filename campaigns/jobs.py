@@ -7,7 +7,7 @@ worker process keeps its pipelines, profile, policy and bug-key probe answers be
 
 Bug keys (`triage/bugkey.py`) are computed here, in the worker that found the finding, not
 in the campaign's process: a probe compiles and runs a kernel, and in the campaign's single
-loop every probe held up every other job's bookkeeping (issue 13; probes cost 6-30 s of a
+loop every probe held up every other job's bookkeeping (probes cost 6-30 s of a
 60-s campaign). A job carries the probe answers the campaign knows (from earlier jobs and
 its store) and its result returns the answers it probed, so each operation is probed about
 once per campaign, whichever worker meets it first.
@@ -147,7 +147,7 @@ class ReduceResult:
     """The known-LLVM-bug signature that explains the reduced kernel's finding
     (`triage/known_bugs.py`), rechecked on the reduced kernel: the recheck of the unreduced
     one can fail where this succeeds (llc-22 crashed on the MIR round trip of a large
-    kernel, session 8's bucket 8081e0ac57)."""
+    kernel, bucket 8081e0ac57)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Fixed-verification (issue 13): rerun every open bucket's best reproducer on today's
+"""Fixed-verification: rerun every open bucket's best reproducer on today's
 pipelines and move the bucket on what it sees.
 
 Rules it keeps:

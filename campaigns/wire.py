@@ -1,5 +1,5 @@
 """Campaign jobs and results as plain data: the one encoding that crosses a process or machine
-boundary (issue 13 "Executors").
+boundary.
 
 A job (`ChunkJob`, `ReduceJob`, `JudgeJob`) goes to a worker and its result (`ChunkResult`,
 `ReduceResult`, `JudgeResult`, with their `Outcome`s and `Verdict`s) comes back as msgpack

@@ -1,4 +1,4 @@
-"""Pack for, and run on, the lent NVIDIA machine (issue 14; README "nvptx-gpu on a lent GPU").
+"""Pack for, and run on, the lent NVIDIA machine (README "nvptx-gpu on a lent GPU").
 
 That machine (Python 3.12, CuPy, numpy, pytest, no network) lacks llvmlite 0.50 and a few of
 our dependencies; they travel as wheels in `.device/` (in `.gitignore`, so it travels only as

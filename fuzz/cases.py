@@ -1,6 +1,6 @@
 """Atheris harness: bytes as user input to `rgpu-fuzz check` and `rgpu-fuzz run --pipelines ref`.
 
-The contract under test is the command line's (README "Cases", STYLE.md "Command line"):
+The contract under test is the command line's (README "Cases"):
 whatever a user hands in, `check` exits 0 or 1 (diagnostics) or 2 (unreadable), `run` exits
 0 (agree), 1 (a finding) or 2 (one line on stderr: a bad case), and neither prints a
 traceback (exit 70) or runs past the documented limits (docs/language.md "Limits"; libFuzzer's

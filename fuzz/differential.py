@@ -12,7 +12,7 @@ and stop the fuzzer:
 * an exception while running the pipelines or judging (a harness bug).
 
 The case is written to the crash folder (`$RGPU_FUZZ_CRASH_DIR`, default `fuzz/crashes/`) as
-`<case id>.toml` *before* the exception is raised (STYLE.md rule 8: persist canonical source,
+`<case id>.toml` *before* the exception is raised (persist canonical source,
 never fuzzer bytes); replay it with `rgpu-fuzz run fuzz/crashes/<id>.toml --pipelines ...`.
 An exception inside the generator itself has no case to save; atheris's `crash-*` input file
 replays it (`python fuzz/differential.py crash-...`).

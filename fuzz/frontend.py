@@ -63,7 +63,7 @@ pub fn k(a: &[u32], b: &[f32], out: &mut [u32], fout: &mut [f32], n: u32) {{
     }}
 }}
 """
-"""A valid kernel (the DESIGN.md example, trimmed) with one hole per syntactic category."""
+"""A valid kernel (docs/language.md's example, trimmed) with one hole per syntactic category."""
 
 HOLE_DEFAULTS: dict[str, str] = {
     "item": "",

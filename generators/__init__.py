@@ -1,4 +1,4 @@
-"""Random and property-based case generators (DESIGN.md §1): one grammar, three drivers."""
+"""Random and property-based case generators (docs/design.md §2): one grammar, three drivers."""
 
 from generators.choice import (
     AtherisChoices,

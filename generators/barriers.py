@@ -1,6 +1,6 @@
 """Barrier structures beyond the default layout: phases inside uniform `if`/`else`, `while` and
 `loop`, uniform loops nested two deep, uniform `break`/`continue`/`return` among phases, and
-early returns after the last barrier (DESIGN.md §3 GPU model).
+early returns after the last barrier (docs/language.md GPU model).
 
 Used only when one of the profile switches `barrier_ifs`, `barrier_whiles`, `barrier_nested`,
 `barrier_exits`, `return_after_barrier` is on (all are off in default.toml); otherwise

@@ -1,7 +1,7 @@
 """Choice sources: the one channel every random decision of a generator goes through.
 
 A generator never touches `random` itself; it asks a `ChoiceSource`. That is what makes the
-same grammar usable by three drivers (DESIGN.md §1 "generators"):
+same grammar usable by three drivers (docs/design.md §2 "generators"):
 * `SeededChoices` — a seed names a case, bit for bit, on every machine and Python version;
 * `HypothesisChoices` — every decision is a Hypothesis draw, so shrinking a failing case
   shrinks it *through the grammar* (smaller draws give smaller, still well-typed kernels);

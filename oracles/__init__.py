@@ -1,4 +1,4 @@
-"""Oracles: compare the outcomes of one case and say what is wrong (DESIGN.md §6)."""
+"""Oracles: compare the outcomes of one case and say what is wrong (docs/design.md §5)."""
 
 from oracles.compare import (
     arbiter_of,

@@ -1,4 +1,4 @@
-"""Judge the outcomes of one case (DESIGN.md §6).
+"""Judge the outcomes of one case (docs/design.md §5).
 
 Outputs are grouped into classes of equal results: integers and bools bitwise, floats bitwise
 except that every NaN equals every NaN and, where the policy allows, +0.0 equals -0.0. When
@@ -315,7 +315,7 @@ AGAIN = "-again"
 
 
 def _nondeterminism(label: str, o: Outcome) -> list[Finding]:
-    """DESIGN.md §4: the same case compiled twice must give the same bytes."""
+    """docs/design.md §3: the same case compiled twice must give the same bytes."""
     found = []
     for key, value in sorted(o.stats.artefacts.items()):
         if key.endswith(AGAIN):

@@ -18,7 +18,7 @@ class ZeroSign(StrEnum):
     STRICT = "strict"                # +0.0 and -0.0 differ
     LOOSE = "loose"                  # +0.0 equals -0.0 everywhere
     LOOSE_IF_MIN_MAX = "loose-if-min-max"  # equal only in kernels that use float min/max,
-    # where Rust lets the result be either zero (DESIGN.md §3)
+    # where Rust lets the result be either zero (docs/language.md)
 
 
 @dataclass(frozen=True, slots=True)

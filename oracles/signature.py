@@ -1,4 +1,4 @@
-"""A finding's signature: the name of a bug, not of a case (DESIGN.md §6).
+"""A finding's signature: the name of a bug, not of a case (docs/design.md §5).
 
 A `Signature` is a frozen value — kind, pipeline, stage, detail — with exactly one text
 form, `str(sig)`, which the store keys buckets on and the command line prints, and one

@@ -1,4 +1,4 @@
-"""The oracle's reading of all outcomes of one case (DESIGN.md §1 "Verdict", §6)."""
+"""The oracle's reading of all outcomes of one case (docs/design.md §2 and §5)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ class ElementDiff:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
-    """One thing wrong with one case. `signature` names the bug, not the case (DESIGN.md §6)."""
+    """One thing wrong with one case. `signature` names the bug, not the case
+    (docs/design.md §5)."""
 
     kind: FindingKind
     pipelines: tuple[str, ...]

@@ -1,4 +1,4 @@
-"""Read, validate and write `rgpu-case/1` TOML files (DESIGN.md §5).
+"""Read, validate and write `rgpu-case/1` TOML files (README "Cases").
 
 This is the one boundary where case files are parsed: everything past it sees a `Case`.
 Every validation error names its file and field (`case.toml: args[2].len: must be > 0`);

@@ -1,6 +1,6 @@
 """The one bounded-subprocess helper: every external tool (rustc, ld.lld, llc, llvm-objdump)
 and every compiled program runs through `run_bounded`, and every way a process can end is
-named by `ended_by` / `signal_name` (DESIGN.md §4: nothing may hang or take the harness down).
+named by `ended_by` / `signal_name` (docs/design.md §3: nothing may hang or take the harness down).
 
 It sits at the bottom of the layers (beside `model`) so `codeobj` (ld.lld) and `pipelines`
 (rustc, llc) share it.

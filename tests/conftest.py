@@ -1,5 +1,5 @@
 """Test-wide settings. `make test` (and so CI) selects the Hypothesis profile `ci`:
-derandomised, so a red CI run is the same run on a developer's machine (STYLE.md rule 7).
+derandomised, so a red CI run is the same run on a developer's machine.
 
 At the end of a run one line says how many tests were skipped and why, grouped by reason
 (`-ra` lists each one; this line is the total a reader checks first). With the environment

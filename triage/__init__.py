@@ -1,4 +1,4 @@
-"""Triage (DESIGN.md §7): reduce, bucket, store, file and reproduce findings."""
+"""Triage (docs/design.md §2): reduce, bucket, store, file and reproduce findings."""
 
 from triage.reduce import Reduction, reduce_case, signature_predicate
 

@@ -1,5 +1,5 @@
 """The bug key of a wrong-code finding: which operation of the kernel the pipeline computes
-wrong *on its own* (DESIGN.md §6 "a signature names a bug, not a case").
+wrong *on its own* (docs/design.md §5 "a signature names a bug, not a case").
 
 A wrong-code signature used to name every operation left in the reduced kernel
 (`ops=as:i32,mul,xor`): one bug reached through different surroundings gave a bucket per
@@ -57,7 +57,7 @@ SAME_OPERATION: dict[str, str] = {
     "wrapping_add": "add", "wrapping_sub": "sub", "wrapping_mul": "mul",
     "wrapping_neg": "neg", "wrapping_shl": "shl", "wrapping_shr": "shr",
 }
-"""Methods that are an operator by the language's semantics (DESIGN.md §3: integer `+ - *`
+"""Methods that are an operator by the language's semantics (docs/language.md: integer `+ - *`
 and unary `-` wrap, `<< >>` mask the amount): one family, so one key, for both spellings.
 `wrapping_div`/`wrapping_rem` are not here: `MIN / -1` traps for `/` and not for them."""
 

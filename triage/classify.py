@@ -1,4 +1,4 @@
-"""Which bucket a finding belongs to (DESIGN.md §6 "a signature names a bug, not a case").
+"""Which bucket a finding belongs to (docs/design.md §5 "a signature names a bug, not a case").
 
 Crash, timeout and trap signatures name the bug already (a normalised error line, a trap
 kind). A wrong-code finding is placed, in this order:

@@ -1,5 +1,5 @@
 """Which of several broken operation families an *unreduced* wrong-code finding shows,
-without reducing it (DESIGN.md §6 "a signature names a bug, not a case").
+without reducing it (docs/design.md §5 "a signature names a bug, not a case").
 
 A bug key (`triage/bugkey.py`) names the families of a kernel's operations that the pipeline
 computes wrong on their own. A whole generated kernel often holds two: `xor` on `bool` and
@@ -17,7 +17,7 @@ made of other families (so the rest of the kernel computes exactly what it did):
 * `!x` on integers → `ALL_ONES - x`, `a ^ b` → `(a | b) - (a & b)` (bitwise identities: no
   borrow occurs, since `a & b` ⊆ `a | b`);
 * `x << n` → `x.wrapping_mul(1.rotate_left(n as u32))` (`<<` masks the amount to the width,
-  DESIGN.md §3; `rotate_left` rotates modulo the width, so `1.rotate_left(n)` is `2^(n mod w)`);
+  docs/language.md; `rotate_left` rotates modulo the width, so `1.rotate_left(n)` is `2^(n mod w)`);
 * `x op= y` → `x = <the above of x op y>`.
 An equivalent that would use one of the kernel's broken families is not taken. Otherwise the
 value keeps flowing where it can: an operation whose first operand has the result's type

@@ -1,4 +1,4 @@
-"""Find a case by id or id prefix, wherever it lives (DESIGN.md §7 "Reproduce").
+"""Find a case by id or id prefix, wherever it lives (docs/design.md §2 "Reproduce").
 
 A prefix may name a corpus case (by the `id` in the file), a stored case, or a bucket (its
 best reproducer). It must name exactly one *case*: a case that sits both in the corpus and

@@ -1,4 +1,4 @@
-"""A Markdown report of one case, ready to paste into an issue tracker (DESIGN.md §7 "File").
+"""A Markdown report of one case, ready to paste into an issue tracker (docs/design.md §2 "File").
 
 It says what diverged, shows the first differing elements with their exact bit patterns,
 and gives everything another engineer needs to see it fail: the kernel, the inputs, the

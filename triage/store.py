@@ -1,4 +1,4 @@
-"""The findings store (DESIGN.md §7 "Bucket and store"): one SQLite file per campaign.
+"""The findings store (docs/design.md §2 "Bucket and store"): one SQLite file per campaign.
 
 Findings are bucketed by signature (a bucket names a bug, not a case). Each bucket keeps how
 often and when it was seen, its triage status, how often `reproduce` saw it again, its best

@@ -1,6 +1,6 @@
 """The bug-key probe answers a store keeps (schema v5): which operations each pipeline
 computes wrong on its own, per toolchain, so a resumed or repeated campaign does not probe
-again what it already asked (issue 13; `triage/bugkey.py` says what a probe is).
+again what it already asked (`triage/bugkey.py` says what a probe is).
 
 An answer is only as good as the compilers it was asked of: answers are filed under a
 *toolchain* fingerprint, the hash of every tool version the run recorded (`toolchains.py`:

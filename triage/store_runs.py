@@ -1,4 +1,4 @@
-"""Runs and bucket history in the findings store (issue 13 fixed-verification): each campaign
+"""Runs and bucket history in the findings store (fixed-verification): each campaign
 or recheck is a row with the versions of its pipelines' tools; a bucket's history says what
 each run saw of it.
 

@@ -84,7 +84,7 @@ MIGRATIONS: tuple[str, ...] = (
         sha256   TEXT NOT NULL
     );
     """,
-    # v4 (issue 13): runs with the versions of every pipeline's tools, which run filed,
+    # v4: runs with the versions of every pipeline's tools, which run filed,
     # last saw and fixed each bucket, how often a fixed bucket came back, and each
     # bucket's recheck history
     """
@@ -112,7 +112,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE buckets ADD COLUMN fixed_at REAL;
     ALTER TABLE buckets ADD COLUMN regressions INTEGER NOT NULL DEFAULT 0;
     """,
-    # v5 (issue 13): bug-key probe answers per toolchain fingerprint (store_probes.py)
+    # v5: bug-key probe answers per toolchain fingerprint (store_probes.py)
     """
     CREATE TABLE probes (
         toolchain TEXT NOT NULL,

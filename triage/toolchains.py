@@ -1,5 +1,5 @@
 """The versions of the tools a set of pipelines compiles and runs with, recorded with every
-campaign and recheck run (issue 13 "Fixed-verification"): "fixed by LLVM 22.1.0 → 22.1.1"
+campaign and recheck run: "fixed by LLVM 22.1.0 → 22.1.1"
 needs the versions of both runs.
 
 Which tools a built-in pipeline depends on is one table (`COMPONENTS`); a plugin class is
@@ -158,7 +158,7 @@ def source_digest(root: Path = PACKAGE) -> str:
     """16 hex of sha256 over every file under `root` (links followed, `__pycache__` and
     compiled files left out) by relative path and content: what this process really runs,
     committed or not. The git revision misses uncommitted edits: a store's probe answers
-    filed under the revision were reused after a local edit to the lowering (issue 13)."""
+    filed under the revision were reused after a local edit to the lowering."""
     if root == PACKAGE:
         return _package_digest()
     return _digest(root)

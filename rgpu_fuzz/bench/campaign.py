@@ -1,6 +1,6 @@
 """`rgpu-fuzz bench campaign`: campaign throughput, cases per second per core, of this tree
 and, side by side in the same run, of a recorded git revision (`--baseline REV`), on one or
-more pipeline mixes (`--mix`, repeatable; default: issue 12's CPU mix and the campaign's
+more pipeline mixes (`--mix`, repeatable; default: the CPU mix and the campaign's
 default mix).
 
 Both trees run the campaign's own chunk job (`campaigns.jobs.run_chunk`: generate,
@@ -17,7 +17,7 @@ computed per round and the median taken. `--baseline-env NAME=VALUE` sets variab
 baseline's processes only (`RGPU_LOWER_IR=llvmlite`: the same tree lowering through
 llvmlite's IR builder, `rgpu_fuzz.lower.irapi`).
 
-For mixes with `amdgpu-sim`, `amdgpu_sim_adds_per_case` is issue 10's campaign figure (what
+For mixes with `amdgpu-sim`, `amdgpu_sim_adds_per_case` is the campaign figure (what
 the simulator pipelines add per case; `SIM_ADDS` says exactly how it is measured), with the
 baseline's beside it and their ratio (`amdgpu_sim_adds_speed_up`).
 """
@@ -40,7 +40,7 @@ from typing import Any
 from rgpu_fuzz.checkout import in_checkout
 
 CPU_MIX = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
-"""Issue 12's mix (its goal: 20 cases per second per core)."""
+"""The mix (its goal: 20 cases per second per core)."""
 FIRST_SEED = 5_550_000
 """The seeds issue 12 measured from."""
 
@@ -247,7 +247,7 @@ def _checkout(rev: str, into: Path) -> str:
     return full.stdout.strip()
 
 
-SIM_ADDS = ("what the amdgpu-sim pipelines add per case in a campaign (issue 10: <= 100 ms "
+SIM_ADDS = ("what the amdgpu-sim pipelines add per case in a campaign (<= 100 ms "
             "median): per campaign chunk, the CPU seconds of the driver, its workers and their "
             "children (ld.lld) while the chunk's amdgpu-sim pipelines run (Pipeline.run_many), "
             "divided by the chunk's cases; the median over chunks (wall clock likewise). A "

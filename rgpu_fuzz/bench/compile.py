@@ -1,5 +1,5 @@
 """`rgpu-fuzz bench compile`: what turning a kernel into an AMDGPU code object costs, per
-target and optimisation level (issue 9 "Done when").
+target and optimisation level.
 
 For every kernel of the bench's kernel set (the corpus plus `--seeds` generated cases) and
 every target × level, one compilation in a worker (`gpu_build.build_gpu`: check, lower,

@@ -1,4 +1,4 @@
-"""The `rgpu-fuzz` command (DESIGN.md §8).
+"""The `rgpu-fuzz` command (README).
 
 Subcommands live in their own modules and are imported only when used, so `--help` and
 `check` start fast. `main(argv) -> int` is what tests call. A user mistake is one line on

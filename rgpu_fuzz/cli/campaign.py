@@ -30,7 +30,7 @@ EXAMPLE = ("rgpu-fuzz campaign --time 10m --jobs 8 "
 DEFAULT_PIPELINES = ("ref,llvm-cpu:O0,llvm-cpu:O3:det:detsample=4,"
                      "amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3")
 """`det` on one case in four (by case id): the second compilation was half of all the
-time, and a nondeterministic pass shows on many kernels (issue 12)."""
+time, and a nondeterministic pass shows on many kernels."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

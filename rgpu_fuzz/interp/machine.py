@@ -1,7 +1,7 @@
 """`run_kernel`: one launch of a checked kernel, all threads of a wave of blocks in lock step
 as numpy lanes.
 
-The reference interpreter is the executable specification (DESIGN.md §3): it gives every
+The reference interpreter is the executable specification (docs/language.md): it gives every
 `&mut` buffer's final contents, or the first trap, or the reason the case is not
 well-defined (docs/language.md "Well-definedness"). The specification runs the blocks one
 after another, each with fresh (uninitialised) shared memory; global-memory race tracking

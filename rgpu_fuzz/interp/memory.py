@@ -133,7 +133,7 @@ class Tracked:
 
 
 class SharedArray(Tracked):
-    """A `#[shared]` array of one block: uninitialised at block start (DESIGN.md §3).
+    """A `#[shared]` array of one block: uninitialised at block start (docs/language.md).
 
     A wave of `groups` blocks holds one segment of `length` elements per block; the lanes of
     block `b` of the wave reach element `i` of their segment at `b * length + i` (`offsets`,

@@ -178,7 +178,7 @@ class Index:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MethodCall:
-    """`receiver.method(args)`: the integer and float methods of DESIGN.md §3, and `len`."""
+    """`receiver.method(args)`: the integer and float methods of docs/language.md, and `len`."""
 
     receiver: Expr
     method: str
@@ -385,7 +385,7 @@ class Const:
 class Shared:
     """`#[shared] static mut NAME: [elem; len] = init;` — workgroup-shared memory. The
     initialiser is required by Rust but has no meaning here: shared memory is uninitialised at
-    block start (DESIGN.md §3)."""
+    block start (docs/language.md)."""
 
     name: str
     elem: Scalar

@@ -1,5 +1,5 @@
 """The language features a kernel uses, so a pipeline can declare what it supports and answer
-`Unsupported` for the rest (DESIGN.md §4). Detected on the syntax tree, no checking needed."""
+`Unsupported` for the rest (docs/design.md §3). Detected on the syntax tree, no checking needed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Semantic types of the kernel language (DESIGN.md §3 "Types").
+"""Semantic types of the kernel language (docs/language.md "Types").
 
 The checker annotates every expression with one of these; the interpreter and the lowering
 read them and never re-derive a type.

@@ -1,5 +1,5 @@
 """Static uniformity analysis: `sync_threads()` only in control flow every thread of a block
-takes alike (DESIGN.md §3, docs/language.md "Items").
+takes alike (docs/language.md "Items").
 
 Sound and deliberately simple (flow-insensitive for variables):
 * uniform values: literals, consts, `T::MIN/MAX`, scalar kernel parameters, `block_idx_*`,

@@ -1,4 +1,4 @@
-"""AST → LLVM IR, target hooks kept apart (DESIGN.md §2, §4). The IR is written as text while
+"""AST → LLVM IR, target hooks kept apart (docs/design.md §1, §3). The IR is written as text while
 it is built (`textir`: the part of llvmlite.ir's builder API the lowering uses, printing what
 llvmlite prints); `RGPU_LOWER_IR=llvmlite` builds it with llvmlite.ir instead (`irapi`).
 

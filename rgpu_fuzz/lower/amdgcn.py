@@ -1,4 +1,4 @@
-"""The amdgcn target: SIMT lowering for `amdgcn-amd-amdhsa` (DESIGN.md §2, §4; issue 9 §2).
+"""The amdgcn target: SIMT lowering for `amdgcn-amd-amdhsa` (docs/design.md §1, §3).
 
 Every work-item runs the kernel body (no thread loops, no regions): the expression and
 statement lowering is the host's (`exprs`, `stmts`), only the hooks of `AmdgcnTarget` and the

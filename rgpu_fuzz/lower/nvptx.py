@@ -1,4 +1,4 @@
-"""The nvptx target: the SIMT lowering for `nvptx64-nvidia-cuda` (issue 14).
+"""The nvptx target: the SIMT lowering for `nvptx64-nvidia-cuda`.
 
 Everything but these hooks is shared with the amdgcn target (`rgpu_fuzz.lower.amdgcn`): the
 expression and statement lowering, the kernel entry (`lower_simt_entry`) and the trap path

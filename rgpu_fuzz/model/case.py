@@ -1,4 +1,4 @@
-"""A Case: one test (DESIGN.md §1, §5), as plain frozen data.
+"""A Case: one test (docs/design.md §2, README "Cases"), as plain frozen data.
 
 Numbers inside a case are kept as *bit patterns* of their element type (two's complement for
 signed integers, IEEE bits for floats, 0/1 for bool): a NaN payload, a `-0.0` or a
@@ -18,7 +18,7 @@ FORMAT = "rgpu-case/1"
 
 
 class Dist(StrEnum):
-    """Distributions of seeded random initialisers (DESIGN.md §5)."""
+    """Distributions of seeded random initialisers (README "Cases")."""
 
     UNIFORM = "uniform"  # uniform over all bit patterns of the type
     EDGES = "edges"      # half edge values (0, ±1, MIN, MAX, ±0, ±inf, NaN...), half uniform
@@ -137,14 +137,14 @@ class Case:
 
     @property
     def id(self) -> str:
-        """sha256 of `identity_text()`, first 12 hex digits (DESIGN.md §5)."""
+        """sha256 of `identity_text()`, first 12 hex digits (README "Cases")."""
         if not self._id:
             object.__setattr__(
                 self, "_id", hashlib.sha256(self.identity_text().encode()).hexdigest()[:12])
         return self._id
 
     def identity_text(self) -> str:
-        """The canonical text the id is computed from (stable, documented in DESIGN.md §5)."""
+        """The canonical text the id is computed from (stable, documented in README "Cases")."""
         lines = [f"entry={self.entry}", f"grid={list(self.launch.grid)}",
                  f"block={list(self.launch.block)}"]
         for a in self.args:

@@ -1,4 +1,4 @@
-"""The root of rgpu-fuzz's own exceptions (STYLE.md rule 2).
+"""The root of rgpu-fuzz's own exceptions.
 
 A failure of the code under test is never an exception: it is an `Outcome` value. What is
 left are two kinds of exception, both below one root so the command line can tell them apart:

@@ -140,7 +140,7 @@ class ArgumentValues:
         return out
 
     def outputs(self) -> dict[str, tuple[Scalar, np.ndarray]]:
-        """The `&mut` buffers, the outputs of a case (DESIGN.md §3)."""
+        """The `&mut` buffers, the outputs of a case (docs/language.md)."""
         return {p.name: (p.elem, self.buffers[p.name]) for p in self.params
                 if p.slice and p.mutable}
 

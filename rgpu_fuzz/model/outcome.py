@@ -1,4 +1,4 @@
-"""What one pipeline did with one case (DESIGN.md §1 "Outcome").
+"""What one pipeline did with one case (docs/design.md §2 "Outcome").
 
 A failure of the code under test is one of these values, never an exception: a trap in the
 kernel, a crashed compiler, a hung worker. Every outcome carries timings per stage and the
@@ -32,7 +32,7 @@ class Status(StrEnum):
 
 
 class TrapKind(StrEnum):
-    """Run-time errors Rust panics on even in release builds (DESIGN.md §3)."""
+    """Run-time errors Rust panics on even in release builds (docs/language.md)."""
 
     DIV_BY_ZERO = "div-by-zero"
     DIV_OVERFLOW = "div-overflow"  # MIN / -1 and MIN % -1
@@ -40,7 +40,7 @@ class TrapKind(StrEnum):
 
 
 class RejectReason(StrEnum):
-    """Why a case is outside the language (DESIGN.md §3 "well-defined")."""
+    """Why a case is outside the language (docs/language.md "well-defined")."""
 
     SHARED_RACE = "shared-race"
     GLOBAL_RACE = "global-race"

@@ -1,4 +1,4 @@
-"""Scalar element types shared by every stage (DESIGN.md §3 "Types").
+"""Scalar element types shared by every stage (docs/language.md "Types").
 
 This is the one place that says how wide a type is, whether it is signed and which numpy
 dtype holds it; the front end, the interpreter, case files and the pipelines all read it here.
@@ -79,7 +79,7 @@ _BITS: dict[Scalar, int] = {
     Scalar.U16: 16,
     Scalar.U32: 32,
     Scalar.U64: 64,
-    Scalar.USIZE: 64,  # DESIGN.md §3: usize is 64-bit on every target we run
+    Scalar.USIZE: 64,  # docs/language.md: usize is 64-bit on every target we run
     Scalar.F32: 32,
     Scalar.F64: 64,
 }

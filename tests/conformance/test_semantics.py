@@ -1,4 +1,4 @@
-"""The conformance suite every pipeline must pass (STYLE.md rule 3): on each hand-written
+"""The conformance suite every pipeline must pass: on each hand-written
 semantics kernel it computes what the real rustc computed — bit for bit, any NaN equal to any
 NaN, `min`/`max` zeros either sign — or traps with the same kind. Expected values are in
 `tests/semantics/expected/`, written by `tests/semantics/regen_expected.py` from rustc.

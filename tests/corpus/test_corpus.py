@@ -1,4 +1,4 @@
-"""The regression corpus (DESIGN.md §7): one test per case file, named by its id.
+"""The regression corpus (docs/design.md §2): one test per case file, named by its id.
 
 `agree` cases must agree on every available pipeline; `known-divergence` cases are strict
 expected failures naming their pipelines and upstream issue, so a fix is noticed: the

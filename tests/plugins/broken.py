@@ -1,4 +1,4 @@
-"""Plugins that break rather than miscompile (issue 8 §2). Each is the plugin's failure, so
+"""Plugins that break rather than miscompile. Each is the plugin's failure, so
 each must become an outcome of that pipeline — `pipeline-error` for a `_run` that raises or
 returns a wrong value, `timeout` for one that never returns, `compile-crash` for a
 `transform_ir` that raises or returns something that is not IR — while `ref` and every other

@@ -1,6 +1,6 @@
 """Every generated case is in the language and well-defined: it parses, prints back to the
 same text, checks, and the reference interpreter runs it to completion (no trap, no
-rejection) — DESIGN.md §3 "the generator must produce only well-defined programs"."""
+rejection) — docs/language.md "the generator must produce only well-defined programs"."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""The oracle's one unforgivable error is `agree` for different outputs (issue 8 §1).
+"""The oracle's one unforgivable error is `agree` for different outputs.
 
 For random generated cases (Hypothesis drives the grammar generator) a pipeline that runs
 the reference interpreter and flips one bit of one output element must never be judged to
 agree: not against `ref` (plain or with options), and not against an identical pipeline
 when no arbiter runs. The bit is chosen so that the flipped value is different under the
-comparison rules of DESIGN.md §6 (a NaN flipped to another NaN is not a difference; a zero
+comparison rules of docs/design.md §5 (a NaN flipped to another NaN is not a difference; a zero
 flipped to the other zero is compared with `zero_sign = "strict"`)."""
 
 from __future__ import annotations

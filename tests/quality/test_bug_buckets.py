@@ -1,5 +1,5 @@
 """Quality: a seeded bug found by a real campaign lands in one bucket with bug keys, where
-the `ops=` bucketing of the same seeds made several (issue 13, "one bug → one bucket").
+the `ops=` bucketing of the same seeds made several ("one bug → one bucket").
 
 Seeds 40..63 hold four kernels that `llvm-cpu-fptosi` (tests/plugins/fptosi_plain.py:
 float→int `as` without saturation) miscompiles, found by a 60-second campaign of main before

@@ -1,5 +1,6 @@
 """Quality: a seeded miscompilation, found on a generated case, reduces to a small kernel
-with the same signature (DESIGN.md §7, §9 "reduction: size of reduced cases and time")."""
+with the same signature (docs/design.md §2; §8: the size of reduced cases and the time).
+"""
 
 from __future__ import annotations
 

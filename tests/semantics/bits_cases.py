@@ -1,4 +1,4 @@
-"""Float bit patterns that must survive exactly (issue 8, section 5; docs/language.md
+"""Float bit patterns that must survive exactly (docs/language.md
 "Semantics"): a signalling NaN, a NaN payload or a negative NaN held in a `const`, passed
 through a local, an array, a helper, an `if`, a scalar argument, negated or `abs`-ed (sign
 operations, which IEEE 754 and Rust define on the bits). Rust keeps these bits at -O0 and

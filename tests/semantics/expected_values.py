@@ -1,6 +1,6 @@
 """Reading the rustc-computed expected values and comparing a result with them.
 
-Comparison rule (docs/language.md, DESIGN.md §6): bitwise, except that any NaN equals any
+Comparison rule (docs/language.md, docs/design.md §5): bitwise, except that any NaN equals any
 NaN, and in float buffers named `min*`/`max*` (the `min`/`max` results, by the cases'
 convention) `+0.0` and `-0.0` are interchangeable.
 """

@@ -1,4 +1,4 @@
-"""Bad input to the commands (issue 8, sections 3 and 4): one line on stderr, exit 2, and
+"""Bad input to the commands: one line on stderr, exit 2, and
 nothing written where it should not be. Each of these was a traceback (exit 70) or a silent
 exit 0 before.
 

@@ -1,4 +1,4 @@
-"""Issue 8 §2: a failing plugin is an outcome of that pipeline, never a dead command.
+"""a failing plugin is an outcome of that pipeline, never a dead command.
 
 Before this change each of these aborted `rgpu-fuzz run` with a traceback (exit 70) and lost
 `ref`'s result, hung it (`broken-sleep`), or let a campaign log hundreds of harness errors.

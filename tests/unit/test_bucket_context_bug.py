@@ -1,5 +1,5 @@
 """A finding without a bug key is not put in a bucket because its kernel holds that bucket's
-operations (issue 13, session 3's purity miss: bucket 1b682c54bf `ops=neg,sqrt`, a simulator
+operations (purity miss: bucket 1b682c54bf `ops=neg,sqrt`, a simulator
 bug in VOP3 `neg` on `v_cndmask`, also took an LLVM `srem` bug).
 
 Seed 102205 of the default profile is that `srem` case, c966fd2426ca: LLVM 22.1 lowers the
@@ -29,7 +29,7 @@ def test_a_context_bug_is_not_placed_in_a_bucket_by_the_operations_it_holds(
         tmp_path: Path) -> None:
     out = tmp_path / "campaign"
     out.mkdir()
-    # the bucket of the other bug, as session 3's store held it: `(-a[i]).sqrt()` wrong
+    # the bucket of the other bug, as store held it: `(-a[i]).sqrt()` wrong
     sqrt_case = probe_case(TypedOp("sqrt:float", "(-{0}).sqrt()", (Scalar.F32,), Scalar.F32))
     with FindingStore(out / "findings.sqlite") as store:
         store.record(sqrt_case, Verdict(findings=(Finding(

@@ -1,4 +1,4 @@
-"""Issue 8 §2 for campaigns: a broken plugin is counted and the campaign goes on; `--time`
+"""for campaigns: a broken plugin is counted and the campaign goes on; `--time`
 and Ctrl-C are honoured whatever a pipeline does; a SIGKILLed campaign leaves no process.
 
 Before this change: `broken-raises` gave one harness error per case, `broken-sleep` held a

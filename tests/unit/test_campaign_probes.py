@@ -1,9 +1,9 @@
 """Bug-key probes run in the campaign's workers and their answers are kept in the store
-(issue 13: probes used to run serially in the campaign's own process, blocking its loop, and
+(probes used to run serially in the campaign's own process, blocking its loop, and
 were forgotten at the end of every run).
 
 The seeded bug is `tests/plugins/fptosi_plain.py`: `llvm.fpto[su]i.sat` lowered as plain
-`fptosi`/`fptoui`, so by Rust's `as` rules (saturate, NaN -> 0; DESIGN.md §3) exactly the
+`fptosi`/`fptoui`, so by Rust's `as` rules (saturate, NaN -> 0; docs/language.md) exactly the
 float -> int casts are wrong and nothing else is. Seed 42 of the default profile holds such a
 cast (found by a 48-case campaign from seed 0, where it was the one finding).
 """

@@ -1,5 +1,5 @@
 """A campaign killed with SIGKILL while it reduces: the same command, run again, finishes the
-interrupted reductions (issue 8, section 4: they used to stay unreduced for good).
+interrupted reductions (they used to stay unreduced for good).
 
 The campaign runs in a child process whose reducer hangs (a module on PYTHONPATH replaces
 `reduce_finding`), so the kill lands while a reduction is in flight; the rerun reduces for

@@ -1,5 +1,5 @@
 """Reductions run as time slices (`CampaignConfig.reduce_slice_s`), so that with one worker
-the campaign's chunks go on while a finding is reduced (issue 13: one 60-s reduction job used
+the campaign's chunks go on while a finding is reduced (one 60-s reduction job used
 to hold every chunk queued behind it for 60 s).
 
 The seeded bug is `tests/plugins/miscompile.py` (the first `xor` of the IR becomes `or`):

@@ -1,4 +1,4 @@
-"""`Case.id`: computed once per case, still the hash of the canonical content (DESIGN.md §5).
+"""`Case.id`: computed once per case, still the hash of the canonical content (README "Cases").
 
 The expected ids are sha256 over identity texts written out by hand here from the format
 `identity_text` documents (entry, grid, block, one line per argument, then the kernel), not

@@ -1,4 +1,4 @@
-"""Case files (DESIGN.md §5): validation messages name the field; canonical text round-trips."""
+"""Case files (README "Cases"): validation messages name the field; canonical text round-trips."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ HEADER = "use rgpu::*;\n#[kernel]\npub fn k(out: &mut [u32], inp: &[u32], n: u32
 """Kernel bodies given to `kernel()` start on line 4."""
 
 DESIGN_EXAMPLE = (Path(__file__).parents[2] / "examples" / "kernel.rs").read_text()
-"""The DESIGN.md §3 example kernel, verbatim."""
+"""The docs/language.md example kernel, verbatim."""
 
 
 def kernel(body: str, items: str = "") -> str:

@@ -1,4 +1,4 @@
-"""The command line (DESIGN.md §8): one clear line and a non-zero exit for user mistakes,
+"""The command line (README): one clear line and a non-zero exit for user mistakes,
 diagnostics with file:line:col, and the documented `run --json` object."""
 
 from __future__ import annotations

@@ -145,7 +145,7 @@ def test_triage_list_show_status_promote(workdir: Path,
     assert "--issue" in capsys.readouterr().err
     issue = "https://example.org/issues/7"
     # flipbits comes from a --plugin file, which the corpus test cannot load: a promoted
-    # known divergence on it would pass there, reading as fixed (issue 8, section 4)
+    # known divergence on it would pass there, reading as fixed
     assert main(["triage", "promote", bid, "--corpus", "promoted", "--issue", issue]) == 2
     err = capsys.readouterr().err
     assert "diverges on flipbits, from a --plugin file" in err and err.count("\n") == 1

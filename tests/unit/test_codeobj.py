@@ -312,7 +312,7 @@ def test_link_failure_is_a_value() -> None:
 
 def test_compile_and_link_are_deterministic(tmp_path) -> None:
     """Same IR emitted twice (two fresh modules, two processes) and linked twice: identical
-    object and code-object bytes (DESIGN.md §4)."""
+    object and code-object bytes (docs/design.md §3)."""
     import json
     outs = []
     for i in range(2):

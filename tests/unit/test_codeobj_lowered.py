@@ -1,4 +1,4 @@
-"""Our amdgcn lowering's code objects (issue 9 "Done when"): the conformance kernels and the
+"""Our amdgcn lowering's code objects: the conformance kernels and the
 corpus, for gfx942, gfx90a and gfx1100 at O0 and O3, link, pass the loader checks, and the
 kernarg bytes packed from the metadata hold the case's values where the kernel ABI puts them.
 The default run takes the corpus and every fourth conformance kernel; `-m slow` takes all of
@@ -59,7 +59,7 @@ def check_lowered(built: Built, case: Case) -> None:
     named = {(f.register, f.name) for f in kd.fields}
     assert named == {(f.register, f.name) for f in FIELDS if co.target.generation in
                      f.generations}
-    assert kd.field("FLOAT_DENORM_MODE_32") == 3  # DESIGN.md §3: subnormals kept
+    assert kd.field("FLOAT_DENORM_MODE_32") == 3  # docs/language.md: subnormals kept
     assert kd.field("FLOAT_DENORM_MODE_16_64") == 3
     params = _params(case)
     expected_names = [a.name for a in flatten(params)] + [TRAP_PARAM]

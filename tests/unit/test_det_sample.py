@@ -1,4 +1,4 @@
-"""`llvm-cpu:...:det[:detsample=N]`: the determinism check (DESIGN.md §4). In a batch (a
+"""`llvm-cpu:...:det[:detsample=N]`: the determinism check (docs/design.md §3). In a batch (a
 campaign's chunk) it runs on one case in N (default `DET_SAMPLE`), chosen by the case's id,
 so that a finding still reproduces from its single case; a case run alone (the campaign's
 re-check of a case with a finding, a reduction candidate, `reproduce`) is always compiled

@@ -1,4 +1,4 @@
-"""One root for rgpu-fuzz's own exceptions (STYLE.md rule 2, issue 9 §1): what the user gave
+"""One root for rgpu-fuzz's own exceptions: what the user gave
 is an `RgpuError` (one line, exit 2); `HarnessBug` is ours (traceback, exit 70)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A new user's first hour as the README tells it (issue 8, section 4): the tour's first
+"""A new user's first hour as the README tells it: the tour's first
 command checks a file that ships, `run` without `--pipelines` compares more than the
 arbiter alone, and installing prints no licence deprecation banner (an SPDX string)."""
 

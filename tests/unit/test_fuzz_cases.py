@@ -1,5 +1,5 @@
-"""`fuzz/cases.py`, driven without atheris: the inputs that used to be tracebacks (issue 8,
-section 3) pass the harness's contract now, and a broken contract is caught and saved."""
+"""`fuzz/cases.py`, driven without atheris: the inputs that used to be tracebacks pass the
+harness's contract now, and a broken contract is caught and saved."""
 
 from __future__ import annotations
 

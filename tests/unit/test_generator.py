@@ -1,4 +1,4 @@
-"""The grammar generator: choice sources, profiles, determinism (DESIGN.md §1, STYLE rule 8)."""
+"""The grammar generator: choice sources, profiles, determinism (docs/design.md §2)."""
 
 from __future__ import annotations
 

@@ -607,7 +607,7 @@ pub fn k(out: &mut [u32]) {
 
 
 DESIGN_KERNEL = (Path(__file__).parents[2] / "examples" / "kernel.rs").read_text()
-"""DESIGN.md §3's example (one line broken after `}` to fit the line length)."""
+"""docs/language.md's example (one line broken after `}` to fit the line length)."""
 
 
 def test_nested_loops_helper_loops_and_returns() -> None:

@@ -1,7 +1,7 @@
 """Knock-outs (`triage/knockout.py`) and the bug key of an unreduced kernel with several
 broken families (`BugKeys.key(..., attribute=True)`).
 
-Expected values are computed by hand from the language's rules (DESIGN.md §3: integer
+Expected values are computed by hand from the language's rules (docs/language.md: integer
 operations wrap, `<<` masks its amount to the width) and, for the seeded bug, from its
 transformation (tests/plugins/miscompile.py rewrites the *first* `xor` of the lowered IR to
 `or`; LangRef: `!x` is `xor x, -1`), never read from the code under test.
@@ -153,7 +153,7 @@ pub fn k(x: &[i32], n: &[i64], o: &mut [i32]) {
 
 
 def test_the_shift_equivalent_masks_a_signed_wide_amount_like_shl() -> None:
-    """By hand (`<<` masks the amount to `n & 31`, DESIGN.md §3; values mod 2^32 read as
+    """By hand (`<<` masks the amount to `n & 31`, docs/language.md; values mod 2^32 read as
     i32): 1 << 31 = i32::MIN; 3 << 31 = 2^32 + 2^31 → i32::MIN; -1 << 1 = -2; 5 << 0 = 5."""
     minus_one = (1 << 64) - 1
     args = (_buf("x", Scalar.I32, [1, 3, (1 << 32) - 1, 5]),

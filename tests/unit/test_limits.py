@@ -1,5 +1,5 @@
 """Input past a documented limit (docs/language.md "Limits") is refused up front with one
-line and exit 2, before any stage spends its time or memory on it (issue 8, section 3).
+line and exit 2, before any stage spends its time or memory on it.
 
 Before these limits, each input here was a traceback (MemoryError, RecursionError, "worker
 raised") or ran for minutes; the sizes are the ones the issue reports.

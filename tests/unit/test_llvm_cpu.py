@@ -228,7 +228,7 @@ def test_loops_with_break_and_continue(level: str) -> None:
 
 
 def test_det_option_compiles_twice_and_records_the_object_hash() -> None:
-    """`det` (DESIGN.md §4: compilation is deterministic) hashes the object file of two
+    """`det` (docs/design.md §3: compilation is deterministic) hashes the object file of two
     independent compilations; LLVM is deterministic, so no `-again` artefact appears, and the
     option does not change the pipeline's label (it checks, it does not compute)."""
     pipeline = Registry().create("llvm-cpu:O3:det")

@@ -1,4 +1,4 @@
-"""The amdgcn lowering and the GPU build stage (issue 9 §2): every conformance kernel and the
+"""The amdgcn lowering and the GPU build stage: every conformance kernel and the
 corpus compile for gfx942, and the object follows the ABI documented in
 `rgpu_fuzz.lower.amdgcn`.
 

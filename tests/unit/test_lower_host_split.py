@@ -3,7 +3,7 @@
 What O3 does with the module is LLVM's: LangRef ("Function Attributes") says an `optnone`
 function is left as it is and a `noinline` callee is not inlined, so the optimised module
 must still define the kernel's functions (`k.thread`, `k.region.<n>`) and call them from the
-harness. Where a thread traps is decided by the language (DESIGN.md §3: blocks one after
+harness. Where a thread traps is decided by the language (docs/language.md: blocks one after
 another, x fastest; the first trap stops the launch): the expected block and thread below
 are hand-calculated from the launch, and results on generated cases are the reference
 interpreter's (an independent implementation of the language)."""

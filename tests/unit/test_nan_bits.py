@@ -345,7 +345,7 @@ def test_a_signalling_nan_through_two_float_casts(bits: int, allowed: bool) -> N
     """`sNaN as f64 as f32`: each `as` between floats may return its NaN operand's payload
     (extended with zeros, then cut to its high bits) quieted or unchanged, or the preferred
     NaN, with either sign (docs/language.md "NaN bits"); so -0x7f800001 (0xff800001) may come
-    back as it went in. Session 9's campaign: LLVM folded the pair away at -O0 and -O3, the
+    back as it went in. campaign: LLVM folded the pair away at -O0 and -O3, the
     simulator stored 0xff800001, and the oracle, which recorded no cast operands, refused it."""
     assert _allows(CAST_CASE, bits) is allowed, hex(bits)
 
@@ -374,5 +374,5 @@ def test_fma_allows_any_nan_operands_payload_quieted(bits: int, allowed: bool) -
     """`sqrt(NaN).mul_add(1.0, sNaN 0x7f800001)`: the rule allows a NaN operand's payload,
     quieted, for any operand (docs/language.md "NaN bits"). The reference's runs propagate
     only the first NaN operand's (sqrt's), so the third's quieted, 0x7fc00001, which LLVM 22
-    folds the expression to at -O3, was refused: session 9's campaign bucket 655b0d0dc3."""
+    folds the expression to at -O3, was refused: campaign bucket 655b0d0dc3."""
     assert _allows(FMA_CASE, bits) is allowed, hex(bits)

@@ -1,4 +1,4 @@
-"""The nvptx target and the `nvptx-gpu` pipeline up to the launch (issue 14), without a GPU.
+"""The nvptx target and the `nvptx-gpu` pipeline up to the launch, without a GPU.
 
 Every conformance kernel and corpus case becomes PTX at O0 and O3, and NVIDIA's `ptxas`
 (from the `nvidia-cuda-nvcc` wheel, installed by `tests.toolchain.pypi_ptxas`) must accept

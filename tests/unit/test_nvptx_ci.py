@@ -1,4 +1,4 @@
-"""The here-side parts of `ci/nvptx_device.py` (issue 14): argument checks, the device
+"""The here-side parts of `ci/nvptx_device.py`: argument checks, the device
 command, what a call carries, which campaign pipelines this checkout has. Its `run` needs
 the lent NVIDIA machine and is not exercised here."""
 

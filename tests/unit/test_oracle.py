@@ -1,4 +1,4 @@
-"""The oracle (DESIGN.md §6) on hand-built outcomes: equality rules, arbiter, findings."""
+"""The oracle (docs/design.md §5) on hand-built outcomes: equality rules, arbiter, findings."""
 
 from __future__ import annotations
 

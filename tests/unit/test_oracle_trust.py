@@ -1,9 +1,9 @@
-"""Issue 8 §1: the oracle never says `agree` for different outputs.
+"""the oracle never says `agree` for different outputs.
 
 Each test here failed on the oracle before this change: the arbiter was found by its full
 label (so `ref:steps=100000` was not the arbiter and nothing was compared), pipelines were
 compared only against an arbiter (so without `ref` every difference was `agree`), and a
-crashed arbiter hit an assertion. Expected verdicts follow DESIGN.md §6 by hand."""
+crashed arbiter hit an assertion. Expected verdicts follow docs/design.md §5 by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Declared pipeline options (issue 9 §1) and reserved names (issue 8 §1).
+"""Declared pipeline options and reserved names.
 
 Expected values are the spec grammar written down in `rgpu_fuzz.pipelines.options`: each
 malformed spec below was accepted before (and became a label) and must now be one error."""

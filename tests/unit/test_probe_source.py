@@ -1,5 +1,5 @@
 """Probe answers are filed under a fingerprint that includes a digest of rgpu-fuzz's own
-source (issue 13): the git revision alone missed uncommitted edits, so a store answered
+source: the git revision alone missed uncommitted edits, so a store answered
 probes with what an earlier, different lowering had computed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fixed-verification (issue 13): a real campaign with the seeded `xor2or` plugin files
+"""Fixed-verification: a real campaign with the seeded `xor2or` plugin files
 buckets; `triage recheck` with the bug taken out of the plugin (the pipeline is plain
 `llvm-cpu` again) marks them fixed with the versions that fixed them; with the plugin back
 it reopens them as regressions. Real SQLite, real LLVM, real worker processes.

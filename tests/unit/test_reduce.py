@@ -1,4 +1,4 @@
-"""The reducer (DESIGN.md §7 "Reduce") with synthetic interestingness tests on a hand-written
+"""The reducer (docs/design.md §2 "Reduce") with synthetic interestingness tests on a hand-written
 kernel: it shrinks to a few lines, only ever accepts kernels that check, is deterministic
 (also in parallel), and never tests one candidate twice."""
 

@@ -1,4 +1,4 @@
-"""A reduction slice hands the candidates it tested to the next slice (issue 13: each slice
+"""A reduction slice hands the candidates it tested to the next slice (each slice
 restarted the passes with an empty cache and tested again what the slice before had; one
 reduction took 43 s in 3 slices against 14 s in one).
 

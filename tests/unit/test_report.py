@@ -1,4 +1,4 @@
-"""The Markdown issue report (DESIGN.md §7 "File")."""
+"""The Markdown issue report (docs/design.md §2 "File")."""
 
 from __future__ import annotations
 

@@ -158,7 +158,7 @@ def test_float_to_int_casts_saturate(root: Path) -> None:
 
 def test_compilation_is_deterministic(root: Path, tmp_path: Path) -> None:
     """The same crate compiled again, elsewhere, gives the same code-object bytes
-    (DESIGN.md §4): nothing of the build directory leaks into the panic locations."""
+    (docs/design.md §3): nothing of the build directory leaks into the panic locations."""
     units, built = _compiled(2, root)
     rustc = find_rustc()
     assert rustc is not None

@@ -1,4 +1,4 @@
-"""The findings store (DESIGN.md §7): buckets, best reproducers, merging, migrations, ids,
+"""The findings store (docs/design.md §2): buckets, best reproducers, merging, migrations, ids,
 and several writer processes on one file."""
 
 from __future__ import annotations

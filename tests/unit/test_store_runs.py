@@ -1,4 +1,4 @@
-"""The store's runs and bucket history (schema v4, issue 13): a v3 store upgrades in place; a
+"""The store's runs and bucket history (schema v4): a v3 store upgrades in place; a
 fixed bucket that a campaign finds again, or that another store saw after the fix, is
 reopened as a regression; merging carries runs and history over."""
 

@@ -1,4 +1,4 @@
-"""The store and the first hour (issue 8, section 4): readers never write, a file that is
+"""The store and the first hour: readers never write, a file that is
 not a store is refused and left alone, one default store path, and every command the tool
 prints works when pasted (each test runs the printed command)."""
 

@@ -1,4 +1,4 @@
-"""Worker recycling (issue 13, session 3's flaky `LLVM ERROR: out of memory` findings): a
+"""Worker recycling (flaky `LLVM ERROR: out of memory` findings): a
 worker is replaced after `max_jobs` jobs or once its address space passes `recycle_mb`, and a
 job that runs out of memory is run again in a fresh worker; out of memory there too, it is a
 harness failure (`Raised`, `HarnessBug` for a built-in pipeline), never a compile crash."""

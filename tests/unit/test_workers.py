@@ -1,5 +1,5 @@
 """Sandboxed workers: a job that aborts, segfaults, hangs or exhausts memory becomes a value and
-the pool keeps working (DESIGN.md §4 "Rules every pipeline keeps")."""
+the pool keeps working (docs/design.md §3 "Rules every pipeline keeps")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Type-aware reduction of failing cases (DESIGN.md §7 "Reduce").
+"""Type-aware reduction of failing cases (docs/design.md §2 "Reduce").
 
 `reduce_case(case, interesting)` shrinks a case with AST rewrites (C-Reduce style: not only
 deletions) while `interesting` holds; `signature_predicate` builds the test triage uses:

@@ -10,7 +10,7 @@ A candidate is interesting iff, in this order (cheapest and most important first
    original one, compared with `reduction_key` (below), so reduction never drifts to
    another bug.
 
-Wrong-code signatures end with `ops=...`, the operations left in the kernel (DESIGN.md §6).
+Wrong-code signatures end with `ops=...`, the operations left in the kernel (docs/design.md §5).
 Reduction removes operations by design, so while reducing the `ops=` part is ignored and
 signatures compare as `kind|pipeline`. The reduced case's own full signature (with the ops
 that are left) is what the finding is bucketed under afterwards.

@@ -1,4 +1,4 @@
-"""The greedy reduction loop (DESIGN.md §7 "Reduce"), in the style of C-Reduce: passes
+"""The greedy reduction loop (docs/design.md §2 "Reduce"), in the style of C-Reduce: passes
 propose rewritten candidates, the first interesting one that is smaller becomes the new best,
 and the passes repeat until none of them makes progress (a fixpoint) or the budget runs out.
 """

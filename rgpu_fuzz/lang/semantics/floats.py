@@ -1,7 +1,7 @@
 """Float operators and methods: IEEE 754 binary32/binary64, round to nearest even.
 
 numpy computes `+ - * / sqrt` in the array's own precision with hardware IEEE arithmetic and
-does not flush subnormals, which is exactly Rust's semantics (no contraction, DESIGN.md §3).
+does not flush subnormals, which is exactly Rust's semantics (no contraction, docs/language.md).
 Floating-point exceptions never raise or warn: IEEE 754 §7 default results (inf, NaN) are the
 values Rust gives.
 

@@ -51,7 +51,7 @@ class NanChoice(Enum):
     POSITIVE_PROPAGATED_LAST = "+propagated-last"
     """Positive, the last NaN operand's payload quieted: any operand's payload is allowed,
     and an operation with NaNs in two places (`fma(NaN, 1.0, sNaN)`, which LLVM 22 folds to
-    the third's quieted: session 9's campaign bucket 655b0d0dc3) has two to choose from."""
+    the third's quieted: campaign bucket 655b0d0dc3) has two to choose from."""
 
 
 def preferred(width: int) -> int:
