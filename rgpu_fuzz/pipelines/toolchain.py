@@ -23,7 +23,8 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -118,17 +119,28 @@ def _initialise(llvm: Any) -> None:
     llvm.initialize_native_asmprinter()
 
 
-def select_isel(isel: Isel) -> None:
-    """Make `isel` LLVM's instruction selector for the code generation that follows.
+@contextmanager
+def selected_isel(isel: Isel) -> Iterator[None]:
+    """LLVM's instruction selector is `isel` for the code generation inside, SelectionDAG
+    again after it.
 
     LLVM reads its `-global-isel` command-line option (a process-wide `cl::opt`) when a
     code generation pipeline is built (`TargetPassConfig::addCoreISelPasses`), that is at
-    every `emit_object`/`emit_assembly`, and a worker compiles for many pipeline specs one
-    after another: so it is set explicitly, on or off, before every emission, never left
-    as the last spec set it. `=0` is SelectionDAG as if the option were absent (FastISel
-    still where the target wants it at O0); setting it again and again is accepted
-    (tests/unit/test_isel.py compiles dag, global, dag in one process)."""
-    _llvm().set_option("", f"-global-isel={int(isel is Isel.GLOBAL)}")
+    every `emit_object`/`emit_assembly` and MCJIT finalisation. A worker compiles for many
+    pipeline specs one after another, and other code in it generates code with llvmlite
+    too (the simulator JITs its host FMA loops, `sim.semantics.hostfma`, which x86's
+    GlobalISel cannot legalize): so the option is set explicitly before every emission and
+    set back to SelectionDAG after it, never left as the last spec set it. `=0` is
+    SelectionDAG as if the option were absent (FastISel still where the target wants it
+    at O0); setting it again and again is accepted (tests/unit/test_isel.py compiles dag,
+    global, dag in one process)."""
+    llvm = _llvm()
+    llvm.set_option("", f"-global-isel={int(isel is Isel.GLOBAL)}")
+    try:
+        yield
+    finally:
+        if isel is not Isel.DAG:
+            llvm.set_option("", "-global-isel=0")
 
 
 _MACHINES: dict[tuple[Target, int], Any] = {}
@@ -144,11 +156,11 @@ def target_machine(target: Target, level: int, *, fresh: bool = False) -> Any:
     if not fresh and key in _MACHINES:
         return _MACHINES[key]
     llvm = _llvm()
-    select_isel(target.isel)
     try:
-        tm = llvm.Target.from_triple(target.triple).create_target_machine(
-            cpu=target.cpu, features=target.features, opt=level, reloc=target.reloc,
-            codemodel="default")
+        with selected_isel(target.isel):
+            tm = llvm.Target.from_triple(target.triple).create_target_machine(
+                cpu=target.cpu, features=target.features, opt=level, reloc=target.reloc,
+                codemodel="default")
     except RuntimeError as e:
         raise LlvmError("target", str(e)) from e
     if not fresh:
@@ -213,11 +225,11 @@ def emit_module(mod: Any, target: Target, level: int,
     """`emit` from a module the caller holds (`optimised_module`) instead of a fresh one:
     code generation mutates it, so it serves this one emission and nothing after."""
     tm = target_machine(target, level)
-    select_isel(target.isel)
     try:
-        if kind is OutputKind.OBJECT:
-            return bytes(tm.emit_object(mod))
-        return str(tm.emit_assembly(mod)).encode()
+        with selected_isel(target.isel):
+            if kind is OutputKind.OBJECT:
+                return bytes(tm.emit_object(mod))
+            return str(tm.emit_assembly(mod)).encode()
     except RuntimeError as e:
         raise LlvmError("codegen", str(e)) from e
 
@@ -348,4 +360,4 @@ added; none changes what the code computes."""
 __all__ = ["IR_ADAPTATIONS", "Isel", "Llc", "LlvmError", "OutputKind", "Target",
            "adapt_ir_for", "determinism", "emit", "emit_assembly", "emit_module", "emit_object",
            "llc_version", "normalise_error_line", "optimise", "optimised_module", "parse",
-           "select_isel", "sha256", "target_machine"]
+           "selected_isel", "sha256", "target_machine"]

@@ -104,6 +104,28 @@ def test_global_is_really_globalisel_and_dag_really_selectiondag() -> None:
     assert proc.stdout == "" and "G_FSHL" in proc.stderr
 
 
+_AFTER = """
+import sys
+import llvmlite.binding as llvm
+from rgpu_fuzz.pipelines import toolchain
+from rgpu_fuzz.pipelines.toolchain import Isel, Target
+kernel = "define amdgpu_kernel void @k() { ret void }"
+toolchain.emit_object(kernel, Target("amdgcn-amd-amdhsa", "gfx942", isel=Isel.GLOBAL), 2)
+tm = llvm.Target.from_default_triple().create_target_machine(opt=3)
+print("rol" if "\\trol" in tm.emit_assembly(llvm.parse_assembly(sys.stdin.read())) else "?")
+"""
+
+
+def test_code_generated_outside_the_toolchain_after_a_global_emission_is_selectiondag() -> None:
+    """The simulator JITs host code with llvmlite in the same worker (its FMA loops): a
+    GlobalISel emission must not leave `-global-isel` on for it. A target machine made
+    directly with llvmlite after one selects `rol`, not GlobalISel's abort."""
+    proc = subprocess.run([sys.executable, "-c", _AFTER], input=ROTATE, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["rol"]
+
+
 def test_external_llc_gets_global_isel_on_its_command_line() -> None:
     llc = Llc(debian_llvm_tool("llc", 22))
     host = Target.host()
