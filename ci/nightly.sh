@@ -11,7 +11,9 @@
 #   NIGHTLY_TIME           campaign time budget per shard (default 30m)
 #   NIGHTLY_SHARDS         shards `all` runs (default 1)
 #   NIGHTLY_JOBS           worker processes per shard and for the recheck (default: all cores)
-#   NIGHTLY_PIPELINES      pipeline specs (default: the campaign's default mix)
+#   NIGHTLY_PIPELINES      pipeline specs (default: the campaign's default mix and GlobalISel
+#                          for gfx942 at O3, `amdgpu-sim:gfx942:O3:isel=global`: a third
+#                          opinion on every AMDGPU finding, and GlobalISel's own crashes)
 #   NIGHTLY_PLUGINS        plugin files, space-separated
 #   NIGHTLY_SEED           first seed; every shard of one night must share it (default: UTC
 #                          days since 1970 x 1,000,000, a new seed range every night)
@@ -34,6 +36,10 @@ out=${NIGHTLY_OUT:-runs/nightly}
 budget=${NIGHTLY_TIME:-30m}
 seed=${NIGHTLY_SEED:-$(( $(date -u +%s) / 86400 * 1000000 ))}
 reports=${NIGHTLY_REPORTS:-20}
+# `rgpu-fuzz campaign`'s default mix (rgpu_fuzz/cli/campaign.py, DEFAULT_PIPELINES) and
+# GlobalISel. Not `llvm-cpu:...:isel=global`: x86's GlobalISel in LLVM 22 cannot lower the
+# `fastcc` calls of every optimised host kernel (one known crash per case, no information).
+pipelines=${NIGHTLY_PIPELINES:-ref,llvm-cpu:O0,llvm-cpu:O3:det:detsample=4,amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3,amdgpu-sim:gfx942:O3:isel=global}
 if [ -n "${RGPU_FUZZ:-}" ]; then
   read -r -a fuzz <<< "$RGPU_FUZZ"
 elif [ -x "$root/.venv/bin/rgpu-fuzz" ]; then
@@ -57,9 +63,8 @@ run_shard() {  # I/N
   dir="$out/shard-$i-of-$n"
   mkdir -p "$dir"
   args=(campaign --time "$budget" --shard "$i/$n" --seed-start "$seed" --out "$dir" --json
-        "${plugins[@]}")
+        --pipelines "$pipelines" "${plugins[@]}")
   [ -n "${NIGHTLY_JOBS:-}" ] && args+=(--jobs "$NIGHTLY_JOBS")
-  [ -n "${NIGHTLY_PIPELINES:-}" ] && args+=(--pipelines "$NIGHTLY_PIPELINES")
   [ -n "${NIGHTLY_CASES:-}" ] && args+=(--cases "$NIGHTLY_CASES")
   # the bug-key probe answers of earlier nights (same toolchain only): not probed again
   [ -n "${NIGHTLY_HISTORY:-}" ] && [ -f "$NIGHTLY_HISTORY" ] && \

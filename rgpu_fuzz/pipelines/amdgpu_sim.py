@@ -1,10 +1,11 @@
 """`amdgpu-sim`: our lowering → amdgcn LLVM IR → object for gfx942/gfx90a/gfx1100 → ld.lld →
 code object → the ISA simulator (`rgpu_fuzz.sim`), loaded as the ROCm loader would.
 
-Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:llc=PATH][:steps=N][:timeout=S][:det]`,
-e.g. `amdgpu-sim:gfx942:O3`. Everything runs in a worker (LLVM may abort): the stages are
-`check`, `lower`, `transform`, `optimise`, `codegen`, `link`, `code-object-hook`, then
-`simulate`.
+Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:isel=dag|global][:llc=PATH][:steps=N]
+[:timeout=S][:det]`, e.g. `amdgpu-sim:gfx942:O3`; `isel=global` generates the code with
+GlobalISel instead of SelectionDAG (`toolchain.Isel`), a third opinion on a finding.
+Everything runs in a worker (LLVM may abort): the stages are `check`, `lower`, `transform`,
+`optimise`, `codegen`, `link`, `code-object-hook`, then `simulate`.
 
 Two extension points: `transform_ir` (IR text, as `llvm-cpu`) and `transform_code_object`
 (the linked code object's bytes in, bytes out) — to seed a back-end or linker bug, or run a
@@ -59,9 +60,10 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES, case_of
-from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
+from rgpu_fuzz.pipelines.options import Choice, Flag, Int, KeyChoice, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
+from rgpu_fuzz.pipelines.toolchain import Isel, Target
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
@@ -83,6 +85,16 @@ class Job:
     check_determinism: bool = False
     trace: bool = False
     texts: bool = False
+    isel: Isel = Isel.DAG
+
+
+def sim_target(cpu: str, isel: Isel) -> Target:
+    """The toolchain target of `amdgpu-sim` for processor `cpu` with selector `isel`."""
+    from dataclasses import replace
+
+    from rgpu_fuzz.pipelines.gpu_build import gpu_target
+
+    return replace(gpu_target(cpu), isel=isel)
 
 
 class AmdgpuSimPipeline(Pipeline):
@@ -104,7 +116,10 @@ class AmdgpuSimPipeline(Pipeline):
                 help="wave-instruction budget of one launch")
     DET = Flag(name="det", execution=True,
                help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
-    options = (TARGET, OPT, LLC, STEPS, DET)
+    ISEL = KeyChoice(name="isel", choices=tuple(Isel),
+                     help="instruction selector: SelectionDAG or GlobalISel (aborts where it "
+                          "cannot select: a CompileCrash, no fallback)")
+    options = (TARGET, OPT, ISEL, LLC, STEPS, DET)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
     """The worker bounds each job itself, after its start-up (importing llvmlite takes
@@ -123,7 +138,8 @@ class AmdgpuSimPipeline(Pipeline):
     def job(self, case: Case, *, trace: bool = False, texts: bool = False) -> Job:
         return Job(casefile.dumps(case), self.option(self.TARGET), self.option(self.OPT),
                    ClassRef.of(type(self)), str(self.spec), self.option(self.LLC),
-                   self.option(self.STEPS), self.option(self.DET), trace, texts)
+                   self.option(self.STEPS), self.option(self.DET), trace, texts,
+                   Isel(self.option(self.ISEL)))
 
     def _run(self, case: Case) -> Outcome:
         from rgpu_fuzz.pipelines.workers import call_in_worker
@@ -156,7 +172,8 @@ class AmdgpuSimPipeline(Pipeline):
 
         return BatchJob(tuple(casefile.dumps(c) for c in cases), self.option(self.TARGET),
                         self.option(self.OPT), ClassRef.of(type(self)), str(self.spec),
-                        self.option(self.LLC), self.option(self.STEPS), self.timeout)
+                        self.option(self.LLC), self.option(self.STEPS), self.timeout,
+                        Isel(self.option(self.ISEL)))
 
     def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
         """A chunk's cases compiled into one code object and launched from it
@@ -229,14 +246,14 @@ class _Built:
 def _compile(job: Job) -> _Built | Outcome:
     from rgpu_fuzz.codeobj.link import LinkFailure, link
     from rgpu_fuzz.pipelines import toolchain
-    from rgpu_fuzz.pipelines.gpu_build import GpuBuild, build_gpu, gpu_target
+    from rgpu_fuzz.pipelines.gpu_build import GpuBuild, build_gpu
     from rgpu_fuzz.pipelines.toolchain import Llc
 
     pipeline = job.pipeline_class.load()(_spec(job.spec))
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
     custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
     case = casefile.loads(job.case_toml)
-    got = build_gpu(case, gpu_target(job.target), job.opt_level,
+    got = build_gpu(case, sim_target(job.target, job.isel), job.opt_level,
                     llc=None if job.llc is None else Llc(job.llc),
                     transform=pipeline.transform_ir if custom_ir else None,
                     determinism=job.check_determinism, assembly=job.texts)
@@ -430,4 +447,5 @@ def texts(job: Job) -> dict[str, str]:
     return out
 
 
-__all__ = ["AmdgpuSimPipeline", "Job", "Launch", "execute", "prepare_launch", "texts"]
+__all__ = ["AmdgpuSimPipeline", "Job", "Launch", "execute", "prepare_launch", "sim_target",
+           "texts"]

@@ -44,12 +44,13 @@ from rgpu_fuzz.pipelines.amdgpu_sim import (
     _hooked,
     _simulate,
     _spec,
+    sim_target,
 )
 from rgpu_fuzz.pipelines.batching import BATCH_PREFIX, link_modules
 from rgpu_fuzz.pipelines.llvm_stages import LlvmBuild, StageClock, case_of, lower_and_optimise
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import report_stage
-from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError
+from rgpu_fuzz.pipelines.toolchain import Isel, Llc, LlvmError
 
 T = TypeVar("T")
 
@@ -68,11 +69,12 @@ class BatchJob:
     steps: int = DEFAULT_STEPS
     timeout: float = DEFAULT_TIMEOUT
     """Seconds per case; a case's launch stops (SIGALRM) when its share is spent."""
+    isel: Isel = Isel.DAG
 
     def job(self, i: int) -> Job:
         """Case `i` as the single-case job it would be alone."""
         return Job(self.cases[i], self.target, self.opt_level, self.pipeline_class, self.spec,
-                   self.llc, self.steps)
+                   self.llc, self.steps, isel=self.isel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +105,8 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
              clock: _BatchClock) -> bytes | BatchFailed:
     """The batch's linked (and hooked) code object, or why there is none."""
     from rgpu_fuzz.codeobj.link import LinkFailure, link
-    from rgpu_fuzz.pipelines.gpu_build import gpu_target
 
-    target, level = gpu_target(job.target), job.opt_level
+    target, level = sim_target(job.target, job.isel), job.opt_level
     llc = None if job.llc is None else Llc(job.llc)
     try:
         text = clock.run("ir-link", lambda: link_modules({i: b.ir for i, b in builds.items()}))
@@ -142,13 +143,13 @@ def execute_batch(job: BatchJob) -> list[Outcome] | BatchFailed:
     job function); one outcome per case, in order."""
     from rgpu_fuzz.codeobj.launch import LoadedKernel, load_kernels
     from rgpu_fuzz.lower import AmdgcnTarget
-    from rgpu_fuzz.pipelines.gpu_build import GpuBuild, gpu_target
+    from rgpu_fuzz.pipelines.gpu_build import GpuBuild
     from rgpu_fuzz.sim import decode_text
 
     pipeline = job.pipeline_class.load()(_spec(job.spec))
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
     custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
-    target = gpu_target(job.target)
+    target = sim_target(job.target, job.isel)
     clocks = [StageClock(tag=f"{i}:") for i in range(len(job.cases))]
     out: list[Outcome | None] = [None] * len(job.cases)
     builds: dict[int, LlvmBuild] = {}

@@ -1,6 +1,7 @@
 """`llvm-cpu`: our lowering → LLVM IR → new-pass-manager optimisation → MCJIT on the host.
 
 Options: `O0`…`O3` (default `O2`), `timeout=SECONDS` (default 60; compile and run together),
+`isel=dag|global` (the instruction selector, `toolchain.Isel`; default `dag`),
 `det` (compile twice and compare: every case run alone, and in a batch one case in
 `detsample=N`, default 4, chosen by its id; `DET_SAMPLE`), `llc=PATH` (code generation by
 an external `llc`, whose object MCJIT then loads), e.g. `llvm-cpu:O3:timeout=30`,
@@ -45,14 +46,14 @@ from rgpu_fuzz.pipelines.llvm_stages import (
     crash,
     lower_and_optimise,
 )
-from rgpu_fuzz.pipelines.options import Flag, Int, OptLevel, PathOption
+from rgpu_fuzz.pipelines.options import Flag, Int, KeyChoice, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import (
     describe_failure,
     outcome_of,
     report_stage,
 )
-from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
+from rgpu_fuzz.pipelines.toolchain import Isel, Llc, LlvmError, Target
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 
 T = TypeVar("T")
@@ -82,6 +83,7 @@ class Job:
     spec: str
     check_determinism: bool = False
     llc: str | None = None
+    isel: Isel = Isel.DAG
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +121,10 @@ class LlvmCpuPipeline(Pipeline):
                         help="no effect: the host lowering always keeps the kernel's code "
                              "out of the harness's loops (lower.host); accepted so that "
                              "specs written before still parse")
-    options = (OPT, DET, DET_SAMPLE, LLC, THREAD_CALLS)
+    ISEL = KeyChoice(name="isel", choices=tuple(Isel),
+                     help="instruction selector: SelectionDAG or GlobalISel (aborts where it "
+                          "cannot select: a CompileCrash, no fallback)")
+    options = (OPT, ISEL, DET, DET_SAMPLE, LLC, THREAD_CALLS)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
     """The worker bounds the job itself (and reports the stage); `run`'s own limit is the
@@ -143,6 +148,10 @@ class LlvmCpuPipeline(Pipeline):
     def llc(self) -> str | None:
         return self.option(self.LLC)
 
+    @property
+    def isel(self) -> Isel:
+        return Isel(self.option(self.ISEL))
+
     def ir_transform(self) -> Callable[[str], str] | None:
         """What the worker applies to a case's lowered IR before optimisation: a
         subclass's `transform_ir` (None: the IR as lowered)."""
@@ -163,7 +172,7 @@ class LlvmCpuPipeline(Pipeline):
         """The worker's description of compiling and running `case` alone with this
         pipeline: with `det`, compiled twice whatever `detsample` says (`DET_SAMPLE`)."""
         return Job(casefile.dumps(case), self.opt_level, ClassRef.of(type(self)),
-                   str(self.spec), self.check_determinism, self.llc)
+                   str(self.spec), self.check_determinism, self.llc, self.isel)
 
     def artefact_text(self, case: Case, kind: str) -> str | None:
         """`reproduce --show ir|asm`: the IR before and after optimisation, or the assembly."""
@@ -189,7 +198,8 @@ class LlvmCpuPipeline(Pipeline):
     def batch_job(self, cases: Sequence[Case]) -> BatchJob:
         return BatchJob(tuple(casefile.dumps(c) for c in cases),
                         tuple(self.checks_determinism_of(c) for c in cases), self.opt_level,
-                        ClassRef.of(type(self)), str(self.spec), self.llc, self.timeout)
+                        ClassRef.of(type(self)), str(self.spec), self.llc, self.timeout,
+                        self.isel)
 
     def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
         """A chunk's cases compiled as one module (one per determinism group), optimised
@@ -236,7 +246,7 @@ def artefacts(case: Case, spec: str = "llvm-cpu", *,
 def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Outcome:
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
-    return lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
+    return lower_and_optimise(case, HostTarget(), Target.host(job.isel), job.opt_level,
                               transform=pipeline.ir_transform(),
                               clock=clock, upto=upto)
 
@@ -257,26 +267,26 @@ def compile_texts(job: ArtefactJob) -> dict[str, str]:
     report_stage("codegen")
     llc = None if job.job.llc is None else Llc(job.job.llc)
     try:
-        texts["asm"] = toolchain.emit_assembly(got.ir_opt, Target.host(), job.job.opt_level,
-                                               llc)
+        texts["asm"] = toolchain.emit_assembly(got.ir_opt, Target.host(job.job.isel),
+                                               job.job.opt_level, llc)
     except LlvmError as e:
         texts["error"] = f"codegen: {e.signature}"
     return texts
 
 
-def _object(ir_opt: str, level: int, llc: Llc | None) -> bytes:
+def _object(ir_opt: str, level: int, llc: Llc | None, isel: Isel) -> bytes:
     """The host object of optimised IR (llvmlite's code generator or `llc`'s)."""
-    return toolchain.emit_object(ir_opt, Target.host(), level, llc)
+    return toolchain.emit_object(ir_opt, Target.host(isel), level, llc)
 
 
-def _engine(objects: Sequence[bytes], level: int) -> Any:
+def _engine(objects: Sequence[bytes], level: int, isel: Isel) -> Any:
     """An MCJIT engine holding `objects`, relocated and ready to call. MCJIT runs the very
     object the determinism check hashes (no second code generation inside MCJIT); the engine
     must outlive the calls."""
     import llvmlite.binding as llvm
 
     # MCJIT takes ownership of its target machine: a fresh one for every engine
-    tm = toolchain.target_machine(Target.host(), level, fresh=True)
+    tm = toolchain.target_machine(Target.host(isel), level, fresh=True)
     try:
         engine = llvm.create_mcjit_compiler(toolchain.parse(""), tm)
         for obj in objects:
@@ -321,17 +331,18 @@ def execute(job: Job) -> Outcome:
         return got
     llc = None if job.llc is None else Llc(job.llc)
     try:
-        obj = clock.run("codegen", lambda: _object(got.ir_opt, job.opt_level, llc))
+        obj = clock.run("codegen", lambda: _object(got.ir_opt, job.opt_level, llc, job.isel))
     except LlvmError as e:
         return crash("codegen", e)
     if job.check_determinism:
         try:
             clock.artefacts.update(clock.run("determinism", lambda: toolchain.determinism(
-                got.ir, got.ir_opt, Target.host(), job.opt_level, llc, first_object=obj)))
+                got.ir, got.ir_opt, Target.host(job.isel), job.opt_level, llc,
+                first_object=obj)))
         except LlvmError as e:
             return crash("determinism", e)
     try:
-        engine = clock.run("codegen", lambda: _engine([obj], job.opt_level))
+        engine = clock.run("codegen", lambda: _engine([obj], job.opt_level, job.isel))
     except LlvmError as e:
         return crash("codegen", e)
     outcome = _launch(case, got.lowered, engine.get_function_address(got.lowered.symbol), clock)
@@ -356,6 +367,7 @@ class BatchJob:
     llc: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     """Seconds per case; each case's run stops (SIGALRM) when its share is spent."""
+    isel: Isel = Isel.DAG
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +384,7 @@ def _compile_group(group: list[int], builds: dict[int, LlvmBuild],
     """Link, optimise and emit one group of a batch; with `determinism`, optimise and emit
     it again and compare (`_attribute_nondeterminism`). Stage seconds are shared out evenly
     between the group's cases; the group's hashes are `batch-llvm-ir-opt`, `batch-object`."""
-    target, level = Target.host(), job.opt_level
+    target, level = Target.host(job.isel), job.opt_level
     seconds: dict[str, float] = {}
 
     def timed(stage: str, work: Callable[[], T]) -> T:
@@ -390,7 +402,7 @@ def _compile_group(group: list[int], builds: dict[int, LlvmBuild],
     # determinism check it still runs, since that compares against a second `optimise`.
     opt = text if level == 0 and not check else timed(
         "optimise", lambda: toolchain.optimise(text, target, level))
-    obj = timed("codegen", lambda: _object(opt, level, llc))
+    obj = timed("codegen", lambda: _object(opt, level, llc, job.isel))
     arts = {"batch-llvm-ir-opt": toolchain.sha256(opt), "batch-object": toolchain.sha256(obj)}
     if check:
         again = timed("determinism", lambda: toolchain.determinism(
@@ -411,7 +423,7 @@ def _attribute_nondeterminism(group: list[int], builds: dict[int, LlvmBuild],
     differs alone gets the single-case keys (`object-again`: reproducible from the case);
     when none does, every case of the group gets the batch's keys (`batch-object-again`,
     a bucket of its own: nondeterminism seen only in a multi-kernel module)."""
-    target, level = Target.host(), job.opt_level
+    target, level = Target.host(job.isel), job.opt_level
     alone = {}
     for i in group:
         clocks[i].report("determinism")
@@ -439,7 +451,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     out: list[Outcome | None] = [None] * len(cases)
     builds: dict[int, LlvmBuild] = {}
     for i, case in enumerate(cases):
-        got = lower_and_optimise(case, HostTarget(), Target.host(), job.opt_level,
+        got = lower_and_optimise(case, HostTarget(), Target.host(job.isel), job.opt_level,
                                  transform=pipeline.ir_transform(),
                                  clock=clocks[i], upto="llvm-ir")
         if isinstance(got, LlvmBuild):
@@ -458,7 +470,7 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
                 return BatchFailed(e.stage, e.signature)
     report_stage("codegen")
     try:
-        engine = _engine(objects, job.opt_level)
+        engine = _engine(objects, job.opt_level, job.isel)
     except LlvmError as e:
         return BatchFailed("codegen", e.signature)
     for i, build in builds.items():

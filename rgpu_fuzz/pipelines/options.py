@@ -5,10 +5,11 @@ Its options are parsed once, when the pipeline is made, against the class's decl
 into an `OptionValues`; a token that no declaration accepts, a value that does not parse or
 is out of range, and an option given twice are one-line `PipelineError`s naming the spec.
 
-Five kinds of declaration cover every pipeline so far:
+Six kinds of declaration cover every pipeline so far:
 
 * `OptLevel()`            — `O0`…`O3` (a bare token; `o2` is read as `O2`);
 * `Choice(name, choices)` — one bare token out of a fixed set (`gfx942|gfx90a|gfx1100`);
+* `KeyChoice(name, choices)` — `name=VALUE`, VALUE out of a fixed set (`isel=dag|global`);
 * `Int(name)` / `Float(name)` — `name=NUMBER` with an inclusive range;
 * `Flag(name)`            — a bare word that switches something on (`det`);
 * `PathOption(name)`      — `name=PATH`, optionally required to exist (`llc=/usr/bin/llc`).
@@ -152,6 +153,33 @@ class _Keyed(Option[T]):
         if not eq or not value:
             raise _Malformed(f"\"{key}\" needs a value: {self.syntax}")
         return value
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeyChoice(_Keyed[str]):
+    """`name=VALUE` with VALUE one of `choices` (`isel=global`): a setting whose values
+    are words, written with its name (a bare `global` would say nothing)."""
+
+    choices: tuple[str, ...]
+    choice: str | None = None
+    """The default; None means the first of `choices`."""
+
+    @property
+    def default(self) -> str:
+        return self.choice if self.choice is not None else self.choices[0]
+
+    def read(self, token: str) -> str:
+        text = self.value_text(token)
+        if text not in self.choices:
+            raise _Malformed(f"{self.name}={text}: expected one of {self.syntax}")
+        return text
+
+    def render(self, value: str) -> str:
+        return f"{self.name}={value}"
+
+    @property
+    def syntax(self) -> str:
+        return f"{self.name}={'|'.join(self.choices)}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -320,5 +348,5 @@ def options_help(declared: Iterable[Option[Any]]) -> str:
     return "; ".join(d.describe() for d in declared)
 
 
-__all__ = ["Choice", "Flag", "Float", "Int", "OptLevel", "Option", "OptionValues",
+__all__ = ["Choice", "Flag", "Float", "Int", "KeyChoice", "OptLevel", "Option", "OptionValues",
            "PathOption", "PipelineError", "options_help", "parse_options"]

@@ -5,8 +5,9 @@ verifies IR; optimises with the new pass manager at O0…O3; emits an object or 
 from a freshly parsed module (llvmlite's code generation mutates the module it is given) or,
 for one emission where nothing needs the optimised text, from the optimised module itself
 (`optimised_module`, `emit_module`), with llvmlite's own LLVM or with an external `llc`
-(`Llc`, option `llc=PATH`); and compiles twice to check determinism (DESIGN.md §4: the same
-case compiled twice gives the same bytes).
+(`Llc`, option `llc=PATH`); selects the instruction selector of every emission (`Isel`:
+SelectionDAG or GlobalISel, option `isel=`); and compiles twice to check determinism
+(DESIGN.md §4: the same case compiled twice gives the same bytes).
 
 Every llvmlite failure is caught here and only here, and becomes `LlvmError`, whose
 `signature` is its first line with numbers, addresses and paths blanked (DESIGN.md §6). LLVM
@@ -22,7 +23,8 @@ from __future__ import annotations
 import hashlib
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
@@ -67,25 +69,38 @@ class OutputKind(StrEnum):
     ASSEMBLY = "asm"
 
 
+class Isel(StrEnum):
+    """The instruction selector of code generation: LLVM's SelectionDAG (`dag`, what
+    `llc` uses for AMDGPU and x86 by default; FastISel where the target wants it at O0) or
+    GlobalISel (`global`, `llc -global-isel`). GlobalISel is chosen explicitly, so a
+    function it cannot select is a fatal `LLVM ERROR` (abort mode on), not a quiet
+    fallback to SelectionDAG: the pipeline's answer is then GlobalISel's own."""
+
+    DAG = "dag"
+    GLOBAL = "global"
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """What a target machine is made for: triple, CPU (`gfx942`; "" for the triple's
     default), feature string (`+wavefrontsize64,-xnack`; "" for the CPU's default) and
-    relocation model (LLVM's `default`, `static`, `pic`)."""
+    relocation model (LLVM's `default`, `static`, `pic`), and the instruction selector
+    (`Isel`) every emission for it uses."""
 
     triple: str
     cpu: str = ""
     features: str = ""
     reloc: str = "default"
+    isel: Isel = Isel.DAG
 
     @classmethod
-    def host(cls) -> Target:
+    def host(cls, isel: Isel = Isel.DAG) -> Target:
         """The machine running this process, as MCJIT sees it (generic CPU: the host
         pipeline's code must not depend on which x86 this is). Position-independent: MCJIT
         maps code and data above 4 GiB, where the static model's 32-bit absolute relocations
         (jump and lookup tables at O2/O3) do not reach and RuntimeDyldELF asserts
         (`resolveX86_64Relocation`, R_X86_64_32/32S out of range)."""
-        return cls(_llvm().get_default_triple(), reloc="pic")
+        return cls(_llvm().get_default_triple(), reloc="pic", isel=isel)
 
 
 def _llvm() -> Any:
@@ -104,20 +119,48 @@ def _initialise(llvm: Any) -> None:
     llvm.initialize_native_asmprinter()
 
 
+@contextmanager
+def selected_isel(isel: Isel) -> Iterator[None]:
+    """LLVM's instruction selector is `isel` for the code generation inside, SelectionDAG
+    again after it.
+
+    LLVM reads its `-global-isel` command-line option (a process-wide `cl::opt`) when a
+    code generation pipeline is built (`TargetPassConfig::addCoreISelPasses`), that is at
+    every `emit_object`/`emit_assembly` and MCJIT finalisation. A worker compiles for many
+    pipeline specs one after another, and other code in it generates code with llvmlite
+    too (the simulator JITs its host FMA loops, `sim.semantics.hostfma`, which x86's
+    GlobalISel cannot legalize): so the option is set explicitly before every emission and
+    set back to SelectionDAG after it, never left as the last spec set it. `=0` is
+    SelectionDAG as if the option were absent (FastISel still where the target wants it
+    at O0); setting it again and again is accepted (tests/unit/test_isel.py compiles dag,
+    global, dag in one process)."""
+    llvm = _llvm()
+    llvm.set_option("", f"-global-isel={int(isel is Isel.GLOBAL)}")
+    try:
+        yield
+    finally:
+        if isel is not Isel.DAG:
+            llvm.set_option("", "-global-isel=0")
+
+
 _MACHINES: dict[tuple[Target, int], Any] = {}
 
 
 def target_machine(target: Target, level: int, *, fresh: bool = False) -> Any:
     """A target machine for `target` at optimisation level `level`, cached per process;
-    `fresh` makes a new one (MCJIT takes ownership of the machine it is given)."""
+    `fresh` makes a new one (MCJIT takes ownership of the machine it is given). Each
+    selector has machines of its own (`Target.isel` is part of the key): LLVM records the
+    selector it chose in the machine's options when it builds a code generation pipeline,
+    and a machine shared by both would carry GlobalISel's setting into a `dag` emission."""
     key = (target, level)
     if not fresh and key in _MACHINES:
         return _MACHINES[key]
     llvm = _llvm()
     try:
-        tm = llvm.Target.from_triple(target.triple).create_target_machine(
-            cpu=target.cpu, features=target.features, opt=level, reloc=target.reloc,
-            codemodel="default")
+        with selected_isel(target.isel):
+            tm = llvm.Target.from_triple(target.triple).create_target_machine(
+                cpu=target.cpu, features=target.features, opt=level, reloc=target.reloc,
+                codemodel="default")
     except RuntimeError as e:
         raise LlvmError("target", str(e)) from e
     if not fresh:
@@ -183,9 +226,10 @@ def emit_module(mod: Any, target: Target, level: int,
     code generation mutates it, so it serves this one emission and nothing after."""
     tm = target_machine(target, level)
     try:
-        if kind is OutputKind.OBJECT:
-            return bytes(tm.emit_object(mod))
-        return str(tm.emit_assembly(mod)).encode()
+        with selected_isel(target.isel):
+            if kind is OutputKind.OBJECT:
+                return bytes(tm.emit_object(mod))
+            return str(tm.emit_assembly(mod)).encode()
     except RuntimeError as e:
         raise LlvmError("codegen", str(e)) from e
 
@@ -250,6 +294,7 @@ class Llc:
             cmd += [f"-mcpu={target.cpu}"] if target.cpu else []
             cmd += [f"-mattr={target.features}"] if target.features else []
             cmd += [f"-relocation-model={target.reloc}"] if target.reloc != "default" else []
+            cmd += ["-global-isel"] if target.isel is Isel.GLOBAL else []
             # relative names (cwd is the temporary folder): no temporary paths in errors
             cmd += [f"-filetype={kind}", "-o", out.name, src.name]
             proc = run_bounded(cmd, timeout=self.timeout, cwd=Path(tmp))
@@ -312,7 +357,7 @@ to IR that llvmlite's LLVM 22 wrote. Each rule only drops or respells facts the 
 added; none changes what the code computes."""
 
 
-__all__ = ["IR_ADAPTATIONS", "Llc", "LlvmError", "OutputKind", "Target", "adapt_ir_for",
-           "determinism", "emit", "emit_assembly", "emit_module", "emit_object", "llc_version",
-           "normalise_error_line", "optimise", "optimised_module", "parse", "sha256",
-           "target_machine"]
+__all__ = ["IR_ADAPTATIONS", "Isel", "Llc", "LlvmError", "OutputKind", "Target",
+           "adapt_ir_for", "determinism", "emit", "emit_assembly", "emit_module", "emit_object",
+           "llc_version", "normalise_error_line", "optimise", "optimised_module", "parse",
+           "selected_isel", "sha256", "target_machine"]
