@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
-from functools import cache
 from types import MappingProxyType
+from typing import Any
 
 from rgpu_fuzz.codeobj import CodeObject
-from rgpu_fuzz.sim.isa.formats import DPP8_EXT, DPP16_EXT, SDWA_EXT, Field, FieldKind, Format
+from rgpu_fuzz.sim.isa.formats import (
+    DPP8_EXT,
+    DPP16_EXT,
+    SDWA_EXT,
+    Field,
+    FieldKind,
+    Format,
+    _Extension,
+)
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
 from rgpu_fuzz.sim.isa.operands import (
     LITERAL_CODE,
@@ -178,7 +186,7 @@ class _Decoder:
         self.ndwords = fmt.dwords
         self.bits = self._gather(self.ndwords)
         self.values = fmt.decode_fields(self.bits)
-        self.extension: type | None = None
+        self.extension: type[_Extension] | None = None
         self.plan = _plan(fmt, info)
 
     def _gather(self, ndwords: int) -> int:
@@ -311,7 +319,7 @@ class _Decoder:
         return bool(self.values.get("acc")) and name in ("vdst", "data", "vdata", "data0",
                                                          "data1")
 
-    def _operands(self, present: list[str], k_match: re.Match | None
+    def _operands(self, present: Sequence[str], k_match: re.Match | None
                   ) -> tuple[list[Operand], list[Operand]]:
         enc = self.encoding
         if enc is Encoding.VOPD:
@@ -587,7 +595,7 @@ def _select(code: int) -> str:
     return _SELECTS[code] if code < len(_SELECTS) else f"SEL_{code}"
 
 
-def _replace(op: Operand, **changes: object) -> Operand:
+def _replace(op: Operand, **changes: Any) -> Operand:
     # most modifiers are off: the operand as it is, without re-running `__init__`
     for name, value in changes.items():
         if getattr(op, name) != value:
@@ -595,13 +603,22 @@ def _replace(op: Operand, **changes: object) -> Operand:
     return op
 
 
-@cache
+_MODIFIER_NAMES: dict[tuple[type[Format], tuple[str, ...]], tuple[str, ...]] = {}
+_NOT_MODIFIERS: dict[type[Format], frozenset[str]] = {}
+# memos keyed by format class (a dict, not `functools.cache`, whose typing wants `Hashable`
+# arguments and does not take a class object for one)
+
+
 def _modifier_names(fmt: type[Format], names: tuple[str, ...]) -> tuple[str, ...]:
     """Of the fields `names` decoded for `fmt` (with an extension dword's), the
     instruction-wide modifiers, in field order."""
-    skip = _not_modifiers(fmt)
-    return tuple(n for n in names if n not in skip and not n.startswith(
-        ("src0_", "src1_", "s0", "s1")))
+    got = _MODIFIER_NAMES.get((fmt, names))
+    if got is None:
+        skip = _not_modifiers(fmt)
+        got = _MODIFIER_NAMES[(fmt, names)] = tuple(
+            n for n in names
+            if n not in skip and not n.startswith(("src0_", "src1_", "s0", "s1")))
+    return got
 
 
 @dataclass(slots=True)
@@ -665,10 +682,12 @@ def _instruction(address: int, size: int, encoding: Encoding, target: str, opcod
     return new
 
 
-@cache
 def _not_modifiers(fmt: type[Format]) -> frozenset[str]:
     """Fields of `fmt` that are operands or per-operand bits, not instruction modifiers."""
-    operand_fields = {n for n, f in fmt.fields.items() if f.kind is not FieldKind.PLAIN}
-    return frozenset(operand_fields | {"op", "opy", "simm16", "neg", "abs", "opsel",
-                                       "opsel_hi", "opsel_hi2", "neg_hi", "imm",
-                                       "soffset_en", "sd"})
+    got = _NOT_MODIFIERS.get(fmt)
+    if got is None:
+        operand_fields = {n for n, f in fmt.fields.items() if f.kind is not FieldKind.PLAIN}
+        got = _NOT_MODIFIERS[fmt] = frozenset(
+            operand_fields | {"op", "opy", "simm16", "neg", "abs", "opsel", "opsel_hi",
+                              "opsel_hi2", "neg_hi", "imm", "soffset_en", "sd"})
+    return got
