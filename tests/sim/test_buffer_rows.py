@@ -4,8 +4,9 @@ wave's part of the segment lies a whole number of swizzled rows away. Expected v
 hand from the swizzle (AMDGPUUsage "Private Segment Buffer": 4-byte elements, index stride
 the wave size; soffset added unswizzled): with soffset - the wave's scratch offset = 32
 bytes on 4 lanes, element (32 + 4 * 4 * (offset // 4) + 4 * lane) / 4 is lane `lane`'s
-private dword 2 + offset // 4. A MUBUF load keeps definedness per byte (a byte with some
-undefined bit is undefined) and settles `vpart` when it completes."""
+private dword 2 + offset // 4. A MUBUF dword load keeps definedness per bit, as SCRATCH's
+does, and settles `vpart` when it completes; a sub-dword load's lane is defined when every
+byte it reads is wholly defined."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_a_dword_spill_lands_in_each_lanes_private_dword_and_reloads() -> None:
     assert w.vpart == {2: {3: 0xF}}                 # lanes 0 and 3 were not loaded
 
 
-def test_a_byte_with_undefined_bits_is_an_undefined_byte() -> None:
+def test_a_dword_load_keeps_the_bits_and_a_byte_load_needs_its_byte() -> None:
     w = wave()
     buffer("BUFFER_STORE_DWORD", 1, 0)(w)           # private offset 8: dword 2
     w.private.defined[2 * 4 * LANES + 4 * 1 + 0] = 0x0F   # lane 1, byte 0: 4 bits defined
@@ -73,6 +74,6 @@ def test_a_byte_with_undefined_bits_is_an_undefined_byte() -> None:
     buffer("BUFFER_LOAD_UBYTE", 6, 0)(w)            # byte 0: lane 1 undefined
     drain(w)
     assert w.vdef[:, 3].tolist() == [True, False, True, True]
-    assert w.vpart == {3: {1: 0xFFFF_FF00}}
+    assert w.vpart == {3: {1: 0xFFFF_FF0F}}       # byte 0's 4 defined bits kept
     assert w.V[:, 5].tolist() == [0x11, 0x22, 0x33, 0x44]
     assert w.vdef[:, 5].all() and w.vdef[:, 6].tolist() == [True, False, True, True]

@@ -64,3 +64,18 @@ def test_a_dword_load_and_a_d16_hi_load_to_one_register() -> None:
     outcomes = run_case(case, Registry().create_all(["ref", spec]))
     assert isinstance(outcomes[spec], Ok), outcomes[spec]
     assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+def test_a_lane_mask_spilled_through_mubuf_keeps_its_defined_bits() -> None:
+    """Bucket 25a4e21b33 (gfx90a O0, `memory` profile, 28 of 200 cases): a 21-lane wave's
+    loop mask, defined in bits 0-20, spilled by `buffer_store_dword` and reloaded; MUBUF
+    loads kept definedness per byte, so bits 16-20 came back undefined and
+    `s_andn2_b64 exec, exec, s[4:5]` was `sim-uninit-read` (docs/findings/25a4e21b33.md).
+    gfx942 spills through SCRATCH, which kept the bits."""
+    case = casefile.load_checked(CASES / "o0_gfx90a_mubuf_lane_mask_spill.toml")
+    spec = "amdgpu-sim:gfx90a:O0"
+    pipelines = Registry().create_all(["ref", spec])
+    assert "buffer_store_dword" in pipelines[1].artefact_text(case, "asm")  # type: ignore[attr-defined]
+    outcomes = run_case(case, pipelines)
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
