@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -38,13 +39,13 @@ class VOp:
     readlane | readfirstlane | writelane."""
     dst: str
     src: tuple[str, ...]
-    fn: Callable[..., object]
+    fn: Callable[..., Any]
     mode: bool = False
     """`fn` takes the wave's float mode (IEEE bit) as its first argument."""
 
 
-def _p(dst: str, *src: str, mode: bool = False) -> Callable[[Callable[..., object]], VOp]:
-    def make(fn: Callable[..., object]) -> VOp:
+def _p(dst: str, *src: str, mode: bool = False) -> Callable[[Callable[..., Any]], VOp]:
+    def make(fn: Callable[..., Any]) -> VOp:
         return VOp("plain", dst, src, fn, mode)
     return make
 
@@ -204,7 +205,7 @@ def _cmp_ops() -> dict[str, VOp]:
             for x in ("", "X"):
                 out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), fn)
     # floats: ordered and unordered forms (N... = negated, U = unordered, O = ordered)
-    fl = {
+    fl: dict[str, Callable[..., Any]] = {
         "F": lambda a, b: np.zeros(np.broadcast(a, b).shape, bool),
         "LT": np.less, "EQ": np.equal, "LE": np.less_equal, "GT": np.greater,
         "LG": lambda a, b: np.less(a, b) | np.greater(a, b),
@@ -219,9 +220,9 @@ def _cmp_ops() -> dict[str, VOp]:
     }
     for ty in ("F16", "F32", "F64"):
         t = ty.lower()
-        for name, f in fl.items():
+        for name, pred in fl.items():
             for x in ("", "X"):
-                out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), f)
+                out[f"V_CMP{x}_{name}_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, t), pred)
         for x in ("", "X"):
             out[f"V_CMP{x}_CLASS_{ty}"] = VOp("cmpx" if x else "cmp", "b64", (t, "u32"),
                                               vf.cmp_class)
