@@ -18,8 +18,9 @@ import pytest
 from rgpu_fuzz import targets as table
 from rgpu_fuzz.codeobj import read_code_object, target_by_name
 from rgpu_fuzz.codeobj.targets import target_by_mach
+from rgpu_fuzz.lower.amdgcn import AmdgcnTarget
 from rgpu_fuzz.pipelines.amdgpu_sim import TARGETS as AMDGPU_SIM_TARGETS
-from rgpu_fuzz.pipelines.gpu_build import GPU_CPUS
+from rgpu_fuzz.pipelines.gpu_build import GPU_CPUS, gpu_target
 from rgpu_fuzz.pipelines.rustc_amdgpu import TARGETS as RUSTC_AMDGPU_TARGETS
 from rgpu_fuzz.process import run_bounded
 from rgpu_fuzz.sim import target_config
@@ -191,6 +192,14 @@ def test_pipelines_support_the_rows_with_isa_facts() -> None:
     assert GPU_CPUS == AMDGPU_SIM_TARGETS == RUSTC_AMDGPU_TARGETS == names
     assert tuple(DECODER_TARGETS) == names
     assert names[0] == "gfx942"  # the pipelines' default target (their `Choice` takes the first)
+
+
+@pytest.mark.parametrize("target", ROWS, ids=lambda t: t.name)
+def test_lowering_and_build_triples_are_the_rows(target: GpuTarget) -> None:
+    """The amdgcn lowering writes the row's triple into the module, and the GPU build stage
+    makes its target machine for it."""
+    assert AmdgcnTarget(cpu=target.name).triple == target.triple
+    assert gpu_target(target.name).triple == target.triple
 
 
 def test_rows_without_isa_facts_have_no_simulator() -> None:
