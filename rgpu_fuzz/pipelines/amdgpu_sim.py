@@ -65,8 +65,9 @@ from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
 from rgpu_fuzz.pipelines.toolchain import Isel, Target
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
+from rgpu_fuzz.targets import PIPELINE_TARGETS
 
-TARGETS = ("gfx942", "gfx90a", "gfx1100")
+TARGETS = PIPELINE_TARGETS
 STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_STEPS = 20_000_000

@@ -38,9 +38,11 @@ from rgpu_fuzz.pipelines.llvm_stages import (
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import outcome_of
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
+from rgpu_fuzz.targets import PIPELINE_TARGETS
 
-GPU_CPUS = ("gfx942", "gfx90a", "gfx1100")
-"""The processors every GPU pipeline supports (DESIGN.md §4)."""
+GPU_CPUS = PIPELINE_TARGETS
+"""The processors every GPU pipeline supports (DESIGN.md §4): the target table's rows with ISA
+facts (`rgpu_fuzz.targets`)."""
 
 
 def gpu_target(cpu: str, features: str = "") -> Target:

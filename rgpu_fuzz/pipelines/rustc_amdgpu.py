@@ -85,10 +85,11 @@ from rgpu_fuzz.pipelines.rustc_program import (
     printed_program_case,
 )
 from rgpu_fuzz.process import run_bounded
+from rgpu_fuzz.targets import PIPELINE_TARGETS
 
 __all__ = ["TARGETS", "RustcAmdgpuPipeline", "execute", "kernel_ir"]
 
-TARGETS = ("gfx942", "gfx90a", "gfx1100")
+TARGETS = PIPELINE_TARGETS
 
 DEFAULT_STEPS = 20_000_000
 """amdgpu-sim's default budget, so both simulate the same amount."""

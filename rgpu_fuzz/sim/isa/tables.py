@@ -5,8 +5,9 @@ ISA XML (`tinygrad/runtime/autogen/amd/{cdna,rdna3}/{enum,operands}.py`, version
 in pyproject.toml): the enum member per opcode value, and per opcode the width and type
 of each operand field. Where a target differs from its family's XML (gfx942 and gfx90a
 against the CDNA4 tables; LLVM spellings) the difference is a row of
-`corrections.toml`, with its reason. Everything else about a target (wave size, the
-scalar-operand code map, whether VOP3 takes a literal) is a row of `TARGETS`.
+`corrections.toml`, with its reason. Everything else about a target (wave size, SGPR count,
+which scalar-operand code map and format tuple, whether VOP3 takes a literal) is a row of the
+target table, `rgpu_fuzz.targets` (`gpu.toml`), which `TARGETS` reads.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from rgpu_fuzz import targets as target_table
 from rgpu_fuzz.sim.isa.formats import Format
 from rgpu_fuzz.sim.isa.formats_cdna import GFX90A, GFX942
 from rgpu_fuzz.sim.isa.formats_rdna3 import GFX1100
 from rgpu_fuzz.sim.isa.instruction import Special
+from rgpu_fuzz.targets import GpuIsa, GpuTarget
 
 __all__ = ["TARGETS", "OpInfo", "OperandType", "TargetSpec", "TargetTables", "UnknownTarget",
            "tables"]
@@ -72,17 +75,25 @@ class TargetSpec:
     true16: bool                    # 16-bit VGPR operands name halves (v0.l / v0.h)
 
 
+_FORMATS: Mapping[str, tuple[type[Format], ...]] = MappingProxyType({
+    "GFX942": GFX942, "GFX90A": GFX90A, "GFX1100": GFX1100})
+"""The encoding-format tuples a target-table row names (`gpu.toml` `isa.formats`)."""
+_SPECIALS: Mapping[str, Mapping[int, Special]] = MappingProxyType({
+    "gfx9": _SPECIAL_GFX9, "gfx11": _SPECIAL_GFX11})
+"""The special-register code maps a target-table row names (`isa.specials`)."""
+
+
+def _spec(target: GpuTarget, isa: GpuIsa) -> TargetSpec:
+    """The decoder's view of a target-table row and its ISA facts."""
+    return TargetSpec(name=target.name, family=isa.tables, formats=_FORMATS[isa.formats],
+                      wave_size=target.wave_size, sgprs=target.sgprs,
+                      specials=_SPECIALS[isa.specials], vop3_literal=isa.vop3_literal,
+                      sdwa=isa.sdwa, dpp8=isa.dpp8, true16=isa.true16)
+
+
 TARGETS: Mapping[str, TargetSpec] = MappingProxyType({
-    "gfx942": TargetSpec(name="gfx942", family="cdna", formats=GFX942, wave_size=64, sgprs=102,
-                         specials=_SPECIAL_GFX9, vop3_literal=False, sdwa=True, dpp8=False,
-                         true16=False),
-    "gfx90a": TargetSpec(name="gfx90a", family="cdna", formats=GFX90A, wave_size=64, sgprs=102,
-                         specials=_SPECIAL_GFX9, vop3_literal=False, sdwa=True, dpp8=False,
-                         true16=False),
-    "gfx1100": TargetSpec(name="gfx1100", family="rdna3", formats=GFX1100, wave_size=32,
-                          sgprs=106, specials=_SPECIAL_GFX11, vop3_literal=True, sdwa=False,
-                          dpp8=True, true16=True),
-})
+    t.name: _spec(t, t.isa) for t in target_table.TARGETS if t.isa is not None})
+"""The decoder's parameters per target, built from the target table (`rgpu_fuzz.targets`)."""
 
 
 @dataclass(frozen=True, slots=True)

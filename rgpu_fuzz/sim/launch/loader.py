@@ -15,13 +15,11 @@ every other register reads as undefined to the definedness checks.
 from __future__ import annotations
 
 import struct
-import tomllib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Mapping as MappingOf
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -29,6 +27,7 @@ import numpy as np
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.state.memory import AddressSpace, Mapping, mapping
 from rgpu_fuzz.sim.state.wave import EXEC, FLAT_SCRATCH, FULL, Wave
+from rgpu_fuzz.targets import PIPELINE_TARGETS, by_name
 
 DISPATCH_PACKET_SIZE = 64
 HSA_PACKET_TYPE_KERNEL_DISPATCH = 2
@@ -218,15 +217,15 @@ class TargetConfig:
 
 @cache
 def target_config(name: str) -> TargetConfig:
-    data = tomllib.loads(resources.files("rgpu_fuzz.sim").joinpath("targets.toml").read_text())
-    if name not in data:
-        raise KeyError(f"no simulator configuration for {name} (have: {', '.join(data)})")
-    t = data[name]
-    return TargetConfig(name, t["wave_size"], t["packed_workitem_ids"],
-                        t["architected_flat_scratch"], t["agprs"],
-                        tuple(tuple(f) for f in t["vmcnt"]),
-                        tuple(tuple(f) for f in t["lgkmcnt"]), t.get("true16", False),
-                        t.get("stores_in_vmcnt", True))
+    """The loader's and executor's view of a target-table row (`rgpu_fuzz.targets`)."""
+    target = by_name(name)
+    if target is None or target.isa is None or target.name != name:
+        raise KeyError(f"no simulator configuration for {name} "
+                       f"(have: {', '.join(PIPELINE_TARGETS)})")
+    isa = target.isa
+    return TargetConfig(name, target.wave_size, isa.packed_workitem_ids,
+                        isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt,
+                        isa.true16, isa.stores_in_vmcnt)
 
 
 def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dims: int,
