@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The nightly rgpu-fuzz run (issue 13; ci/README.md says what it runs and how to read it).
+# The nightly rgpu-fuzz run (ci/README.md says what it runs and how to read it).
 #
 #   ci/nightly.sh                 all shards one after another on this machine, then finish
 #   ci/nightly.sh shard I/N       one shard's campaign (a CI matrix job)

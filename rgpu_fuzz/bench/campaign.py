@@ -42,7 +42,7 @@ from rgpu_fuzz.checkout import in_checkout
 CPU_MIX = "ref,llvm-cpu:O0,llvm-cpu:O3:det"
 """The mix (its goal: 20 cases per second per core)."""
 FIRST_SEED = 5_550_000
-"""The seeds issue 12 measured from."""
+"""The seeds the mix was first measured from."""
 
 DRIVER = r'''
 import json, os, statistics, sys, time

@@ -1,6 +1,6 @@
 """AMDGPU code objects: link with ld.lld, read the ELF, its `NT_AMDGPU_METADATA` note and
 each kernel's descriptor, pack the kernarg segment from the metadata, and verify what a
-loader relies on (DESIGN.md §2: below `sim`, `lower` and `pipelines`, which all load code
+loader relies on (docs/design.md §1: below `sim`, `lower` and `pipelines`, which all load code
 objects through this package; it imports none of them).
 
 Failures of the bytes under test are values (`LinkFailure`, `KernargMismatch`, `Violation`)

@@ -116,7 +116,7 @@ class AmdgpuSimPipeline(Pipeline):
     STEPS = Int(name="steps", value=DEFAULT_STEPS, min=1,
                 help="wave-instruction budget of one launch")
     DET = Flag(name="det", execution=True,
-               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+               help="compile twice and compare (docs/design.md §3: a difference is a finding)")
     ISEL = KeyChoice(name="isel", choices=tuple(Isel),
                      help="instruction selector: SelectionDAG or GlobalISel (aborts where it "
                           "cannot select: a CompileCrash, no fallback)")

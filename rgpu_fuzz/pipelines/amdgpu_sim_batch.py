@@ -1,6 +1,6 @@
 """`amdgpu-sim` in batches: a campaign chunk's kernels in one amdgcn module, so one
 optimisation, one code generation, one `ld.lld`, one code object read and one decode serve
-every case of the chunk (issue 10: what the simulator adds per case in a campaign).
+every case of the chunk (what the simulator adds per case in a campaign).
 
 Per case, in the worker, exactly what the case has alone: check, lower, `transform_ir`
 (the hook sees the case's own IR). Then every symbol case `i` defines is renamed with

@@ -1,4 +1,4 @@
-"""The Pipeline contract (DESIGN.md §4): a Case in, an Outcome out.
+"""The Pipeline contract (docs/design.md §3): a Case in, an Outcome out.
 
 A pipeline is named by a spec string, `name[:option...]` (`llvm-cpu:O3`,
 `amdgpu-sim:gfx942:O3:llc=PATH`). Subclasses implement `_run`; `run` is final so every

@@ -1,7 +1,7 @@
 """The GPU build stage: a case → amdgcn LLVM IR → optimised IR → assembly and a relocatable
-object for one AMDGPU processor (issue 9 §2), or → nvptx LLVM IR → PTX for one SM (issue 14:
-the NVPTX back end emits no objects; `GpuBuild.object` is then the PTX text, which the CUDA
-driver or `ptxas` assembles). Every GPU pipeline calls `build_gpu` in its
+object for one AMDGPU processor, or → nvptx LLVM IR → PTX for one SM (the NVPTX back end
+emits no objects; `GpuBuild.object` is then the PTX text, which the CUDA driver or `ptxas`
+assembles). Every GPU pipeline calls `build_gpu` in its
 worker (`amdgpu-sim`, `hip`, `inspect`); linking the object into a code object and running it
 are theirs (`rgpu_fuzz.codeobj`, `rgpu_fuzz.sim`).
 
@@ -41,7 +41,7 @@ from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
 from rgpu_fuzz.targets import PIPELINE_TARGETS
 
 GPU_CPUS = PIPELINE_TARGETS
-"""The processors every GPU pipeline supports (DESIGN.md §4): the target table's rows with ISA
+"""The processors every GPU pipeline supports (docs/design.md §3): the target table's rows with ISA
 facts (`rgpu_fuzz.targets`)."""
 
 

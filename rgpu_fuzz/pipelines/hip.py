@@ -1,5 +1,5 @@
 """`hip`: our lowering → amdgcn object for the device's own processor → ld.lld → code object
-→ the HIP runtime (hip-python) on a real AMD GPU (DESIGN.md §4).
+→ the HIP runtime (hip-python) on a real AMD GPU (docs/design.md §3).
 
 Options: `O0`…`O3` (default `O2`), `device=N` (HIP device ordinal, default 0), `llc=PATH`,
 `det`, `timeout=SECONDS`; e.g. `hip:O3`, `hip:O0:device=1`. The processor is read from the
@@ -148,7 +148,7 @@ class HipPipeline(Pipeline):
     LLC = PathOption(name="llc", executable=True,
                      help="code generation by this external llc instead of llvmlite")
     DET = Flag(name="det", execution=True,
-               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+               help="compile twice and compare (docs/design.md §3: a difference is a finding)")
     options = (OPT, DEVICE, LLC, DET)
     timeout: float = 120.0
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0

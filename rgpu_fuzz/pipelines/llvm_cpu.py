@@ -60,7 +60,7 @@ T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 60.0
 DET_SAMPLE = 4
-"""`det`'s default `detsample`. The determinism check (DESIGN.md §4) compiles a case a second
+"""`det`'s default `detsample`. The determinism check (docs/design.md §3) compiles a case a second
 time (O3 optimisation and code generation again: ~20 ms of a ~70 ms case, the largest part
 after the first compilation). In a campaign's batches it runs on one case in N, chosen by
 the case's id so that a finding reproduces from its own case; every case run alone (a
@@ -110,7 +110,7 @@ class LlvmCpuPipeline(Pipeline):
     description = "our lowering -> LLVM IR -> llvmlite MCJIT on the host (threads as loops)"
     OPT = OptLevel(level=2)
     DET = Flag(name="det", execution=True,
-               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+               help="compile twice and compare (docs/design.md §3: a difference is a finding)")
     LLC = PathOption(name="llc", executable=True,
                      help="code generation by this external llc (MCJIT loads its object)")
     DET_SAMPLE = Int(name="detsample", value=DET_SAMPLE, min=1, execution=True,

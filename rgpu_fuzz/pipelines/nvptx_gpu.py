@@ -1,5 +1,5 @@
 """`nvptx-gpu`: our SIMT lowering → nvptx64 PTX (llvmlite) → `ptxas` (when present) → the
-CUDA driver through CuPy on a real NVIDIA GPU (issue 14).
+CUDA driver through CuPy on a real NVIDIA GPU.
 
 Options: `sm_90` | `sm_80` | `sm_70` (the PTX target, default `sm_90`), `O0`…`O3` (default
 `O2`), `device=N` (CUDA device ordinal), `ptxas=PATH` (default: the `ptxas` of the
@@ -251,7 +251,7 @@ class NvptxGpuPipeline(Pipeline):
                        help="NVIDIA ptxas to validate LLVM's PTX (default: the "
                             "nvidia-cuda-nvcc wheel's, when installed)")
     DET = Flag(name="det", execution=True,
-               help="compile twice and compare (DESIGN.md §4: a difference is a finding)")
+               help="compile twice and compare (docs/design.md §3: a difference is a finding)")
     options = (SM, OPT, DEVICE, PTXAS, DET)
     timeout: float = 120.0
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0

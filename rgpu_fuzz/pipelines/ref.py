@@ -1,4 +1,4 @@
-"""`ref`: the reference interpreter, the arbiter of every comparison (DESIGN.md §4)."""
+"""`ref`: the reference interpreter, the arbiter of every comparison (docs/design.md §3)."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ AMDGPU_FLAGS: tuple[str, ...] = (
     "-C", "codegen-units=1", "-C", "panic=abort",
     "-C", "overflow-checks=off", "-C", "debug-assertions=off",
 )
-"""Release semantics (DESIGN.md §3), one codegen unit so the crate is one object. A
+"""Release semantics (docs/language.md), one codegen unit so the crate is one object. A
 `cdylib`, as a GPU code object is: only the `#[no_mangle]` entry points are exported, every
 other function is local, so calls are PC-relative (as a `lib`, the minicore's functions are
 exported and every call goes through the GOT, which the loader must relocate)."""

@@ -94,7 +94,7 @@ def _normalise(line: str, workdir: Path) -> str:
 
 
 def first_error_line(stderr: str, workdir: Path) -> str:
-    """The normalised first error line (DESIGN.md §6 signatures): paths, source positions
+    """The normalised first error line (docs/design.md §5 signatures): paths, source positions
     and addresses removed, so the same bug in two cases has one signature."""
     lines = stderr.splitlines()
     for ln in lines:

@@ -1,7 +1,7 @@
 """`rustc-cpu`: the printed kernel compiled by the real rustc for the host, and run there.
 
 Options: `O0`…`O3` (default `O2`), e.g. `rustc-cpu:O3`. Release semantics
-(`-C overflow-checks=off`), exactly the language's (DESIGN.md §3).
+(`-C overflow-checks=off`), exactly the language's (docs/language.md).
 
 The kernel that rustc compiles is our printer's canonical text of the checked module, so
 the printer is under test too. Every kernel our checker accepts is valid Rust, so rustc

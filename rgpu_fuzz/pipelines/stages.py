@@ -32,7 +32,7 @@ def last_stage(log: str, default: str = "run") -> str:
 
 
 def first_error_line(log: str, fallback: str) -> str:
-    """The first error line of a crash log (`LLVM ERROR: ...`), the signature of DESIGN.md §6
+    """The first error line of a crash log (`LLVM ERROR: ...`), the signature of docs/design.md §5
     (the oracle blanks numbers in it, as `normalise_error_line` does); `fallback` (the
     signal) when the log has none."""
     for ln in log.splitlines():

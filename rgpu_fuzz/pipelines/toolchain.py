@@ -1,4 +1,4 @@
-"""The LLVM toolchain every LLVM-based pipeline composes (DESIGN.md §2, §4).
+"""The LLVM toolchain every LLVM-based pipeline composes (docs/design.md §1, §3).
 
 One place that: makes a target machine for any triple, CPU and feature string; parses and
 verifies IR; optimises with the new pass manager at O0…O3; emits an object or assembly, each
@@ -7,10 +7,10 @@ for one emission where nothing needs the optimised text, from the optimised modu
 (`optimised_module`, `emit_module`), with llvmlite's own LLVM or with an external `llc`
 (`Llc`, option `llc=PATH`); selects the instruction selector of every emission (`Isel`:
 SelectionDAG or GlobalISel, option `isel=`); and compiles twice to check determinism
-(DESIGN.md §4: the same case compiled twice gives the same bytes).
+(docs/design.md §3: the same case compiled twice gives the same bytes).
 
 Every llvmlite failure is caught here and only here, and becomes `LlvmError`, whose
-`signature` is its first line with numbers, addresses and paths blanked (DESIGN.md §6). LLVM
+`signature` is its first line with numbers, addresses and paths blanked (docs/design.md §5). LLVM
 *fatal* errors abort the process instead of raising: everything here runs in a worker process
 (`rgpu_fuzz.pipelines.workers`), which turns the abort into a `CompileCrash`.
 
@@ -252,7 +252,7 @@ def determinism(ir_text: str, opt_text: str, target: Target, level: int,
     module (`first_object`: the first emission, already made by the caller). Returns
     artefact hashes: `object`, and `llvm-ir-opt-again` / `object-again` only where the
     second result differs from the first (the oracle reports such a key as a
-    nondeterminism finding, DESIGN.md §4)."""
+    nondeterminism finding, docs/design.md §3)."""
     out: dict[str, str] = {}
     again = optimise(ir_text, target, level)
     if again != opt_text:

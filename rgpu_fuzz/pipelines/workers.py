@@ -1,7 +1,7 @@
 """Sandboxed, long-lived worker processes for everything that can abort, crash or hang.
 
 LLVM reports fatal errors by aborting the process, JIT-compiled code can segfault or loop, and
-rustc can crash (DESIGN.md §4). All of that runs here, in a child process with a per-job
+rustc can crash (docs/design.md §3). All of that runs here, in a child process with a per-job
 timeout and an address-space limit. A worker that dies or hangs is replaced and its job
 becomes a value (`Died`, `TimedOut`); the parent never dies with it. Workers are reused
 between jobs because start-up (importing llvmlite, numpy) costs far more than a small job.
@@ -53,8 +53,8 @@ DEFAULT_MAX_JOBS = 1000
 DEFAULT_RECYCLE_SHARE = 0.5
 """A worker whose address space (VmSize, what RLIMIT_AS limits) has grown past this share
 of its memory limit is replaced after its job (`RGPU_WORKER_RECYCLE_MB` sets the size in
-MiB; 0: never). A worker grows with every case it runs (issue 13: 1.6 MiB per amdgpu-sim
-O0 case measured, 3.4 MiB in session 3's campaign, whose workers reached the 4 GiB limit in
+MiB; 0: never). A worker grows with every case it runs (1.6 MiB per amdgpu-sim
+O0 case measured, 3.4 MiB in campaign, whose workers reached the 4 GiB limit in
 10 minutes and reported LLVM's `out of memory` as compiler crashes); half the limit leaves
 the other half to one job's own peak."""
 

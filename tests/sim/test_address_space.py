@@ -1,7 +1,7 @@
 """`memory.AddressSpace` reads and writes against addresses worked out by hand: mappings
 sit page-aligned with an unmapped guard page between them; an access is `sim-oob-access`
 naming the first lane outside every mapping; lanes in different mappings each access their
-own (LLVM selects a pointer per lane and loads once: session 9's campaign bucket
+own (LLVM selects a pointer per lane and loads once: campaign bucket
 be9333042f, reported as `sim-oob-access` before); the
 mapping of the last access, tried first, never answers for an address outside it; and
 `holding` answers only for bytes that are a mapping's contents."""

@@ -1,4 +1,4 @@
-"""Reduced cases of session 9's campaigns that the simulator got wrong, judged against `ref`
+"""Reduced cases of campaigns that the simulator got wrong, judged against `ref`
 (the reference interpreter) on every target that compiles them the same way. Each case
 file's kernel says what it does; the reason it failed is in the test's docstring."""
 

@@ -1,4 +1,4 @@
-"""What a campaign case pays the first time its code runs (issue 10): the tier decision at
+"""What a campaign case pays the first time its code runs: the tier decision at
 an instruction's first execution, binding, the per-launch opcode counts, the loaded image.
 
 Expected values by hand: opcode counts of a hand-made execution (a run of three executed

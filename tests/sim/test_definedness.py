@@ -174,7 +174,7 @@ def test_bit_field_extract_with_an_undefined_width_defines_nothing() -> None:
 @pytest.mark.parametrize("name", ["rustc_o2_bfe_i64_kernarg_i8",
                                   "rustc_o2_kernarg_dwordx4_past_end"])
 def test_rustc_o2_campaign_cases_agree_with_ref(name: str) -> None:
-    """The two rustc-amdgpu:gfx942:O2 campaign buckets (session 2, reduced): fd69f56668
+    """The two rustc-amdgpu:gfx942:O2 campaign buckets (reduced): fd69f56668
     (`s_bfe_i64` of an i8 kernarg loaded into the low half only: false `sim-uninit-read`)
     and 38d2feb7ba (`s_load_dwordx4` 4 bytes past a 100-byte kernarg segment: false
     `sim-oob-access`). Expected: `ref`."""
@@ -194,7 +194,7 @@ def test_never_written_scratch_is_undefined_and_lane_mask_bits_survive_a_spill()
     `sim-uninit-read`: the lane masks their loops spill (v_writelane into a lane VGPR, which
     is then stored to scratch under WWM) are defined in bits 0-9 only (bits 10-31 come from
     IMPLICIT_DEF phis; `s_and_b32 s0, exec_lo, s0` defines them later). The byte-granular
-    private shadow of session 2's pre-merge tree kept byte 0 and dropped bits 8-9
+    private shadow of pre-merge tree kept byte 0 and dropped bits 8-9
     (traced: `v_readlane_b32 s3, v9, 24` gave defined bits 0xff, now 0x3ff), so a later
     `s_and_not1_b32 exec_lo, exec_lo, s0` saw an undefined EXEC. The per-bit shadow keeps
     exactly 0x3ff; never-written scratch still reads with no defined bit (checked over all

@@ -9,7 +9,7 @@ subnormals, FLT_MAX, powers of two at the rules' edges). NaN results are compare
 
 With the published pseudocode's V_DIV_SCALE_F32 (no scaling of a denominator above
 2**126) this test fails for f32 on both targets (in exploratory runs, 12 of 3,008 and 28 of
-16,384 f32 quotients were 1 ulp off: session 9's campaign probe `div:float`); with
+16,384 f32 quotients were 1 ulp off: campaign probe `div:float`); with
 rocjitsu's hardware-checked rules (`valu_fp.div_scale`) none is."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ S_SET_GPR_IDX_ON: M0[7:0] = S0[7:0], M0[15:12] = the 4-bit mode, other bits unch
 VALU instruction's VGPR operands selected by the mode — bit 0 src0, bit 1 src1, bit 2 src2,
 bit 3 dst — are offset by M0[7:0]) and, for the kernel, from what the IR computes
 (`data/gpr_idx.ll`: insertelement and extractelement at a dynamic index). The 30-minute
-campaign of session 8 met four generated cases LLVM compiled this way at O3; before this
+an earlier campaign met four generated cases LLVM compiled this way at O3; before this
 module they were `unsupported-instruction:s_set_gpr_idx_on`.
 
 llvm-mc-22 (`-mcpu=gfx942 --show-encoding`) encodes the hand-written sequences.

@@ -67,7 +67,7 @@ def test_a_dword_load_then_a_d16_hi_load_in_flight_both_land() -> None:
     """`global_load_b32 v0` (1) then `scratch_load_d16_hi_u8 v0` (1 into bits 31:16) before
     one `s_waitcnt vmcnt(0)`: loads complete in issue order, so v0 = 0x00010001 (by hand:
     the dword, then its high half replaced). The dword load's low half used to be dropped
-    as overwritten (session 9's gfx1100 O0 campaign bucket c232097e70: `1 as i8 - 1`
+    as overwritten (gfx1100 O0 campaign bucket c232097e70: `1 as i8 - 1`
     gave -1)."""
     from rgpu_fuzz.sim.bound.inflight import issue_vector_load, wait
 

@@ -73,7 +73,7 @@ def test_the_table_names_the_bug_and_where_it_applies() -> None:
 
 
 def test_the_reduced_kernel_is_rechecked_against_the_known_bugs() -> None:
-    """The recheck also runs on the reduced kernel (`reduce_finding`): in session 8's
+    """The recheck also runs on the reduced kernel (`reduce_finding`): in an earlier
     campaign llc-22 crashed on the MIR round trip of an unreduced kernel of this bug, so
     only the reduced one could be recognised (bucket 8081e0ac57). The bug's case, reduced
     again under its plain signature, comes back with the known-bug key; the seeded wrong
@@ -96,7 +96,7 @@ def test_the_reduced_kernel_is_rechecked_against_the_known_bugs() -> None:
 
 
 def test_the_bugs_uninit_read_is_bucketed_as_the_known_bug_too() -> None:
-    """Session 9's campaign bucket 15a114f19e (reduced): a loop whose divergent `break` mask
+    """campaign bucket 15a114f19e (reduced): a loop whose divergent `break` mask
     is spilled to a lane VGPR; at gfx942 O0 the simulator stops at `sim-uninit-read` (the
     lanes the latch wrote come back undefined), not a wrong value. With the one-edit llc it
     equals `ref` (checked by hand on 2026-12-01: llc-19, gfx1100's wave32 and O3 equal `ref`

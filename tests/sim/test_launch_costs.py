@@ -1,4 +1,4 @@
-"""What a launch does not redo (issue 10, per-launch fixed cost): a code object the caller
+"""What a launch does not redo (per-launch fixed cost): a code object the caller
 read already is not read again, and a program bound already is not decoded again. The
 results must be those of a launch that did both (the kernel's own outputs, checked by
 `test_exec`)."""

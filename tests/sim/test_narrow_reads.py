@@ -115,7 +115,7 @@ def test_readfirstlane_keeps_a_partly_defined_lanes_bits(
                                               ("WORD_1", False)])
 def test_an_sdwa_source_is_defined_where_its_selected_bits_are(sel: str, defined: bool) -> None:
     """`v_cmp_ne_u16_sdwa s[2:3], v0, v2 src0_sel:<sel>` with v0's bits 15:0 defined and
-    31:16 not (a scratch load of 8 bytes past the 2 stored: session 9's campaign bucket
+    31:16 not (a scratch load of 8 bytes past the 2 stored: campaign bucket
     a8b8660435): the compare reads only the selected bits (SDWA, GFX9 ISA "SDWA"), so its
     result is defined exactly when those are; on the bound step and in a fused run alike."""
     from tests.sim import test_fuse

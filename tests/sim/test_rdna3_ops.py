@@ -1,4 +1,4 @@
-"""RDNA3 (gfx1100) operations met by the gfx90a/gfx1100 campaign of session 9, against
+"""RDNA3 (gfx1100) operations met by a gfx90a/gfx1100 campaign (2026-12-05), against
 values by hand: S_CTZ_I32_B64 / S_CLZ_I32_U64 are S_FF1_I32_B64 / S_FLBIT_I32_B64 renamed
 (RDNA3 ISA "Instruction renames": the index of the lowest / the count of leading zeros
 above the highest set bit, -1 for 0); V_MAXMIN_F32 is min(max(S0, S1), S2) and

@@ -2,7 +2,7 @@
 defined-bit masks move with the value (`defined64.shift64_step`'s `by_bits`), on the bound
 steps and, through the fused tier's hand-over, in a fused run.
 
-The state is session 9's campaign bucket a8b8660435 (gfx942 O3): a 5-byte bool array in
+The state is campaign bucket a8b8660435 (gfx942 O3): a 5-byte bool array in
 scratch read back by `scratch_load_dwordx2`, so the high register holds one defined byte
 (bits 7:0) and three nothing wrote. Expected masks by hand from the ISA (CDNA3 ISA
 V_LSHRREV_B64: D = S1 >> S0[5:0]; V_LSHLREV_B64: D = S1 << S0[5:0]; V_ASHRREV_I64: D = S1 >>

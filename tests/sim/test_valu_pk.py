@@ -3,7 +3,7 @@ hand: each 16-bit result from the source halves op_sel (low result) and op_sel_h
 result) pick, wrapping (CDNA3 ISA VOP3P; V_PK_LSHLREV_B16 pseudocode
 `tmp[31:16] = S1[31:16] << S0[19:16]`); a constant is its 32-bit value, halves picked the
 same way (`4 op_sel_hi:[1,0]` is 4 in both halves, as LLVM's O3 code uses it). llvm-mc-22
-encodes each line; session 9's second campaign met `v_pk_add_u16` and `v_pk_sub_i16`."""
+encodes each line; second campaign met `v_pk_add_u16` and `v_pk_sub_i16`."""
 
 from __future__ import annotations
 

@@ -114,7 +114,7 @@ Why: a job a non-interactive shell starts in the background (`./land.sh &`, `noh
 CI runners) inherits SIGINT *ignored* (bash(1), "commands run asynchronously ... SIGINT and
 SIGQUIT ignored"), through pytest and every child, and Python then installs no
 KeyboardInterrupt handler: the campaign never saw the test's SIGINT and ran until the test
-gave up. That was this test's failure under `make test` in landings (4 of 6 in session 2),
+gave up. That was this test's failure under `make test` in landings (4 of 6 at one time),
 never when run in a terminal. A shell never sends Ctrl-C to a background job, so ignoring it
 there is right; the test stands for a terminal's foreground job."""
 

@@ -315,7 +315,7 @@ MAX_CASE = Case(entry="k", kernel=MAX_KERNEL, launch=Launch(), args=(
 def test_max_of_two_nans_allows_either_operand_quieted(bits: int, allowed: bool) -> None:
     """`qNaN.max(sNaN 0x7f800001)`: both operands are NaNs, so the result's bits are a set
     (docs/language.md "NaN bits"): either sign with the preferred NaN, either operand's
-    payload quieted, or a signalling operand unchanged. Bucket 7393028d97 (session 8's
+    payload quieted, or a signalling operand unchanged. Bucket 7393028d97 (a
     30-minute campaign) was amdgcn -O0 returning 0x7fc00001, which the oracle refused."""
     assert _allows(MAX_CASE, bits) is allowed, hex(bits)
 

@@ -110,8 +110,8 @@ def test_at_most_five_examples_the_smallest_kept(store: FindingStore) -> None:
 
 def test_status_and_reproduction_rate(store: FindingStore) -> None:
     store.record(make_case(), verdict(), outcomes(3))
-    b = store.set_status(bucket_id(SIG)[:4], "filed", note="issue 12")
-    assert b.status is BucketStatus.FILED and b.note == "issue 12"
+    b = store.set_status(bucket_id(SIG)[:4], "filed", note="upstream #12")
+    assert b.status is BucketStatus.FILED and b.note == "upstream #12"
     store.record_reproduction(SIG, True)
     store.record_reproduction(SIG, False)
     b = store.bucket(b.id)

@@ -138,7 +138,7 @@ def _cast_operand(explorer: Explorer, source: np.ndarray, width: int) -> np.ndar
     `width` (docs/language.md "NaN bits": the payload cut to its high bits or extended with
     zeros, quiet bit and sign kept); each signalling one is recorded at both widths, as
     arithmetic's operands are: `x as f64 as f32` may return a signalling `x` unchanged
-    (LLVM folds the pair away: campaign buckets 1d8255727b and 680ac55e4c, session 9)."""
+    (LLVM folds the pair away: campaign buckets 1d8255727b and 680ac55e4c)."""
     swidth, sudt, ssign, sq, _ = _LAYOUT[source.dtype]
     _, udt, _, _, _ = _LAYOUT[np.dtype(np.float32 if width == 32 else np.float64)]
     bits = source.view(sudt).astype(np.uint64)

@@ -203,7 +203,7 @@ def issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
                 if q.vm != vm:
                     raise hazard(w, f"v{c} loaded again before the previous load completed")
                 # an older load that writes bits this one does not (the other half of a
-                # D16 pair, or a whole dword before a D16 load: session 9's campaign
+                # D16 pair, or a whole dword before a D16 load: campaign
                 # bucket c232097e70) still writes them when it completes
                 if not q.done and q.wmask & ~wmask & FULL:
                     p.older.append(q)

@@ -3,7 +3,7 @@
 VGPR (`bound.alu._writelane`/`_readlane` take every other shape).
 
 Why: they are a quarter of the wave-instructions cold O0 code runs on the bound tier
-(issue 10); each moves one 32-bit value between `Wave.S` and one element of `Wave.V`, which
+; each moves one 32-bit value between `Wave.S` and one element of `Wave.V`, which
 `Wave.Vflat`/`Wave.dflat` reach at an offset fixed at bind time, where numpy indexing of the
 2-D arrays costs more than the rest of the step.
 

@@ -2,7 +2,7 @@
 (value, definedness) and each destination a writer that honours EXEC, so executing an
 instruction is a few calls on numpy views with no decoding left.
 
-Definedness (issue 10 "honest checks") is tracked as memcheck does: a value computed from
+Definedness is tracked as memcheck does: a value computed from
 an undefined register is itself undefined, and only its observation is a fault
 (`sim-uninit-read`): as an address, a branch condition, EXEC, or data stored to global or
 LDS memory. Compiled code legitimately copies undefined lanes around (spilling a VGPR
@@ -140,7 +140,7 @@ def vector_source(op: Opnd, ty: str, env: Env) -> tuple[Getter, Getter]:
         get = lambda w: _sel(np.asarray(g0(w), np.uint32), sel, sext)  # noqa: E731
         if op.kind in (OpKind.VGPR, OpKind.AGPR) and bits <= 32:
             # the selected byte or word is all the instruction reads: a register partly
-            # defined elsewhere (a scratch load past what was stored; session 9's bucket
+            # defined elsewhere (a scratch load past what was stored; bucket
             # a8b8660435, `v_cmp_ne_u16_sdwa ... src0_sel:BYTE_0`) is defined for it
             col_s, mask_s = vcol(op), _SEL_BITS[sel]
             defined = lambda w: bits_defined(w, col_s, mask_s)  # noqa: E731
@@ -281,7 +281,7 @@ def narrow_aperture_read(i: int, bits: int) -> str:
     """Why a 32-bit (or 16-bit) read of a 64-bit launch constant (`src_shared_base`,
     `src_shared_limit`, `src_private_base`, `src_private_limit`) cannot be bound: what
     hardware returns for it is not documented in any source we found (the CDNA3/RDNA3
-    operand tables were not checked line by line; issue 10 follow-up), and LLVM
+    operand tables were not checked line by line), and LLVM
     (SIISelLowering::getSegmentAperture) calls the register "broken" as a 32-bit operand,
     returning "a wrong value (all zeroes?)", so LLVM itself only reads it with a 64-bit
     move. Binding fails, and the step reports

@@ -1,5 +1,5 @@
 """A kernel's code bound once: every instruction of `.text` decoded and turned into a
-closure, keyed by address, cached per code-object hash (issue 10 "decode once per code
+closure, keyed by address, cached per code-object hash ("decode once per code
 object"). Control flow (SOPP, `s_setpc`/`s_swappc`) is bound here: a step returns None to
 fall through, the index of the next instruction to jump, or one of `END`, `BARRIER`,
 `TRAP`."""

@@ -3,7 +3,7 @@ bitwise and integer operations on SGPRs, SGPR pairs and constants, compares, sel
 the EXEC updates of `s_*_saveexec_b64` and `s_mov_b64 exec, ...` (`lane_steps` has the lane
 moves).
 
-Why: 73 % of O0 wave-instructions run on the bound tier (issue 10), and O0 code is mostly
+Why: 73 % of O0 wave-instructions run on the bound tier, and O0 code is mostly
 spill sequences (`s_or_saveexec_b64 s[n:n+1], -1`, `v_writelane_b32`, `v_readlane_b32`,
 `s_mov_b64 exec, s[n:n+1]`). The general binder (`bound.alu.bind_salu`) composes a step from
 one closure per source value, per source definedness and per destination, and builds a

@@ -1,4 +1,4 @@
-"""What the simulator reports about the code it runs, besides outputs (issue 10 "Honest
+"""What the simulator reports about the code it runs, besides outputs ("Honest
 checks"): each is a value handed back to the pipeline, never an exception that escapes."""
 
 from __future__ import annotations

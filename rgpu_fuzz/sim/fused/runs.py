@@ -1,5 +1,5 @@
 """Straight-line runs of ALU instructions fused into one generated Python function (the
-second execution tier, issue 10 "Speed").
+second execution tier).
 
 The bound steps (`bound.alu`, `operands`) execute an instruction as a few layers of
 closures that track definedness per lane and check for pending loads at every operand.

@@ -1,4 +1,4 @@
-"""AMDGPU instruction decoding for the simulator: table-driven, per target (issue 10).
+"""AMDGPU instruction decoding for the simulator: table-driven, per target.
 
 `decode(text, target)` turns a `.text` section into `Instruction`s; `render(inst)` prints
 one in LLVM's syntax. Formats are bitfield declarations (`formats_cdna`, `formats_rdna3`),

@@ -16,7 +16,7 @@ class), and tests compare every composed instruction with its decoding alone. Th
 LLVM-syntax text is rendered only when asked for (`Inst.text`: traces, faults, `--show
 asm`), by decoding the instruction's words again at its address.
 
-Measured (issue 10, O0 batches of 8 cases): per case, ~2,700 instructions, of which a
+Measured (O0 batches of 8 cases): per case, ~2,700 instructions, of which a
 worker past its first batches still misses ~300 (mostly branches at new addresses and spill
 lanes, composed) and fully decodes ~20."""
 

@@ -17,6 +17,7 @@ import importlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
 
@@ -142,7 +143,7 @@ def _family(family: str) -> tuple[dict[str, dict[int, str]], dict[tuple[str, str
     operands_mod = importlib.import_module(f"tinygrad.runtime.autogen.amd.{family}.operands")
     enums: dict[str, dict[int, str]] = {}
     for name, obj in vars(enum_mod).items():
-        if name.endswith("Op") and isinstance(obj, type) and hasattr(obj, "__members__"):
+        if name.endswith("Op") and isinstance(obj, type) and issubclass(obj, Enum):
             enums[name] = {member.value: member.name for member in obj}
     operands: dict[tuple[str, str], dict] = {}
     for op, spec in operands_mod.OPERANDS.items():

@@ -521,6 +521,7 @@ def _work_item_ids(lanes: int, block: tuple[int, int, int], first_item: int, dim
     y = ((flat // block[0]) % block[1]).astype(np.uint32)
     z = (flat // (block[0] * block[1])).astype(np.uint32)
     ids = [x, y, z][:dims + 1]
+    columns: tuple[tuple[int, np.ndarray, np.ndarray], ...]
     if packed:
         value = ids[0].copy()
         for k, v in enumerate(ids[1:], start=1):

@@ -3,7 +3,7 @@ VGPR, D[15:0] from the sources' halves that op_sel picks and D[31:16] from those
 picks (CDNA3 ISA, VOP3P: for source k, bit k of OPSEL selects S[31:16] instead of S[15:0]
 for the low result, bit k of OPSEL_HI the same for the high one; pseudocode of
 V_PK_LSHLREV_B16: `tmp[31:16] = S1[31:16] << S0[19:16]; tmp[15:0] = S1[15:0] << S0[3:0]`).
-LLVM's O3 code uses them for pairs of 8/16-bit values (session 9's second campaign met
+LLVM's O3 code uses them for pairs of 8/16-bit values (second campaign met
 `v_pk_add_u16 v15, s40, 4 op_sel_hi:[1,0]` and `v_pk_sub_i16`).
 
 A constant source is its 32-bit value, halves picked as for a register: `4` read with

@@ -1,5 +1,5 @@
 """Vector ALU semantics as data: AMD opcode name → operand types and a numpy function over
-whole waves (issue 10: "op semantics as a table, not an if-chain").
+whole waves ("op semantics as a table, not an if-chain").
 
 Each `VOp` says how its operands are laid out (`shape`), the type of its destination and of
 each source (which fixes how many registers an operand spans, how an inline constant is

@@ -13,7 +13,7 @@ A source register with partly defined lanes (`Wave.vpart`: a 64-bit scratch load
 5-byte array, whose last three bytes nothing wrote) is shifted bit by bit instead: the
 defined-bit masks of both halves move as the value does (vacated bits are zeros, defined;
 an arithmetic shift copies the sign bit's state), and a result half that is partly defined
-is recorded as such. Session 9's campaign bucket a8b8660435: `v_lshrrev_b64 v[4:5], 8,
+is recorded as such. campaign bucket a8b8660435: `v_lshrrev_b64 v[4:5], 8,
 v[4:5]` then a byte compare of v4, whose four bytes were all defined, reported
 `sim-uninit-read`.
 """
