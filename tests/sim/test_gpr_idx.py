@@ -5,8 +5,8 @@ Expected values are worked out by hand from the ISA's rules (Vega/CDNA ISA, SOPC
 S_SET_GPR_IDX_ON: M0[7:0] = S0[7:0], M0[15:12] = the 4-bit mode, other bits unchanged; a
 VALU instruction's VGPR operands selected by the mode — bit 0 src0, bit 1 src1, bit 2 src2,
 bit 3 dst — are offset by M0[7:0]) and, for the kernel, from what the IR computes
-(`data/gpr_idx.ll`: insertelement and extractelement at a dynamic index). The 30-minute
-an earlier campaign met four generated cases LLVM compiled this way at O3; before this
+(`data/gpr_idx.ll`: insertelement and extractelement at a dynamic index). A 30-minute
+campaign met four generated cases LLVM compiled this way at O3; before this
 module they were `unsupported-instruction:s_set_gpr_idx_on`.
 
 llvm-mc-22 (`-mcpu=gfx942 --show-encoding`) encodes the hand-written sequences.
