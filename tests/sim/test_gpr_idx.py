@@ -147,11 +147,18 @@ def tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Ite
     engine._PROGRAMS.clear()
 
 
-@pytest.mark.parametrize("cpu", ["gfx942", "gfx90a"])
-def test_dynamic_insert_and_extract_compute_what_the_ir_says(cpu: str, tier: str) -> None:
-    code = build("gpr_idx.ll", cpu=cpu, opt=0)
+@pytest.mark.parametrize(("cpu", "opt", "indexing"), [
+    ("gfx942", 0, ("s_set_gpr_idx_on", "gpr_idx(DST)", "gpr_idx(SRC0)")),
+    ("gfx90a", 0, ("s_set_gpr_idx_on", "gpr_idx(DST)", "gpr_idx(SRC0)")),
+    # RDNA3 has no indexing mode: M0-relative moves (bound/movrel.py, tests/sim/test_movrel.py)
+    ("gfx1100", 0, ("v_movreld_b32", "m0")),
+    ("gfx1100", 3, ("v_movreld_b32", "m0")),
+])
+def test_dynamic_insert_and_extract_compute_what_the_ir_says(
+        cpu: str, opt: int, indexing: tuple[str, ...], tier: str) -> None:
+    code = build("gpr_idx.ll", cpu=cpu, opt=opt)
     text = " ".join(inst.text for inst in decode_text(read_code_object(code)))
-    assert "s_set_gpr_idx_on" in text and "gpr_idx(DST)" in text and "gpr_idx(SRC0)" in text
+    assert all(word in text for word in indexing)
     for idx in (0, 5, 7):
         for _ in range(2):  # the second launch runs what the first one fused
             res = run(code, (1, 1, 1), (64, 1, 1),

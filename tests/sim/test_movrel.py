@@ -17,21 +17,13 @@ llvm-mc-22 (`-mcpu=gfx1100 --show-encoding`) encodes the hand-written sequences.
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
-from rgpu_fuzz.codeobj.reader import read_code_object
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
-from rgpu_fuzz.sim.isa.code import decode_text
-from rgpu_fuzz.sim.launch import engine, tiers
-from rgpu_fuzz.sim.launch.engine import Arg, Status
 from rgpu_fuzz.sim.state.wave import M0, Wave
 from tests.sim.asm_steps import assemble, run_steps
-from tests.sim.kernels import build, out, run
 
 FULL = 0xFFFF_FFFF
 LANES = 32
@@ -140,27 +132,5 @@ def test_v255_is_the_last_register_reached() -> None:
     assert w.V[:, 2].tolist() == (255000 + LANE).tolist()
 
 
-@pytest.fixture(params=["bound", "fused"])
-def tier(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The kernel on the bound steps, and with every run fused at its first execution."""
-    if request.param == "fused":
-        monkeypatch.setattr(tiers, "HOT", 1)
-    engine._PROGRAMS.clear()
-    yield request.param
-    engine._PROGRAMS.clear()
-
-
-@pytest.mark.parametrize("opt", [0, 3])
-def test_dynamic_insert_and_extract_compute_what_the_ir_says(opt: int, tier: str) -> None:
-    code = build("gpr_idx.ll", cpu="gfx1100", opt=opt)
-    text = " ".join(inst.text for inst in decode_text(read_code_object(code)))
-    assert "v_movreld_b32" in text and "m0" in text
-    for idx in (0, 5, 7):
-        for _ in range(2):  # the second launch runs what the first one fused
-            res = run(code, (1, 1, 1), (64, 1, 1),
-                      [Arg("out"), Arg("got"), Arg(data=struct.pack("<I", idx))],
-                      {"out": np.zeros(64 * 8, np.uint32), "got": np.zeros(64, np.uint32)})
-            assert res.status is Status.OK, res.fault
-            vecs = [[t + 100 if j == idx else j + 1 for j in range(8)] for t in range(64)]
-            assert out(res, "out", np.uint32).reshape(64, 8).tolist() == vecs
-            assert out(res, "got", np.uint32).tolist() == [vecs[t][t & 7] for t in range(64)]
+# The IR kernel (`data/gpr_idx.ll`) on gfx1100, where LLVM indexes with v_movreld/v_movrels,
+# runs in tests/sim/test_gpr_idx.py beside the GFX9 form of the same kernel.
