@@ -3,7 +3,7 @@ in vmcnt, in issue order; RDNA counts stores in vscnt, so `s_waitcnt vmcnt(N)` w
 loads alone (RDNA3 ISA, S_WAITCNT / S_WAITCNT_VSCNT; AMDGPUUsage memory model, GFX10-GFX11:
 "vscnt" for stores). With a load then a store in flight, `vmcnt(1)` completes the load on
 gfx942 (two entries, one may stay) and not on gfx1100 (one load, which may stay): reading
-the load's register next is then a `sim-waitcnt-hazard` on gfx1100 only. Before targets.toml's
+the load's register next is then a `sim-waitcnt-hazard` on gfx1100 only. Before the target table's
 `stores_in_vmcnt`, gfx1100 completed the load too and the hazard went unseen. Expected
 outcomes by hand from those rules; llvm-mc-22 encodes the instructions."""
 
