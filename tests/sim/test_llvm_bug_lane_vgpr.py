@@ -39,7 +39,7 @@ from tests.toolchain import debian_llvm_tool
 ROOT = Path(__file__).parents[2]
 REPRODUCER = ROOT / "docs" / "llvm-bugs" / "lane_vgpr_implicit_def_in_loop_header.ll"
 CASE = ROOT / "corpus" / "526d09799032.toml"
-EDIT = ROOT / "rgpu_fuzz" / "triage" / "llc_lane_vgpr_defs.py"
+EDIT = ROOT / "triage" / "llc_lane_vgpr_defs.py"
 N = 3
 # by hand: iteration 0 selects <100k + j>, iterations 1 .. N-1 add 1 each
 BY_HAND = [100 * (i // 32) + i % 32 + (N - 1) for i in range(64)]
