@@ -85,6 +85,19 @@ def test_expressions_become_literals_or_same_typed_children() -> None:
     assert any("v\n}" in t for t in texts)                   # `v * 2u32` → `v`
 
 
+def test_an_else_if_replaced_by_a_value_is_an_else_block() -> None:
+    # found by a campaign: `put` left an IntLit in `If.else_`, and printing the candidate
+    # raised in the reducer (a harness error); every candidate must print and check
+    kernel = KERNEL.replace(
+        "out[0usize] = total;",
+        "let t: u32 = if total > 3u32 { 1u32 } else if total > 1u32 { 2u32 } else { 3u32 };\n"
+        "    out[0usize] = t;")
+    assert _checks(_case(kernel))
+    texts = [c.kernel for c in replace_exprs(_state(kernel))]
+    assert any("} else {\n        0u32\n    }" in t or "else { 0u32 }" in t for t in texts)
+    assert all(_checks(_case(t)) for t in texts if "else" in t)
+
+
 def test_inline_lets_substitutes_every_use() -> None:
     kernel = KERNEL.replace("out[0usize] = total;", "let t: u32 = total;\n    out[0usize] = t + t;")
     texts = [c.kernel for c in inline_lets(_state(kernel))]

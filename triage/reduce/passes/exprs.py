@@ -20,6 +20,7 @@ from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.scalars import Scalar
 from triage.reduce.state import Pass, State
 from triage.reduce.tree import (
+    Path,
     children,
     contains,
     get,
@@ -63,9 +64,17 @@ def replace_exprs(state: State) -> Iterator[Case]:
         if ty is None or isinstance(n, _LITERALS) or (path and path[-1] == ("target", None)):
             continue
         for lit in simple_literals(ty):
-            yield state.with_module(put(state.module, path, lit))
+            yield state.with_module(put(state.module, path, _fit(path, lit)))
         for sub in _same_typed_descendants(n, ty):  # type: ignore[arg-type]
-            yield state.with_module(put(state.module, path, pin_literals(sub)))
+            yield state.with_module(put(state.module, path, _fit(path, pin_literals(sub))))
+
+
+def _fit(path: Path, expr: ast.Expr) -> ast.Expr | ast.Block:
+    """`expr` as what its slot holds: an `if` expression's `else_` holds a block (or an
+    else-if), so an else-if replaced by a value becomes `else { value }`."""
+    if path and path[-1][0] == "else_":
+        return ast.Block(stmts=(), tail=expr)
+    return expr
 
 
 def _int_steps(value: int) -> list[int]:
