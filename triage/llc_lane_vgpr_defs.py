@@ -36,12 +36,13 @@ _SYSTEM_SGPR = re.compile(r"^    (?:workGroupID[XYZ]|workGroupInfo|privateSegmen
                           r"\s+\{ reg: '\$sgpr(\d+)'", re.MULTILINE)
 _KERNEL = re.compile(r"^\t\.amdhsa_kernel (\S+)\n(?:.*\n)*?\t\t\.amdhsa_user_sgpr_count (\d+)$",
                      re.MULTILINE)
-_ENTRY = re.compile(r"^  bb\.0[^\n]*\n(?:    (?:successors|liveins)[^\n]*\n)*(?:  \n|\n)?",
+# the entry block: the body's first (`bb.0`; GlobalISel's MIR starts at `bb.1.entry`)
+_ENTRY = re.compile(r"^  bb\.\d+[^\n]*\n(?:    (?:successors|liveins)[^\n]*\n)*(?:  \n|\n)?",
                     re.MULTILINE)
 
 
 def hoist(mir: str) -> tuple[str, int]:
-    """`mir` with each function's lane VGPR IMPLICIT_DEFs at the top of its bb.0, and how
+    """`mir` with each function's lane VGPR IMPLICIT_DEFs at the top of its entry block, and how
     many moved."""
     out, moved = [], 0
     for doc in re.split(r"(?m)^(?=---\n)", mir):
@@ -55,7 +56,7 @@ def hoist(mir: str) -> tuple[str, int]:
         body = _DEF.sub(lambda m, lane=lane: "" if m.group(1) in lane else m.group(0), body)
         entry = _ENTRY.search(body)
         if entry is None:
-            raise SystemExit("llc_lane_vgpr_defs: no bb.0 in a function body")
+            raise SystemExit("llc_lane_vgpr_defs: no basic block in a function body")
         body = (body[:entry.end()] + "".join(f"    {d}:vgpr_32 = IMPLICIT_DEF\n" for d in defs)
                 + body[entry.end():])
         moved += len(defs)
