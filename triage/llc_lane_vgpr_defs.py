@@ -23,12 +23,14 @@ from pathlib import Path
 _LANE_VGPR_USE = re.compile(
     r"(%\d+):vgpr_32 = SI_SPILL_S32_TO_VGPR|SI_RESTORE_S32_FROM_VGPR (%\d+):vgpr_32")
 _DEF = re.compile(r"^    (%\d+):vgpr_32 = IMPLICIT_DEF\n", re.MULTILINE)
-# Wave32 MIR (gfx10+) does not parse back: the printer writes `S_CBRANCH_VCCNZ %bb.N, implicit
-# killed $vcc_lo` (SIInstrInfo::fixImplicitOperands narrowed the instruction's implicit $vcc)
-# and the parser then wants the descriptor's `implicit $vcc` ("missing implicit register
-# operand"). Adding it as `undef` reads nothing and changes no encoding.
-_VCC_BRANCH = re.compile(r"^(    S_CBRANCH_VCC(?:N?Z) [^,\n]+), implicit (killed )?\$vcc_lo$",
-                         re.MULTILINE)
+# Wave32 MIR (gfx10+) does not parse back: the printer writes an instruction's implicit VCC
+# operands as `$vcc_lo` (SIInstrInfo::fixImplicitOperands narrowed them), e.g.
+# `S_CBRANCH_VCCNZ %bb.N, implicit killed $vcc_lo` or `V_ADDC_U32_e32 …, implicit-def $vcc_lo,
+# implicit killed $vcc_lo`, and the parser wants the descriptor's `$vcc` ("missing implicit
+# register operand"). Wave32 reserves VCC_HI, so an added `implicit undef $vcc` reads nothing
+# and an added `implicit-def dead $vcc` clobbers nothing live; no encoding changes.
+_VCC_LO = re.compile(r"implicit(-def)? (?:(?:killed|dead|undef|renamable) )*\$vcc_lo\b")
+_HAS_VCC = re.compile(r"implicit(-def)? (?:(?:killed|dead|undef|renamable) )*\$vcc\b(?!_)")
 _NAME = re.compile(r"^name:\s+(\S+)$", re.MULTILINE)
 # the SGPRs the hardware initialises after the user SGPRs (AMDGPUUsage "Initial Kernel
 # Execution State"): the first of them is the user SGPR count
@@ -65,9 +67,21 @@ def hoist(mir: str) -> tuple[str, int]:
 
 
 def wave32_parsable(mir: str) -> str:
-    """`mir` with `implicit undef $vcc` before the `implicit $vcc_lo` of each wave32
-    S_CBRANCH_VCCZ / S_CBRANCH_VCCNZ, so that `-start-after` can read it back."""
-    return _VCC_BRANCH.sub(r"\1, implicit undef $vcc, implicit \2$vcc_lo", mir)
+    """`mir` with an `implicit undef $vcc` / `implicit-def dead $vcc` after each implicit
+    `$vcc_lo` use / def of an instruction that has none, so that `-start-after` can read it."""
+    def line(text: str) -> str:
+        if "$vcc_lo" not in text or not text.startswith("    "):
+            return text
+        have = {m.group(1) for m in _HAS_VCC.finditer(text)}
+
+        def add(m: re.Match[str]) -> str:
+            kind = m.group(1)
+            if kind in have:
+                return m.group(0)
+            have.add(kind)
+            return m.group(0) + (", implicit-def dead $vcc" if kind else ", implicit undef $vcc")
+        return _VCC_LO.sub(add, text)
+    return "\n".join(line(t) for t in mir.split("\n"))
 
 
 def user_sgpr_counts(mir: str) -> dict[str, int]:

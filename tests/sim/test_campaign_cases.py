@@ -92,3 +92,17 @@ def test_two_loads_to_one_vgpr_for_different_lanes() -> None:
     outcomes = run_case(case, Registry().create_all(["ref", spec]))
     assert isinstance(outcomes[spec], Ok), outcomes[spec]
     assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+@pytest.mark.parametrize("name", ["o0_gfx1100_and_of_undefined_high_half.toml",
+                                  "o0_gfx1100_shift64_amount_high_half.toml"])
+def test_true16_high_halves_that_no_result_bit_depends_on(name: str) -> None:
+    """Bucket 239c6f84fb's cases 72834e05ce3f and 542a54d8c4b0 (gfx1100 O0), which LLVM's
+    lane-VGPR bug does not explain (the one-MIR-edit llc still failed): false
+    `sim-uninit-read`s of a `v_and_b32` with a defined 0 and of a 64-bit shift whose
+    amount's undefined high half it does not read (tests/sim/test_decided_bits.py)."""
+    spec = "amdgpu-sim:gfx1100:O0"
+    case = casefile.load_checked(CASES / name)
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings

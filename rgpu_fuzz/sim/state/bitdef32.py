@@ -2,7 +2,8 @@
 halves are defined separately (GFX11 true16 code, D16 loads): an add, subtract or low
 multiply defines the result's bits below the lowest undefined source bit (carries only move
 up — memcheck's rule for additions); AND/OR define a bit where a defined 0 (AND) or 1 (OR)
-decides it; XOR where both sources are defined; shifts by a defined amount move the defined
+decides it, also where the other source's lane is wholly undefined; XOR where both sources are
+defined; shifts by a defined amount move the defined
 bits and define the bits shifted in; V_CNDMASK_B32 takes the defined bits of the source it
 selects (`cndmask_step`).
 
@@ -63,6 +64,12 @@ RULES: dict[str, Callable[..., np.ndarray]] = {
 }
 """Opcode → defined result bits from (value, defined bits) of both sources (uint32 lanes)."""
 
+DECIDING = frozenset({"V_AND_B32", "V_OR_B32"})
+"""Rules under which a defined bit of one source defines the result bit whatever the other
+holds: an undefined lane of one source still gets the bits the other decides (`x & 0` is
+0). LLVM zero-extends a value whose high half true16 code left undefined to 64 bits and
+masks the pair: `v_and_b32 v7, v7, s4` with s4 = 0, the high dword of `& 0xff`."""
+
 
 def _bits_of(op: Opnd, defined: Callable[[Wave], Any], lanes: int) -> Bits:
     if op.kind in (OpKind.VGPR, OpKind.AGPR) and op.count == 1:
@@ -97,13 +104,17 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
         else (lambda w: da(w) & db(w)))
     c0, c1 = (cols + cols)[:2] if cols else (-1, -1)
 
+    decides = inst.opcode in DECIDING and not all(consts)
+
     def step(w: Wave) -> None:
         a, b = ga(w), gb(w)
         r = fn(a, b)
         vp = w.vpart
         if not vp or (c0 not in vp and c1 not in vp):
-            put(w, r, whole(w))  # whole registers: the plain rule, no per-bit work
-            return
+            d = whole(w)
+            if not decides or np.all(d):
+                put(w, r, d)  # whole registers: the plain rule, no per-bit work
+                return
         if w.pend_v and col in w.pend_v:
             put(w, r, True)  # raises the hazard as any write would
         r = np.broadcast_to(np.asarray(r).view(U32), (lanes,))
