@@ -83,7 +83,7 @@ def _low_def(a: int, da: int, b: int, db: int) -> int:
     """Addition, subtraction: bit k of the result depends only on bits 0..k of the sources
     (the carry or borrow runs upwards), so the bits below the lowest undefined source bit
     are defined and every bit from it up is not. The same rule as the VALU's
-    (`state.bitdef32`) and S_ADD_U32's carry chain (`bound.alu._carry_chain`)."""
+    (`state.bitdef32`) and S_ADD_U32's carry chain (`bound.salu._carry_chain`)."""
     undef = (~da | ~db) & M32
     return ((undef & -undef) - 1) & M32
 
