@@ -166,7 +166,7 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
                          shadow: np.ndarray) -> None:
     """Store dwords `col ...` of which some lanes hold partly defined values (`Wave.vpart`)
     into `rows` (n, lanes) for the lanes in EXEC: their shadow dwords are those lanes'
-    defined bits, the others' all or nothing by `vdef` (`bound.mem._byte_definedness`: an
+    defined bits, the others' all or nothing by `vdef` (`bound.memdata._byte_definedness`: an
     O0 SGPR lane mask spilled by v_writelane, then its VGPR spilled, comes back as it
     went)."""
     d = np.negative(w.vdef[:, col:col + n].T, dtype=U32, casting="unsafe")
@@ -184,7 +184,7 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
 
 def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
     """`Wave.vpart` after a load of the shadow dwords `words` (n, lanes) into `col ...`
-    (`bound.mem._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
+    (`bound.memdata._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
     those whose dword is partly defined get its defined bits."""
     e = None if w.exec_full else w.exec
     lanes = range(w.lanes) if e is None else np.nonzero(e)[0].tolist()
