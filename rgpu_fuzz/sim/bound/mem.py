@@ -9,6 +9,7 @@ uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,10 @@ __all__ = ["bind_atomic", "bind_buffer", "bind_vmem", "complete", "drain", "wait
 
 Memory = Any  # rgpu_fuzz.sim.launch.engine.LaunchMemory (avoids an import cycle)
 FULL64 = (1 << 64) - 1
+Addresses = Callable[[Wave], tuple[np.ndarray, np.ndarray]]
+"""Per-lane addresses and whether each is defined."""
+RunAddresses = Callable[[Wave, int, int], np.ndarray]
+"""The addresses of the lanes `lo:hi`, checked."""
 
 
 def _aperture_split(mem: Memory, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -71,7 +76,38 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     sget, sdef = scalar_source(saddr, 64 if seg == "global" else 32, env) if has_saddr \
         else ((lambda w: 0), (lambda w: True))
     counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
-    lane_ids = np.arange(env.lanes, dtype=np.int64)
+    addresses = _vmem_addresses(inst, seg, offset, vaddr, has_saddr, sget, sdef)
+    general = _vmem_general(inst, op, env, dst, vdata, counted)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not w.exec_full and not e.any():
+            return
+        addrs, adef = addresses(w)
+        _check_addr(w, adef, inst)
+        general(w, e, addrs)
+
+    vaddr_col = vcol(vaddr) if vaddr.kind is OpKind.VGPR else -1
+    run_addresses = _run_addresses(inst, offset, vaddr_col, has_saddr, sget, sdef)
+    whole = op.width % 4 == 0 and not op.d16
+    if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
+        data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return _global_store(inst, op, counted, data_cols, vaddr_col, step, addresses,
+                             run_addresses)
+    if seg == "global" and (whole or (op.width < 4 and not op.d16)):
+        data_cols = tuple(range(vcol(dst), vcol(dst) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return _global_load(inst, op, data_cols, vaddr_col, step, addresses, run_addresses)
+    form = scratch_form(inst, op, env, d16=True)
+    if form is not None:
+        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
+                               based=form.saddr is not None, counted=counted)
+
+    return step
+
+
+def _vmem_addresses(inst: Inst, seg: str, offset: int, vaddr: Opnd, has_saddr: bool,
+                    sget: Callable[[Wave], int], sdef: Callable[[Wave], bool]) -> Addresses:
+    """`bind_vmem`'s per-lane addresses and their definedness, by segment and address form."""
 
     def addresses(w: Wave) -> tuple[np.ndarray, np.ndarray]:
         if seg == "scratch":
@@ -91,15 +127,12 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         a, d = _vaddr64(w, vaddr)
         return a + np.uint64(offset & (2**64 - 1)), d
 
-    def step(w: Wave) -> None:
-        e = w.exec
-        if not w.exec_full and not e.any():
-            return
-        addrs, adef = addresses(w)
-        _check_addr(w, adef, inst)
-        general(w, e, addrs)
+    return addresses
 
-    vaddr_col = vcol(vaddr) if vaddr.kind is OpKind.VGPR else -1
+
+def _run_addresses(inst: Inst, offset: int, vaddr_col: int, has_saddr: bool,
+                   sget: Callable[[Wave], int], sdef: Callable[[Wave], bool]) -> RunAddresses:
+    """`bind_vmem`'s addresses of a GLOBAL access for a run of lanes (its fast steps)."""
     wrap = np.uint64(offset & (2**64 - 1))
 
     def run_addresses(w: Wave, lo: int, hi: int) -> np.ndarray:
@@ -125,6 +158,51 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if b"\x00" in d.tobytes():
             raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
         return a
+
+    return run_addresses
+
+
+def _vmem_general(inst: Inst, op: MemOp, env: Env, dst: Opnd | None, vdata: Opnd | None,
+                  counted: bool) -> Callable[[Wave, np.ndarray, np.ndarray], None]:
+    """`bind_vmem`'s general access of the lanes in EXEC at their addresses, routed by
+    segment and aperture."""
+    seg = op.segment
+    lane_ids = np.arange(env.lanes, dtype=np.int64)
+
+    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        act = addrs if w.exec_full else addrs[e]
+        if op.store:
+            raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
+            if not w.exec_full:
+                raw, defined = raw[e], defined[e]
+            _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False,
+                                          done=True))
+            return
+        col = vcol(dst)  # type: ignore[arg-type]
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
+        words = _to_words(raw, op)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
+        full[lanes] = words
+        fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+
+    return general
+
+
+def _global_store(inst: Inst, op: MemOp, counted: bool, data_cols: tuple[int, ...],
+                  vaddr_col: int, step: Step, addresses: Addresses,
+                  run_addresses: RunAddresses) -> Step:
+    """`bind_vmem`'s step for a GLOBAL store of whole registers (or of a byte or short)."""
+    start = 2 if op.d16 == "hi" else 0
 
     def global_store(w: Wave) -> None:
         """`step` for a GLOBAL store of whole registers none of which has partly defined
@@ -176,31 +254,13 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if counted:
             w.vm_queue.append(_STORED)
 
-    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
-        lanes = lane_ids if w.exec_full else lane_ids[e]
-        act = addrs if w.exec_full else addrs[e]
-        if op.store:
-            raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
-            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
-                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
-            if not w.exec_full:
-                raw, defined = raw[e], defined[e]
-            _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
-            if counted:
-                w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False,
-                                          done=True))
-            return
-        col = vcol(dst)  # type: ignore[arg-type]
-        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
-        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
-            (bits == 0xFF).all(axis=1)
-        words = _to_words(raw, op)
-        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
-        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
-        full[lanes] = words
-        fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
-        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
-        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+    return global_store
+
+
+def _global_load(inst: Inst, op: MemOp, data_cols: tuple[int, ...], vaddr_col: int,
+                 step: Step, addresses: Addresses, run_addresses: RunAddresses) -> Step:
+    """`bind_vmem`'s step for a GLOBAL load of whole dwords (or of a byte or short,
+    extended)."""
 
     def global_load(w: Wave) -> None:
         """`step` for a GLOBAL load of whole dwords into registers none of which has partly
@@ -240,20 +300,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             data[e] = w.mem.glob.read(addrs[e], op.width, inst.mnemonic).view(np.uint32)
         _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True, lgkm=False)
 
-    whole = op.width % 4 == 0 and not op.d16
-    start = 2 if op.d16 == "hi" else 0
-    if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
-        data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
-        return global_store
-    if seg == "global" and (whole or (op.width < 4 and not op.d16)):
-        data_cols = tuple(range(vcol(dst), vcol(dst) + max(1, op.width // 4)))  # type: ignore[arg-type]
-        return global_load
-    form = scratch_form(inst, op, env, d16=True)
-    if form is not None:
-        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
-                               based=form.saddr is not None, counted=counted)
-
-    return step
+    return global_load
 
 
 def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,

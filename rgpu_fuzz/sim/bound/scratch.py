@@ -215,8 +215,20 @@ def row_access(op: MemOp, col: int, bits: bool = False,
     slices; other masks with `np.copyto(where=)`. Only the lanes in EXEC are read for
     definedness: a load writes no other lane (`inflight.complete`), so when every byte
     it reads in EXEC is defined its lanes are all defined, whatever the others hold."""
-    n = max(1, op.width // 4)
     width = op.width
+    if op.d16:
+        return _sub_dword_access(op, col, counted) if width < 4 and not op.store \
+            else lambda w, o: False
+    if not (width % 4 == 0 or width < 4):
+        return lambda w, o: False
+    if width < 4:
+        return _sub_dword_access(op, col, counted)
+    return _dword_access(op, col, bits, counted)
+
+
+def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[Wave, int], bool]:
+    """`row_access` of whole dwords."""
+    n = max(1, op.width // 4)
     cols = tuple(range(col, col + n))
     end = col + n
 
@@ -292,6 +304,12 @@ def row_access(op: MemOp, col: int, bits: bool = False,
             issue_load(w, col, n, data, defined)
         return True
 
+    return store_dwords if op.store else load_dwords
+
+
+def _sub_dword_access(op: MemOp, col: int, counted: bool) -> Callable[[Wave, int], bool]:
+    """`row_access` of a byte or a short (D16 loads included)."""
+    width = op.width
     half = width == 2
     signed = op.signed
     dt = np.uint16 if half else np.uint8
@@ -379,12 +397,8 @@ def row_access(op: MemOp, col: int, bits: bool = False,
         return True
 
     if op.d16:
-        return load_d16 if width < 4 and not op.store else lambda w, o: False
-    if not (width % 4 == 0 or width < 4):
-        return lambda w, o: False
-    if width < 4:
-        return store_sub if op.store else load_sub
-    return store_dwords if op.store else load_dwords
+        return load_d16
+    return store_sub if op.store else load_sub
 
 
 def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,
