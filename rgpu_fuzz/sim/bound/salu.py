@@ -40,81 +40,121 @@ def _hwreg_field(simm16: int, env: Env) -> int:
     return (bases >> offset) & ((1 << size) - 1)
 
 
+def _cmp(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_CMP*/S_CMPK*: SCC from the two sources, defined when both are."""
+    ops = inst.operands
+    fn = spec.compare_fn
+    fast = scalar_steps.compare(inst, spec, env)
+    if fast is not None:
+        return fast
+    (g0, d0), (g1, d1) = (scalar_source(o, b if b != 16 else 32, env)
+                          for o, b in zip(ops[-2:], spec.src_bits, strict=True))
+
+    def cmp(w: Wave) -> None:
+        _, w.scc = fn(g0(w), g1(w))
+        w.scc_def = d0(w) and d1(w)
+    return cmp
+
+
+def _movk(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_MOVK_I32/S_CMOVK_I32: the sign-extended SIMM16, S_CMOVK only where SCC is set."""
+    ops = inst.operands
+    fn = spec.write_fn
+    shape = spec.shape
+    put = scalar_dest(ops[0], 32)
+    k = ops[-1].value & 0xFFFF
+    r, _ = fn(k)
+    if shape == "cmovk":
+        def cmovk(w: Wave) -> None:
+            if not w.scc_def:
+                raise uninit(w, f"{inst.mnemonic}: SCC is undefined")
+            if w.scc:
+                put(w, r, True)
+        return cmovk
+    return lambda w: put(w, r, True)
+
+
+def _addk(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_ADDK_I32/S_MULK_I32: the destination with SIMM16, per-bit definedness by `SOp.lowdef`."""
+    ops = inst.operands
+    fn = spec.write_fn
+    put = scalar_dest(ops[0], 32)
+    g, d = scalar_bits_source(ops[0], 32, env)
+    k = ops[-1].value & 0xFFFF
+    lowdef = spec.lowdef
+    assert lowdef is not None
+    kx = (k - ((k >> 15) << 16)) & M32  # SIMM16 sign-extended (CDNA3/RDNA3 "SOPK")
+
+    def addk(w: Wave) -> None:
+        v, dv = g(w), d(w)
+        r, c = fn(v, k)
+        every = dv == M32
+        put(w, r, M32 if every else lowdef(v, dv, kx, M32) & M32)
+        if c is not None:
+            w.scc = c
+            w.scc_def = every
+    return addk
+
+
+def _getreg(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_GETREG_B32: a hardware register field, known at bind time (`_hwreg_field`)."""
+    ops = inst.operands
+    put = scalar_dest(ops[0], 32)
+    value = _hwreg_field(ops[-1].value & 0xFFFF, env)
+    return lambda w: put(w, value, True)
+
+
+def _getpc(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_GETPC_B64: the address of the next instruction."""
+    ops = inst.operands
+    put = scalar_dest(ops[0], 64)
+    nxt = env.code_base + inst.address + inst.size
+    return lambda w: put(w, nxt, True)
+
+
+def _saveexec(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_*_SAVEEXEC: the old EXEC to the destination, EXEC from the operation; an EXEC bit
+    set from an undefined bit is an error."""
+    ops = inst.operands
+    fn = spec.write_fn
+    fast = scalar_steps.saveexec(inst, spec, env)
+    if fast is not None:
+        return fast
+    put = scalar_dest(ops[0], spec.dst_bits)
+    g, d = scalar_bits_source(ops[1], spec.dst_bits, env)
+    bits = spec.dst_bits
+    bitdef = spec.bitdef
+    assert bitdef is not None
+    lanes = (1 << env.lanes) - 1
+
+    def saveexec(w: Wave) -> None:
+        old = w.S[EXEC] | (w.S[EXEC + 1] << 32 if bits == 64 else 0)
+        s = g(w)
+        new, _ = fn(old, s)
+        if bitdef(old, s, d(w)) & lanes != lanes:
+            raise uninit(w, f"{inst.mnemonic}: EXEC set from an undefined value")
+        put(w, old, True)
+        w.set_exec(new | (w.S[EXEC + 1] << 32 if bits == 32 else 0))
+        w.scc = int(new != 0)
+        w.scc_def = True
+    return saveexec
+
+
+_SHAPED: dict[str, Callable[[Inst, SOp, Env], Step]] = {
+    "cmp": _cmp, "cmpk": _cmp, "movk": _movk, "cmovk": _movk, "addk": _addk,
+    "getreg": _getreg, "getpc": _getpc, "saveexec": _saveexec,
+}
+"""The shapes with a binder of their own; `bind_salu` binds the others."""
+
+
 def bind_salu(inst: Inst, env: Env) -> Step:
     spec = SALU[inst.opcode]
     ops = inst.operands
-    fn = spec.fn
+    fn = spec.write_fn
     shape = spec.shape
-    if shape in ("cmp", "cmpk"):
-        fast = scalar_steps.compare(inst, spec, env)
-        if fast is not None:
-            return fast
-        (g0, d0), (g1, d1) = (scalar_source(o, b if b != 16 else 32, env)
-                              for o, b in zip(ops[-2:], spec.src_bits, strict=True))
-
-        def cmp(w: Wave) -> None:
-            _, w.scc = fn(g0(w), g1(w))
-            w.scc_def = d0(w) and d1(w)
-        return cmp
-    if shape in ("movk", "cmovk"):
-        put = scalar_dest(ops[0], 32)
-        k = ops[-1].value & 0xFFFF
-        r, _ = fn(k)
-        if shape == "cmovk":
-            def cmovk(w: Wave) -> None:
-                if not w.scc_def:
-                    raise uninit(w, f"{inst.mnemonic}: SCC is undefined")
-                if w.scc:
-                    put(w, r, True)
-            return cmovk
-        return lambda w: put(w, r, True)
-    if shape == "addk":
-        put = scalar_dest(ops[0], 32)
-        g, d = scalar_bits_source(ops[0], 32, env)
-        k = ops[-1].value & 0xFFFF
-        lowdef = spec.lowdef
-        assert lowdef is not None
-        kx = (k - ((k >> 15) << 16)) & M32  # SIMM16 sign-extended (CDNA3/RDNA3 "SOPK")
-
-        def addk(w: Wave) -> None:
-            v, dv = g(w), d(w)
-            r, c = fn(v, k)
-            every = dv == M32
-            put(w, r, M32 if every else lowdef(v, dv, kx, M32) & M32)
-            if c is not None:
-                w.scc = c
-                w.scc_def = every
-        return addk
-    if shape == "getreg":
-        put = scalar_dest(ops[0], 32)
-        value = _hwreg_field(ops[-1].value & 0xFFFF, env)
-        return lambda w: put(w, value, True)
-    if shape == "getpc":
-        put = scalar_dest(ops[0], 64)
-        nxt = env.code_base + inst.address + inst.size
-        return lambda w: put(w, nxt, True)
-    if shape == "saveexec":
-        fast = scalar_steps.saveexec(inst, spec, env)
-        if fast is not None:
-            return fast
-        put = scalar_dest(ops[0], spec.dst_bits)
-        g, d = scalar_bits_source(ops[1], spec.dst_bits, env)
-        bits = spec.dst_bits
-        bitdef = spec.bitdef
-        assert bitdef is not None
-        lanes = (1 << env.lanes) - 1
-
-        def saveexec(w: Wave) -> None:
-            old = w.S[EXEC] | (w.S[EXEC + 1] << 32 if bits == 64 else 0)
-            s = g(w)
-            new, _ = fn(old, s)
-            if bitdef(old, s, d(w)) & lanes != lanes:
-                raise uninit(w, f"{inst.mnemonic}: EXEC set from an undefined value")
-            put(w, old, True)
-            w.set_exec(new | (w.S[EXEC + 1] << 32 if bits == 32 else 0))
-            w.scc = int(new != 0)
-            w.scc_def = True
-        return saveexec
+    shaped = _SHAPED.get(shape)
+    if shaped is not None:
+        return shaped(inst, spec, env)
     # a specialised step binds only operands the general path below takes without error
     fast = _fast_salu(inst, spec, env) if len(ops) == 1 + len(spec.src_bits) else None
     if fast is not None:
@@ -194,7 +234,7 @@ def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
     is defined when it is the same for the smallest and the largest values the undefined
     bits allow (a 64-bit add whose low halves are 0 + undefined still carries 0)."""
     (g0, d0), (g1, d1) = (scalar_bits_source(o, 32, env) for o in inst.operands[1:3])
-    fn = spec.fn
+    fn = spec.result_scc_fn
     with_carry = spec.shape == "addc"
     undefined = _carry_undefined(inst, spec)
     m = 0xFFFF_FFFF
@@ -221,7 +261,7 @@ def _carry_undefined(inst: Inst, spec: SOp) -> Callable[[int, int, int, int, Any
                                                         tuple[int, bool]]:
     """`_carry_chain`'s rule where a source bit is undefined: (defined result bits, whether
     the carry is the same at both ends of what the undefined bits allow)."""
-    fn = spec.fn
+    fn = spec.result_scc_fn
     sub = inst.opcode in ("S_SUB_U32", "S_SUBB_U32")
     with_carry = spec.shape == "addc"
     m = 0xFFFF_FFFF
@@ -261,7 +301,7 @@ def _lowdef(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
     partly defined; SCC, where written, is defined only when every source bit is."""
     srcs = [scalar_bits_source(o, b, env) for o, b in zip(inst.operands[1:], spec.src_bits,
                                                            strict=True)]
-    fn, lowdef = spec.fn, spec.lowdef
+    fn, lowdef = spec.write_fn, spec.lowdef
     assert lowdef is not None
     fulls = [(1 << b) - 1 for b in spec.src_bits]
     if len(srcs) == 1:
@@ -294,7 +334,7 @@ def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
     is defined when every bit is, or when a defined bit of the result is 1."""
     srcs = [scalar_bits_source(o, b, env) for o, b in zip(inst.operands[1:], spec.src_bits,
                                                            strict=True)]
-    fn, bitdef = spec.fn, spec.bitdef
+    fn, bitdef = spec.write_fn, spec.bitdef
     assert bitdef is not None
     full = (1 << spec.dst_bits) - 1
     if len(srcs) == 1:
@@ -309,10 +349,11 @@ def _bitwise(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:
                 w.scc, w.scc_def = c, d == full or bool(r & d)
         return one
     (g0, d0), (g1, d1) = srcs
+    fn2 = spec.result_scc_fn
 
     def two(w: Wave) -> None:
         a, b = g0(w), g1(w)
-        r, c = fn(a, b)
+        r, c = fn2(a, b)
         d = bitdef(a, d0(w), b, d1(w)) & full
         put(w, r, d)
         w.scc, w.scc_def = c, d == full or bool(r & d)
