@@ -41,7 +41,7 @@ from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics.valu import INT_CLAMP, VALU, VOp
 from rgpu_fuzz.sim.state.bitdef32 import RULES as BITDEF_RULES
-from rgpu_fuzz.sim.state.bitdef32 import bitdef_step
+from rgpu_fuzz.sim.state.bitdef32 import bitdef_step, cndmask_step
 from rgpu_fuzz.sim.state.defined64 import SHIFT64_OPS, shift64_step
 from rgpu_fuzz.sim.state.partial import narrowed
 from rgpu_fuzz.sim.state.wave import EXEC, VCC, Wave, lanes_of, mask_of
@@ -323,6 +323,9 @@ def _cndmask(inst: Inst, spec: VOp, env: Env) -> Step:
     _, mbits = scalar_bits_source(ops[3], 64 if env.lanes == 64 else 32, env)
     lanes = env.lanes
     every = (1 << lanes) - 1
+    if spec.dst == "b32" and ops[0].kind is OpKind.VGPR and len(ops) == 4:
+        return cndmask_step(inst, ops, [(g0, d0), (g1, d1)], gm,
+                            lane_mask_source(ops[3], env)[1], lanes, put)
 
     def step(w: Wave) -> None:
         m = gm(w)

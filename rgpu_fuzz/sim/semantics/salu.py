@@ -395,6 +395,9 @@ def _shift_ops() -> dict[str, SOp]:
                                  lambda a, b: ((a & 0xFFFF) | (b & 0xFFFF0000), None))
     t["S_PACK_HH_B32_B16"] = SOp("plain", 32, (32, 32),
                                  lambda a, b: ((a >> 16) | (b & 0xFFFF0000), None))
+    # RDNA3 only: `D0 = { S1[15 : 0].u16, S0[31 : 16].u16 }` (RDNA3 ISA, SOP2 opcode 53)
+    t["S_PACK_HL_B32_B16"] = SOp("plain", 32, (32, 32),
+                                 lambda a, b: ((a >> 16) | (b & 0xFFFF) << 16, None))
     return t
 
 
