@@ -546,6 +546,7 @@ def _pk_mov(inst: Inst, spec: VOp, env: Env) -> Step:
 
 
 _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
+    "swap": lane_steps.swap,
     "pk_mov": _pk_mov, "pk16": bind_pk16,
     "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
     "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,

@@ -254,6 +254,7 @@ def _move_ops() -> dict[str, VOp]:
     t["V_READFIRSTLANE_B32"] = VOp("readfirstlane", "b32", ("b32",), lambda a: a)
     t["V_WRITELANE_B32"] = VOp("writelane", "b32", ("b32", "u32"), lambda a: a)
     t["V_CNDMASK_B32"] = VOp("cndmask", "b32", ("b32", "b32"), lambda a: a)
+    t["V_SWAP_B32"] = VOp("swap", "b32", ("b32",), lambda a: a)  # bound.lane_steps.swap
     t["V_PK_MOV_B32"] = VOp("pk_mov", "b64", ("b64", "b64"), lambda a: a)
     for name, (_, n, fn) in PK16.items():
         t[name] = VOp("pk16", "b32", ("b32",) * n, fn)
