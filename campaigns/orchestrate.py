@@ -14,7 +14,7 @@ Rules it keeps:
   never contends with itself; stores of several machines are combined with `triage merge`.
 * **Bug keys are the workers' business**: a job keys its own wrong-code findings
   (`campaign_jobs.py`), with the probe answers this process knows; the answers it probed come
-  back with its result and are kept in the store (`store_probes.py`, per toolchain), so a
+  back with its result and are kept in the store (`triage/store/probes.py`, per toolchain), so a
   probe runs about once per campaign and a resumed campaign probes nothing it knew.
 * **Where jobs run is the executor's business** (`campaigns/executors/`: a local process pool,
   or Ray actors on a cluster). A job whose worker died comes back `lost` and is queued again
@@ -70,7 +70,7 @@ from triage.classify import (
 )
 from triage.known_bugs import is_known_bug
 from triage.store import FindingStore, StoreError, bucket_id
-from triage.store_probes import probe_toolchain
+from triage.store import probe_toolchain
 from triage.toolchains import begin_run
 
 Job = ChunkJob | ReduceJob | JudgeJob

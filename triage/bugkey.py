@@ -213,7 +213,7 @@ def _kernel(ops: tuple[TypedOp, ...], threads: int,
 class ProbeAnswer:
     """What one probe (or group test) said: pipeline `pipeline` computes `op` wrong on its
     own, or not. Plain data: answers travel from the workers that probe to the campaign,
-    which keeps them in its store (`store_probes.py`) and hands them to every later job."""
+    which keeps them in its store (`triage/store/probes.py`) and hands them to every later job."""
 
     pipeline: str
     """The pipeline's label."""

@@ -19,7 +19,7 @@ from campaigns.executors import LocalExecutor
 from campaigns.jobs import Setup
 from campaigns.orchestrate import Campaign, CampaignConfig
 from triage.store import FindingStore
-from triage.store_probes import probe_toolchain
+from triage.store import probe_toolchain
 
 FPTOSI = Path(__file__).resolve().parents[1] / "plugins" / "fptosi_plain.py"
 SETUP = Setup(("ref", "llvm-cpu-fptosi:O0"), "default", "default", (str(FPTOSI),))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from triage.store_buckets import Bucket, BucketTriage, IdLookupError
+from triage.store.buckets import Bucket, BucketTriage, IdLookupError
 
 
 class Event(StrEnum):

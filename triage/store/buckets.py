@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from oracles import ElementDiff
-from triage.store_schema import StoreBase
+from triage.store.schema import StoreBase
 
 BUCKET_ID_LEN = 10
 

@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.store_buckets import Bucket, BucketStatus, bucket_from_row
-from triage.store_cases import drop_orphans, offer_best, trim_examples
-from triage.store_runs import reopen
-from triage.store_schema import StoreBase, open_for_reading
+from triage.store.buckets import Bucket, BucketStatus, bucket_from_row
+from triage.store.cases import drop_orphans, offer_best, trim_examples
+from triage.store.runs import reopen
+from triage.store.schema import StoreBase, open_for_reading
 
 _COPIED_AS_IS = ("cases", "outcomes", "plugins", "runs", "history", "probes")
 """Tables whose rows are immutable facts keyed by content: a merge keeps the first copy."""

@@ -23,7 +23,7 @@ from rgpu_fuzz.lang.lexer import tokenize
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
-from triage.store_buckets import (
+from triage.store.buckets import (
     BucketStatus,
     BucketTriage,
     BucketUpdate,
@@ -33,7 +33,7 @@ from triage.store_buckets import (
     diffs_json,
     unique_row,
 )
-from triage.store_runs import reopen
+from triage.store.runs import reopen
 
 EXAMPLES_PER_BUCKET = 5
 
