@@ -107,6 +107,6 @@ def test_the_bugs_uninit_read_is_bucketed_as_the_known_bug_too() -> None:
     found, rechecks = _judge(pipelines, ROOT / "tests" / "sim" / "data" / "cases" /
                              "o0_lane_vgpr_uninit_read.toml")
     [finding] = found.verdict.findings
-    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in finding.signature
+    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in str(finding.signature)
     assert found.bug_keys[finding.signature] == f"run-crash|amdgpu-sim:gfx942:O0|{LABEL}"
     assert rechecks - before == 1

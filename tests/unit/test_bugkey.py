@@ -20,6 +20,7 @@ import pytest
 from oracles import Finding, FindingKind, judge, load_policy
 from oracles.signature import Signature, coarse_key
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case, Launch, Values
 from rgpu_fuzz.model.outcome import CompileCrash, Ok
@@ -44,8 +45,9 @@ SEEDED = {  # bug folder -> (plugin file, pipeline spec, the key its transformat
 def registry() -> Registry:
     reg = Registry()
     for plugin in ("fptosi_plain.py", "shl_nomask.py", "miscompile.py", "minnum_nan.py",
-                   "srem_crash.py", "fptosi_and_shl.py", "neg_off_by_one.py"):
-        reg.load_plugin(PLUGINS / plugin)
+                   "srem_crash.py", "fptosi_and_shl.py"):
+        reg.load_plugin(seeded_plugin(plugin))
+    reg.load_plugin(PLUGINS / "neg_off_by_one.py")
     return reg
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from oracles import load_policy
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.registry import Registry
@@ -22,7 +23,7 @@ from triage.cvise import (
 )
 from triage.reduce import signature_predicate
 
-PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "miscompile.py"
+PLUGIN = seeded_plugin("miscompile.py")
 PIPELINES = ("ref", "llvm-cpu-xor2or")
 SIGNATURE = "wrong-code|llvm-cpu-xor2or|ops=^"
 

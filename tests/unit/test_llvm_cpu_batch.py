@@ -12,6 +12,7 @@ import pytest
 
 from campaigns.jobs import ChunkJob, Setup, run_chunk
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Outcome, Timeout, Trap, TrapKind
 from rgpu_fuzz.pipelines import llvm_cpu, toolchain
@@ -185,14 +186,14 @@ def test_a_finding_only_in_a_batch_is_reported_and_not_recorded() -> None:
 
 
 def test_seeded_miscompile_is_found_on_the_same_seeds_in_batches() -> None:
-    """Detection power: `llvm-cpu-xor2or` (tests/plugins/miscompile.py) is found on exactly
+    """Detection power: `llvm-cpu-xor2or` (rgpu_fuzz/bench/seeded/miscompile.py) is found on exactly
     the seeds on which each case, run alone through `run`, disagrees with ref."""
     from generators import SeededChoices, generate, load_profile
     from oracles import judge, load_policy
     from rgpu_fuzz.lang.features import case_module
 
     seeds = tuple(range(48, 64))  # 59 and 62 miscompile (tests/unit/test_campaign.py)
-    plugin = str(PLUGINS / "miscompile.py")
+    plugin = str(seeded_plugin("miscompile.py"))
     result = run_chunk(ChunkJob(Setup(("ref", "llvm-cpu-xor2or:O0"), "default", "default",
                                       (plugin,)), 0, seeds))
     reg = Registry()

@@ -20,12 +20,13 @@ import llvmlite.binding as llvm
 import pytest
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import Expect, ExpectStatus
 from tests.corpus.test_corpus import expectation_marks
 from triage.store import BucketStatus, Event, FindingStore
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+MISCOMPILE = seeded_plugin("miscompile.py")
 FIXED = '''"""The seeded xor -> or bug taken out: `llvm-cpu-xor2or` is plain `llvm-cpu` again."""
 from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracles import ElementDiff, Finding, FindingKind, Verdict
+from oracles import ElementDiff, Finding, FindingKind, Signature, Verdict
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch
 from rgpu_fuzz.model.outcome import Buffer, Ok, Stats
 from rgpu_fuzz.model.scalars import Scalar
@@ -38,7 +38,8 @@ def make_case(body: str = "out[0] = 1u32;", n: int = 4) -> Case:
 
 def verdict(sig: str = SIG, kind: FindingKind = FindingKind.WRONG_CODE) -> Verdict:
     diff = ElementDiff("out", 0, "1", 1, "3", 3)
-    return Verdict(findings=(Finding(kind=kind, pipelines=("ref", "llvm-cpu:O3"), signature=sig,
+    return Verdict(findings=(Finding(kind=kind, pipelines=("ref", "llvm-cpu:O3"),
+                                     signature=Signature.parse(sig),
                                      detail="1 element differs", diffs=(diff,),
                                      differing_elements=1),))
 
@@ -62,7 +63,7 @@ def test_same_signature_twice_is_one_bucket_counted_twice(store: FindingStore) -
     (second,) = store.record(make_case("out[1] = 2u32;"), verdict(), outcomes(3))
     assert first.new and not second.new
     (b,) = store.buckets()
-    assert b.count == 2 and b.signature == SIG and b.id == bucket_id(SIG)
+    assert b.count == 2 and str(b.signature) == SIG and b.id == bucket_id(SIG)
     assert b.kind == "wrong-code" and b.pipelines == ("ref", "llvm-cpu:O3")
     assert b.first_seen <= b.last_seen and b.status is BucketStatus.NEW
     assert len(b.id) == 10
@@ -134,7 +135,7 @@ def test_merge_two_files(tmp_path: Path) -> None:
     with FindingStore(tmp_path / "a.sqlite") as a:
         summary = a.merge_from(tmp_path / "b.sqlite")
         assert (summary.buckets, summary.new_buckets) == (2, 1)
-        merged = {bk.signature: bk for bk in a.buckets(order_by="count")}
+        merged = {str(bk.signature): bk for bk in a.buckets(order_by="count")}
         assert merged[SIG].count == 3
         assert merged[SIG].best_case_id == small.id
         assert merged[other_sig].count == 1 and merged[other_sig].status is BucketStatus.FILED
