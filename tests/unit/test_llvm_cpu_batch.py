@@ -217,6 +217,7 @@ def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
     batching `llvm-cpu`; a finding naming `llvm-cpu`, or the arbiter, or no pipeline does."""
     from campaigns.jobs import _implicates
     from oracles import Policy
+    from oracles.signature import Signature
     from oracles.verdict import Finding, FindingKind, Verdict
 
     batching = [Registry().create("llvm-cpu:O3")]
@@ -224,7 +225,8 @@ def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
 
     def verdict(*pipelines: str) -> Verdict:
         return Verdict(findings=(Finding(kind=FindingKind.RUN_CRASH, pipelines=pipelines,
-                                         signature="x"),))
+                                         signature=Signature(kind="run-crash",
+                                                             detail="x")),))
 
     assert not _implicates(verdict("amdgpu-sim:gfx942:O0"), batching, policy)
     assert _implicates(verdict("llvm-cpu:O3"), batching, policy)

@@ -77,7 +77,7 @@ def test_a_campaign_records_its_run_with_versions(campaign: tuple[Path, Path]) -
     assert run.versions["plugin llvm-cpu-xor2or"].endswith(f"sha256:{sha16(plugin)}")
     assert run.settings["seed_start"] == 56
     # seeds 59 and 62, one bug: one bucket by bug key, though the findings are unreduced
-    assert [(b.signature, b.count) for b in buckets] == [
+    assert [(str(b.signature), b.count) for b in buckets] == [
         ("wrong-code|llvm-cpu-xor2or:O0|probe=xor:int", 2)]
     assert all(b.first_run == b.last_run == run.id for b in buckets)
 
