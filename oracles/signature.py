@@ -133,10 +133,4 @@ class Signature:
         return str(self) < str(other)
 
 
-def coarse_key(sig: Signature) -> Signature:
-    """`sig.coarse`: the key reduction and placement compare; a signature without
-    operations is its own key."""
-    return sig.coarse
-
-
-__all__ = ["LAYOUT", "OPS_PREFIX", "PROBE_PREFIX", "Signature", "coarse_key"]
+__all__ = ["LAYOUT", "OPS_PREFIX", "PROBE_PREFIX", "Signature"]

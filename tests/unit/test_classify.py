@@ -96,3 +96,13 @@ def test_other_kinds_keep_their_signature(kind: FindingKind, signature: str) -> 
     known = [S("wrong-code|llvm-cpu:O0|ops=")]
     assert place(finding, ("add",), known) == S(signature)
     assert place(finding, (), []) == S(signature)
+
+
+def test_signatures_sort_as_their_text_and_list_without_their_kind() -> None:
+    """`triage list` shows the text after the kind; listings sort by the text, byte order
+    (the order before signatures were values)."""
+    texts = ["wrong-code|b|ops=xor", "compile-crash|a|isel|LLVM ERROR: x | y",
+             "wrong-code|a|probe=shl:int", "timeout|a|run", "invalid-case|ref rejected"]
+    assert [str(s) for s in sorted(S(t) for t in texts)] == sorted(texts)
+    assert S("compile-crash|a|isel|LLVM ERROR: x | y").after_kind == "a|isel|LLVM ERROR: x | y"
+    assert S("invalid-case|ref rejected").after_kind == "ref rejected"
