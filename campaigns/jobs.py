@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from campaigns.stats import SimOpcodeCapture
-from oracles import Policy, Verdict, judge, kernel_operations, load_policy
+from oracles import Policy, Signature, Verdict, judge, kernel_operations, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_features, case_module
@@ -31,8 +31,9 @@ from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case, run_cases
 from triage.bugkey import BugKeys, ProbeAnswer, ProbeStats
-from triage.classify import coarse_key, is_bug_key
+from triage.classify import is_bug_key
 from triage.known_bugs import KnownBugs, is_known_bug
+from triage.rerun import rerun
 
 NO_PROBES = ProbeStats(0, 0.0)
 
@@ -74,7 +75,7 @@ class Found:
     outcomes: dict[str, Outcome]
     verdict: Verdict
     ops: tuple[str, ...]
-    bug_keys: dict[str, str] = field(default_factory=dict)
+    bug_keys: dict[Signature, Signature] = field(default_factory=dict)
     """Finding signature -> its bug key, for the wrong-code findings that have one (only
     when the job asked for keys)."""
 
@@ -110,7 +111,7 @@ class ChunkResult:
 class ReduceJob:
     setup: Setup
     case_toml: str
-    signature: str
+    signature: Signature
     budget_s: float
     keying: Keying = Keying()
     tested: dict[str, bool] = field(default_factory=dict)
@@ -121,12 +122,12 @@ class ReduceJob:
 
 @dataclass(frozen=True, slots=True)
 class ReduceResult:
-    signature: str
+    signature: Signature
     """The signature the reduction kept (as given in the job)."""
     original_id: str
     reduced_toml: str | None
     """None when the original no longer showed the finding (flaky)."""
-    reduced_signature: str
+    reduced_signature: Signature
     outcomes: dict[str, Outcome]
     verdict: Verdict | None
     lines_before: int
@@ -137,13 +138,13 @@ class ReduceResult:
     seconds: float
     out_of_time: bool = False
     """The budget ran out before the reducer reached a fixpoint (more may be removable)."""
-    bug_key: str | None = None
+    bug_key: Signature | None = None
     """The bug key of the reduced kernel's finding (asked for when the job's signature is
     not a bug key already)."""
     probed: Probed = Probed()
     tested: dict[str, bool] = field(default_factory=dict)
     """The job's `tested` and every candidate this slice tested (for the next slice)."""
-    known_key: str | None = None
+    known_key: Signature | None = None
     """The known-LLVM-bug signature that explains the reduced kernel's finding
     (`triage/known_bugs.py`), rechecked on the reduced kernel: the recheck of the unreduced
     one can fail where this succeeds (llc-22 crashed on the MIR round trip of a large
@@ -207,8 +208,8 @@ def _bug_keys(setup: Setup, keying: Keying) -> BugKeys | None:
 
 
 def _key_findings(keys: BugKeys | None, case: Case, verdict: Verdict,
-                  attribute: bool = False) -> dict[str, str]:
-    out: dict[str, str] = {}
+                  attribute: bool = False) -> dict[Signature, Signature]:
+    out: dict[Signature, Signature] = {}
     if keys is None:
         return out
     for f in verdict.findings:
@@ -224,7 +225,8 @@ _known: dict[Setup, KnownBugs] = {}
 
 
 def _known_keys(setup: Setup, case: Case, outcomes: dict[str, Outcome], verdict: Verdict,
-                module: Module | None, keyed: dict[str, str]) -> dict[str, str]:
+                module: Module | None,
+                keyed: dict[Signature, Signature]) -> dict[Signature, Signature]:
     """`keyed` with the findings a known LLVM bug explains keyed by that bug
     (`triage/known_bugs.py`: one extra run of the finding's pipeline each, where one applies)."""
     reg, pipelines, policy, _ = _prepared(setup)
@@ -319,9 +321,8 @@ def judge_cases(job: JudgeJob) -> JudgeResult:
     for text in job.cases:
         case = casefile.loads(text)
         judged.append(case.id)
-        outcomes = run_case(case, pipelines)
-        module = _parse(case)
-        verdict = judge(case, outcomes, policy, module)
+        got = rerun(case, pipelines, policy)
+        outcomes, verdict, module = dict(got.outcomes), got.verdict, _parse(case)
         if not verdict.agree:
             ops = kernel_operations(module) if module is not None else ()
             found.append(Found(casefile.dumps(case), outcomes, verdict, ops,
@@ -387,11 +388,10 @@ def reduce_finding(job: ReduceJob) -> ReduceResult:
                             red.tokens_before, red.tried, red.seconds,
                             probed=_probed(keys, before), tested=tested)
     reduced = red.case
-    outcomes = run_case(reduced, pipelines)
-    module = _parse(reduced)
-    verdict = judge(reduced, outcomes, policy, module)
-    want = coarse_key(job.signature)
-    finding = next((f for f in verdict.findings if coarse_key(f.signature) == want), None)
+    got = rerun(reduced, pipelines, policy)
+    outcomes, verdict, module = dict(got.outcomes), got.verdict, _parse(reduced)
+    want = job.signature.coarse
+    finding = next((f for f in verdict.findings if f.signature.coarse == want), None)
     sig = job.signature if finding is None else finding.signature
     known = None if finding is None or is_known_bug(job.signature) else \
         _known_keys(job.setup, reduced, outcomes, replace(verdict, findings=(finding,)),

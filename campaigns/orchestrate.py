@@ -14,7 +14,7 @@ Rules it keeps:
   never contends with itself; stores of several machines are combined with `triage merge`.
 * **Bug keys are the workers' business**: a job keys its own wrong-code findings
   (`campaign_jobs.py`), with the probe answers this process knows; the answers it probed come
-  back with its result and are kept in the store (`store_probes.py`, per toolchain), so a
+  back with its result and are kept in the store (`triage/store/probes.py`, per toolchain), so a
   probe runs about once per campaign and a resumed campaign probes nothing it knew.
 * **Where jobs run is the executor's business** (`campaigns/executors/`: a local process pool,
   or Ray actors on a cluster). A job whose worker died comes back `lost` and is queued again
@@ -56,21 +56,20 @@ from campaigns.jobs import (
     _parse,
 )
 from campaigns.stats import append_chunk_stats
-from oracles import Finding, FindingKind, Verdict, kernel_operations
+from oracles import Finding, FindingKind, Signature, Verdict, kernel_operations
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.errors import HarnessBug
 from triage.bugkey import ProbeAnswer, TypedOp
 from triage.classify import (
-    coarse_key,
     is_bug_key,
     place,
     reduction_slot,
+    slot_text,
     unreduced_bucket,
 )
 from triage.known_bugs import is_known_bug
-from triage.store import FindingStore, StoreError, bucket_id
-from triage.store_probes import probe_toolchain
+from triage.store import FindingStore, StoreError, bucket_id, probe_toolchain
 from triage.toolchains import begin_run
 
 Job = ChunkJob | ReduceJob | JudgeJob
@@ -122,12 +121,12 @@ class Campaign:
         self.tally = Tally()
         self.on_progress = on_progress
         self.started = time.monotonic()
-        self.pending_reductions: dict[str, Found] = {}   # reduction key -> the case reduced
-        self.waiting: dict[str, list[Found]] = defaultdict(list)  # coarse key -> unplaced
-        self.recorded: set[str] = set()
-        self.slices: dict[str, Slices] = {}
+        self.pending_reductions: dict[Signature, Found] = {}   # reduction slot -> the case
+        self.waiting: dict[Signature, list[Found]] = defaultdict(list)  # coarse key -> unplaced
+        self.recorded: set[tuple[Signature, str]] = set()  # (finding's signature, case id)
+        self.slices: dict[Signature, Slices] = {}
         """Reduction key -> the slices of that reduction so far."""
-        self.resume_markers: dict[str, list[tuple[Path, str]]] = {}
+        self.resume_markers: dict[str, list[tuple[Path, Signature]]] = {}
         """Case id -> the `reducing/` markers (file, signature) of a resumed campaign."""
         # `max_cases` counts the whole campaign (a resumed one included) and cases as they
         # are submitted, so chunks in flight are not submitted past it.
@@ -292,7 +291,7 @@ class Campaign:
                                                               for f in result.found))
         append_chunk_stats(self.out, result, self.started)  # OUT/stats.jsonl for the report
 
-    def _known(self) -> list[str]:
+    def _known(self) -> list[Signature]:
         return [b.signature for b in self.store.buckets()]
 
     def _classify(self, found: Found) -> None:
@@ -310,7 +309,7 @@ class Campaign:
                     # a bug-keyed bucket keeps its key whatever the reduction leaves
                     self._submit_reduction(found, sig if is_bug_key(sig) else finding.signature)
                 continue
-            key = coarse_key(finding.signature)
+            key = finding.signature.coarse
             (self.out / "pending" / f"{case.id}.toml").write_text(found.case_toml,
                                                                   encoding="utf-8")
             if key in self.pending_reductions:
@@ -318,11 +317,11 @@ class Campaign:
             else:
                 self._submit_reduction(found, finding.signature)
 
-    def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
+    def _record(self, case: Case, found: Found, finding: Finding, signature: Signature) -> bool:
         """Count the finding in bucket `signature`; True when that bucket is new. A finding
         is counted once, whatever bucket a later step (a reduction, the end of the
         campaign) would give it: a bug-keyed one is counted before its reduction ends."""
-        marker = f"{finding.signature}\0{case.id}"
+        marker = (finding.signature, case.id)
         if marker in self.recorded:
             return False
         self.recorded.add(marker)
@@ -335,18 +334,18 @@ class Campaign:
         updates = self.store.record(case, verdict, found.outcomes)
         new = any(u.new for u in updates)
         if new:
-            self.tally.new_buckets.append(signature)
+            self.tally.new_buckets.append(str(signature))
         pending = self.out / "pending" / f"{case.id}.toml"
         if pending.exists():
             pending.unlink()
         return new
 
-    def _submit_reduction(self, found: Found, signature: str) -> None:
+    def _submit_reduction(self, found: Found, signature: Signature) -> None:
         key = reduction_slot(signature)
         self.pending_reductions[key] = found
         # listed until it finishes, so a killed campaign redoes it when resumed
-        (self.out / "reducing" / f"{bucket_id(key)}.json").write_text(json.dumps(
-            {"signature": signature, "case_toml": found.case_toml}), encoding="utf-8")
+        (self.out / "reducing" / f"{bucket_id(slot_text(key))}.json").write_text(json.dumps(
+            {"signature": str(signature), "case_toml": found.case_toml}), encoding="utf-8")
         self.slices[key] = Slices()
         self._submit(ReduceJob(self.config.setup, found.case_toml, signature,
                                min(self.config.reduce_slice_s, self.config.reduce_budget_s),
@@ -366,12 +365,12 @@ class Campaign:
         del self.slices[key]
         result = slices.whole(result)
         found = self.pending_reductions.pop(key)
-        (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
+        (self.out / "reducing" / f"{bucket_id(slot_text(key))}.json").unlink(missing_ok=True)
         original = casefile.loads(found.case_toml)
         finding = next(f for f in found.verdict.findings
-                       if coarse_key(f.signature) == coarse_key(key))
+                       if f.signature.coarse == key.coarse)
         self.tally.reductions.append({
-            "signature": result.reduced_signature, "lines_before": result.lines_before,
+            "signature": str(result.reduced_signature), "lines_before": result.lines_before,
             "lines_after": result.lines_after, "tokens_before": result.tokens_before,
             "tokens_after": result.tokens_after, "candidates": result.tried,
             "seconds": round(result.seconds, 3), "reproduced": result.reduced_toml is not None,
@@ -397,7 +396,7 @@ class Campaign:
             casefile.save(reduced, self.out / "reduced" / f"{bucket_id(sig)}.toml")
             found_as = result.reduced_signature if result.known_key else sig
             best = next((f for f in result.verdict.findings
-                         if coarse_key(f.signature) == coarse_key(found_as)), None)
+                         if f.signature.coarse == found_as.coarse), None)
             self.store.set_best(sig, reduced, finding=best, outcomes=result.outcomes)
         else:
             self.store.set_status(bucket_id(sig), "flaky",
@@ -410,24 +409,24 @@ class Campaign:
         key = reduction_slot(job.signature)
         self.slices.pop(key, None)
         found = self.pending_reductions.pop(key)
-        (self.out / "reducing" / f"{bucket_id(key)}.json").unlink(missing_ok=True)
+        (self.out / "reducing" / f"{bucket_id(slot_text(key))}.json").unlink(missing_ok=True)
         case = casefile.loads(found.case_toml)
         self.tally.harness_errors += 1
         (self.out / "harness-errors").mkdir(exist_ok=True)
         (self.out / "harness-errors" / f"reduce-{case.id}.txt").write_text(
             f"reducing case {case.id} for {job.signature}\n{tb}", encoding="utf-8")
         for f in found.verdict.findings:
-            if coarse_key(f.signature) == coarse_key(key):
+            if f.signature.coarse == key.coarse:
                 self._record(case, found, f, f.signature)
         self._release_waiting(key)
 
-    def _release_waiting(self, key: str) -> None:
+    def _release_waiting(self, key: Signature) -> None:
         """Findings that waited for bucket `key`: place them now, or reduce the next one."""
         waiting = self.waiting.pop(key, [])
         known = self._known()
         for other in waiting:
             case = casefile.loads(other.case_toml)
-            f = next(x for x in other.verdict.findings if coarse_key(x.signature) == key)
+            f = next(x for x in other.verdict.findings if x.signature.coarse == key)
             placed = place(f, other.ops, known, bug_key=other.bug_keys.get(f.signature),
                            keyed=self.config.keys_findings)
             if placed is not None:
@@ -445,7 +444,7 @@ class Campaign:
             for found in founds:
                 case = casefile.loads(found.case_toml)
                 for f in found.verdict.findings:
-                    if coarse_key(f.signature) == coarse_key(key):
+                    if f.signature.coarse == key.coarse:
                         self._record(case, found, f, f.signature)
         self.waiting.clear()
         self.pending_reductions.clear()
@@ -464,7 +463,8 @@ class Campaign:
         for marker in markers:
             job = json.loads(marker.read_text(encoding="utf-8"))
             case = casefile.loads(job["case_toml"])
-            self.resume_markers.setdefault(case.id, []).append((marker, job["signature"]))
+            self.resume_markers.setdefault(case.id, []).append(
+                (marker, Signature.parse(job["signature"])))
             texts.append(casefile.dumps(case))
         for path in files:
             case = casefile.load(path)
@@ -478,7 +478,7 @@ class Campaign:
             for marker, signature in self.resume_markers.get(case_id, []):
                 key = reduction_slot(signature)
                 again = found.get(case_id)
-                if again is None or not any(coarse_key(f.signature) == coarse_key(key)
+                if again is None or not any(f.signature.coarse == key.coarse
                                             for f in again.verdict.findings):
                     marker.unlink(missing_ok=True)  # no longer reproduces: nothing to reduce
                 elif key in self.pending_reductions:
@@ -522,7 +522,7 @@ class Campaign:
             pipes[label] = {"median_s": statistics.median(secs) if secs else None,
                             "total_s": round(sum(secs), 3),
                             "statuses": dict(t.statuses[label])}
-        buckets = [{"id": b.id, "signature": b.signature, "count": b.count,
+        buckets = [{"id": b.id, "signature": str(b.signature), "count": b.count,
                     "status": str(b.status), "best_size": b.best_size}
                    for b in self.store.buckets(order_by="count")]
         data = {
@@ -559,7 +559,7 @@ def _describe(job: Job) -> str:
             else f"chunk {job.index}"
     if isinstance(job, JudgeJob):
         return f"judging again the {len(job.cases)} findings a stopped run left"
-    return f"the reduction for {job.signature[:80]}"
+    return f"the reduction for {str(job.signature)[:80]}"
 
 
 def _plugin_names(files: tuple[str, ...]) -> dict[str, str]:

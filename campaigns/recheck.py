@@ -29,20 +29,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import cast
 
-from oracles import Finding, Policy, Verdict, judge, kernel_operations
-from oracles.signature import Signature, coarse_key
+from oracles import Finding, Policy, Verdict, kernel_operations
+from oracles.signature import Signature
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import Case, Expect, ExpectStatus
-from rgpu_fuzz.model.outcome import Outcome, Unavailable, Unsupported, detail
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.pipelines.runner import run_case
 from triage import toolchains
 from triage.classify import is_bug_key, place
 from triage.known_bugs import is_known_bug
 from triage.plugins import load_recorded
+from triage.rerun import rerun
 from triage.store import Bucket, BucketStatus, Event, FindingStore, Run
 
 DEFAULT_STATUSES = (BucketStatus.NEW, BucketStatus.FILED, BucketStatus.FLAKY,
@@ -174,7 +173,7 @@ class Rechecker:
                         bucket.status is BucketStatus.FIXED)
 
 
-def _matches(signature: str, finding: Finding, ops: tuple[str, ...]) -> bool:
+def _matches(signature: Signature, finding: Finding, ops: tuple[str, ...]) -> bool:
     """The finding is the bucket's bug: same signature, or (wrong code) the campaign's
     placement puts it there. A bug-keyed bucket (`probe=`) matches wrong code on its
     pipeline: its key came from probe kernels, which a recheck does not rerun, and the
@@ -182,28 +181,26 @@ def _matches(signature: str, finding: Finding, ops: tuple[str, ...]) -> bool:
     if finding.signature == signature:
         return True
     if is_bug_key(signature):
-        return coarse_key(finding.signature) == coarse_key(signature)
+        return finding.signature.coarse == signature.coarse
     if is_known_bug(signature):  # its reproducer shows the bug as a finding of kind and pipeline
-        known = Signature.parse(signature)
-        found = Signature.parse(finding.signature)
-        return (found.kind, found.pipeline) == (known.kind, known.pipeline)
-    return (coarse_key(finding.signature) == coarse_key(signature)
+        found = finding.signature
+        return (found.kind, found.pipeline) == (signature.kind, signature.pipeline)
+    return (finding.signature.coarse == signature.coarse
             and place(finding, ops, [signature]) == signature)
 
 
 def evaluate(case: Case, pipelines: list[Pipeline], policy: Policy, tries: int,
-             signature: str, fixed: bool) -> tuple[Event, str]:
+             signature: Signature, fixed: bool) -> tuple[Event, str]:
     """Run a bucket's reproducer `tries` times and say what that means for the bucket
     (`fixed`: the bucket is fixed now). Changes nothing; runs in any process."""
     module = case_module(case)
     ops = kernel_operations(module) if module is not None else ()
     verdict: Verdict | None = None
     for _ in range(tries):
-        outcomes = run_case(case, pipelines)
-        missing = _not_run(outcomes)
-        if missing:
-            return Event.SKIPPED, missing
-        verdict = judge(case, outcomes, policy, module)
+        got = rerun(case, pipelines, policy)
+        if got.not_run:
+            return Event.SKIPPED, got.not_run
+        verdict = got.verdict
         hit = next((f for f in verdict.findings if _matches(signature, f, ops)), None)
         if hit is not None:
             return (Event.REGRESSED if fixed else Event.REPRODUCES,
@@ -215,7 +212,7 @@ def evaluate(case: Case, pipelines: list[Pipeline], policy: Policy, tries: int,
     if verdict.agree:
         times = f" ({tries} times)" if tries > 1 else ""
         return Event.FIXED, f"case {case.id} agrees on {labels}{times}"
-    others = "; ".join(dict.fromkeys(f.signature for f in verdict.findings))
+    others = "; ".join(dict.fromkeys(str(f.signature) for f in verdict.findings))
     return Event.CHANGED, f"case {case.id} diverges otherwise: {others}"[:300]
 
 
@@ -229,7 +226,7 @@ class _RerunJob:
     plugins: tuple[str, ...]
     policy: Policy
     tries: int
-    signature: str
+    signature: Signature
     fixed: bool
 
 
@@ -276,14 +273,6 @@ def _plugin_files(pipelines: Iterable[Pipeline]) -> tuple[str, ...]:
     files = {getattr(sys.modules.get(type(p).__module__), "__file__", None)
              for p in pipelines if p.is_plugin}
     return tuple(sorted(f for f in files if f))
-
-
-def _not_run(outcomes: Mapping[str, Outcome]) -> str:
-    """Why some pipeline gave no verdict here (unavailable, unsupported), or ""."""
-    for label, o in outcomes.items():
-        if isinstance(o, Unavailable | Unsupported):
-            return f"{label}: {o.status}: {detail(o)}"
-    return ""
 
 
 def reference_run(store: FindingStore, bucket: Bucket) -> Run | None:
@@ -391,12 +380,11 @@ def update_corpus(store: FindingStore, registry: Registry, policy: Policy,
         pipelines = [checker._pipeline(s) for s in specs]
         why = next((p for p in pipelines if isinstance(p, str)), "")
         if not why:
-            outcomes = run_case(case, [p for p in pipelines if isinstance(p, Pipeline)])
-            why = _not_run(outcomes)
+            got = rerun(case, [p for p in pipelines if isinstance(p, Pipeline)], policy)
+            why = got.not_run
             if not why:
-                verdict = judge(case, outcomes, policy, case_module(case))
-                why = "" if verdict.agree else "still diverges: " + "; ".join(
-                    f.signature for f in verdict.findings)
+                why = "" if got.verdict.agree else "still diverges: " + "; ".join(
+                    str(f.signature) for f in got.verdict.findings)
         if why:
             updates.append(CorpusUpdate(path=path, bucket=bucket.id, written=False,
                                         detail=why[:300]))

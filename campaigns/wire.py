@@ -16,7 +16,8 @@ Rules of the encoding:
   NaN payload, signalling NaNs and -0.0 come back bit for bit.
 * Other floats are IEEE binary64 in msgpack (bit-exact); a numpy float of another width is
   refused rather than widened (widening may quiet a signalling NaN).
-* Enums travel as their value, tuples as lists, dicts and Counters as maps.
+* Enums travel as their value, tuples as lists, dicts and Counters as maps, a `Signature`
+  as its one text form (so it can key a map).
 
 A field type the codec does not know is a `WireError` at the first encode — in the local
 executor too, which goes through this module, so a new field of a job or result that cannot
@@ -45,6 +46,7 @@ from campaigns.jobs import (
     ReduceJob,
     ReduceResult,
 )
+from oracles.signature import Signature
 from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.outcome import Buffer
 from rgpu_fuzz.model.scalars import Scalar
@@ -105,6 +107,8 @@ def _plain(value: Any) -> Any:
         return float(value)
     if isinstance(value, Buffer):
         return _plain_buffer(value)
+    if isinstance(value, Signature):
+        return str(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {TAG: type(value).__name__}
         for f in dataclasses.fields(value):
@@ -154,6 +158,9 @@ def _build(plain: Any, kind: Any, where: str) -> Any:
         return None
     if kind is Buffer:
         return _build_buffer(plain, where)
+    if kind is Signature:
+        _expect(type(plain) is str, where, "signature text", plain)
+        return Signature.parse(plain)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _build_dataclass(plain, kind, where)
     if isinstance(kind, type) and issubclass(kind, enum.Enum):

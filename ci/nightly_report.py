@@ -145,7 +145,7 @@ def render(out: Path, reports: int, plugins: list[str]) -> str:
         link = f"[{b.id}]({link})" if link.startswith("buckets/") else _cell(link or "–")
         lines.append(f"| `{b.id}` | {b.kind} | {b.count} | {status} | {_when(b.first_seen)} "
                      f"| {'new' if b.first_run in tonight else ''} | "
-                     f"`{_cell(b.signature[:100])}` | {link} |")
+                     f"`{_cell(str(b.signature)[:100])}` | {link} |")
     if latest is not None:
         lines += ["", f"## Versions (campaign run {latest.id}, {latest.host})", "",
                   "| tool | version |", "|---|---|"]

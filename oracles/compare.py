@@ -172,7 +172,7 @@ def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
         assert arbiter_label is not None
         return Verdict(compared=compared, findings=(Finding(
             kind=FindingKind.INVALID_CASE, pipelines=(arbiter_label,),
-            signature=str(Signature(kind=FindingKind.INVALID_CASE, detail=arbiter.reason)),
+            signature=Signature(kind=FindingKind.INVALID_CASE, detail=arbiter.reason),
             detail=detail(arbiter)),))
 
     members = _classes(outcomes, loose)
@@ -247,9 +247,9 @@ def _judge_with_arbiter(outcomes: Mapping[str, Outcome], members: Mapping[str, l
                                        max_diffs=policy.max_diffs)
         findings.append(Finding(
             kind=FindingKind.WRONG_CODE, pipelines=(arbiter_label, *outvoted),
-            signature=str(Signature(kind=FindingKind.WRONG_CODE,
+            signature=Signature(kind=FindingKind.WRONG_CODE,
                                     pipeline=f"{spec_name(arbiter_label)}-outvoted",
-                                    detail=f"ops={ops}")),
+                                    detail=f"ops={ops}"),
             detail=(f"{len(outvoted)} independent pipelines agree with each other against "
                     f"{arbiter_label} ({total} element{'s' if total != 1 else ''}): "
                     f"suspect {arbiter_label} first"),
@@ -305,7 +305,7 @@ def _judge_without_arbiter(outcomes: Mapping[str, Outcome], members: Mapping[str
                           detail=f"ops={ops}" if kind is FindingKind.WRONG_CODE else
                           "no majority: " + " vs ".join(sorted(
                               _result_key(outcomes[g[0]]) or "no trap" for g in groups)))
-    findings.append(Finding(kind=kind, pipelines=tuple(labels), signature=str(signature),
+    findings.append(Finding(kind=kind, pipelines=tuple(labels), signature=signature,
                             detail=detail_text, diffs=diffs, differing_elements=total))
     return findings
 
@@ -322,8 +322,8 @@ def _nondeterminism(label: str, o: Outcome) -> list[Finding]:
             base = key[: -len(AGAIN)]
             found.append(Finding(
                 kind=FindingKind.NONDETERMINISM, pipelines=(label,),
-                signature=str(Signature(kind=FindingKind.NONDETERMINISM, pipeline=label,
-                                        stage=base)),
+                signature=Signature(kind=FindingKind.NONDETERMINISM, pipeline=label,
+                                        stage=base),
                 detail=f"{base} differs between two compilations: "
                        f"{o.stats.artefacts.get(base, '?')[:12]} vs {value[:12]}"))
     return found
@@ -361,18 +361,18 @@ def _crash_finding(label: str, o: CompileCrash | RunCrash | Timeout) -> Finding:
         case CompileCrash(stage=stage, signature=sig, log=log):
             line = normalise_crash_line(sig or log)
             return Finding(kind=FindingKind.COMPILE_CRASH, pipelines=(label,),
-                           signature=str(Signature(kind=FindingKind.COMPILE_CRASH,
+                           signature=Signature(kind=FindingKind.COMPILE_CRASH,
                                                    pipeline=label, stage=stage,
-                                                   detail=line)),
+                                                   detail=line),
                            detail=detail(o))
         case RunCrash(signal=sig):
             return Finding(kind=FindingKind.RUN_CRASH, pipelines=(label,),
-                           signature=str(Signature(kind=FindingKind.RUN_CRASH, pipeline=label,
-                                                   detail=sig)), detail=detail(o))
+                           signature=Signature(kind=FindingKind.RUN_CRASH, pipeline=label,
+                                                   detail=sig), detail=detail(o))
         case Timeout(stage=stage):
             return Finding(kind=FindingKind.TIMEOUT, pipelines=(label,),
-                           signature=str(Signature(kind=FindingKind.TIMEOUT, pipeline=label,
-                                                   stage=stage)), detail=detail(o))
+                           signature=Signature(kind=FindingKind.TIMEOUT, pipeline=label,
+                                                   stage=stage), detail=detail(o))
 
 
 def _failure_finding(label: str, o: Outcome) -> Finding | None:
@@ -382,12 +382,12 @@ def _failure_finding(label: str, o: Outcome) -> Finding | None:
         return _crash_finding(label, o)
     if isinstance(o, Rejected):
         return Finding(kind=FindingKind.REJECTED, pipelines=(label,),
-                       signature=str(Signature(kind=FindingKind.REJECTED, pipeline=label,
-                                               detail=o.reason)), detail=detail(o))
+                       signature=Signature(kind=FindingKind.REJECTED, pipeline=label,
+                                               detail=o.reason), detail=detail(o))
     if isinstance(o, PipelineFailure):
         return Finding(kind=FindingKind.PIPELINE_ERROR, pipelines=(label,),
-                       signature=str(Signature(kind=FindingKind.PIPELINE_ERROR, pipeline=label,
-                                               detail=pipeline_error_line(o.error))),
+                       signature=Signature(kind=FindingKind.PIPELINE_ERROR, pipeline=label,
+                                               detail=pipeline_error_line(o.error)),
                        detail=o.error + (f"\n{o.traceback}" if o.traceback else ""))
     return None
 
@@ -406,14 +406,14 @@ def _judge_one(label: str, o: Outcome, arbiter: Outcome, arbiter_name: str, loos
             return None
         got = f"trap {o.kind}" if isinstance(o, Trap) else "no trap"
         return Finding(kind=FindingKind.TRAP_MISMATCH, pipelines=(label,),
-                       signature=str(Signature(kind=FindingKind.TRAP_MISMATCH, pipeline=label,
-                                               detail=f"expected {arbiter.kind}, got {got}")),
+                       signature=Signature(kind=FindingKind.TRAP_MISMATCH, pipeline=label,
+                                               detail=f"expected {arbiter.kind}, got {got}"),
                        detail=f"{arbiter_name}: {detail(arbiter)}; {label}: {got}")
     assert isinstance(arbiter, Ok), arbiter
     if isinstance(o, Trap):
         return Finding(kind=FindingKind.TRAP_MISMATCH, pipelines=(label,),
-                       signature=str(Signature(kind=FindingKind.TRAP_MISMATCH, pipeline=label,
-                                               detail=f"unexpected {o.kind}")),
+                       signature=Signature(kind=FindingKind.TRAP_MISMATCH, pipeline=label,
+                                               detail=f"unexpected {o.kind}"),
                        detail=f"{label}: {detail(o)}; {arbiter_name} finished")
     assert isinstance(o, Ok), o
     diffs, total = compare_outputs(arbiter.outputs, o.outputs, loose_zero=loose,
@@ -421,7 +421,7 @@ def _judge_one(label: str, o: Outcome, arbiter: Outcome, arbiter_name: str, loos
     if not total:
         return None
     return Finding(kind=FindingKind.WRONG_CODE, pipelines=(arbiter_name, label),
-                   signature=str(Signature(kind=FindingKind.WRONG_CODE, pipeline=label,
-                                           detail=f"ops={ops}")),
+                   signature=Signature(kind=FindingKind.WRONG_CODE, pipeline=label,
+                                           detail=f"ops={ops}"),
                    detail=f"{total} element{'s differ' if total != 1 else ' differs'}",
                    diffs=tuple(diffs), differing_elements=total)

@@ -9,6 +9,7 @@ from enum import StrEnum
 from fnmatch import fnmatch
 from pathlib import Path
 
+from oracles.signature import Signature
 from rgpu_fuzz.model.errors import RgpuError
 
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
@@ -30,8 +31,10 @@ class KnownDifference:
     signature: str
     issue: str
 
-    def matches(self, pipeline: str, signature: str) -> bool:
-        return fnmatch(pipeline, self.pipelines) and self.signature in signature
+    def matches(self, pipeline: str, signature: Signature) -> bool:
+        """Whether a finding on `pipeline` is this difference (`signature`, a pattern, is
+        a part of the finding's signature text)."""
+        return fnmatch(pipeline, self.pipelines) and self.signature in str(signature)
 
 
 @dataclass(frozen=True, slots=True)

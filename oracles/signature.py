@@ -2,7 +2,10 @@
 
 A `Signature` is a frozen value — kind, pipeline, stage, detail — with exactly one text
 form, `str(sig)`, which the store keys buckets on and the command line prints, and one
-reader, `Signature.parse`. Nothing else splits signature text.
+reader, `Signature.parse`. Findings, buckets, bug keys, reduction jobs and reports carry the
+value; text is made and read only where it leaves the process: the store (`triage/store/`),
+the campaign wire (`campaigns/wire.py`), a resumed campaign's markers and the command line's
+arguments. Nothing else splits signature text.
 
 The text form is the kind followed by the fields that kind has, `|`-separated, always all of
 them (so an empty middle field keeps its place); the last field takes the rest of the text,
@@ -75,6 +78,11 @@ class Signature:
     def text(self) -> str:
         return str(self)
 
+    @property
+    def after_kind(self) -> str:
+        """The text form without its kind (what a listing with a kind column shows)."""
+        return str(self).partition("|")[2] or str(self)
+
     @classmethod
     def parse(cls, text: str) -> Signature:
         """The value of a text form (any text: an unknown kind reads as pipeline|detail)."""
@@ -114,17 +122,15 @@ class Signature:
         return Signature(kind=self.kind, pipeline=self.pipeline, stage=self.stage)
 
     def coarse_text(self) -> str:
-        """The text of `coarse`: a wrong-code signature without its `|ops=`/`|probe=` field."""
+        """The text of `coarse` as older stores' reduction keys spelled it: a wrong-code
+        signature without its `|ops=`/`|probe=` field (for display only)."""
         if not self.has_operations:
             return str(self)
         return f"{self.kind}|{self.pipeline}"
 
-
-def coarse_key(text: str) -> str:
-    """`Signature.parse(text).coarse_text()`: the key reduction and placement compare; a
-    signature without operations is its own key, byte for byte."""
-    sig = Signature.parse(text)
-    return sig.coarse_text() if sig.has_operations else text
+    def __lt__(self, other: Signature) -> bool:
+        """Signatures sort as their text does (listings and reports keep their order)."""
+        return str(self) < str(other)
 
 
-__all__ = ["LAYOUT", "OPS_PREFIX", "PROBE_PREFIX", "Signature", "coarse_key"]
+__all__ = ["LAYOUT", "OPS_PREFIX", "PROBE_PREFIX", "Signature"]

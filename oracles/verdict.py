@@ -35,11 +35,11 @@ class ElementDiff:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """One thing wrong with one case. `signature` names the bug, not the case
-    (docs/design.md §5)."""
+    (docs/design.md §5); it is a value, given text only where the store keeps it."""
 
     kind: FindingKind
     pipelines: tuple[str, ...]
-    signature: str
+    signature: Signature
     detail: str = ""
     diffs: tuple[ElementDiff, ...] = field(default=())
     differing_elements: int = 0
@@ -48,11 +48,6 @@ class Finding:
     suspects: tuple[str, ...] = ()
     """The pipelines most likely wrong, when the oracle can say (the arbiter when it is
     outvoted; the minority when no arbiter ran); empty: the pipeline(s) named, or none."""
-
-    @property
-    def sig(self) -> Signature:
-        """The signature as a value (`signature` is its one text form)."""
-        return Signature.parse(self.signature)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

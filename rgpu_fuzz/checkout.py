@@ -1,10 +1,11 @@
 """The source checkout this `rgpu_fuzz` runs from, if it runs from one.
 
-Benchmarks, `report --upstream` and the recorded revision need the repository around the
-package (its `.git`, the seeded-bug plugins under `tests/plugins`, `docs/llvm-bugs`): an
-installed wheel has none. This is the one place that finds it, by the package's own
-location and the `pyproject.toml` that names the distribution, so no module counts parent
-directories of its own file."""
+Benchmarks that compare with a baseline revision, `report --upstream` and the recorded
+revision need the repository around the package (its `.git`, `docs/llvm-bugs`): an
+installed wheel has none. (Library code never reads `tests/`: the seeded-bug plugins the
+benchmarks use are in the package, `rgpu_fuzz/bench/seeded/`.) This is the one place that
+finds it, by the package's own location and the `pyproject.toml` that names the
+distribution, so no module counts parent directories of its own file."""
 
 from __future__ import annotations
 

@@ -32,17 +32,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from oracles import FindingKind, Policy, judge
+from oracles import FindingKind, Policy
 from oracles.compare import compare_outputs
 from oracles.signature import PROBE_PREFIX, Signature
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.features import case_features, case_module, walk
+from rgpu_fuzz.lang.features import case_features, walk
 from rgpu_fuzz.model.case import BufferArg, Case, Dist, Launch, Values
 from rgpu_fuzz.model.inputs import random_bits
 from rgpu_fuzz.model.outcome import Ok
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
+from triage.rerun import rerun
 
 PROBE_THREADS = 256
 """Elements per probe: ~half edge values, half uniform bits per operand (`Dist.EDGES`)."""
@@ -213,7 +214,7 @@ def _kernel(ops: tuple[TypedOp, ...], threads: int,
 class ProbeAnswer:
     """What one probe (or group test) said: pipeline `pipeline` computes `op` wrong on its
     own, or not. Plain data: answers travel from the workers that probe to the campaign,
-    which keeps them in its store (`store_probes.py`) and hands them to every later job."""
+    which keeps them in its store (`triage/store/probes.py`) and hands them to every later job."""
 
     pipeline: str
     """The pipeline's label."""
@@ -286,10 +287,9 @@ class BugKeys:
         ref = self.arbiter.run(case, features)
         broken = False
         if isinstance(ref, Ok):
-            outcomes = {self.arbiter.label: ref, pipeline.label: pipeline.run(case, features)}
-            verdict = judge(case, outcomes, self.policy, case_module(case))
+            got = rerun(case, [pipeline], self.policy, given={self.arbiter.label: ref})
             broken = any(f.kind in _BROKEN_KINDS and pipeline.label in f.pipelines
-                         for f in verdict.findings)
+                         for f in got.verdict.findings)
         self._probes += 1
         self._seconds += time.perf_counter() - started
         return broken
@@ -352,13 +352,12 @@ class BugKeys:
             return frozenset(broken_copies)
         return frozenset(op.family for op in sorted(ops) if self.broken(label, op))
 
-    def key(self, signature: str, case: Case, *, attribute: bool = False) -> str | None:
+    def key(self, sig: Signature, case: Case, *, attribute: bool = False) -> Signature | None:
         """The probe signature of a wrong-code finding (`wrong-code|P|probe=f+g`), or None
         when the finding is not wrong code or no operation of its kernel is broken alone.
         `attribute`: a kernel with several broken families is keyed by the one it still
         shows wrong code with when the others are knocked out (`shown`; for findings no
         reduction will narrow)."""
-        sig = Signature.parse(signature)
         if sig.kind != FindingKind.WRONG_CODE:
             return None
         families = self.families(sig.pipeline, case)
@@ -367,8 +366,8 @@ class BugKeys:
         if attribute and len(families) > 1 and not any(f.startswith("copy:") for f in families):
             # (broken loads or stores are no operation a knock-out could remove)
             families = self.shown(sig.pipeline, case, families)
-        return str(Signature(kind=sig.kind, pipeline=sig.pipeline,
-                             detail=PROBE_PREFIX + "+".join(sorted(families))))
+        return Signature(kind=sig.kind, pipeline=sig.pipeline,
+                         detail=PROBE_PREFIX + "+".join(sorted(families)))
 
     def shown(self, label: str, case: Case, families: frozenset[str]) -> frozenset[str]:
         """Of the broken `families` of the kernel, the first (in name order) that alone
@@ -389,10 +388,9 @@ class BugKeys:
                 features = case_features(alone)
                 ref = self.arbiter.run(alone, features)
                 if isinstance(ref, Ok):
-                    outcomes = {self.arbiter.label: ref, label: pipeline.run(alone, features)}
-                    verdict = judge(alone, outcomes, self.policy, case_module(alone))
+                    got = rerun(alone, [pipeline], self.policy, given={self.arbiter.label: ref})
                     shows = any(f.kind is FindingKind.WRONG_CODE and label in f.pipelines
-                                for f in verdict.findings)
+                                for f in got.verdict.findings)
             self._probes += 1
             self._seconds += time.perf_counter() - started
             if shows:
@@ -400,9 +398,9 @@ class BugKeys:
         return families
 
 
-def probe_families(signature: str) -> frozenset[str] | None:
+def probe_families(signature: Signature) -> frozenset[str] | None:
     """The families of a probe signature; None for any other signature."""
-    return Signature.parse(signature).probe
+    return signature.probe
 
 
 __all__ = ["BugKeys", "ProbeAnswer", "ProbeStats", "TypedOp", "batch_case", "copy_op", "probe_case",

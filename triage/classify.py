@@ -32,30 +32,38 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from oracles import Finding, FindingKind, Signature
-from oracles.signature import coarse_key
 from triage.known_bugs import is_known_bug
 
 
-def signature_ops(signature: str) -> frozenset[str] | None:
+def signature_ops(signature: Signature) -> frozenset[str] | None:
     """The operations of a wrong-code signature, or None for signatures without them."""
-    return Signature.parse(signature).ops
+    return signature.ops
 
 
-def is_bug_key(signature: str | None) -> bool:
+def is_bug_key(signature: Signature | None) -> bool:
     """Whether `signature` is a probe-keyed (bug key) wrong-code signature."""
-    return signature is not None and Signature.parse(signature).probe is not None
+    return signature is not None and signature.probe is not None
 
 
-def reduction_slot(signature: str) -> str:
+def reduction_slot(signature: Signature) -> Signature:
     """The key under which at most one reduction runs at a time: a bug key itself (each
     bug-keyed bucket reduces its own first finding), else the coarse key (findings of one
     coarse key wait for the reduction that may place them)."""
-    return signature if is_bug_key(signature) else coarse_key(signature)
+    return signature if is_bug_key(signature) else signature.coarse
 
 
-def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
-          bug_key: str | None = None, reduced: bool = False,
-          keyed: bool = False) -> str | None:
+def slot_text(slot: Signature) -> str:
+    """The text a reduction slot had before signatures were values, which names a campaign's
+    `reducing/` marker (so a campaign stopped by an older rgpu-fuzz resumes): a bug key's
+    own text; a coarse wrong-code key as `wrong-code|P` (`Signature.coarse_text`, without
+    the empty detail field); any other signature's text."""
+    if slot.kind == FindingKind.WRONG_CODE and not slot.detail:
+        return f"{slot.kind}|{slot.pipeline}"
+    return str(slot)
+
+def place(finding: Finding, case_ops: Iterable[str], known: Iterable[Signature], *,
+          bug_key: Signature | None = None, reduced: bool = False,
+          keyed: bool = False) -> Signature | None:
     """The signature of the bucket this finding counts in, or None when it needs reducing.
 
     `known` are the signatures of existing buckets; `case_ops` the operations of the case's
@@ -66,16 +74,16 @@ def place(finding: Finding, case_ops: Iterable[str], known: Iterable[str], *,
         return bug_key  # a known LLVM bug explains it (triage/known_bugs.py), any kind
     if finding.kind is not FindingKind.WRONG_CODE:
         return finding.signature
-    key = coarse_key(finding.signature)
+    key = finding.signature.coarse
     if bug_key is not None:
-        families = Signature.parse(bug_key).probe or frozenset()
+        families = bug_key.probe or frozenset()
         return bug_key if reduced or len(families) == 1 else None
     if keyed:
         return finding.signature if reduced else None
     return _most_specific(key, frozenset(case_ops), known, signature_ops)
 
 
-def unreduced_bucket(finding: Finding, bug_key: str | None) -> str:
+def unreduced_bucket(finding: Finding, bug_key: Signature | None) -> Signature:
     """The bucket of a finding of a campaign that does not reduce (`--no-reduce`): its bug
     key when it has one — a known LLVM bug's, or the probe key, narrowed to the family the
     whole kernel shows alone (`BugKeys.shown`) — else its own signature (a context bug: split
@@ -83,12 +91,12 @@ def unreduced_bucket(finding: Finding, bug_key: str | None) -> str:
     return bug_key if bug_key is not None else finding.signature
 
 
-def _most_specific(key: str, have: frozenset[str], known: Iterable[str],
-                   names: Callable[[str], frozenset[str] | None]) -> str | None:
+def _most_specific(key: Signature, have: frozenset[str], known: Iterable[Signature],
+                   names: Callable[[Signature], frozenset[str] | None]) -> Signature | None:
     """The known bucket of coarse key `key` with the most names, all of them in `have`."""
-    best: tuple[int, str] | None = None
+    best: tuple[int, Signature] | None = None
     for sig in known:
-        if coarse_key(sig) != key:
+        if sig.coarse != key:
             continue
         bucket = names(sig)
         if bucket is not None and bucket <= have:

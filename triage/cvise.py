@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from oracles import KnownDifference, Policy, ZeroSign
+from oracles import KnownDifference, Policy, Signature, ZeroSign
 from rgpu_fuzz import casefile
 from rgpu_fuzz.model.case import Case
 from triage.reduce.size import token_count
@@ -110,7 +110,7 @@ def _policy_from_json(doc: dict[str, Any]) -> Policy:
     return Policy(**doc, zero_sign=zero, known=known)
 
 
-def write_interestingness_test(directory: Path, case: Case, signature: str,
+def write_interestingness_test(directory: Path, case: Case, signature: Signature,
                                pipelines: Sequence[str], policy: Policy, *,
                                plugins: Sequence[str | Path] = ()) -> Path:
     """Write `interesting.py` (and the case and config it reads) into `directory`.
@@ -122,7 +122,7 @@ def write_interestingness_test(directory: Path, case: Case, signature: str,
     casefile.save(case, directory / CASE_FILE)
     config = {
         "case": str(directory / CASE_FILE),
-        "signature": signature,
+        "signature": str(signature),  # text in the file, parsed by `_load_predicate`
         "pipelines": list(pipelines),
         "policy": _policy_to_json(policy),
         "plugins": [str(Path(p).resolve()) for p in plugins],
@@ -151,7 +151,7 @@ def _load_predicate(config: dict[str, Any]) -> tuple[Case, Callable[[Case], bool
     for plugin in config["plugins"]:
         registry.load_plugin(plugin)
     policy = _policy_from_json(dict(config["policy"]))
-    interesting = signature_predicate(config["signature"], config["pipelines"],
+    interesting = signature_predicate(Signature.parse(config["signature"]), config["pipelines"],
                                       policy, registry=registry)
     return casefile.load(config["case"]), interesting
 
@@ -243,7 +243,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def reduce_with_cvise(case: Case, signature: str, pipelines: Sequence[str], policy: Policy, *,
+def reduce_with_cvise(case: Case, signature: Signature, pipelines: Sequence[str], policy: Policy, *,
                       budget_s: float, plugins: Sequence[str | Path] = (),
                       test_timeout_s: float = 30.0, not_c: bool = True, server: bool = True,
                       keep_dir: Path | None = None) -> CviseResult:
@@ -343,7 +343,7 @@ class SeededFinding:
 
     seed: int
     case: Case
-    signature: str
+    signature: Signature
 
 
 def find_wrong_code(count: int, pipelines: Sequence[str], policy: Policy, *,
@@ -352,11 +352,11 @@ def find_wrong_code(count: int, pipelines: Sequence[str], policy: Policy, *,
     """The first `count` generated seeds (default profile) whose verdict has a wrong-code
     finding on `target`: the findings a reducer comparison runs on."""
     from generators import SeededChoices, generate, load_profile
-    from oracles import FindingKind, judge
+    from oracles import FindingKind
     from rgpu_fuzz.lang.parser import parse
     from rgpu_fuzz.lang.source import DiagnosticError
     from rgpu_fuzz.pipelines.registry import Registry
-    from rgpu_fuzz.pipelines.runner import run_case
+    from triage.rerun import rerun
 
     registry = Registry()
     for plugin in plugins:
@@ -367,10 +367,10 @@ def find_wrong_code(count: int, pipelines: Sequence[str], policy: Policy, *,
     for seed in range(start_seed, start_seed + max_seeds):
         case = generate(SeededChoices(seed), profile, seed=seed)
         try:
-            module = parse(case.kernel, f"<seed {seed}>")
+            parse(case.kernel, f"<seed {seed}>")  # a kernel that does not parse is skipped
         except DiagnosticError:
             continue
-        verdict = judge(case, run_case(case, runners), policy, module)
+        verdict = rerun(case, runners, policy).verdict
         sig = next((f.signature for f in verdict.findings
                     if f.kind is FindingKind.WRONG_CODE and target in f.pipelines), None)
         if sig is not None:
@@ -398,7 +398,7 @@ def compare_reducers(finding: SeededFinding, pipelines: Sequence[str], policy: P
     lines0, tokens0 = kernel_size(finding.case.kernel)
     ours_lines, ours_tokens = kernel_size(ours.case.kernel)
     return {
-        "seed": finding.seed, "signature": finding.signature,
+        "seed": finding.seed, "signature": str(finding.signature),
         "original": {"lines": lines0, "tokens": tokens0},
         "ours": {"lines": ours_lines, "tokens": ours_tokens, "seconds": ours.seconds,
                  "out_of_time": ours.out_of_time, "tried": ours.tried,

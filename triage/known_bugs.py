@@ -24,15 +24,15 @@ from functools import cache
 from importlib import resources, util
 from pathlib import Path
 
-from oracles import Finding, Policy, Signature, judge
+from oracles import Finding, Policy, Signature
 from rgpu_fuzz.lang.ast import Module
-from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.sim import target_config
+from triage.rerun import rerun
 
 KNOWN_PREFIX = "known LLVM bug "
 
@@ -67,9 +67,9 @@ def known_bugs() -> tuple[KnownBug, ...]:
                           b["recheck"], tuple(b["llc"])) for b in data["bug"])
 
 
-def is_known_bug(signature: str | None) -> bool:
+def is_known_bug(signature: Signature | None) -> bool:
     """Whether `signature` is a known-bug bucket's."""
-    return signature is not None and Signature.parse(signature).detail.startswith(KNOWN_PREFIX)
+    return signature is not None and signature.detail.startswith(KNOWN_PREFIX)
 
 
 def _applies(bug: KnownBug, finding: Finding, pipeline: Pipeline) -> bool:
@@ -126,9 +126,9 @@ class KnownBugs:
         return self._made[spec]
 
     def key(self, finding: Finding, case: Case, outcomes: dict[str, Outcome],
-            pipelines: dict[str, Pipeline], module: Module | None) -> str | None:
+            pipelines: dict[str, Pipeline], module: Module | None) -> Signature | None:
         """The known-bug signature of `finding`, or None when no known bug explains it."""
-        pipeline = pipelines.get(Signature.parse(finding.signature).pipeline)
+        pipeline = pipelines.get(finding.signature.pipeline)
         arbiter = outcomes.get(self.policy.arbiter)
         if pipeline is None or arbiter is None:
             return None
@@ -138,12 +138,10 @@ class KnownBugs:
             if again is None:
                 continue
             self.rechecks += 1
-            got = again.run(case, case_features(case))
-            verdict = judge(case, {self.policy.arbiter: arbiter, again.label: got},
-                            self.policy, module)
-            if verdict.agree:
-                return str(Signature(kind=finding.kind, pipeline=pipeline.label,
-                                     detail=bug.detail))
+            got = rerun(case, [again], self.policy, given={self.policy.arbiter: arbiter})
+            if got.verdict.agree:
+                return Signature(kind=finding.kind, pipeline=pipeline.label,
+                                 detail=bug.detail)
         return None
 
 

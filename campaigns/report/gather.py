@@ -490,7 +490,7 @@ def feature_rows(data: CampaignData) -> list[tuple[str, str, str, str]]:
 def bucket_rows(data: CampaignData) -> list[tuple[str, str, str, str, str, str]]:
     """(id, count, kind, status, first seen, signature) of every bucket, most counted first."""
     return [(b.id, str(b.count), b.kind, f"{b.status} (regression)" if b.regression
-             else str(b.status), when(b.first_seen), b.signature) for b in data.buckets]
+             else str(b.status), when(b.first_seen), str(b.signature)) for b in data.buckets]
 
 
 REGRESSION_HEADER = ("bucket", "count", "fixed at", "reopened at", "reopened by run",

@@ -1,7 +1,8 @@
 """`rgpu-fuzz bench buckets`: one bug → one bucket, measured on seeded bugs.
 
-For each scenario (seeded-bug plugins from tests/plugins/ and the pipelines they define),
-campaigns run one after the other in this process's code, one per mode (`--bucket-modes`):
+For each scenario (seeded-bug plugins from `rgpu_fuzz/bench/seeded/` and the pipelines
+they define), campaigns run one after the other in this process's code, one per mode
+(`--bucket-modes`):
 `ops` buckets wrong code by the `ops=` signature alone (`bug_keys=False`, the behaviour
 before bug keys), `bug-key` by bug key (`triage/bugkey.py`), both reducing; `ops-unreduced`
 and `bug-key-unreduced` are the same without reduction (`campaign --no-reduce`: before bug
@@ -32,18 +33,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from campaigns.jobs import Found, Setup, _parse
+from campaigns.jobs import Found, Setup
 from campaigns.orchestrate import Campaign, CampaignConfig
-from oracles import Finding, judge, load_policy
-from rgpu_fuzz.checkout import in_checkout
+from oracles import Finding, Signature, load_policy
+from rgpu_fuzz.bench.seeded import SEEDED
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.pipelines.registry import Registry
-from rgpu_fuzz.pipelines.runner import run_case
+from triage.rerun import rerun
 
 
 def _plugins() -> Path:
-    """The seeded-bug plugins: the test suite's (`tests/plugins`), in the source checkout."""
-    return in_checkout("tests", "plugins")
+    """The seeded-bug plugins (`rgpu_fuzz/bench/seeded`), part of the package."""
+    return SEEDED
 BASELINE = "llvm-cpu:O0"
 
 
@@ -102,10 +103,11 @@ class _Recording(Campaign):
 
     def __init__(self, config: CampaignConfig) -> None:
         super().__init__(config)
-        self.assigned: dict[tuple[str, str], str] = {}   # (case id, finding sig) -> bucket
+        # (case id, finding's signature) -> its bucket's
+        self.assigned: dict[tuple[str, Signature], Signature] = {}
         self.cases: dict[str, Case] = {}
 
-    def _record(self, case: Case, found: Found, finding: Finding, signature: str) -> bool:
+    def _record(self, case: Case, found: Found, finding: Finding, signature: Signature) -> bool:
         self.assigned.setdefault((case.id, finding.signature), signature)
         self.cases[case.id] = case
         return super()._record(case, found, finding, signature)
@@ -117,16 +119,14 @@ def _bugs_of(case: Case, label: str, scenario: Scenario, reg: Registry,
     `case`; `baseline` when the unmodified pipeline has one too."""
     policy = load_policy("default")
     ref = reg.create("ref")
-    module = _parse(case)
     candidates = {**scenario.bugs.get(label, {}), "baseline": BASELINE}
 
     def has_finding(spec: str) -> bool:
         key = (case.id, spec)
         if key not in cache:
             p = reg.create(spec)
-            outcomes = run_case(case, [ref, p])
             cache[key] = any(p.label in f.pipelines for f in
-                             judge(case, outcomes, policy, module).findings)
+                             rerun(case, [ref, p], policy).verdict.findings)
         return cache[key]
 
     if has_finding(BASELINE):
@@ -156,21 +156,19 @@ def _measure(scenario: Scenario, mode: str, seconds: float, jobs: int,
 def _score(campaign: _Recording, scenario: Scenario, reg: Registry,
            cache: dict[tuple[str, str], bool]) -> dict[str, Any]:
     """Purity and per-bug splitting of one campaign's assignment."""
-    from oracles.signature import Signature
-
-    truth: dict[tuple[str, str], str] = {}
-    sets: dict[tuple[str, str], frozenset[str]] = {}
+    truth: dict[tuple[str, Signature], str] = {}
+    sets: dict[tuple[str, Signature], frozenset[str]] = {}
     for (case_id, sig), _bucket in campaign.assigned.items():
-        label = Signature.parse(sig).pipeline
+        label = sig.pipeline
         bugs = _bugs_of(campaign.cases[case_id], label, scenario, reg, cache)
         sets[(case_id, sig)] = bugs or frozenset({"unexplained"})
         truth[(case_id, sig)] = "+".join(sorted(bugs)) or "unexplained"
-    common: dict[str, frozenset[str] | None] = {}
+    common: dict[Signature, frozenset[str] | None] = {}
     for k, bucket in campaign.assigned.items():
         have = common.get(bucket)
         common[bucket] = sets[k] if have is None else have & sets[k]
     pure = sum(1 for b in campaign.assigned.values() if common[b])
-    per_bug: dict[str, Counter[str]] = defaultdict(Counter)
+    per_bug: dict[str, Counter[Signature]] = defaultdict(Counter)
     for k, bucket in campaign.assigned.items():
         per_bug[truth[k]][bucket] += 1
     n = len(campaign.assigned)
@@ -178,7 +176,7 @@ def _score(campaign: _Recording, scenario: Scenario, reg: Registry,
         "purity": round(pure / n, 3) if n else None,
         "bugs": {bug: {"findings": sum(c.values()), "buckets": len(c),
                        "largest_bucket_share": round(max(c.values()) / sum(c.values()), 3),
-                       "keys": sorted(c)}
+                       "keys": sorted(str(k) for k in c)}
                  for bug, c in sorted(per_bug.items())},
     }
 

@@ -9,7 +9,7 @@ compile, link, read and verify (`bench_compile.py`).
 
 `reduce` (not run by default: minutes) compares our reducer with C-Vise (apt package
 `cvise`) on the first `--findings` generated cases that the seeded-bug pipeline
-`llvm-cpu-xor2or` (tests/plugins/miscompile.py) miscompiles: same predicate, same
+`llvm-cpu-xor2or` (rgpu_fuzz/bench/seeded/miscompile.py) miscompiles: same predicate, same
 `--budget` each, kernel-only lines and tokens, per finding and median.
 
 `campaign` (not run by default: minutes) measures campaign throughput per core on a pipeline
@@ -33,7 +33,7 @@ from typing import Any
 from rgpu_fuzz import __version__, casefile
 from rgpu_fuzz.bench import buckets as bench_buckets
 from rgpu_fuzz.bench import campaign as bench_campaign
-from rgpu_fuzz.checkout import in_checkout
+from rgpu_fuzz.bench.seeded import plugin
 
 EXAMPLE = "rgpu-fuzz bench interp --repeat 5 --out bench.json"
 BENCHES = ("interp", "gen", "pipelines", "rustc", "compile", "reduce", "sim", "campaign",
@@ -50,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=50,
                    help="generated seeds: in the kernel set, and the cases `gen` times")
     p.add_argument("--corpus", type=Path, default=Path("corpus"), help="corpus directory")
+    p.add_argument("--conformance", type=Path, default=Path("tests/semantics/cases"),
+                   metavar="DIR", help="`sim`, `rustc`: the rustc-derived conformance cases "
+                   "(default: the checkout's, from its root)")
     p.add_argument("--pipelines", default="ref,llvm-cpu:O0,llvm-cpu:O3,rustc-cpu:O2",
                    help="pipelines measured by the `pipelines` benchmark")
     p.add_argument("--findings", type=int, default=3,
@@ -175,8 +178,6 @@ def bench_gen(args: argparse.Namespace) -> dict[str, Any]:
             "max_lines": max(lines)}
 
 
-RUSTC_CASES = ("tests", "semantics", "cases")
-"""The rustc-derived conformance kernels, in the source checkout."""
 RUSTC_BATCHES = (8, 16, 32)
 RUSTC_UNBATCHED = 16
 
@@ -191,7 +192,7 @@ def bench_rustc(args: argparse.Namespace) -> dict[str, Any]:
     pipeline = RustcCpuPipeline(PipelineSpec("rustc-cpu", ("O2",)))
     if (reason := pipeline.unavailable_reason()) is not None:
         return {"unavailable": reason}
-    cases = [casefile.load(p) for p in sorted(in_checkout(*RUSTC_CASES).glob("*.toml"))]
+    cases = [casefile.load(p) for p in sorted(args.conformance.glob("*.toml"))]
     repeat = max(1, min(args.repeat, 3))
 
     def per_case(batch: int) -> dict[str, Any]:
@@ -225,7 +226,7 @@ def bench_reduce(args: argparse.Namespace) -> dict[str, Any]:
         find_wrong_code,
     )
 
-    seeded_plugin = str(in_checkout("tests", "plugins", "miscompile.py"))  # defines SEEDED_PIPELINE
+    seeded_plugin = str(plugin("miscompile.py"))  # defines SEEDED_PIPELINE
     pipelines, policy, plugins = ("ref", SEEDED_PIPELINE), load_policy("default"), [seeded_plugin]
     if not cvise_available():
         print("bench reduce: C-Vise is not installed (Debian/Ubuntu: apt-get install cvise); "
@@ -274,6 +275,8 @@ def execute(args: argparse.Namespace) -> int:
 
     if args.seeds < 1 or args.repeat < 1:
         raise UserError("--seeds and --repeat must be >= 1")
+    if {"sim", "rustc"} & set(args.which) and not any(args.conformance.glob("*.toml")):
+        raise UserError(f"--conformance {args.conformance}: no case files (*.toml) there")
     if "sim" in args.which:
         from rgpu_fuzz.bench.sim import check_sim_specs
 

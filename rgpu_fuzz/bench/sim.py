@@ -44,8 +44,6 @@ from typing import Any
 
 from rgpu_fuzz.checkout import in_checkout
 
-CONFORMANCE = ("tests", "semantics", "cases")
-
 
 def check_sim_specs(text: str) -> None:
     """Raise `UserError` unless every `--sim-specs` entry is a valid `amdgpu-sim` spec.
@@ -78,7 +76,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
     from rgpu_fuzz.sim import decode_throughput
 
     cases = [(f"conformance/{p.stem}", casefile.load(p))
-             for p in sorted(in_checkout(*CONFORMANCE).glob("*.toml"))]
+             for p in sorted(args.conformance.glob("*.toml"))]
     cases += _kernel_set(args.corpus, args.seeds)
     launches: dict[str, list[tuple[str, Any]]] = {}
     compile_s: dict[str, float] = {}

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from oracles import Policy, PolicyError, Verdict, judge, load_policy
+from oracles import Policy, PolicyError, Verdict, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
@@ -34,7 +34,6 @@ from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
-from rgpu_fuzz.pipelines.runner import run_case
 
 if TYPE_CHECKING:
     from triage.lookup import Where
@@ -110,8 +109,10 @@ def pipeline_specs(case: Case, where: Where, override: str | None, arbiter: str)
 
 def rerun(args: argparse.Namespace, case: Case,
           where: Where) -> tuple[list[Pipeline], dict[str, Outcome], Verdict, Policy]:
-    """Create the pipelines, run the case through them and judge the outcomes."""
+    """Create the pipelines, run the case through them and judge the outcomes
+    (`triage.rerun`, the one way every rerun goes)."""
     from rgpu_fuzz.cli import UserError
+    from triage.rerun import rerun as rerun_case
 
     try:
         policy = load_policy(args.policy)
@@ -126,8 +127,8 @@ def rerun(args: argparse.Namespace, case: Case,
         pipelines = reg.create_all(specs)
     except PipelineError as e:
         raise UserError(f"case {case.id}: {e}") from None
-    outcomes = run_case(case, pipelines)
-    return pipelines, outcomes, judge(case, outcomes, policy, parsed_kernel(case)), policy
+    got = rerun_case(case, pipelines, policy)
+    return pipelines, dict(got.outcomes), got.verdict, policy
 
 
 def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list[str]:
@@ -137,7 +138,7 @@ def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list
     file is gone or changed is a `UserError` that says what to pass."""
     from rgpu_fuzz.cli import UserError
     from rgpu_fuzz.pipelines.base import PipelineSpec
-    from triage.plugins import load_recorded
+    from triage.rerun import RerunError, load_plugins_for
     from triage.store import FindingStore, StoreError
 
     names = {n for n in (PipelineSpec.parse(s).name for s in specs) if n not in reg.names()}
@@ -148,10 +149,10 @@ def load_recorded_plugins(reg: Registry, specs: list[str], where: Where) -> list
             recorded = store.plugins()
     except StoreError:
         return []
-    loaded, missing = load_recorded(reg, names & set(recorded), recorded)
-    if missing:
-        raise UserError(next(iter(missing.values())))
-    return loaded
+    try:
+        return load_plugins_for(reg, specs, recorded)
+    except RerunError as e:
+        raise UserError(str(e)) from None
 
 
 def replay_options(where: Where, plugins: list[str]) -> str:

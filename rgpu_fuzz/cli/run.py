@@ -73,7 +73,7 @@ def _fmt(v: Any) -> str:
 def verdict_json(verdict: Verdict) -> str | list[dict[str, Any]]:
     if verdict.agree:
         return "agree"
-    return [{"kind": str(f.kind), "pipelines": list(f.pipelines), "signature": f.signature,
+    return [{"kind": str(f.kind), "pipelines": list(f.pipelines), "signature": str(f.signature),
              "detail": f.detail, "known_issue": f.known_issue, "suspects": list(f.suspects),
              "differing_elements": f.differing_elements,
              "first_diffs": [{"buffer": d.buffer, "index": d.index, "expected": d.expected,

@@ -173,7 +173,7 @@ def _list(args: argparse.Namespace) -> int:
         repro = f"{b.reproduced}/{b.tries}" if b.tries else "–"
         # the signature after its kind: the pipeline, and `ops=` (what the bug needs) or the
         # stage and error line
-        rest = b.signature.split("|", 1)[1] if "|" in b.signature else b.signature
+        rest = b.signature.after_kind
         cells = {"bucket": b.id, "kind": b.kind, "count": str(b.count),
                  "first": _short_when(b.first_seen), "last": _short_when(b.last_seen),
                  "tokens": size, "repro": repro,
@@ -198,7 +198,7 @@ def _show(args: argparse.Namespace) -> int:
         plugins = [str(path) for name, (path, _) in sorted(store.plugins().items())
                    if name in names]
     rate = f"{b.reproduced}/{b.tries}" if b.tries else "not tried"
-    facts = [("bucket", b.id), ("signature", b.signature), ("kind", b.kind),
+    facts = [("bucket", b.id), ("signature", str(b.signature)), ("kind", b.kind),
              ("pipelines", ", ".join(b.pipelines)), ("status", str(b.status)),
              ("count", str(b.count)), ("first seen", _when(b.first_seen)),
              ("last seen", _when(b.last_seen)), ("reproduced", rate)]
@@ -386,7 +386,7 @@ def _recheck_line(r: object) -> str:
     assert isinstance(r, BucketRecheck)
     b = r.bucket
     move = f"{r.before} -> {b.status}" if r.before != b.status else str(b.status)
-    text = f"{b.id}  {r.event!s:<10} {move:<14} {b.signature[:90]}\n    {r.detail}"
+    text = f"{b.id}  {r.event!s:<10} {move:<14} {str(b.signature)[:90]}\n    {r.detail}"
     if r.versions_changed:
         text += "\n    versions: " + "; ".join(f"{k} {old} -> {new}" for k, (old, new)
                                                in r.versions_changed.items())
@@ -404,7 +404,7 @@ def _result_json(r: object) -> dict[str, object]:
 
     assert isinstance(r, BucketRecheck)
     b = r.bucket
-    return {"id": b.id, "signature": b.signature, "event": str(r.event),
+    return {"id": b.id, "signature": str(b.signature), "event": str(r.event),
             "before": str(r.before), "status": str(b.status), "regression": b.regression,
             "regressions": b.regressions, "fixed_run": b.fixed_run, "detail": r.detail,
             "versions_changed": {k: list(v) for k, v in r.versions_changed.items()},

@@ -1,7 +1,7 @@
 """Quality: a seeded bug found by a real campaign lands in one bucket with bug keys, where
 the `ops=` bucketing of the same seeds made several ("one bug → one bucket").
 
-Seeds 40..63 hold four kernels that `llvm-cpu-fptosi` (tests/plugins/fptosi_plain.py:
+Seeds 40..63 hold four kernels that `llvm-cpu-fptosi` (rgpu_fuzz/bench/seeded/fptosi_plain.py:
 float→int `as` without saturation) miscompiles, found by a 60-second campaign of main before
 bug keys; their reduced kernels keep different surrounding operations."""
 
@@ -14,10 +14,11 @@ import pytest
 
 from campaigns.jobs import Setup
 from campaigns.orchestrate import Campaign, CampaignConfig
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 
 pytestmark = pytest.mark.slow
 
-PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "fptosi_plain.py"
+PLUGIN = seeded_plugin("fptosi_plain.py")
 SPEC = "llvm-cpu-fptosi:O0"
 
 

@@ -1,6 +1,6 @@
 """The campaign's "done when", end to end through `rgpu_fuzz.cli.main`: a deliberately
-broken compiler (`llvm-cpu-xor2or`, tests/plugins/miscompile.py: the first `xor` of the LLVM
-IR becomes `or`) is found by a campaign, reduced to a few lines, bucketed, filed as
+broken compiler (`llvm-cpu-xor2or`, rgpu_fuzz/bench/seeded/miscompile.py: the first `xor` of
+the LLVM IR becomes `or`) is found by a campaign, reduced to a few lines, bucketed, filed as
 Markdown, promoted into a corpus, and `reproduce` exits 1 on the broken compiler and 0 on
 the good one."""
 
@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import ExpectStatus
 from triage.store import FindingStore
 
 pytestmark = pytest.mark.slow
 
-MISCOMPILE = str(Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py")
+MISCOMPILE = str(seeded_plugin("miscompile.py"))
 BROKEN = "ref,llvm-cpu-xor2or:O0"
 GOOD = "ref,llvm-cpu:O0"
 # Seeds 256..287 hold five kernels the miscompilation changes (259, 272, 273, 284, 286),
@@ -57,7 +58,7 @@ def test_a_broken_compiler_is_found_reduced_bucketed_filed_and_reproduced(
     assert sum(b["count"] for b in buckets) == summary["cases_with_findings"]
     with FindingStore(store_path) as store:
         for b in store.buckets():
-            assert b.signature.startswith(("wrong-code|llvm-cpu-xor2or:O0|ops=",
+            assert str(b.signature).startswith(("wrong-code|llvm-cpu-xor2or:O0|ops=",
                                            "wrong-code|llvm-cpu-xor2or:O0|probe="))
             assert b.best_case_id is not None
             best = store.case(b.best_case_id)

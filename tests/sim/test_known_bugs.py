@@ -44,12 +44,12 @@ def test_the_bugs_own_finding_is_bucketed_as_the_known_bug() -> None:
     [finding] = found.verdict.findings  # O3 agrees with ref (the bug is O0's)
     assert finding.kind is FindingKind.TRAP_MISMATCH, finding
     key = found.bug_keys[finding.signature]
-    assert key == f"trap-mismatch|amdgpu-sim:gfx942:O0|{LABEL}", key
-    assert is_known_bug(key) and Signature.parse(key).pipeline == "amdgpu-sim:gfx942:O0"
+    assert str(key) == f"trap-mismatch|amdgpu-sim:gfx942:O0|{LABEL}", key
+    assert is_known_bug(key) and key.pipeline == "amdgpu-sim:gfx942:O0"
     assert place(finding, found.ops, [], bug_key=key) == key
     # `recheck` of the bucket: its reproducer's finding (plain signature) is still its bug
     assert _matches(key, finding, found.ops)
-    assert not _matches(key.replace(":O0|", ":O1|"), finding, found.ops)
+    assert not _matches(Signature.parse(str(key).replace(":O0|", ":O1|")), finding, found.ops)
     assert rechecks == 1
 
 
@@ -85,7 +85,7 @@ def test_the_reduced_kernel_is_rechecked_against_the_known_bugs() -> None:
     [finding] = judge_cases(JudgeJob(setup, (case,))).found[0].verdict.findings
     result = campaign_jobs.reduce_finding(ReduceJob(setup, case, finding.signature, 5.0))
     assert result.reduced_toml is not None
-    assert result.known_key == f"trap-mismatch|amdgpu-sim:gfx942:O0|{LABEL}"
+    assert str(result.known_key) == f"trap-mismatch|amdgpu-sim:gfx942:O0|{LABEL}"
 
     plugin = Setup(("ref", "amdgpu-sim-add2sub:gfx942:O0"), "default", "default",
                    (str(PLUGIN),))
@@ -108,8 +108,8 @@ def test_the_bugs_uninit_read_is_bucketed_as_the_known_bug_too() -> None:
     found, rechecks = _judge(pipelines, ROOT / "tests" / "sim" / "data" / "cases" /
                              "o0_lane_vgpr_uninit_read.toml")
     [finding] = found.verdict.findings
-    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in finding.signature
-    assert found.bug_keys[finding.signature] == f"run-crash|amdgpu-sim:gfx942:O0|{LABEL}"
+    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in str(finding.signature)
+    assert str(found.bug_keys[finding.signature]) == f"run-crash|amdgpu-sim:gfx942:O0|{LABEL}"
     assert rechecks - before == 1
 
 
@@ -122,5 +122,6 @@ def test_a_wave32_finding_is_bucketed_as_the_known_bug() -> None:
     found, _ = _judge(pipelines, ROOT / "tests" / "sim" / "data" / "cases" /
                       "o0_wave32_lane_vgpr_uninit_read.toml")
     [finding] = found.verdict.findings
-    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in finding.signature
-    assert found.bug_keys[finding.signature] == f"run-crash|amdgpu-sim:gfx1100:O0|{LABEL}"
+    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in str(finding.signature)
+    assert str(found.bug_keys[finding.signature]) == \
+        f"run-crash|amdgpu-sim:gfx1100:O0|{LABEL}"

@@ -87,6 +87,14 @@ def test_bench_out_unwritable_is_refused_before_measuring(
     assert "cannot write" in err and "bench gen..." not in err
 
 
+def test_bench_conformance_folder_without_cases_is_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`bench rustc` and `bench sim` time the conformance cases they are given (library code
+    does not look for them under tests/): a folder without any is refused up front."""
+    err = one_line_error(capsys, ["bench", "rustc", "--conformance", str(tmp_path)])
+    assert "--conformance" in err and "no case files" in err
+
+
 @pytest.mark.parametrize("text", [b"garbage [[[\n", b"\xff\xfe\x00garbage", b"x = " + b"[" * 5000,
                                   b'extends = "default"\n[limits]\nexpr_depth = 100000\n'])
 def test_gen_profile_garbage(tmp_path: Path, text: bytes,

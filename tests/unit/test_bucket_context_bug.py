@@ -15,7 +15,7 @@ from pathlib import Path
 from campaigns.executors import LocalExecutor
 from campaigns.jobs import Setup
 from campaigns.orchestrate import Campaign, CampaignConfig
-from oracles import Finding, FindingKind, Verdict
+from oracles import Finding, FindingKind, Signature, Verdict
 from rgpu_fuzz.model.scalars import Scalar
 from triage.bugkey import TypedOp, probe_case
 from triage.store import FindingStore
@@ -33,7 +33,8 @@ def test_a_context_bug_is_not_placed_in_a_bucket_by_the_operations_it_holds(
     sqrt_case = probe_case(TypedOp("sqrt:float", "(-{0}).sqrt()", (Scalar.F32,), Scalar.F32))
     with FindingStore(out / "findings.sqlite") as store:
         store.record(sqrt_case, Verdict(findings=(Finding(
-            kind=FindingKind.WRONG_CODE, pipelines=(O3,), signature=SQRT_BUCKET),)), {})
+            kind=FindingKind.WRONG_CODE, pipelines=(O3,),
+            signature=Signature.parse(SQRT_BUCKET)),)), {})
     campaign = Campaign(CampaignConfig(
         out=out, setup=Setup(("ref", O3), "default", "default"), seed_start=102205, chunk=1,
         max_cases=1, time_s=300, jobs=1, reduce_budget_s=2.0), executor=LocalExecutor(1))
@@ -43,8 +44,8 @@ def test_a_context_bug_is_not_placed_in_a_bucket_by_the_operations_it_holds(
         campaign.close()
     assert summary["findings"] == 1
     with FindingStore(out / "findings.sqlite", readonly=True) as store:
-        placed = [b.signature for b in store.buckets_of_case(SREM_CASE)]
-        sqrt = next(b for b in store.buckets() if b.signature == SQRT_BUCKET)
+        placed = [str(b.signature) for b in store.buckets_of_case(SREM_CASE)]
+        sqrt = next(b for b in store.buckets() if str(b.signature) == SQRT_BUCKET)
     assert sqrt.count == 1                        # the planted example only
     (srem,) = placed
     assert srem.startswith(f"wrong-code|{O3}|ops=") and srem != SQRT_BUCKET

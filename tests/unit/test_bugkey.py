@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 from oracles import Finding, FindingKind, judge, load_policy
-from oracles.signature import Signature, coarse_key
+from oracles.signature import Signature
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case, Launch, Values
 from rgpu_fuzz.model.outcome import CompileCrash, Ok
@@ -44,8 +45,9 @@ SEEDED = {  # bug folder -> (plugin file, pipeline spec, the key its transformat
 def registry() -> Registry:
     reg = Registry()
     for plugin in ("fptosi_plain.py", "shl_nomask.py", "miscompile.py", "minnum_nan.py",
-                   "srem_crash.py", "fptosi_and_shl.py", "neg_off_by_one.py"):
-        reg.load_plugin(PLUGINS / plugin)
+                   "srem_crash.py", "fptosi_and_shl.py"):
+        reg.load_plugin(seeded_plugin(plugin))
+    reg.load_plugin(PLUGINS / "neg_off_by_one.py")
     return reg
 
 
@@ -116,7 +118,7 @@ def test_neg_plugin_computes_one_minus_x_and_is_keyed_by_sub(registry: Registry)
     assert ref.tolist() == [-5, 0, 7]
     assert bad.tolist() == [-4, 1, 8]
     keys = BugKeys([registry.create("ref"), registry.create(spec)], load_policy("default"))
-    assert keys.key(_ops_signature(registry, spec, case), case) == \
+    assert str(keys.key(_ops_signature(registry, spec, case), case)) == \
         f"wrong-code|{spec}|probe=sub:int"
 
 
@@ -135,7 +137,7 @@ def test_the_min_nan_reproducer_is_keyed_by_min(registry: Registry) -> None:
     assert got_ref.outputs["out1"].values.tolist() == [True]
     assert got.outputs["out1"].values.tolist() == [False]
     keys = BugKeys([ref, p], load_policy("default"))
-    assert keys.key(_ops_signature(registry, spec, case), case) == \
+    assert str(keys.key(_ops_signature(registry, spec, case), case)) == \
         f"wrong-code|{spec}|probe={SEEDED['minnan'][2]}"
 
 
@@ -197,7 +199,7 @@ def test_a_probe_case_is_well_defined_for_divisions() -> None:
 
 # ------------------------------------------------------------------ one bug -> one key
 
-def _ops_signature(reg: Registry, spec: str, case: Case) -> str:
+def _ops_signature(reg: Registry, spec: str, case: Case) -> Signature:
     ref, p = reg.create("ref"), reg.create(spec)
     verdict = judge(case, run_case(case, [ref, p]), load_policy("default"), case_module(case))
     wrong = [f.signature for f in verdict.findings if f.kind is FindingKind.WRONG_CODE]
@@ -213,7 +215,7 @@ def test_each_seeded_bug_has_one_key_where_ops_gave_several(registry: Registry,
     found = [(_ops_signature(registry, spec, c), c) for c in cases]
     assert len({sig for sig, _ in found}) == len(cases) > 1   # the surface: a bucket each
     keys = BugKeys([registry.create("ref"), registry.create(spec)], load_policy("default"))
-    assert {keys.key(sig, c) for sig, c in found} == {f"wrong-code|{spec}|probe={family}"}
+    assert {str(keys.key(sig, c)) for sig, c in found} == {f"wrong-code|{spec}|probe={family}"}
 
 
 def test_two_bugs_in_one_pipeline_get_two_keys(registry: Registry) -> None:
@@ -222,7 +224,7 @@ def test_two_bugs_in_one_pipeline_get_two_keys(registry: Registry) -> None:
     got = {}
     for bug in ("fptosi", "shl"):
         case = casefile.load(sorted((DATA / bug).glob("*.toml"))[0])
-        got[bug] = keys.key(_ops_signature(registry, spec, case), case)
+        got[bug] = str(keys.key(_ops_signature(registry, spec, case), case))
     assert got == {"fptosi": f"wrong-code|{spec}|probe=as:float->int",
                    "shl": f"wrong-code|{spec}|probe=shl:int"}
 
@@ -231,8 +233,8 @@ def test_a_kernel_without_a_broken_operation_has_no_key(registry: Registry) -> N
     case = casefile.load(next((DATA / "shl").glob("*.toml")))
     keys = BugKeys([registry.create("ref"), registry.create("llvm-cpu-minnan:O0")],
                    load_policy("default"))
-    assert keys.key("wrong-code|llvm-cpu-minnan:O0|ops=shl", case) is None
-    assert keys.key("timeout|llvm-cpu-minnan:O0|run", case) is None
+    assert keys.key(Signature.parse("wrong-code|llvm-cpu-minnan:O0|ops=shl"), case) is None
+    assert keys.key(Signature.parse("timeout|llvm-cpu-minnan:O0|run"), case) is None
 
 
 # ------------------------------------------------------------------ signatures and placement
@@ -242,22 +244,23 @@ PIPE = "llvm-cpu:O0"
 
 def _finding(detail: str) -> Finding:
     return Finding(kind=FindingKind.WRONG_CODE, pipelines=(PIPE,),
-                   signature=f"wrong-code|{PIPE}|{detail}")
+                   signature=Signature.parse(f"wrong-code|{PIPE}|{detail}"))
 
 
 def test_probe_signatures_parse_and_reduce_like_ops() -> None:
     sig = Signature.parse(f"wrong-code|{PIPE}|probe=shl:int+as:float->int")
     assert sig.probe == {"shl:int", "as:float->int"} and sig.ops is None
     assert str(sig) == f"wrong-code|{PIPE}|probe=shl:int+as:float->int"
-    assert coarse_key(str(sig)) == f"wrong-code|{PIPE}"
-    assert reduction_slot(str(sig)) == str(sig)
-    assert reduction_slot(f"wrong-code|{PIPE}|ops=xor") == f"wrong-code|{PIPE}"
+    assert sig.coarse_text() == f"wrong-code|{PIPE}"
+    assert sig.coarse == Signature.parse(f"wrong-code|{PIPE}|ops=xor").coarse
+    assert reduction_slot(sig) == sig
+    assert reduction_slot(Signature.parse(f"wrong-code|{PIPE}|ops=xor")) == sig.coarse
 
 
 def test_place_takes_a_one_family_key_and_narrows_a_wider_one() -> None:
-    one = f"wrong-code|{PIPE}|probe=xor:int"
-    two = f"wrong-code|{PIPE}|probe=shl:int+xor:int"
-    old = f"wrong-code|{PIPE}|ops=xor"                 # a bucket of a store before bug keys
+    one = Signature.parse(f"wrong-code|{PIPE}|probe=xor:int")
+    two = Signature.parse(f"wrong-code|{PIPE}|probe=shl:int+xor:int")
+    old = Signature.parse(f"wrong-code|{PIPE}|ops=xor")  # a bucket of a store before bug keys
     assert place(_finding("ops=shl,xor"), ("shl", "xor"), [old], bug_key=one) == one
     # several families, unreduced: a reduction decides (even with a bucket of one of them)
     assert place(_finding("ops=shl,xor"), ("shl", "xor"), [old, one], bug_key=two) is None

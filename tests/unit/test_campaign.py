@@ -3,8 +3,8 @@ checkpoint), resuming, a kill -9 in the middle, shards, and resuming with other 
 
 The fast tests use `flipxor`, a plugin pipeline written into the test's directory: `ref`
 with one output bit flipped whenever the kernel text contains `^`, a miscompilation that
-costs no LLVM time. The seeded-bug LLVM pipeline (`tests/plugins/miscompile.py`) runs in one
-test."""
+costs no LLVM time. The seeded-bug LLVM pipeline (`rgpu_fuzz/bench/seeded/miscompile.py`)
+runs in one test."""
 
 from __future__ import annotations
 
@@ -25,10 +25,11 @@ from campaigns.executors import LocalExecutor
 from campaigns.jobs import Setup
 from campaigns.orchestrate import Campaign, CampaignConfig
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from triage.store import EXAMPLES_PER_BUCKET, FindingStore
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+MISCOMPILE = seeded_plugin("miscompile.py")
 
 FLIPXOR = textwrap.dedent('''
     """A broken pipeline for campaign tests: ref, with bit 0 of the first output element

@@ -2,7 +2,7 @@
 (probes used to run serially in the campaign's own process, blocking its loop, and
 were forgotten at the end of every run).
 
-The seeded bug is `tests/plugins/fptosi_plain.py`: `llvm.fpto[su]i.sat` lowered as plain
+The seeded bug is `rgpu_fuzz/bench/seeded/fptosi_plain.py`: `llvm.fpto[su]i.sat` lowered as plain
 `fptosi`/`fptoui`, so by Rust's `as` rules (saturate, NaN -> 0; docs/language.md) exactly the
 float -> int casts are wrong and nothing else is. Seed 42 of the default profile holds such a
 cast (found by a 48-case campaign from seed 0, where it was the one finding).
@@ -18,10 +18,10 @@ from campaigns import jobs as campaign_jobs
 from campaigns.executors import LocalExecutor
 from campaigns.jobs import Setup
 from campaigns.orchestrate import Campaign, CampaignConfig
-from triage.store import FindingStore
-from triage.store_probes import probe_toolchain
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
+from triage.store import FindingStore, probe_toolchain
 
-FPTOSI = Path(__file__).resolve().parents[1] / "plugins" / "fptosi_plain.py"
+FPTOSI = seeded_plugin("fptosi_plain.py")
 SETUP = Setup(("ref", "llvm-cpu-fptosi:O0"), "default", "default", (str(FPTOSI),))
 KEY = "wrong-code|llvm-cpu-fptosi:O0|probe=as:float->int"
 

@@ -1,5 +1,5 @@
 """`rgpu-fuzz report campaign DIR --html/--md`: built from a real small campaign (the seeded
-`xor` → `or` bug of tests/plugins/miscompile.py, llvm-cpu and the amdgpu-sim simulator),
+`xor` → `or` bug of rgpu_fuzz/bench/seeded/miscompile.py, llvm-cpu and the amdgpu-sim simulator),
 then checked against independent sources: the store read through its own API, the case
 count asked for on the command line, the language features of the same seeds generated
 again here, and AMD's ISA (every wave ends in `s_endpgm`).
@@ -28,13 +28,14 @@ from campaigns.stats import (
     SimOpcodeCapture,
     read_chunk_stats,
 )
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.lang.features import FEATURES, case_features
 from rgpu_fuzz.pipelines.amdgpu_sim import STATS_ENV
 from tests.toolchain import debian_binary
 from triage.store import FindingStore
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+MISCOMPILE = seeded_plugin("miscompile.py")
 SEED_START, CASES, CHUNK = 20, 8, 2
 PIPELINES = "ref,llvm-cpu-xor2or:O0,amdgpu-sim:gfx942:O3"
 

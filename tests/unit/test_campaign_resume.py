@@ -85,4 +85,5 @@ def test_resume_finishes_reductions_a_kill_interrupted(tmp_path: Path) -> None:
         assert buckets
         for b in buckets:  # every bucket reduced, those left unreduced by the kill included
             assert (out / "reduced" / f"{b.id}.toml").exists(), (b.id, unreduced)
-            assert b.signature.startswith(("wrong-code|flipxor|ops=", "wrong-code|flipxor|probe="))
+            assert str(b.signature).startswith(("wrong-code|flipxor|ops=",
+                                                "wrong-code|flipxor|probe="))

@@ -2,7 +2,7 @@
 the campaign's chunks go on while a finding is reduced (one 60-s reduction job used
 to hold every chunk queued behind it for 60 s).
 
-The seeded bug is `tests/plugins/miscompile.py` (the first `xor` of the IR becomes `or`):
+The seeded bug is `rgpu_fuzz/bench/seeded/miscompile.py` (the first `xor` of the IR becomes `or`):
 seeds 48..71 hold kernels it changes (59 and 62 among them tests/unit/test_executor_ray.py). Each
 reduction candidate is compiled by LLVM, so a reduction takes seconds, not milliseconds."""
 

@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parents[2]
 
 def test_the_checkout_is_the_repository_the_tests_run_from() -> None:
     assert checkout() == HERE
-    assert in_checkout("tests", "plugins", "miscompile.py").is_file()
+    assert in_checkout("tests", "plugins", "broken.py").is_file()
 
 
 def test_no_checkout_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from oracles import load_policy
+from oracles import Signature, load_policy
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.registry import Registry
@@ -22,9 +23,9 @@ from triage.cvise import (
 )
 from triage.reduce import signature_predicate
 
-PLUGIN = Path(__file__).resolve().parent.parent / "plugins" / "miscompile.py"
+PLUGIN = seeded_plugin("miscompile.py")
 PIPELINES = ("ref", "llvm-cpu-xor2or")
-SIGNATURE = "wrong-code|llvm-cpu-xor2or|ops=^"
+SIGNATURE = Signature.parse("wrong-code|llvm-cpu-xor2or|ops=^")
 
 # One xor that sees overlapping bits (so `or` differs) plus dead weight C-Vise can delete.
 KERNEL = """use rgpu::*;

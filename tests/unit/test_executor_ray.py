@@ -74,10 +74,10 @@ def store_contents(out: Path) -> dict[str, Any]:
     """Everything the store says about the findings: buckets with counts, statuses and their
     example case ids, and each recorded case's buckets."""
     with FindingStore(out / "findings.sqlite", readonly=True) as store:
-        buckets = {b.signature: (b.count, str(b.status),
+        buckets = {str(b.signature): (b.count, str(b.status),
                                  sorted(e.case_id for e in store.examples(b.signature)))
                    for b in store.buckets()}
-        cases = {cid: sorted(b.signature for b in store.buckets_of_case(cid))
+        cases = {cid: sorted(str(b.signature) for b in store.buckets_of_case(cid))
                  for cid in case_ids(out)}
     return {"buckets": buckets, "cases": cases}
 
@@ -305,7 +305,7 @@ def test_a_campaign_reaches_a_cluster_through_ray_client() -> None:
         out = home / "out"
         with FindingStore(out / "findings.sqlite", readonly=True) as store:
             seeds = {store.case(cid).provenance.seed for cid in case_ids(out)}
-            signatures = {b.signature for b in store.buckets()}
+            signatures = {str(b.signature) for b in store.buckets()}
         assert seeds == {59, 62} and data["findings"] == 2
         assert signatures and all(s.startswith("wrong-code|llvm-cpu-xor2or:O0|")
                                   for s in signatures)

@@ -3,19 +3,19 @@ broken families (`BugKeys.key(..., attribute=True)`).
 
 Expected values are computed by hand from the language's rules (docs/language.md: integer
 operations wrap, `<<` masks its amount to the width) and, for the seeded bug, from its
-transformation (tests/plugins/miscompile.py rewrites the *first* `xor` of the lowered IR to
+transformation (rgpu_fuzz/bench/seeded/miscompile.py rewrites the *first* `xor` of the lowered IR to
 `or`; LangRef: `!x` is `xor x, -1`), never read from the code under test.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from oracles import judge, load_policy
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.lang.features import case_module
 from rgpu_fuzz.model.case import BufferArg, Case, Launch, Values
 from rgpu_fuzz.model.outcome import Ok
@@ -25,7 +25,7 @@ from rgpu_fuzz.pipelines.runner import run_case
 from triage.bugkey import BugKeys, typed_op
 from triage.knockout import knock_out
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+MISCOMPILE = seeded_plugin("miscompile.py")
 SPEC = "llvm-cpu-xor2or:O0"
 
 ALL = """use rgpu::*;
@@ -138,8 +138,9 @@ def test_an_unreduced_kernel_is_keyed_by_the_family_it_shows(registry: Registry)
     verdict = judge(case, run_case(case, [ref, bad]), load_policy("default"), case_module(case))
     (finding,) = verdict.findings
     keys = BugKeys([ref, bad], load_policy("default"))
-    assert keys.key(finding.signature, case) == f"wrong-code|{SPEC}|probe=xor:bool+xor:int"
-    assert keys.key(finding.signature, case, attribute=True) == f"wrong-code|{SPEC}|probe=xor:int"
+    assert str(keys.key(finding.signature, case)) == f"wrong-code|{SPEC}|probe=xor:bool+xor:int"
+    assert str(keys.key(finding.signature, case, attribute=True)) == \
+        f"wrong-code|{SPEC}|probe=xor:int"
 
 
 SIGNED_SHL = """use rgpu::*;

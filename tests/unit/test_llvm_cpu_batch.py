@@ -12,6 +12,7 @@ import pytest
 
 from campaigns.jobs import ChunkJob, Setup, run_chunk
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Outcome, Timeout, Trap, TrapKind
 from rgpu_fuzz.pipelines import llvm_cpu, toolchain
@@ -185,14 +186,14 @@ def test_a_finding_only_in_a_batch_is_reported_and_not_recorded() -> None:
 
 
 def test_seeded_miscompile_is_found_on_the_same_seeds_in_batches() -> None:
-    """Detection power: `llvm-cpu-xor2or` (tests/plugins/miscompile.py) is found on exactly
+    """Detection power: `llvm-cpu-xor2or` (rgpu_fuzz/bench/seeded/miscompile.py) is found on exactly
     the seeds on which each case, run alone through `run`, disagrees with ref."""
     from generators import SeededChoices, generate, load_profile
     from oracles import judge, load_policy
     from rgpu_fuzz.lang.features import case_module
 
     seeds = tuple(range(48, 64))  # 59 and 62 miscompile (tests/unit/test_campaign.py)
-    plugin = str(PLUGINS / "miscompile.py")
+    plugin = str(seeded_plugin("miscompile.py"))
     result = run_chunk(ChunkJob(Setup(("ref", "llvm-cpu-xor2or:O0"), "default", "default",
                                       (plugin,)), 0, seeds))
     reg = Registry()
@@ -216,6 +217,7 @@ def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
     batching `llvm-cpu`; a finding naming `llvm-cpu`, or the arbiter, or no pipeline does."""
     from campaigns.jobs import _implicates
     from oracles import Policy
+    from oracles.signature import Signature
     from oracles.verdict import Finding, FindingKind, Verdict
 
     batching = [Registry().create("llvm-cpu:O3")]
@@ -223,7 +225,8 @@ def test_a_finding_on_pipelines_that_ran_alone_is_not_run_again() -> None:
 
     def verdict(*pipelines: str) -> Verdict:
         return Verdict(findings=(Finding(kind=FindingKind.RUN_CRASH, pipelines=pipelines,
-                                         signature="x"),))
+                                         signature=Signature(kind="run-crash",
+                                                             detail="x")),))
 
     assert not _implicates(verdict("amdgpu-sim:gfx942:O0"), batching, policy)
     assert _implicates(verdict("llvm-cpu:O3"), batching, policy)

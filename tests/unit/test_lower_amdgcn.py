@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.lang.checker import check_source
 from rgpu_fuzz.lower import AmdgcnTarget, lower_module
 from rgpu_fuzz.lower.amdgcn import DATA_LAYOUT
@@ -194,7 +195,7 @@ def test_build_in_worker_same_bytes_and_a_plugin_hook() -> None:
     there = build_in_worker(_case(), gpu_target("gfx942"), 2, timeout=120)
     assert isinstance(there, GpuBuild) and there.object == here.object
     reg = Registry()
-    (name,) = reg.load_plugin(ROOT / "tests" / "plugins" / "miscompile.py")
+    (name,) = reg.load_plugin(seeded_plugin("miscompile.py"))
     hook = (ClassRef.of(type(reg.create(name))), name)
     xor_case = _case(KERNEL.replace("x * x }", "(x ^ 3i32) }"))
     hooked = build_in_worker(xor_case, gpu_target("gfx942"), 0, hook=hook, assembly=False)

@@ -54,7 +54,7 @@ def test_nightly_runs_end_to_end_and_follows_fixes(tmp_path: Path) -> None:
         buckets = store.buckets()
         runs = store.runs()
     # seeds 59 and 62, one bug: one bucket by bug key, though the shards do not reduce
-    assert [(b.signature, b.count) for b in buckets] == [
+    assert [(str(b.signature), b.count) for b in buckets] == [
         ("wrong-code|llvm-cpu-xor2or:O0|probe=xor:int", 2)]
     assert sorted(r.kind for r in runs) == ["campaign", "campaign", "recheck"]
     assert sorted(r.settings.get("shard", [0, 0])[0] for r in runs

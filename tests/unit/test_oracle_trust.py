@@ -14,6 +14,7 @@ import pytest
 
 from oracles import FindingKind, Policy, Signature, ZeroSign, arbiter_of, judge
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.outcome import CompileCrash, Ok, Timeout, Trap, TrapKind
@@ -22,7 +23,6 @@ from tests.unit.test_oracle import u32
 
 CASE = Case(entry="k", kernel="", launch=Launch(), args=())
 STRICT = Policy(name="t", zero_sign=ZeroSign.STRICT)
-PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 
 
 def i32(*vals: int) -> Ok:
@@ -37,7 +37,7 @@ def test_arbiter_is_found_by_name_not_label() -> None:
     (f,) = judge(CASE, outcomes, STRICT).findings
     assert f.kind is FindingKind.WRONG_CODE
     assert f.pipelines == ("ref:steps=100000", "llvm-cpu-xor2or:O0")
-    assert f.signature == "wrong-code|llvm-cpu-xor2or:O0|ops="
+    assert str(f.signature) == "wrong-code|llvm-cpu-xor2or:O0|ops="
     assert f.diffs[0].expected == "-10" and f.diffs[0].actual == "-2"
 
 
@@ -53,7 +53,7 @@ def test_no_arbiter_the_minority_is_suspect() -> None:
     v = judge(CASE, {"a": u32(1, 2), "b": u32(1, 2), "c": u32(1, 3)}, STRICT)
     (f,) = v.findings
     assert f.suspects == ("c",) and f.pipelines == ("a", "b", "c")
-    assert f.signature == "wrong-code|c|ops=" and "majority a,b" in f.detail
+    assert str(f.signature) == "wrong-code|c|ops=" and "majority a,b" in f.detail
 
 
 def test_no_arbiter_trap_against_finish_is_a_trap_mismatch() -> None:
@@ -125,7 +125,7 @@ def test_cli_reports_the_seeded_miscompile(tmp_path: Path, pipelines: str,
     path = tmp_path / "case.toml"
     casefile.save(XOR_CASE, path)
     code = main(["run", str(path), "--pipelines", pipelines,
-                 "--plugin", str(PLUGINS / "miscompile.py")])
+                 "--plugin", str(seeded_plugin("miscompile.py"))])
     out = capsys.readouterr().out
     assert code == 1, out
     assert "verdict: agree" not in out and "wrong-code" in out
@@ -135,11 +135,11 @@ def test_a_pipeline_error_names_the_bug_not_the_case() -> None:
     """Two cases, one plugin bug (a buffer one element short): one bucket."""
     from rgpu_fuzz.model.outcome import PipelineFailure
 
-    sigs = {judge(CASE, {"ref": u32(1), "p": PipelineFailure(error=(
+    sigs = {str(judge(CASE, {"ref": u32(1), "p": PipelineFailure(error=(
         f"returned Ok with a buffer of the wrong type or length: {name} has {n} {ty}, "
-        f"the case gives {n + 1} {ty}"))}, STRICT).findings[0].signature
+        f"the case gives {n + 1} {ty}"))}, STRICT).findings[0].signature)
         for name, n, ty in [("out0", 59, "i32"), ("out1", 3, "u8")]}
     assert sigs == {"pipeline-error|p|returned Ok with a buffer of the wrong type or length"}
     (f,) = judge(CASE, {"ref": u32(1), "p": PipelineFailure(
         error="IndexError: index 17 is out of bounds")}, STRICT).findings
-    assert f.signature == "pipeline-error|p|IndexError: index N is out of bounds"
+    assert str(f.signature) == "pipeline-error|p|IndexError: index N is out of bounds"

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch, Values
 from rgpu_fuzz.model.scalars import Scalar
@@ -51,7 +52,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[
 def test_miscompile_plugin_is_wrong_code(case_file: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     code, (got,) = run_json(capsys, str(case_file), "--pipelines", "ref,llvm-cpu-xor2or",
-                            "--plugin", str(PLUGINS / "miscompile.py"))
+                            "--plugin", str(seeded_plugin("miscompile.py")))
     assert code == 1
     ref, broken = got["outcomes"]["ref"], got["outcomes"]["llvm-cpu-xor2or"]
     assert ref["outputs"]["out"]["bits"] == [0xF0, 0x0E, 0x1F, 0x00]     # xor
@@ -132,7 +133,7 @@ def test_hang_plugin_default_timeout_is_its_class_attribute() -> None:
 def test_pipelines_lists_plugin(capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")
-    assert main(["pipelines", "--plugin", str(PLUGINS / "miscompile.py")]) == 0
+    assert main(["pipelines", "--plugin", str(seeded_plugin("miscompile.py"))]) == 0
     out = capsys.readouterr().out
     assert "llvm-cpu-xor2or" in out and "llvm-cpu " in out
 
@@ -148,7 +149,7 @@ def test_plugin_classes_are_found_again_in_another_process(tmp_path: Path) -> No
 
     assert ClassRef.of(LlvmCpuPipeline).plugin_file is None
     plugin = tmp_path / "my-plugin.py"
-    plugin.write_text((PLUGINS / "miscompile.py").read_text())
+    plugin.write_text((seeded_plugin("miscompile.py")).read_text())
     reg = Registry()
     (name,) = reg.load_plugin(plugin)
     ref = ClassRef.of(reg.cls(name))

@@ -13,8 +13,7 @@ from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.registry import Registry
 from tests.unit.test_campaign_probes import FPTOSI, KEY, SETUP, run
 from triage.bugkey import ProbeAnswer, copy_op
-from triage.store import FindingStore
-from triage.store_probes import probe_toolchain
+from triage.store import FindingStore, probe_toolchain
 from triage.toolchains import PACKAGE, collect, source_digest
 
 

@@ -20,12 +20,13 @@ import llvmlite.binding as llvm
 import pytest
 
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.model.case import Expect, ExpectStatus
 from tests.corpus.test_corpus import expectation_marks
 from triage.store import BucketStatus, Event, FindingStore
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+MISCOMPILE = seeded_plugin("miscompile.py")
 FIXED = '''"""The seeded xor -> or bug taken out: `llvm-cpu-xor2or` is plain `llvm-cpu` again."""
 from rgpu_fuzz.pipelines.llvm_cpu import LlvmCpuPipeline
 
@@ -76,7 +77,7 @@ def test_a_campaign_records_its_run_with_versions(campaign: tuple[Path, Path]) -
     assert run.versions["plugin llvm-cpu-xor2or"].endswith(f"sha256:{sha16(plugin)}")
     assert run.settings["seed_start"] == 56
     # seeds 59 and 62, one bug: one bucket by bug key, though the findings are unreduced
-    assert [(b.signature, b.count) for b in buckets] == [
+    assert [(str(b.signature), b.count) for b in buckets] == [
         ("wrong-code|llvm-cpu-xor2or:O0|probe=xor:int", 2)]
     assert all(b.first_run == b.last_run == run.id for b in buckets)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from oracles import Policy
+from oracles import Policy, Signature
 from rgpu_fuzz.lang.checker import check_source
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, TrapKind
@@ -111,16 +111,20 @@ def test_canonical_names() -> None:
 
 
 def test_reduction_key_ignores_the_operations_even_when_they_contain_a_bar() -> None:
-    assert reduction_key("wrong-code|llvm-cpu:O2|ops=>,^,|") == "wrong-code|llvm-cpu:O2"
-    assert reduction_key("compile-crash|x|lower|LLVM ERROR: a|b") == \
+    S = Signature.parse
+    assert S("wrong-code|llvm-cpu:O2|ops=>,^,|").coarse_text() == "wrong-code|llvm-cpu:O2"
+    assert reduction_key(S("wrong-code|llvm-cpu:O2|ops=>,^,|")) == \
+        reduction_key(S("wrong-code|llvm-cpu:O2|ops=+"))
+    assert str(reduction_key(S("compile-crash|x|lower|LLVM ERROR: a|b"))) == \
         "compile-crash|x|lower|LLVM ERROR: a|b"
 
 
 def test_expected_ref_trap() -> None:
-    assert expected_ref_trap("trap-mismatch|p|expected div-by-zero, got no trap") is \
+    S = Signature.parse
+    assert expected_ref_trap(S("trap-mismatch|p|expected div-by-zero, got no trap")) is \
         TrapKind.DIV_BY_ZERO
-    assert expected_ref_trap("trap-mismatch|p|unexpected out-of-bounds") is None
-    assert expected_ref_trap("wrong-code|p|ops=+") is None
+    assert expected_ref_trap(S("trap-mismatch|p|unexpected out-of-bounds")) is None
+    assert expected_ref_trap(S("wrong-code|p|ops=+")) is None
 
 
 class FlipsOnXor(RefPipeline):
@@ -140,10 +144,10 @@ class FlipsOnXor(RefPipeline):
 def test_signature_predicate_keeps_the_bug_and_the_definedness() -> None:
     policy = Policy(name="t")
     pipe = FlipsOnXor(PipelineSpec.parse("flips-on-xor"))
-    pred = signature_predicate("wrong-code|flips-on-xor|ops=+,^", [pipe], policy)
+    pred = signature_predicate(Signature.parse("wrong-code|flips-on-xor|ops=+,^"), [pipe], policy)
     assert pred(_case())
     assert not pred(_case(KERNEL.replace("^", "|")))                      # no bug left
     assert not pred(_case(KERNEL.replace("v * 2u32", "v / (v - v)")))     # ref traps
     assert not pred(_case(KERNEL.replace("= total;", "= nope;")))   # does not check
-    other = signature_predicate("wrong-code|llvm-cpu:O2|ops=^", [pipe], policy)
+    other = signature_predicate(Signature.parse("wrong-code|llvm-cpu:O2|ops=^"), [pipe], policy)
     assert not other(_case())                                             # another bug

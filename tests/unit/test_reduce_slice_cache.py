@@ -6,7 +6,7 @@ At a fixpoint the last sweep of every pass has tested each candidate of the fina
 found none interesting, so a slice that starts from that case with the tested candidates
 must ask the interestingness test nothing (`tried` counts only uncached tests); without
 them it tests them all again. The finding is seed 59 of the default profile on
-`llvm-cpu-xor2or:O0` (tests/plugins/miscompile.py), as in test_campaign_slices."""
+`llvm-cpu-xor2or:O0` (rgpu_fuzz/bench/seeded/miscompile.py), as in test_campaign_slices."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_a_slice_does_not_test_again_what_the_slice_before_tested() -> None:
     reg.load_plugin(MISCOMPILE)
     verdict = judge(case, run_case(case, reg.create_all(SETUP.pipelines)),
                     load_policy("default"), _parse(case))
-    (finding,) = [f for f in verdict.findings if "xor2or" in f.signature]
+    (finding,) = [f for f in verdict.findings if "xor2or" in str(f.signature)]
     whole = reduce_finding(ReduceJob(SETUP, casefile.dumps(case), finding.signature, 120.0))
     assert whole.reduced_toml is not None and not whole.out_of_time
     assert whole.tried > 0 and len(whole.tested) >= whole.tried

@@ -66,7 +66,7 @@ def test_hanging_candidate_costs_the_derived_timeout() -> None:
                 "sleepy": sleepy.run(original)}
     verdict = judge(original, outcomes, policy, case_module(original))
     assert not verdict.agree
-    signature = str(verdict.findings[0].signature)
+    signature = verdict.findings[0].signature
     Sleepy.timeouts.clear()
     Sleepy.release = threading.Event()
     try:

@@ -131,7 +131,7 @@ def test_report_section_says_where_to_look_and_shows_rustcs_ir() -> None:
     suspects and shows rustc's own IR of the kernel (`--emit=llvm-ir`, needs rustc)."""
     import pytest
 
-    from oracles import Verdict
+    from oracles import Signature, Verdict
     from oracles.verdict import Finding, FindingKind
     from rgpu_fuzz.model.outcome import Ok
     from rgpu_fuzz.pipelines.registry import Registry
@@ -141,7 +141,7 @@ def test_report_section_says_where_to_look_and_shows_rustcs_ir() -> None:
         pytest.skip("rustc not found")
     pipeline = Registry().create("rustc-amdgpu:gfx942:O2")
     finding = Finding(kind=FindingKind.WRONG_CODE, pipelines=("ref", pipeline.label),
-                      signature="wrong-code|rustc-amdgpu:gfx942:O2|div")
+                      signature=Signature.parse("wrong-code|rustc-amdgpu:gfx942:O2|div"))
     outcomes = {"ref": Ok(outputs={}), "rustc-cpu:O2": Ok(outputs={})}
     text = pipeline.report_section(_unit().case, outcomes, Verdict(findings=(finding,)),
                                    [pipeline])

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracles import ElementDiff, Finding, FindingKind, Verdict
+from oracles import ElementDiff, Finding, FindingKind, Signature, Verdict
 from rgpu_fuzz.model.case import BufferArg, Case, Fill, Launch
 from rgpu_fuzz.model.outcome import Buffer, Ok, Stats
 from rgpu_fuzz.model.scalars import Scalar
@@ -27,6 +27,7 @@ from triage.store import (
 )
 
 SIG = "wrong-code|llvm-cpu:O3|ops=+"
+SIG_V = Signature.parse(SIG)
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -38,7 +39,8 @@ def make_case(body: str = "out[0] = 1u32;", n: int = 4) -> Case:
 
 def verdict(sig: str = SIG, kind: FindingKind = FindingKind.WRONG_CODE) -> Verdict:
     diff = ElementDiff("out", 0, "1", 1, "3", 3)
-    return Verdict(findings=(Finding(kind=kind, pipelines=("ref", "llvm-cpu:O3"), signature=sig,
+    return Verdict(findings=(Finding(kind=kind, pipelines=("ref", "llvm-cpu:O3"),
+                                     signature=Signature.parse(sig),
                                      detail="1 element differs", diffs=(diff,),
                                      differing_elements=1),))
 
@@ -62,7 +64,7 @@ def test_same_signature_twice_is_one_bucket_counted_twice(store: FindingStore) -
     (second,) = store.record(make_case("out[1] = 2u32;"), verdict(), outcomes(3))
     assert first.new and not second.new
     (b,) = store.buckets()
-    assert b.count == 2 and b.signature == SIG and b.id == bucket_id(SIG)
+    assert b.count == 2 and str(b.signature) == SIG and b.id == bucket_id(SIG)
     assert b.kind == "wrong-code" and b.pipelines == ("ref", "llvm-cpu:O3")
     assert b.first_seen <= b.last_seen and b.status is BucketStatus.NEW
     assert len(b.id) == 10
@@ -90,8 +92,8 @@ def test_best_reproducer_is_replaced_only_by_a_smaller_case(store: FindingStore)
 def test_set_best_takes_a_reduced_case(store: FindingStore) -> None:
     store.record(make_case("out[0] = 1u32 + 2u32;"), verdict(), outcomes(3))
     reduced = make_case("out[0] = 3u32;")
-    assert store.set_best(SIG, reduced)
-    assert not store.set_best(SIG, make_case("out[0] = 1u32 + 2u32 + 9u32;"))
+    assert store.set_best(SIG_V, reduced)
+    assert not store.set_best(SIG_V, make_case("out[0] = 1u32 + 2u32 + 9u32;"))
     assert store.bucket(bucket_id(SIG)).best_case_id == reduced.id
 
 
@@ -100,9 +102,9 @@ def test_at_most_five_examples_the_smallest_kept(store: FindingStore) -> None:
              for i in range(8)]
     for c in reversed(cases):
         store.record(c, verdict(), outcomes(3))
-    kept = [e.case_id for e in store.examples(SIG)]
+    kept = [e.case_id for e in store.examples(SIG_V)]
     assert kept == [c.id for c in cases[:5]]
-    assert store.examples(SIG)[0].diffs[0].actual_bits == 3
+    assert store.examples(SIG_V)[0].diffs[0].actual_bits == 3
     assert store.outcomes(cases[0].id)["llvm-cpu:O3"]["artefacts"]["llvm-ir"] == "ab" * 32
     with pytest.raises(IdLookupError):
         store.case(cases[7].id)  # evicted examples do not pile up
@@ -112,8 +114,8 @@ def test_status_and_reproduction_rate(store: FindingStore) -> None:
     store.record(make_case(), verdict(), outcomes(3))
     b = store.set_status(bucket_id(SIG)[:4], "filed", note="upstream #12")
     assert b.status is BucketStatus.FILED and b.note == "upstream #12"
-    store.record_reproduction(SIG, True)
-    store.record_reproduction(SIG, False)
+    store.record_reproduction(SIG_V, True)
+    store.record_reproduction(SIG_V, False)
     b = store.bucket(b.id)
     assert (b.tries, b.reproduced, b.reproduction_rate) == (2, 1, 0.5)
     assert store.buckets(status="filed") == [b] and store.buckets(status="new") == []
@@ -134,7 +136,7 @@ def test_merge_two_files(tmp_path: Path) -> None:
     with FindingStore(tmp_path / "a.sqlite") as a:
         summary = a.merge_from(tmp_path / "b.sqlite")
         assert (summary.buckets, summary.new_buckets) == (2, 1)
-        merged = {bk.signature: bk for bk in a.buckets(order_by="count")}
+        merged = {str(bk.signature): bk for bk in a.buckets(order_by="count")}
         assert merged[SIG].count == 3
         assert merged[SIG].best_case_id == small.id
         assert merged[other_sig].count == 1 and merged[other_sig].status is BucketStatus.FILED
@@ -156,7 +158,7 @@ def test_migration_from_v1_keeps_data(tmp_path: Path) -> None:
     with FindingStore(path) as s:
         b = s.bucket(bucket_id(SIG))
         assert (b.count, b.tries, b.reproduced, b.note) == (7, 0, 0, "")
-        s.record_reproduction(SIG, True)
+        s.record_reproduction(SIG_V, True)
     version = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
     assert version == SCHEMA_VERSION >= 2
 
@@ -228,4 +230,4 @@ def test_concurrent_writers_lose_no_counts(tmp_path: Path) -> None:
     with FindingStore(db) as s:
         (b,) = s.buckets()
         assert b.count == 80
-        assert len(s.examples(SIG)) == 5
+        assert len(s.examples(SIG_V)) == 5

@@ -8,7 +8,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from tests.unit.test_store import SIG, make_case, outcomes, verdict
+from tests.unit.test_store import SIG, SIG_V, make_case, outcomes, verdict
 from triage.store import BucketStatus, Event, FindingStore, bucket_id, migrate
 
 VERSIONS = {"llvm": "LLVM 22.1.0", "rgpu-fuzz": "0.1.0 abc"}
@@ -27,7 +27,7 @@ def test_a_v3_store_gains_runs_and_keeps_its_buckets(tmp_path: Path) -> None:
         assert (b.count, b.status, b.first_run, b.regressions, b.regression) == (
             7, BucketStatus.FILED, None, 0, False)
         run = s.begin_run("recheck", ("ref",), VERSIONS, "host")
-        s.note_recheck(SIG, Event.FIXED, "agrees")
+        s.note_recheck(SIG_V, Event.FIXED, "agrees")
         s.end_run()
         b = s.bucket(SIG)
         assert (b.status, b.fixed_run) == (BucketStatus.FIXED, run.id)
@@ -45,7 +45,7 @@ def test_a_campaign_that_finds_a_fixed_bucket_again_reopens_it(tmp_path: Path) -
         b = s.bucket(SIG)
         assert (b.status, b.regressions, b.regression) == (BucketStatus.NEW, 1, True)
         assert (b.first_run, b.last_run, b.count) == (first.id, second.id, 2)
-        (entry,) = s.history(SIG)
+        (entry,) = s.history(SIG_V)
         assert (entry.event, entry.run) == (Event.REGRESSED, second.id)
 
 
@@ -57,7 +57,7 @@ def test_merge_reopens_a_bucket_seen_after_its_fix(tmp_path: Path) -> None:
         h.begin_run("campaign", ("ref",), VERSIONS, "night-1")
         h.record(make_case(), verdict(), outcomes(3))
         fix = h.begin_run("recheck", ("ref",), VERSIONS, "night-1")
-        h.note_recheck(SIG, Event.FIXED, "agrees")
+        h.note_recheck(SIG_V, Event.FIXED, "agrees")
     time.sleep(0.01)
     with FindingStore(tmp_path / "tonight.sqlite") as t:
         tonight = t.begin_run("campaign", ("ref",), VERSIONS, "night-2")
@@ -69,6 +69,6 @@ def test_merge_reopens_a_bucket_seen_after_its_fix(tmp_path: Path) -> None:
         b = h.bucket(SIG)
         assert (b.status, b.regressions, b.fixed_run, b.last_run) == (
             BucketStatus.NEW, 1, fix.id, tonight.id)
-        assert [e.event for e in h.history(SIG)] == [Event.FIXED, Event.REGRESSED]
+        assert [e.event for e in h.history(SIG_V)] == [Event.FIXED, Event.REGRESSED]
         assert {r.id for r in h.runs()} >= {fix.id, tonight.id}
         assert h.run(tonight.id).host == "night-2"

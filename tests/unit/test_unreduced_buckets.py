@@ -3,7 +3,8 @@
 kernel: 85 findings, 85 buckets in a 40-second campaign of the seeded `xor2or` bug).
 
 Real campaigns: the CLI, two worker processes, real LLVM, a real SQLite store. The seeded bug
-is tests/plugins/miscompile.py: the first `xor` instruction of the lowered IR becomes `or`, so
+is rgpu_fuzz/bench/seeded/miscompile.py: the first `xor` instruction of the lowered IR
+becomes `or`, so
 by LangRef every wrong value comes from an `xor` — of integers (`^`, integer `!`) or of
 `bool` (`^`, `!`): at most two keys, `xor:int` and `xor:bool` (type classes stay apart).
 Seeds 256..327 hold 9 kernels it miscompiles (found by a 40-second campaign from seed 0:
@@ -21,11 +22,12 @@ import pytest
 
 from oracles import kernel_operations
 from rgpu_fuzz import casefile
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.cli import main
 from rgpu_fuzz.lang.features import case_module
 from triage.store import FindingStore
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+MISCOMPILE = seeded_plugin("miscompile.py")
 SPEC = "llvm-cpu-xor2or:O0"
 KEYS = {f"wrong-code|{SPEC}|probe=xor:int", f"wrong-code|{SPEC}|probe=xor:bool"}
 
@@ -67,7 +69,7 @@ def test_an_unreduced_campaign_puts_one_seeded_bug_in_at_most_two_buckets(
     with FindingStore(out / "findings.sqlite", readonly=True) as store:
         buckets = store.buckets()
         assert len(store.runs("campaign")) == 2
-    assert {b.signature for b in buckets} <= KEYS and 1 <= len(buckets) <= 2
+    assert {str(b.signature) for b in buckets} <= KEYS and 1 <= len(buckets) <= 2
     assert sum(b.count for b in buckets) == (first["cases_with_findings"]
                                             + second["cases_with_findings"])
     assert len(kernels_operations(out)) == sum(b.count for b in buckets)

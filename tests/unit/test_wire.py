@@ -11,7 +11,6 @@ from __future__ import annotations
 import pickle
 import struct
 from collections import Counter
-from pathlib import Path
 
 import msgpack
 import numpy as np
@@ -33,7 +32,8 @@ from campaigns.jobs import (
     Setup,
     run_chunk,
 )
-from oracles import ElementDiff, Finding, FindingKind, Verdict
+from oracles import ElementDiff, Finding, FindingKind, Signature, Verdict
+from rgpu_fuzz.bench.seeded import plugin as seeded_plugin
 from rgpu_fuzz.model.outcome import (
     OUTCOME_TYPES,
     Buffer,
@@ -55,7 +55,9 @@ from rgpu_fuzz.model.outcome import (
 from rgpu_fuzz.model.scalars import Scalar, from_bits
 from triage.bugkey import ProbeAnswer, ProbeStats, TypedOp
 
-MISCOMPILE = Path(__file__).resolve().parents[1] / "plugins" / "miscompile.py"
+S = Signature.parse
+XOR = S("wrong-code|llvm-cpu:O0|ops=xor")
+MISCOMPILE = seeded_plugin("miscompile.py")
 
 F32_BITS = [
     0x7F800001,  # signalling NaN, payload 1
@@ -152,7 +154,7 @@ def test_every_outcome_kind_comes_back_equal(outcome: object) -> None:
 
 def _verdict() -> Verdict:
     finding = Finding(kind=FindingKind.WRONG_CODE, pipelines=("llvm-cpu:O0",),
-                      signature="wrong-code|llvm-cpu:O0|ops=xor", detail="1 element",
+                      signature=XOR, detail="1 element",
                       diffs=(ElementDiff("out", 3, "nan", 0x7FC00001, "-0", 0x80000000),),
                       differing_elements=1, suspects=("llvm-cpu:O0",))
     return Verdict(findings=(finding,), classes=(("ref",), ("llvm-cpu:O0",)),
@@ -162,7 +164,7 @@ def _verdict() -> Verdict:
 def test_jobs_and_results_come_back_equal() -> None:
     setup = Setup(("ref", "llvm-cpu:O0"), "default", "default", ("/p/plugin.py",))
     chunk = ChunkJob(setup, 7, (56, 57, 58))
-    reduce = ReduceJob(setup, "[case]\n", "wrong-code|x", 60.0)
+    reduce = ReduceJob(setup, "[case]\n", S("wrong-code|x|ops=xor"), 60.0)
     assert wire.decode_job(wire.encode_job(chunk)) == chunk
     assert wire.decode_job(wire.encode_job(reduce)) == reduce
     result = ChunkResult(7, 3, 0.5, {"ref": [0.1, 0.2]}, {"ref": Counter(ok=2, trap=1)},
@@ -173,8 +175,11 @@ def test_jobs_and_results_come_back_equal() -> None:
     assert back == result
     assert isinstance(back, ChunkResult) and isinstance(back.statuses["ref"], Counter)
     assert isinstance(back.found[0].ops, tuple) and isinstance(back.harness_errors[0], tuple)
-    red = ReduceResult("s", "id", None, "s", {}, None, 10, 10, 50, 50, 3, 1.5)
+    red = ReduceResult(XOR, "id", None, XOR, {}, None, 10, 10, 50, 50, 3, 1.5)
     assert wire.decode_result(wire.encode(red)) == red
+    # a signature travels as its one text form (the store's), so it can key a map
+    plain = msgpack.unpackb(wire.encode(red), raw=False)
+    assert plain["signature"] == "wrong-code|llvm-cpu:O0|ops=xor"
 
 
 def test_bug_key_jobs_and_their_probe_answers_come_back_equal() -> None:
@@ -182,17 +187,17 @@ def test_bug_key_jobs_and_their_probe_answers_come_back_equal() -> None:
     shl = TypedOp(family="shl:int", template="{0} << {1}", operands=(Scalar.U8, Scalar.U32),
                   result=Scalar.U8)
     keying = Keying(True, (ProbeAnswer("llvm-cpu:O0", shl, True),))
-    for job in (ChunkJob(setup, 1, (8,), keying), ReduceJob(setup, "[c]\n", "s", 5.0, keying),
+    for job in (ChunkJob(setup, 1, (8,), keying), ReduceJob(setup, "[c]\n", XOR, 5.0, keying),
                 JudgeJob(setup, ("[a]\n", "[b]\n"), keying)):
         back = wire.decode_job(wire.encode_job(job))
         assert back == job and back.keying.known[0].op.operands == (Scalar.U8, Scalar.U32)
     probed = Probed([ProbeAnswer("llvm-cpu:O0", shl, False)], ProbeStats(3, 0.25))
     found = Found("[case]\n", {"ref": OUTCOMES[0]}, _verdict(), ("xor",),
-                  {"wrong-code|llvm-cpu:O0|ops=xor": "wrong-code|llvm-cpu:O0|probe=xor:int"})
+                  {XOR: S("wrong-code|llvm-cpu:O0|probe=xor:int")})
     judged = JudgeResult(["a", "b"], [found], probed)
     assert wire.decode_result(wire.encode(judged)) == judged
-    red = ReduceResult("s", "id", None, "s", {}, None, 1, 1, 5, 5, 3, 1.5, out_of_time=True,
-                       bug_key="k", probed=probed)
+    red = ReduceResult(XOR, "id", None, XOR, {}, None, 1, 1, 5, 5, 3, 1.5, out_of_time=True,
+                       bug_key=S("wrong-code|llvm-cpu:O0|probe=xor:int"), probed=probed)
     assert wire.decode_result(wire.encode(red)) == red
 
 

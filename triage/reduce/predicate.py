@@ -21,8 +21,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 
-from oracles import Policy, judge
-from oracles.signature import Signature, coarse_key
+from oracles import Policy
+from oracles.signature import Signature
 from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import Case
@@ -32,18 +32,18 @@ from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET, DEFAULT_TIME_BUDGET
 from rgpu_fuzz.pipelines.registry import Registry
+from triage.rerun import rerun
 
 
-def reduction_key(signature: str) -> str:
+def reduction_key(signature: Signature) -> Signature:
     """A signature with its `ops=...` field removed: what must stay equal while reducing
-    (`Signature.coarse_text`)."""
-    return coarse_key(signature)
+    (`Signature.coarse`)."""
+    return signature.coarse
 
 
-def expected_ref_trap(signature: str) -> TrapKind | None:
+def expected_ref_trap(sig: Signature) -> TrapKind | None:
     """The trap `ref` must keep taking: set for `trap-mismatch|P|expected KIND, got ...`
     (ref trapped, the pipeline did not trap the same way); None when ref must finish."""
-    sig = Signature.parse(signature)
     if sig.kind == "trap-mismatch" and sig.detail.startswith("expected "):
         kind = sig.detail[len("expected "):].split(",")[0].strip()
         try:
@@ -82,7 +82,7 @@ def reduction_timeout(original_s: float, limit: float, *, factor: float = TIMEOU
     return min(limit, factor * original_s + margin_s)
 
 
-def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], policy: Policy,
+def signature_predicate(signature: Signature, pipelines: Sequence[str | Pipeline], policy: Policy,
                         *, registry: Registry | None = None,
                         step_budget: int | None = None,
                         timeout_factor: float = TIMEOUT_FACTOR,
@@ -137,18 +137,15 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
         outcomes: dict[str, Outcome] = {policy.arbiter: arbiter_for(case).run(case, features)}
         if not ref_ok(outcomes[policy.arbiter]):
             return False
-        for p in others:
-            outcomes[p.label] = p.run(case, features)
+        got = rerun(case, others, policy, given=outcomes)
         if not calibrated:
             calibrated = True
             for p in others:
-                took = outcomes[p.label].stats.seconds.get("total", p.timeout)
+                took = got.outcomes[p.label].stats.seconds.get("total", p.timeout)
                 p.timeout = reduction_timeout(took, p.timeout, factor=timeout_factor,
                                               margin_s=timeout_margin_s)
-        module = case_module(case)
-        if module is None:
+        if case_module(case) is None:
             return False
-        verdict = judge(case, outcomes, policy, module)
-        return any(reduction_key(f.signature) == want for f in verdict.findings)
+        return any(reduction_key(f.signature) == want for f in got.verdict.findings)
 
     return interesting

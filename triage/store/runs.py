@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from triage.store_buckets import Bucket, BucketTriage, IdLookupError
+from oracles import Signature
+from triage.store.buckets import Bucket, BucketTriage, IdLookupError
 
 
 class Event(StrEnum):
@@ -116,19 +117,20 @@ class RunLog(BucketTriage):
         return [run_from_row(r) for r in self._conn.execute(
             f"SELECT * FROM runs {where} ORDER BY started, id", params)]
 
-    def history(self, signature: str) -> list[HistoryEntry]:
+    def history(self, signature: Signature) -> list[HistoryEntry]:
         """What runs saw of a bucket, oldest first."""
         rows = self._conn.execute("SELECT * FROM history WHERE bucket = ? ORDER BY at, rowid",
-                                  (signature,))
+                                  (str(signature),))
         return [HistoryEntry(run=r["run"], at=r["at"], event=Event(r["event"]),
                              detail=r["detail"]) for r in rows]
 
-    def note_recheck(self, signature: str, event: Event, detail: str = "") -> Bucket:
+    def note_recheck(self, sig: Signature, event: Event, detail: str = "") -> Bucket:
         """Record what the current run's recheck saw of a bucket and move its status:
         `fixed` marks it fixed by this run; `regressed` reopens it (status `new`, one more
         regression); the others change nothing but the history."""
         if self.run_id is None:
             raise ValueError("note_recheck needs a run (begin_run)")
+        signature = str(sig)
         now = time.time()
         with self._write() as db:
             if event is Event.REGRESSED:

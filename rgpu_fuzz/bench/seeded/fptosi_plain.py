@@ -4,7 +4,7 @@ conversions") is lowered as the plain `fptosi` / `fptoui` instruction. Rust's `a
 and maps NaN to 0; the plain instruction gives poison for NaN and out-of-range values (the
 host's `cvttss2si` answers the "integer indefinite" value, 0x80000000 for i32). Any kernel
 that casts an out-of-range or NaN float to an integer then computes a wrong value.
-Load it with `--plugin tests/plugins/fptosi_plain.py`."""
+Load it with `--plugin rgpu_fuzz/bench/seeded/fptosi_plain.py`."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ an `srem` (the kernel has `%` on a signed type), the plugin adds a function call
 `llvm.amdgcn.workitem.id.x`, which the host instruction selector cannot select, so LLVM
 aborts in code generation (`LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn...`) — the
 shape of a back-end crash that only one operation provokes. Other kernels compile as usual.
-Load it with `--plugin tests/plugins/srem_crash.py`."""
+Load it with `--plugin rgpu_fuzz/bench/seeded/srem_crash.py`."""
 
 from __future__ import annotations
 

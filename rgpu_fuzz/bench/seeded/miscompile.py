@@ -1,5 +1,5 @@
 """A deliberately broken `llvm-cpu`: the first `xor` instruction of the lowered IR becomes
-`or`. Load it with `--plugin tests/plugins/miscompile.py`; any kernel whose first `xor`
+`or`. Load it with `--plugin rgpu_fuzz/bench/seeded/miscompile.py`; any kernel whose first `xor`
 sees overlapping set bits then computes a wrong value, which the oracle must report as
 wrong code for `llvm-cpu-xor2or`."""
 

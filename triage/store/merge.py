@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from triage.store_buckets import Bucket, BucketStatus, bucket_from_row
-from triage.store_cases import drop_orphans, offer_best, trim_examples
-from triage.store_runs import reopen
-from triage.store_schema import StoreBase, open_for_reading
+from triage.store.buckets import Bucket, BucketStatus, bucket_from_row
+from triage.store.cases import drop_orphans, offer_best, trim_examples
+from triage.store.runs import reopen
+from triage.store.schema import StoreBase, open_for_reading
 
 _COPIED_AS_IS = ("cases", "outcomes", "plugins", "runs", "history", "probes")
 """Tables whose rows are immutable facts keyed by content: a merge keeps the first copy."""
@@ -47,34 +47,35 @@ class StoreMerge(StoreBase):
                 for row in src.execute(f"SELECT * FROM {table}"):
                     marks = ", ".join("?" * len(row))
                     db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", tuple(row))
-            for b in (bucket_from_row(r) for r in src.execute("SELECT * FROM buckets")):
+            for row in src.execute("SELECT * FROM buckets"):
+                b, text = bucket_from_row(row), row["signature"]  # the text as kept, byte for byte
                 buckets += 1
                 mine_row = db.execute("SELECT * FROM buckets WHERE signature = ?",
-                                      (b.signature,)).fetchone()
+                                      (text,)).fetchone()
                 if mine_row is None:
                     new += 1
                     db.execute("INSERT INTO buckets (signature, id, kind, pipelines, "
                                "first_seen, last_seen, count, status, tries, reproduced, "
                                "note, first_run, last_run, fixed_run, fixed_at, regressions) "
                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                               (b.signature, b.id, b.kind, ",".join(b.pipelines),
+                               (text, b.id, b.kind, ",".join(b.pipelines),
                                 b.first_seen, b.last_seen, b.count, str(b.status), b.tries,
                                 b.reproduced, b.note, b.first_run, b.last_run, b.fixed_run,
                                 b.fixed_at, b.regressions))
                 else:
-                    self._merge_bucket(db, bucket_from_row(mine_row), b)
+                    self._merge_bucket(db, bucket_from_row(mine_row), b, text)
                 if b.best_case_id and b.best_size:
-                    offer_best(db, b.signature, b.best_case_id, b.best_size)
-                for ex in src.execute("SELECT * FROM examples WHERE bucket = ?",
-                                      (b.signature,)):
+                    offer_best(db, text, b.best_case_id, b.best_size)
+                for ex in src.execute("SELECT * FROM examples WHERE bucket = ?", (text,)):
                     db.execute("INSERT OR IGNORE INTO examples VALUES (?, ?, ?, ?, ?, ?, ?)",
                                tuple(ex))
-                trim_examples(db, b.signature)
+                trim_examples(db, text)
             drop_orphans(db)
             cases = src.execute("SELECT count(*) FROM cases").fetchone()[0]
         return MergeSummary(buckets=buckets, new_buckets=new, cases=cases)
 
-    def _merge_bucket(self, db: sqlite3.Connection, mine: Bucket, theirs: Bucket) -> None:
+    def _merge_bucket(self, db: sqlite3.Connection, mine: Bucket, theirs: Bucket,
+                      text: str) -> None:
         """One bucket both stores hold. Triage status: this store's unless it is `new`.
         A bucket fixed on one side and seen after that fix on the other is a regression:
         reopened, like a campaign that finds a fixed bucket again."""
@@ -96,9 +97,9 @@ class StoreMerge(StoreBase):
                     first.first_run or mine.first_run or theirs.first_run,
                     last.last_run or mine.last_run or theirs.last_run,
                     fixed_side.fixed_run or mine.fixed_run or theirs.fixed_run, fixed_at,
-                    regressions, mine.signature))
+                    regressions, text))
         if seen_after_fix:
-            reopen(db, mine.signature, last.last_run, time.time(),
+            reopen(db, text, last.last_run, time.time(),
                          f"seen {time.strftime('%Y-%m-%d %H:%M', time.gmtime(last.last_seen))}"
                          " UTC, after it was fixed")
 

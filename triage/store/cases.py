@@ -17,13 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from oracles import Finding, Verdict
+from oracles import Finding, Signature, Verdict
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lang.lexer import tokenize
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
-from triage.store_buckets import (
+from triage.store.buckets import (
     BucketStatus,
     BucketTriage,
     BucketUpdate,
@@ -33,7 +33,7 @@ from triage.store_buckets import (
     diffs_json,
     unique_row,
 )
-from triage.store_runs import reopen
+from triage.store.runs import reopen
 
 EXAMPLES_PER_BUCKET = 5
 
@@ -101,7 +101,7 @@ class CaseRecords(BucketTriage):
         if not case.pipelines:
             case = replace(case, pipelines=tuple(outcomes))
         now = time.time()
-        by_signature: dict[str, Finding] = {}
+        by_signature: dict[Signature, Finding] = {}
         for f in verdict.findings:
             by_signature.setdefault(f.signature, f)
         updates = []
@@ -124,7 +124,7 @@ class CaseRecords(BucketTriage):
 
     def _count(self, db: sqlite3.Connection, case_id: str, size: tuple[int, int],
                finding: Finding, now: float) -> BucketUpdate:
-        sig = finding.signature
+        sig = str(finding.signature)  # the stored text (docs/design.md §5)
         row = db.execute("SELECT * FROM buckets WHERE signature = ?", (sig,)).fetchone()
         new = row is None
         if new:
@@ -144,10 +144,11 @@ class CaseRecords(BucketTriage):
         row = db.execute("SELECT * FROM buckets WHERE signature = ?", (sig,)).fetchone()
         return BucketUpdate(bucket=bucket_from_row(row), new=new, best_replaced=replaced)
 
-    def set_best(self, signature: str, case: Case, *, finding: Finding | None = None,
+    def set_best(self, sig: Signature, case: Case, *, finding: Finding | None = None,
                  outcomes: Mapping[str, Outcome] | None = None) -> bool:
         """Offer a (reduced) case as the bucket's reproducer; True when it became the best
         (it must be strictly smaller than the current one)."""
+        signature = str(sig)
         now = time.time()
         with self._write() as db:
             row = db.execute("SELECT pipelines FROM buckets WHERE signature = ?",

@@ -7,14 +7,14 @@ bug-key probe answers are kept per toolchain.
 
 `FindingStore` is one object over one connection, made of parts that each do one job:
 
-* `store_schema` — the file: migrations, opening (read-only in a copy), the write transaction;
-* `store_buckets` — buckets: values, reading, triage status;
-* `store_cases` — cases and findings: `record`, best reproducers, examples, outcomes, plugins;
-* `store_runs` — runs and bucket history: `begin_run`, `note_recheck`, regressions;
-* `store_merge` — `merge_from` (a union of two stores);
-* `store_probes` — bug-key probe answers.
+* `schema` — the file: migrations, opening (read-only in a copy), the write transaction;
+* `buckets` — buckets: values, reading, triage status;
+* `cases` — cases and findings: `record`, best reproducers, examples, outcomes, plugins;
+* `runs` — runs and bucket history: `begin_run`, `note_recheck`, regressions;
+* `merge` — `merge_from` (a union of two stores);
+* `probes` — bug-key probe answers.
 
-Every name importers used before the split is still importable from here.
+The rest of the project imports from this face (`triage.store`), not from its parts.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from triage.store_buckets import (
+from triage.store.buckets import (
     BUCKET_ID_LEN,
     Bucket,
     BucketStatus,
@@ -33,16 +33,16 @@ from triage.store_buckets import (
     ambiguous_message,
     bucket_id,
 )
-from triage.store_cases import (
+from triage.store.cases import (
     EXAMPLES_PER_BUCKET,
     CaseRecords,
     case_size,
     outcome_summary,
 )
-from triage.store_merge import MergeSummary, StoreMerge
-from triage.store_probes import ProbeCache
-from triage.store_runs import Event, HistoryEntry, Run, RunLog, new_run_id
-from triage.store_schema import (
+from triage.store.merge import MergeSummary, StoreMerge
+from triage.store.probes import ProbeCache, probe_toolchain
+from triage.store.runs import Event, HistoryEntry, Run, RunLog, new_run_id
+from triage.store.schema import (
     BUSY_TIMEOUT_MS,
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -113,4 +113,5 @@ __all__ = [
     "BucketStatus", "BucketUpdate", "Event", "Example", "FindingStore", "HistoryEntry",
     "IdLookupError", "MergeSummary", "Run", "StoreError", "ambiguous_message", "bucket_id",
     "case_size", "default_store_path", "migrate", "new_run_id", "outcome_summary",
+    "probe_toolchain",
 ]

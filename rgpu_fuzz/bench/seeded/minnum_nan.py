@@ -3,7 +3,7 @@ ignores a NaN operand (IEEE 754-2008 minNum; our lowering calls `llvm.minnum`); 
 calls `llvm.minimum` instead, which propagates the NaN (IEEE 754-2019 minimum; LangRef
 "llvm.minimum.*"). `max` is left alone: one bug in one intrinsic. Any kernel whose float
 `min` sees exactly one NaN operand then computes NaN instead of the other operand.
-Load it with `--plugin tests/plugins/minnum_nan.py`."""
+Load it with `--plugin rgpu_fuzz/bench/seeded/minnum_nan.py`."""
 
 from __future__ import annotations
 

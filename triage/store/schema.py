@@ -112,7 +112,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE buckets ADD COLUMN fixed_at REAL;
     ALTER TABLE buckets ADD COLUMN regressions INTEGER NOT NULL DEFAULT 0;
     """,
-    # v5: bug-key probe answers per toolchain fingerprint (store_probes.py)
+    # v5: bug-key probe answers per toolchain fingerprint (probes.py)
     """
     CREATE TABLE probes (
         toolchain TEXT NOT NULL,

@@ -4,7 +4,7 @@ before every `shl` (LangRef `shl`: an amount >= the width is poison). This plugi
 `shl` use the unmasked amount, the bug of a lowering that forgets the `& 31`. On the host an
 8- or 16-bit shift by 8..31 then gives 0 (x86 masks the count to 5 bits, SDM "SAL/SAR/SHL/SHR"),
 and the optimiser may fold any over-wide shift to poison. Right shifts are left alone: one
-bug in one place. Load it with `--plugin tests/plugins/shl_nomask.py`."""
+bug in one place. Load it with `--plugin rgpu_fuzz/bench/seeded/shl_nomask.py`."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from rgpu_fuzz.model.scalars import Scalar
 from triage.bugkey import PROBE_SEED, PROBE_THREADS, ProbeAnswer, TypedOp
-from triage.store_schema import StoreBase
+from triage.store.schema import StoreBase
 
 PROBE_FORMAT = f"probe-kernels/1 seed={PROBE_SEED:#x} threads={PROBE_THREADS}"
 """What the probe kernels are; part of the fingerprint (change it with `bugkey._kernel`)."""

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from oracles import ElementDiff
-from triage.store_schema import StoreBase
+from oracles import ElementDiff, Signature
+from triage.store.schema import StoreBase
 
 BUCKET_ID_LEN = 10
 
@@ -41,9 +41,10 @@ class IdLookupError(LookupError):
         return str(self.args[0]) if self.args else ""
 
 
-def bucket_id(signature: str) -> str:
-    """The short stable id of a bucket: the first 10 hex of sha256(signature)."""
-    return hashlib.sha256(signature.encode()).hexdigest()[:BUCKET_ID_LEN]
+def bucket_id(signature: Signature | str) -> str:
+    """The short stable id of a bucket: the first 10 hex of sha256 of the signature's text
+    (the text kept in the store, so ids of stores written before are unchanged)."""
+    return hashlib.sha256(str(signature).encode()).hexdigest()[:BUCKET_ID_LEN]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,7 +52,7 @@ class Bucket:
     """One bug: every finding with this signature."""
 
     id: str
-    signature: str
+    signature: Signature
     kind: str
     pipelines: tuple[str, ...]
     first_seen: float
@@ -116,7 +117,7 @@ def diffs_from(text: str) -> tuple[ElementDiff, ...]:
 
 def bucket_from_row(row: sqlite3.Row) -> Bucket:
     best = (row["best_tokens"], row["best_chars"]) if row["best_case_id"] else None
-    return Bucket(id=row["id"], signature=row["signature"], kind=row["kind"],
+    return Bucket(id=row["id"], signature=Signature.parse(row["signature"]), kind=row["kind"],
                   pipelines=tuple(p for p in row["pipelines"].split(",") if p),
                   first_seen=row["first_seen"], last_seen=row["last_seen"], count=row["count"],
                   status=BucketStatus(row["status"]), best_case_id=row["best_case_id"],
@@ -141,18 +142,18 @@ class BucketTriage(StoreBase):
         b = self.bucket(id_or_prefix)
         with self._write() as db:
             db.execute("UPDATE buckets SET status = ?, note = coalesce(?, note) "
-                       "WHERE signature = ?", (str(status), note, b.signature))
+                       "WHERE id = ?", (str(status), note, b.id))
             if status is BucketStatus.FIXED and b.status is not BucketStatus.FIXED:
                 # fixed by hand: a later sighting is a regression from now on
-                db.execute("UPDATE buckets SET fixed_at = ? WHERE signature = ?",
-                           (time.time(), b.signature))
+                db.execute("UPDATE buckets SET fixed_at = ? WHERE id = ?",
+                           (time.time(), b.id))
         return self.bucket(b.id)
 
-    def record_reproduction(self, signature: str, reproduced: bool) -> None:
+    def record_reproduction(self, signature: Signature, reproduced: bool) -> None:
         """Count one `reproduce` attempt (the reproduction rate flags flaky buckets)."""
         with self._write() as db:
             db.execute("UPDATE buckets SET tries = tries + 1, reproduced = reproduced + ? "
-                       "WHERE signature = ?", (int(reproduced), signature))
+                       "WHERE signature = ?", (int(reproduced), str(signature)))
 
     def buckets(self, order_by: str = "newest",
                 status: BucketStatus | str | None = None) -> list[Bucket]:
@@ -164,12 +165,14 @@ class BucketTriage(StoreBase):
                                   params)
         return [bucket_from_row(r) for r in rows]
 
-    def bucket(self, id_or_prefix: str) -> Bucket:
+    def bucket(self, id_or_prefix: str | Signature) -> Bucket:
         """The bucket whose id starts with `id_or_prefix` (or whose signature it is)."""
         row = self._conn.execute("SELECT * FROM buckets WHERE signature = ?",
-                                 (id_or_prefix,)).fetchone()
+                                 (str(id_or_prefix),)).fetchone()
         if row is not None:
             return bucket_from_row(row)
+        if isinstance(id_or_prefix, Signature):
+            raise IdLookupError(f"no bucket has signature {str(id_or_prefix)!r}")
         rows = self._prefix_rows("buckets", id_or_prefix)
         return bucket_from_row(unique_row(rows, id_or_prefix, "bucket"))
 
@@ -180,12 +183,12 @@ class BucketTriage(StoreBase):
         return self._conn.execute(f"SELECT * FROM {table} WHERE id LIKE ? ESCAPE '\\' "
                                   "ORDER BY id", (escaped + "%",)).fetchall()
 
-    def examples(self, signature: str) -> list[Example]:
+    def examples(self, signature: Signature) -> list[Example]:
         """The kept cases of a bucket, the best first, then smallest first."""
         rows = self._conn.execute(
             "SELECT e.* FROM examples e JOIN buckets b ON b.signature = e.bucket "
             "WHERE e.bucket = ? ORDER BY e.case_id = b.best_case_id DESC, e.tokens, e.chars, "
-            "e.seen", (signature,))
+            "e.seen", (str(signature),))
         return [Example(case_id=r["case_id"], size=(r["tokens"], r["chars"]), seen=r["seen"],
                         detail=r["detail"], diffs=diffs_from(r["diffs"])) for r in rows]
 

@@ -2,7 +2,7 @@
 `fptosi_plain.py` (float→int `as` does not saturate) and `shl_nomask.py` (`<<` loses its
 amount mask), applied in turn. One pipeline with two bugs is what bucketing must keep apart:
 each finding belongs to the bug whose single-bug plugin reproduces it.
-Load it with `--plugin tests/plugins/fptosi_and_shl.py`."""
+Load it with `--plugin rgpu_fuzz/bench/seeded/fptosi_and_shl.py`."""
 
 from __future__ import annotations
 
