@@ -38,8 +38,7 @@ from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from triage import toolchains
-from triage.classify import is_bug_key, place
-from triage.known_bugs import is_known_bug
+from triage.classify import same_bug
 from triage.plugins import load_recorded
 from triage.rerun import rerun
 from triage.store import Bucket, BucketStatus, Event, FindingStore, Run
@@ -148,7 +147,7 @@ class Rechecker:
 
     def matches(self, bucket: Bucket, finding: Finding, ops: tuple[str, ...]) -> bool:
         """The finding is the bucket's bug (see `_matches`)."""
-        return _matches(bucket.signature, finding, ops)
+        return same_bug(bucket.signature, finding, ops)
 
     def plan(self, bucket: Bucket) -> tuple[Case, list[Pipeline]] | tuple[Event, str]:
         """The reproducer and the pipelines to rerun it on, or (SKIPPED, why not)."""
@@ -173,22 +172,6 @@ class Rechecker:
                         bucket.status is BucketStatus.FIXED)
 
 
-def _matches(signature: Signature, finding: Finding, ops: tuple[str, ...]) -> bool:
-    """The finding is the bucket's bug: same signature, or (wrong code) the campaign's
-    placement puts it there. A bug-keyed bucket (`probe=`) matches wrong code on its
-    pipeline: its key came from probe kernels, which a recheck does not rerun, and the
-    reproducer's own `ops=` never names a key (such buckets read "changed" before)."""
-    if finding.signature == signature:
-        return True
-    if is_bug_key(signature):
-        return finding.signature.coarse == signature.coarse
-    if is_known_bug(signature):  # its reproducer shows the bug as a finding of kind and pipeline
-        found = finding.signature
-        return (found.kind, found.pipeline) == (signature.kind, signature.pipeline)
-    return (finding.signature.coarse == signature.coarse
-            and place(finding, ops, [signature]) == signature)
-
-
 def evaluate(case: Case, pipelines: list[Pipeline], policy: Policy, tries: int,
              signature: Signature, fixed: bool) -> tuple[Event, str]:
     """Run a bucket's reproducer `tries` times and say what that means for the bucket
@@ -201,7 +184,7 @@ def evaluate(case: Case, pipelines: list[Pipeline], policy: Policy, tries: int,
         if got.not_run:
             return Event.SKIPPED, got.not_run
         verdict = got.verdict
-        hit = next((f for f in verdict.findings if _matches(signature, f, ops)), None)
+        hit = next((f for f in verdict.findings if same_bug(signature, f, ops)), None)
         if hit is not None:
             return (Event.REGRESSED if fixed else Event.REPRODUCES,
                     f"case {case.id}: {hit.detail}"[:300])

@@ -103,3 +103,20 @@ def _most_specific(key: Signature, have: frozenset[str], known: Iterable[Signatu
             if best is None or len(bucket) > best[0]:
                 best = (len(bucket), sig)
     return best[1] if best else None
+
+
+def same_bug(signature: Signature, finding: Finding, ops: tuple[str, ...]) -> bool:
+    """The finding is the bug of the bucket `signature` names (the one rule `reproduce` and
+    `recheck` share): same signature, or (wrong code) the campaign's
+    placement puts it there. A bug-keyed bucket (`probe=`) matches wrong code on its
+    pipeline: its key came from probe kernels, which a recheck does not rerun, and the
+    reproducer's own `ops=` never names a key (such buckets read "changed" before)."""
+    if finding.signature == signature:
+        return True
+    if is_bug_key(signature):
+        return finding.signature.coarse == signature.coarse
+    if is_known_bug(signature):  # its reproducer shows the bug as a finding of kind and pipeline
+        found = finding.signature
+        return (found.kind, found.pipeline) == (signature.kind, signature.pipeline)
+    return (finding.signature.coarse == signature.coarse
+            and place(finding, ops, [signature]) == signature)

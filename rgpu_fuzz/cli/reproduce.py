@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from oracles import Policy, PolicyError, Verdict, load_policy
+from oracles import Policy, PolicyError, Verdict, kernel_operations, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.cli.console import make_console
 from rgpu_fuzz.cli.pipelines import DEFAULT_PIPELINES, add_plugin_argument, registry_from
@@ -34,6 +34,7 @@ from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import Ok, Outcome, detail
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.registry import PipelineError, Registry
+from triage.classify import same_bug
 
 if TYPE_CHECKING:
     from triage.lookup import Where
@@ -209,7 +210,12 @@ def execute(args: argparse.Namespace) -> int:
     pipelines, outcomes, verdict, _policy = rerun(args, case, where)
     diverges = not verdict.agree
     bucket = where.bucket
-    still = bucket is not None and any(f.signature == bucket.signature for f in verdict.findings)
+    # The bucket's bug by recheck's rule: a bug-keyed (`probe=`) or known-bug bucket never
+    # equals its reproducer's own `ops=` signature.
+    module = case_module(case)
+    ops = kernel_operations(module) if module is not None else ()
+    still = bucket is not None and any(same_bug(bucket.signature, f, ops)
+                                       for f in verdict.findings)
     if bucket is not None and where.store is not None and not args.no_record:
         import sqlite3
 

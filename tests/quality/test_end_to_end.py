@@ -78,6 +78,13 @@ def test_a_broken_compiler_is_found_reduced_bucketed_filed_and_reproduced(
     assert f"rgpu-fuzz reproduce {top.best_case_id}" in text
     assert "llvm-cpu-xor2or:O0" in text
 
+    # --- reproduced from the store by bucket id: the bucket's own bug (a bug-keyed bucket's
+    # reproducer never shows its `probe=` key as its own signature; recheck's rule decides)
+    capsys.readouterr()
+    assert main(["reproduce", top.id, "--store", str(store_path), "--plugin", MISCOMPILE,
+                 "--no-record"]) == 1
+    assert "did not reproduce" not in capsys.readouterr().out
+
     # --- promoted
     corpus = tmp_path / "corpus"
     # a known divergence on a --plugin pipeline is refused: the corpus test cannot load it
