@@ -61,3 +61,21 @@ def test_a_64_bit_shift_reads_six_bits_of_its_amount() -> None:
     # 3 << 62 = 0xC000000000000000
     assert w.V[:, 3].tolist() == [0] * 32 and w.V[:, 4].tolist() == [0xC000_0000] * 32
     assert w.vdef[:, 3].all() and w.vdef[:, 4].all()
+
+
+def test_a_32_bit_shift_reads_five_bits_of_its_amount() -> None:
+    """gfx1100 O3 campaign kernel (bucket 16b2c466a0's case e0095e85ab17): `global_load_d16_u8
+    v1` keeps v1's undefined high half, then `v_ashrrev_i32_e64 v1, v1, s0` shifts by it.
+    RDNA3 pseudocode: `D.i32 = S1.i32 >> S0[4:0]`, `D.u32 = S1.u32 >> S0[4:0]`,
+    `D.u32 = S1.u32 << S0[4:0]`; amount 0x23 & 31 = 3, worked by hand."""
+    w = Wave(32, 0, 0)
+    w.V[:, 1], w.vdef[:, 1] = 0x23, True
+    w.S[0], w.sdef[0] = 0x8000_0000, M32
+    w.S[1], w.sdef[1] = 1, M32
+    _run(["v_mov_b16_e32 v1.h, s6",            # s6 undefined: v1[31:16] undefined
+          "v_ashrrev_i32_e64 v2, v1, s0",
+          "v_lshrrev_b32_e64 v3, v1, s0",
+          "v_lshlrev_b32_e64 v4, v1, s1"], w)
+    assert w.V[:, 2].tolist() == [0xF000_0000] * 32 and w.vdef[:, 2].all()
+    assert w.V[:, 3].tolist() == [0x1000_0000] * 32 and w.vdef[:, 3].all()
+    assert w.V[:, 4].tolist() == [8] * 32 and w.vdef[:, 4].all()

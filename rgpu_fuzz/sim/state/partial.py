@@ -6,7 +6,8 @@ those bits are (`halves.bits_defined`), not the whole register.
 Why: with true16 (GFX11) LLVM leaves the other half of a VGPR undefined after 16-bit
 operations and then uses such 32-bit instructions on it (CDNA3/RDNA3 ISA pseudocode:
 V_CVT_F32_UBYTE1 D = S0[15:8]; V_BFE_U32 D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1);
-V_BFE_I32 the same bits, sign-extended; V_LSHLREV_B64 D = S1 << S0[5:0])."""
+V_BFE_I32 the same bits, sign-extended; V_LSHLREV_B32 D = S1 << S0[4:0];
+V_ASHRREV_I32 D = S1.i32 >> S0[4:0]; V_LSHLREV_B64 D = S1 << S0[5:0])."""
 
 from __future__ import annotations
 
@@ -35,22 +36,28 @@ def _and(srcs: Sequence[Any]) -> list[int | None]:
     return [b, a]  # each source: the other's constant bits, where it is a constant
 
 
+# A 32-bit shift reads S0[4:0] of its amount (`D = S1 << S0[4:0]`): a byte loaded with
+# `global_load_d16_u8` (high half kept, undefined) is used as an amount as it is
+# (`v_ashrrev_i32_e64 v1, v1, s0`, gfx1100 O3).
+_AMOUNT32 = 0x1F
+
+
 def _shl(srcs: Sequence[Any]) -> list[int | None]:
     s = _const(srcs[0])
-    return [None, None if s is None else FULL >> (s & 31)]
+    return [_AMOUNT32, None if s is None else FULL >> (s & 31)]
 
 
 def _shr(srcs: Sequence[Any]) -> list[int | None]:
     s = _const(srcs[0])
-    return [None, None if s is None else (FULL << (s & 31)) & FULL]
+    return [_AMOUNT32, None if s is None else (FULL << (s & 31)) & FULL]
 
 
 def _bfe(srcs: Sequence[Any]) -> list[int | None]:
     off, width = _const(srcs[1]), _const(srcs[2])
     if off is None or width is None:
-        return [None, None, None]
+        return [None, _AMOUNT32, _AMOUNT32]
     off, width = off & 31, width & 31
-    return [((1 << width) - 1) << off & FULL, None, None]
+    return [((1 << width) - 1) << off & FULL, _AMOUNT32, _AMOUNT32]
 
 
 READS: dict[str, Callable[[Sequence[Any]], list[int | None]]] = {
@@ -58,6 +65,7 @@ READS: dict[str, Callable[[Sequence[Any]], list[int | None]]] = {
     "V_AND_B32": _and,
     "V_LSHLREV_B32": _shl,
     "V_LSHRREV_B32": _shr,
+    "V_ASHRREV_I32": _shr,  # D = S1.i32 >> S0[4:0]: bits below the amount are shifted out
     "V_BFE_U32": _bfe,
     "V_BFE_I32": _bfe,
     # 64-bit shifts read S0[5:0] of the amount (`D = S1 << S0[5:0]`): true16 code leaves the
