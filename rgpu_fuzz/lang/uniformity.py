@@ -364,6 +364,7 @@ class _Uniformity:
 
     def _wave_call(self, e: ast.Call, ctx: Reason | None, uniform: list[bool]) -> None:
         sig = WAVE_FUNCTIONS[e.func]
+        ctx = ctx or self.exited  # an argument may have returned (`{ return; }`)
         if sig.collective and ctx:
             self.env.error(f"`{e.func}` in possibly wave-divergent control flow", e.span, *ctx,
                            "every lane of a wave must reach a wave operation together")

@@ -55,7 +55,7 @@ class RefPipeline(Pipeline):
         args = argument_values(case.args)
         result = run_kernel(checked, case.entry, grid=case.launch.grid, block=case.launch.block,
                             args=args, step_budget=self._step_budget(),
-                            time_budget=self.option(self.TIME))
+                            time_budget=self.option(self.TIME), wave_size=self.wave_size)
         t2 = time.perf_counter()
         seconds = {"check": t1 - t0, "run": t2 - t1}
         if isinstance(result, Finished):
