@@ -16,7 +16,7 @@ from oracles.verdict import Verdict
 from rgpu_fuzz.model.outcome import Outcome
 from rgpu_fuzz.pipelines.base import spec_name
 
-__all__ = ["join_verdicts", "wave_groups"]
+__all__ = ["arbiter_outcome", "join_verdicts", "wave_groups"]
 
 
 def wave_groups(outcomes: Mapping[str, Outcome], arbiter: str) -> list[dict[str, Outcome]]:
@@ -45,3 +45,14 @@ def join_verdicts(verdicts: Sequence[Verdict]) -> Verdict:
     return Verdict(findings=tuple(f for v in verdicts for f in v.findings),
                    classes=tuple(c for v in verdicts for c in v.classes),
                    compared=tuple(compared))
+
+
+def arbiter_outcome(outcomes: Mapping[str, Outcome], arbiter: str,
+                    wave_size: int | None) -> tuple[str, Outcome] | None:
+    """The arbiter's outcome (label and outcome) to judge an outcome of wave size
+    `wave_size` against: the first arbiter outcome at that size, else (a kernel without wave
+    functions, `wave_size` None) the first arbiter outcome; None when there is none."""
+    refs = [(label, o) for label, o in outcomes.items() if spec_name(label) == arbiter]
+    if wave_size is not None:
+        refs = [(label, o) for label, o in refs if o.stats.wave_size in (wave_size, None)]
+    return refs[0] if refs else None

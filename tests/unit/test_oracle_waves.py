@@ -11,7 +11,7 @@ import numpy as np
 from oracles.compare import judge
 from oracles.policy import load_policy
 from oracles.verdict import FindingKind
-from oracles.waves import wave_groups
+from oracles.waves import arbiter_outcome, wave_groups
 from rgpu_fuzz import casefile
 from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.model.case import Case
@@ -139,3 +139,27 @@ def test_a_wave_size_without_a_reference_is_judged_by_agreement() -> None:
 
     outcomes: dict[str, Outcome] = {"ref": ok(1, 64), "a": ok(2, 32), "b": ok(2, 32)}
     assert judge(case(), outcomes, load_policy()).agree
+
+
+def test_a_reduction_judges_at_the_pipelines_wave_size() -> None:
+    """The reduction predicate runs the arbiter at the wave size of the pipeline it tests, so
+    a wave-32 wrong-code finding stays interesting (it would vanish against wave 64)."""
+    from triage.reduce import signature_predicate
+
+    verdict = judge(case(), run_case(case(), [RefPipeline("ref"), WrongLanes("wrong-lanes")]),
+                    load_policy())
+    [finding] = verdict.findings
+    interesting = signature_predicate(finding.signature, [WrongLanes("wrong-lanes")],
+                                      load_policy())
+    assert interesting(case())
+
+
+def test_the_arbiter_outcome_at_a_wave_size() -> None:
+    def ok(w: int | None) -> Ok:
+        return Ok(outputs={}, stats=Stats(wave_size=w))
+
+    outcomes: dict[str, Outcome] = {"ref": ok(64), "a": ok(32), "ref:wave=32": ok(32)}
+    assert arbiter_outcome(outcomes, "ref", 32) == ("ref:wave=32", outcomes["ref:wave=32"])
+    assert arbiter_outcome(outcomes, "ref", 64) == ("ref", outcomes["ref"])
+    assert arbiter_outcome(outcomes, "ref", None) == ("ref", outcomes["ref"])
+    assert arbiter_outcome({"ref": ok(64)}, "ref", 32) is None
