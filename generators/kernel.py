@@ -63,7 +63,8 @@ def _launch(b: Builder) -> Launch:
     if b.features.launch_3d and b.src.boolean(0.15):
         dims = 3
     cap = b.limits.block_threads_max
-    block = [b.src.choice([x for x in _BLOCK_X if x <= cap] or [1]), 1, 1]
+    lo = b.limits.block_x_min
+    block = [b.src.choice([x for x in _BLOCK_X if lo <= x <= cap] or [1]), 1, 1]
     for axis in range(1, dims):
         room = cap // (block[0] * block[1] * block[2])
         block[axis] = b.src.choice([y for y in _SMALL if y <= room] or [1])

@@ -90,6 +90,7 @@ class Limits:
     slots_max: int             # output/shared slots per thread
     threads_max: int           # grid × block
     block_threads_max: int     # threads per block
+    block_x_min: int           # smallest x extent of a block (of the sizes kernel.py draws)
     buffer_len_max: int        # input buffer length
     wave_share: int            # percent of kernels with wave sections (generators/waves.py)
     wave_stmts_max: int        # wave statements per section
