@@ -16,9 +16,10 @@ Variable taint and divergent loops are iterated to a fixpoint; a last pass repor
 The wave analysis is the same analysis run again with a wider notion of "uniform" (every
 block-uniform value is wave-uniform, so it is sound where the block analysis is): the results
 of `read_first_lane`, `read_lane`, `ballot`, the reductions and `wave_all`/`wave_any` are
-wave-uniform, and so is `thread_idx_x() / wave_size()` — the wave's index when the block is
-one-dimensional or `block_dim_x` is a multiple of the wave size. The checker cannot see the
-block's shape (it is in the case file), so for other shapes the reference interpreter checks
+wave-uniform, and so is `thread_idx_x() / wave_size()` — the same on every lane of a wave
+when the block is one-dimensional (the wave's index) or `block_dim_x` is a multiple of the
+wave size or at most it. The checker cannot see the block's shape (it is in the case file),
+so for other shapes the reference interpreter checks
 at run time that every lane of the wave reaches each wave operation together, and rejects
 the case otherwise (`Rejected(wave-divergence)`).
 """
