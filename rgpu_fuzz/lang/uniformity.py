@@ -19,9 +19,9 @@ of `read_first_lane`, `read_lane`, `ballot`, the reductions and `wave_all`/`wave
 wave-uniform, and so is `thread_idx_x() / wave_size()` — the same on every lane of a wave
 when the block is one-dimensional (the wave's index) or `block_dim_x` is a multiple of the
 wave size or at most it. The checker cannot see the block's shape (it is in the case file),
-so for other shapes the reference interpreter checks
-at run time that every lane of the wave reaches each wave operation together, and rejects
-the case otherwise (`Rejected(wave-divergence)`).
+so for other shapes the reference interpreter checks at run time that every lane of the wave
+reaches each wave operation together, and rejects the case otherwise
+(`Rejected(wave-divergence)`).
 """
 
 from __future__ import annotations
