@@ -23,8 +23,9 @@ from oracles.policy import Policy, ZeroSign
 from oracles.signature import Signature
 from oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
 from oracles.waves import join_verdicts, wave_groups
-from rgpu_fuzz.lang.ast import Binary, Cast, MethodCall, Module, Unary
+from rgpu_fuzz.lang.ast import Binary, Call, Cast, MethodCall, Module, Unary
 from rgpu_fuzz.lang.features import walk
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -47,7 +48,8 @@ from rgpu_fuzz.pipelines.base import spec_name
 def kernel_operations(module: Module) -> tuple[str, ...]:
     """The operations left in a kernel, for wrong-code signatures: binary and unary operators
     by name (`xor`, `shl`, `lor`, `neg`: symbols such as `|` would collide with the
-    signature's field separator), methods, and cast targets (`as:u8`)."""
+    signature's field separator), methods, cast targets (`as:u8`) and wave functions
+    (`ballot`, `wave_sum`)."""
     ops: set[str] = set()
     for n in walk(module):
         match n:
@@ -59,6 +61,8 @@ def kernel_operations(module: Module) -> tuple[str, ...]:
                 ops.add(m)
             case Cast(to=t):
                 ops.add(f"as:{t}")
+            case Call(func=f) if f in WAVE_FUNCTIONS:
+                ops.add(f)
     return tuple(sorted(ops))
 
 

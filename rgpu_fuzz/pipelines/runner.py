@@ -2,9 +2,10 @@
 
 A kernel with wave functions computes different things at different wave sizes, and the
 oracle compares each pipeline with the reference at that pipeline's wave size
-(`oracles.waves`). So for such a kernel every reference-like pipeline of the list
-(`Pipeline.with_wave_size`) runs once more per other wave size the list's pipelines declare,
-its outcome labelled with that size (`ref:wave=32`); other kernels run as given.
+(`oracles.waves`). So for such a kernel the list's first reference-like pipeline
+(`Pipeline.with_wave_size`) runs once more per wave size that the list's pipelines declare
+and no reference of the list runs at, its outcome labelled with that size (`ref:wave=32`);
+other kernels run as given.
 """
 
 from __future__ import annotations
@@ -43,15 +44,12 @@ def run_cases(cases: Sequence[Case], pipelines: Sequence[Pipeline]) -> list[dict
 
 
 def wave_references(pipelines: Sequence[Pipeline]) -> list[Pipeline]:
-    """The reference-like pipelines of the list at each wave size some other pipeline of
-    the list declares and they do not run at."""
-    sizes = sorted({p.wave_size for p in pipelines if p.with_wave_size(p.wave_size) is None})
-    extra: list[Pipeline] = []
-    labels = {p.label for p in pipelines}
-    for ref in pipelines:
-        for w in sizes:
-            again = ref.with_wave_size(w)
-            if again is not None and again.label not in labels:
-                labels.add(again.label)
-                extra.append(again)
-    return extra
+    """The first reference-like pipeline of the list at each wave size some other pipeline
+    of the list declares and no reference-like one of the list runs at."""
+    refs = [p for p in pipelines if p.with_wave_size(p.wave_size) is not None]
+    if not refs:
+        return []
+    covered = {p.wave_size for p in refs}
+    sizes = sorted({p.wave_size for p in pipelines} - covered)
+    extra = [refs[0].with_wave_size(w) for w in sizes]
+    return [p for p in extra if p is not None]

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from oracles.compare import judge
+from oracles.compare import judge, kernel_operations
 from oracles.policy import load_policy
 from oracles.verdict import FindingKind
 from oracles.waves import arbiter_outcome, wave_groups
 from rgpu_fuzz import casefile
 from rgpu_fuzz.interp import Finished, run_kernel
+from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats
@@ -163,3 +164,20 @@ def test_the_arbiter_outcome_at_a_wave_size() -> None:
     assert arbiter_outcome(outcomes, "ref", 64) == ("ref", outcomes["ref"])
     assert arbiter_outcome(outcomes, "ref", None) == ("ref", outcomes["ref"])
     assert arbiter_outcome({"ref": ok(64)}, "ref", 32) is None
+
+
+def test_a_size_some_reference_already_runs_at_gets_no_second_run() -> None:
+    pipes = [RefPipeline("ref"), RefPipeline("ref:wave=32"), Lanes("lanes")]
+    assert wave_references(pipes) == []
+    outcomes = run_case(case(), pipes)
+    assert list(outcomes) == ["ref", "ref:wave=32", "lanes"]
+    assert judge(case(), outcomes, load_policy()).agree
+
+
+def test_wave_functions_are_operations_of_a_wrong_code_signature() -> None:
+    """A wave-size bug buckets by the wave functions left in the reduced kernel."""
+    outcomes = run_case(case(), [RefPipeline("ref"), WrongLanes("wrong-lanes")])
+    module = parse(case().kernel)
+    [finding] = judge(case(), outcomes, load_policy(), module).findings
+    assert "wave_sum" in finding.signature.rsplit("|", 1)[-1]
+    assert "wave_sum" in kernel_operations(module)
