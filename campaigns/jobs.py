@@ -287,9 +287,9 @@ def run_chunk(job: ChunkJob) -> ChunkResult:
     for case, outcomes in zip(cases, all_outcomes, strict=True):
         if not outcomes:
             continue
-        for label, o in outcomes.items():
-            seconds[label].append(o.stats.seconds.get("total", 0.0))
-            statuses[label][str(o.status)] += 1
+        for label, o in outcomes.items():  # also the reference at other wave sizes (runner)
+            seconds.setdefault(label, []).append(o.stats.seconds.get("total", 0.0))
+            statuses.setdefault(label, Counter())[str(o.status)] += 1
         arbiter = outcomes.get(policy.arbiter)
         if isinstance(arbiter, Rejected):
             invalid[str(arbiter.reason)] += 1

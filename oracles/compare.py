@@ -22,8 +22,10 @@ import numpy as np
 from oracles.policy import Policy, ZeroSign
 from oracles.signature import Signature
 from oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
-from rgpu_fuzz.lang.ast import Binary, Cast, MethodCall, Module, Unary
+from oracles.waves import join_verdicts, wave_groups
+from rgpu_fuzz.lang.ast import Binary, Call, Cast, MethodCall, Module, Unary
 from rgpu_fuzz.lang.features import walk
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -46,7 +48,8 @@ from rgpu_fuzz.pipelines.base import spec_name
 def kernel_operations(module: Module) -> tuple[str, ...]:
     """The operations left in a kernel, for wrong-code signatures: binary and unary operators
     by name (`xor`, `shl`, `lor`, `neg`: symbols such as `|` would collide with the
-    signature's field separator), methods, and cast targets (`as:u8`)."""
+    signature's field separator), methods, cast targets (`as:u8`) and wave functions
+    (`ballot`, `wave_sum`)."""
     ops: set[str] = set()
     for n in walk(module):
         match n:
@@ -58,6 +61,8 @@ def kernel_operations(module: Module) -> tuple[str, ...]:
                 ops.add(m)
             case Cast(to=t):
                 ops.add(f"as:{t}")
+            case Call(func=f) if f in WAVE_FUNCTIONS:
+                ops.add(f)
     return tuple(sorted(ops))
 
 
@@ -156,6 +161,21 @@ def compare_outputs(expected: Mapping[str, Buffer], actual: Mapping[str, Buffer]
 def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
           module: Module | None = None) -> Verdict:
     """Read all outcomes of one case. `module` is the parsed kernel (for signatures).
+
+    Outcomes of a kernel with wave functions carry the wave size they ran at
+    (`Stats.wave_size`); each wave size is judged on its own, against the arbiter's outcome
+    at that size (the runner runs the reference once per size, `pipelines.runner`), and the
+    verdicts are joined (`oracles.waves`).
+    """
+    groups = wave_groups(outcomes, spec_name(policy.arbiter))
+    if len(groups) == 1:
+        return _judge_group(case, groups[0], policy, module)
+    return join_verdicts([_judge_group(case, g, policy, module) for g in groups])
+
+
+def _judge_group(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
+                 module: Module | None = None) -> Verdict:
+    """Judge outcomes that ran at one wave size (or of a kernel without wave functions).
 
     The arbiter is the first outcome whose pipeline *name* is the policy's arbiter
     (`ref:steps=100000` is `ref`). Without an arbiter that finished or trapped, the

@@ -386,9 +386,11 @@ class BugKeys:
             shows = False
             if alone is not None:
                 features = case_features(alone)
-                ref = self.arbiter.run(alone, features)
+                # the arbiter at the pipeline's wave size (`oracles.waves`)
+                arbiter = self.arbiter.with_wave_size(pipeline.wave_size) or self.arbiter
+                ref = arbiter.run(alone, features)
                 if isinstance(ref, Ok):
-                    got = rerun(alone, [pipeline], self.policy, given={self.arbiter.label: ref})
+                    got = rerun(alone, [pipeline], self.policy, given={arbiter.label: ref})
                     shows = any(f.kind is FindingKind.WRONG_CODE and label in f.pipelines
                                 for f in got.verdict.findings)
             self._probes += 1

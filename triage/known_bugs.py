@@ -25,10 +25,11 @@ from importlib import resources, util
 from pathlib import Path
 
 from oracles import Finding, Policy, Signature
+from oracles.waves import arbiter_outcome
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.sim import target_config
@@ -129,8 +130,7 @@ class KnownBugs:
             pipelines: dict[str, Pipeline], module: Module | None) -> Signature | None:
         """The known-bug signature of `finding`, or None when no known bug explains it."""
         pipeline = pipelines.get(finding.signature.pipeline)
-        arbiter = outcomes.get(self.policy.arbiter)
-        if pipeline is None or arbiter is None:
+        if pipeline is None or outcomes.get(self.policy.arbiter) is None:
             return None
         for bug in known_bugs():
             wrapper = _wrapper(bug) if _applies(bug, finding, pipeline) else None
@@ -138,7 +138,11 @@ class KnownBugs:
             if again is None:
                 continue
             self.rechecks += 1
-            got = rerun(case, [again], self.policy, given={self.policy.arbiter: arbiter})
+            # the arbiter at the recheck's wave size (`oracles.waves`)
+            ref = arbiter_outcome(outcomes, spec_name(self.policy.arbiter), again.wave_size)
+            if ref is None:
+                continue
+            got = rerun(case, [again], self.policy, given={ref[0]: ref[1]})
             if got.verdict.agree:
                 return Signature(kind=finding.kind, pipeline=pipeline.label,
                                  detail=bug.detail)

@@ -27,6 +27,7 @@ from rgpu_fuzz.model.outcome import Outcome, Unavailable, Unsupported, detail
 from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.runner import wave_references
 from triage.plugins import load_recorded
 
 
@@ -58,10 +59,15 @@ class Rerun:
 def rerun(case: Case, pipelines: Sequence[Pipeline], policy: Policy, *,
           given: Mapping[str, Outcome] | None = None) -> Rerun:
     """Run `case` on `pipelines` and judge. `given`: outcomes already known by label (an
-    arbiter run once for several probes); a pipeline with one is not run again."""
+    arbiter run once for several probes); a pipeline with one is not run again. A kernel
+    with wave functions also runs the list's reference at every wave size another pipeline
+    of the list declares (`runner.wave_references`), so no pipeline goes unjudged."""
     outcomes: dict[str, Outcome] = dict(given or {})
     features = case_features(case)
-    for p in pipelines:
+    run = list(pipelines)
+    if "wave" in features:  # a reference at each wave size the list needs (`oracles.waves`)
+        run += wave_references(run)
+    for p in run:
         if p.label not in outcomes:
             outcomes[p.label] = p.run(case, features)
     return Rerun(outcomes, judge(case, outcomes, policy, case_module(case)))

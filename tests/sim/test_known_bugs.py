@@ -13,11 +13,10 @@ from pathlib import Path
 
 from campaigns import jobs as campaign_jobs
 from campaigns.jobs import JudgeJob, ReduceJob, Setup, judge_cases
-from campaigns.recheck import _matches
 from oracles import FindingKind, Signature
 from rgpu_fuzz import casefile
 from tests.toolchain import debian_llvm_tool
-from triage.classify import place
+from triage.classify import place, same_bug
 from triage.known_bugs import is_known_bug, known_bugs
 
 ROOT = Path(__file__).parents[2]
@@ -48,8 +47,8 @@ def test_the_bugs_own_finding_is_bucketed_as_the_known_bug() -> None:
     assert is_known_bug(key) and key.pipeline == "amdgpu-sim:gfx942:O0"
     assert place(finding, found.ops, [], bug_key=key) == key
     # `recheck` of the bucket: its reproducer's finding (plain signature) is still its bug
-    assert _matches(key, finding, found.ops)
-    assert not _matches(Signature.parse(str(key).replace(":O0|", ":O1|")), finding, found.ops)
+    assert same_bug(key, finding, found.ops)
+    assert not same_bug(Signature.parse(str(key).replace(":O0|", ":O1|")), finding, found.ops)
     assert rechecks == 1
 
 

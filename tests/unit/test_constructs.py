@@ -160,3 +160,12 @@ def test_gen_several_profiles_without_stats_is_one_line(capsys: pytest.CaptureFi
     assert main(["gen", "--profile", "barriers,default"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "only with --stats" in err[0]
+
+
+def test_the_waves_profile_reaches_every_wave_construct_within_60_seeds() -> None:
+    """generators/waves.py: every wave function, in a wave-uniform `if`, in a loop, after a
+    barrier, `thread_idx_x() / wave_size()`, and a block with a partial wave at wave 64
+    only."""
+    wanted = {c for c in CONSTRUCTS if c.startswith("wave:")} | {"launch:partial-wave64"}
+    left = _first_seeds_reaching(wanted, ["waves"], 60)
+    assert not left, f"never produced: {sorted(left)}"

@@ -32,6 +32,7 @@ from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET, DEFAULT_TIME_BUDGET
 from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.runner import wave_references
 from triage.rerun import rerun
 
 
@@ -137,7 +138,9 @@ def signature_predicate(signature: Signature, pipelines: Sequence[str | Pipeline
         outcomes: dict[str, Outcome] = {policy.arbiter: arbiter_for(case).run(case, features)}
         if not ref_ok(outcomes[policy.arbiter]):
             return False
-        got = rerun(case, others, policy, given=outcomes)
+        extra = (wave_references([arbiter_for(case), *others])  # the arbiter at every
+                 if "wave" in features else [])               # other wave size
+        got = rerun(case, [*others, *extra], policy, given=outcomes)
         if not calibrated:
             calibrated = True
             for p in others:
