@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.types import elem_text
 from rgpu_fuzz.lang.parser import BINARY_PRECEDENCE, CAST_PRECEDENCE, COMPARISON_PRECEDENCE
+from rgpu_fuzz.lang.types import elem_text
 
 _PRIMARY = 100
 _POSTFIX = 90
