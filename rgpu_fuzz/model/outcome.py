@@ -47,6 +47,7 @@ class RejectReason(StrEnum):
     UNINIT_SHARED_READ = "uninit-shared-read"
     BARRIER_DIVERGENCE = "barrier-divergence"
     STEP_BUDGET = "step-budget"
+    SCHEDULE_DEPENDENT = "schedule-dependent"  # outputs or traps differ between schedules
     INVALID_CASE = "invalid-case"  # the kernel does not check, or the args do not match it
 
 
