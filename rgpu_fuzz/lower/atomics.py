@@ -89,7 +89,11 @@ def lower_atomic(lw: ExprLowerer, e: ast.MethodCall) -> ir.Value | None:
         raise LowerError("atomics are lowered with the text IR builder only")
     assert isinstance(e.receiver, ast.Index)
     ptr, elem = lw.element_ptr(e.receiver)
-    values = [lw.expr(v) for v in op.values]
+    values = []
+    for v in op.values:
+        value = lw.expr(v)
+        assert value is not None, v  # an atomic's operands are scalars
+        values.append(value)
     b = lw.b
     st = lw.st
     if st.ms.target.atomic_flat and ptr.type.addrspace != 0:
