@@ -22,7 +22,7 @@ Profiles that switch on `barrier_ifs`/`barrier_whiles`/`barrier_nested`/`barrier
 
 from __future__ import annotations
 
-from generators import barriers
+from generators import atomics, barriers
 from generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
 from generators.expr import convert, expr, shared_read
 from generators.stmt import (
@@ -367,12 +367,22 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
         b.bind(param := Var("n", Scalar.U32, reserved=True))
         b.uniform.append(param)
 
+    atom = atomics.plan(b, total)
+    if atom is not None:
+        params += atom.params
+        args += atom.args
+        items += atom.items
+
     b.stmts_left = b.limits.max_stmts
     b.max_work_seen = 1
     body = _thread_ids(b, launch)
     base = Pos(in_kernel=True, can_return=b.features.early_return and not has_shared,
                output_access=not guarded)
+    if atom is not None:
+        body += atomics.prologue(b, atom, base)
     body += stmts(b, base, b.src.integer(b.limits.top_stmts_min, b.limits.top_stmts_max))
+    if atom is not None:
+        body += atomics.statements(b, atom, base, b.src.integer(1, 4))
     last = base
     if has_shared:
         phases, last = _phases(b, base, rounds_param)

@@ -83,6 +83,7 @@ class Limits:
     threads_max: int           # grid × block
     block_threads_max: int     # threads per block
     buffer_len_max: int        # input buffer length
+    atomics_percent: int       # share of cases with atomics (generators/atomics.py; 0: none)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -94,8 +94,9 @@ TARGETS = PIPELINE_TARGETS
 DEFAULT_STEPS = 20_000_000
 """amdgpu-sim's default budget, so both simulate the same amount."""
 
-UNSUPPORTED: frozenset[str] = frozenset()
-"""Language features this pipeline answers `Unsupported` for (see the module docstring)."""
+UNSUPPORTED: frozenset[str] = frozenset({"atomics"})
+"""Language features this pipeline answers `Unsupported` for (see the module docstring):
+atomics, until the minicore has them over rustc's atomic intrinsics."""
 
 _STAGE = {"crash": "rustc", "error": "rustc-error", "link": "ld.lld"}
 
