@@ -109,3 +109,24 @@ def test_optimizer_strategies_scopes_and_flat_on_gfx942() -> None:
     assert system and all(i.endswith(" sc1") for i in system)
     assert any(i.startswith("flat_atomic_add ") for i in _asm("amdgpu-sim:gfx942:O0:flat"))
     assert not any(i.startswith("flat_atomic") for i in _asm("amdgpu-sim:gfx942:O0"))
+
+
+def test_nvptx_emits_atom_instructions() -> None:
+    """The NVPTX back end turns the same IR into PTX `atom.*` (PTX ISA "Parallel
+    Synchronization and Communication Instructions: atom"): global and shared, 32 and 64 bit,
+    compare-and-swap with its ordering and system scope."""
+    import re
+    from pathlib import Path
+
+    from rgpu_fuzz.casefile import load
+    from rgpu_fuzz.pipelines.gpu_build import GpuBuild, build_gpu, nvptx_target
+
+    cases = Path(__file__).resolve().parents[1] / "semantics" / "cases"
+    found: set[str] = set()
+    for name in ("atomic_rmw_global", "atomic_one_winner"):
+        built = build_gpu(load(cases / f"{name}.toml"), nvptx_target("sm_70"), 3)
+        assert isinstance(built, GpuBuild), built
+        found |= set(re.findall(r"\batom\.[\w.]+", built.asm))
+    assert {"atom.global.add.u32", "atom.global.add.u64", "atom.global.max.s32",
+            "atom.global.min.u64", "atom.shared.add.u32",
+            "atom.acq_rel.sys.global.cas.b32"} <= found, sorted(found)
