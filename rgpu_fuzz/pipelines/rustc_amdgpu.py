@@ -94,9 +94,8 @@ TARGETS = PIPELINE_TARGETS
 DEFAULT_STEPS = 20_000_000
 """amdgpu-sim's default budget, so both simulate the same amount."""
 
-UNSUPPORTED: frozenset[str] = frozenset({"atomics"})
-"""Language features this pipeline answers `Unsupported` for (see the module docstring):
-atomics, until the minicore has them over rustc's atomic intrinsics."""
+UNSUPPORTED: frozenset[str] = frozenset()
+"""Language features this pipeline answers `Unsupported` for (see the module docstring)."""
 
 _STAGE = {"crash": "rustc", "error": "rustc-error", "link": "ld.lld"}
 
@@ -329,7 +328,7 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
         return _trap_outcome(result.buffers[TRAP_BUFFER], program, index, stats)
     outputs: dict[str, Buffer] = {}
     for p in unit.params:
-        if p.kind == "mut-slice":
+        if p.kind in ("mut-slice", "atomic-slice"):
             raw = result.buffers[p.name]
             dtype = np.uint8 if p.ty is Scalar.BOOL else p.ty.dtype.newbyteorder("<")
             values = np.frombuffer(raw, dtype=dtype)
