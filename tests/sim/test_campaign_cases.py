@@ -79,3 +79,30 @@ def test_a_lane_mask_spilled_through_mubuf_keeps_its_defined_bits() -> None:
     outcomes = run_case(case, pipelines)
     assert isinstance(outcomes[spec], Ok), outcomes[spec]
     assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+def test_two_loads_to_one_vgpr_for_different_lanes() -> None:
+    """Bucket b08b6336a9 (gfx1100 O1-O3, rustc's O2 code too): lane 1 loads a byte with
+    `global_load_d16_u8 v10`, lane 0 then `global_load_b64 v[10:11]`, one `s_waitcnt
+    vmcnt(0)` for both; the newer load to v10 dropped the older one's data though it
+    writes other lanes, so `out0[1]` came out 0 (the unreduced kernel at O1: the store
+    read undefined bits)."""
+    spec = "amdgpu-sim:gfx1100:O3"
+    case = casefile.load_checked(CASES / "o3_gfx1100_loads_to_one_vgpr_under_two_exec.toml")
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+@pytest.mark.parametrize("name", ["o0_gfx1100_and_of_undefined_high_half.toml",
+                                  "o0_gfx1100_shift64_amount_high_half.toml"])
+def test_true16_high_halves_that_no_result_bit_depends_on(name: str) -> None:
+    """Bucket 239c6f84fb's cases 72834e05ce3f and 542a54d8c4b0 (gfx1100 O0), which LLVM's
+    lane-VGPR bug does not explain (the one-MIR-edit llc still failed): false
+    `sim-uninit-read`s of a `v_and_b32` with a defined 0 and of a 64-bit shift whose
+    amount's undefined high half it does not read (tests/sim/test_decided_bits.py)."""
+    spec = "amdgpu-sim:gfx1100:O0"
+    case = casefile.load_checked(CASES / name)
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings

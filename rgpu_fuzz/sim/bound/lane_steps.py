@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from rgpu_fuzz.sim.bound.operands import Env, hazard
 from rgpu_fuzz.sim.bound.scalar_steps import M32, _const, _dest, _hazards, _source
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
@@ -145,4 +147,37 @@ def readfirstlane(inst: Inst, env: Env) -> Step | None:
     return first
 
 
-__all__ = ["readfirstlane", "readlane", "writelane"]
+def swap(inst: Inst, spec: Any, env: Env) -> Step:
+    """V_SWAP_B32 (CDNA3 ISA, VOP1; gfx90a, gfx942): `tmp = D.b32; D.b32 = S0.b32;
+    S0.b32 = tmp` in the lanes of EXEC: each register takes the other's value and
+    definedness there (partly defined lanes, `Wave.vpart`, included); inactive lanes keep
+    theirs. LLVM emits it to exchange two VGPRs (a gfx90a O3 campaign kernel)."""
+    ops = inst.operands
+    d, s = (_vcol(o) for o in ops[:2]) if len(ops) == 2 else (-1, -1)
+    if d < 0 or s < 0:
+        raise ValueError("v_swap_b32 of anything but two VGPRs")  # binding: unsupported
+
+    def step(w: Wave) -> None:
+        pv = w.pend_v
+        for c in (s, d):
+            if pv and c in pv:
+                raise hazard(w, f"v{c} read before the s_waitcnt covering its load")
+        if d == s:
+            return
+        e = w.exec
+        for arr in (w.V, w.vdef):
+            a, b = arr[:, d].copy(), arr[:, s].copy()
+            np.copyto(arr[:, d], b, where=e)
+            np.copyto(arr[:, s], a, where=e)
+        vp = w.vpart
+        if vp and (d in vp or s in vp):
+            pd, ps = vp.pop(d, {}), vp.pop(s, {})
+            for col, mine, other in ((d, pd, ps), (s, ps, pd)):
+                got = {ln: m for ln, m in mine.items() if not e[ln]}
+                got.update({ln: m for ln, m in other.items() if e[ln]})
+                if got:
+                    vp[col] = got
+    return step
+
+
+__all__ = ["readfirstlane", "readlane", "swap", "writelane"]

@@ -15,6 +15,7 @@ from rgpu_fuzz.sim.bound.operands import DTYPES, vcol
 from rgpu_fuzz.sim.fused.code import M32, NotFusible, RunCode
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics.valu import INT_CLAMP
+from rgpu_fuzz.sim.state.bitdef32 import DECIDING as BITDEF_DECIDING
 from rgpu_fuzz.sim.state.bitdef32 import RULES as BITDEF_RULES
 from rgpu_fuzz.sim.state.defined64 import SHIFT64_OPS
 from rgpu_fuzz.sim.state.partial import READS
@@ -71,6 +72,9 @@ def _v_plain(e: RunCode, inst: Inst, spec: Any) -> None:
             any(getattr(o, "sel", "") not in ("", "DWORD") for o in ops[1:]):
         _vpart_bail(e, ops[1:])
     whole = "True" if halves else e.all_of([e.vdef(o, t) for o, t in srcs])
+    if bitdef and inst.opcode in BITDEF_DECIDING and whole != "True":
+        # `bitdef32.DECIDING`: an undefined active lane may still get defined bits
+        e.line(f"if np.any(~({whole}) & E): {e.bail}")
     d: str | tuple[str, str] = whole
     if inst.opcode in LOW_HALF_OPS and post is None:
         # `bound.alu._low_half`: the low half is defined where the sources' low halves are
@@ -128,6 +132,8 @@ def _v_cndmask(e: RunCode, inst: Inst, spec: Any) -> None:
     ops = _with_vcc(inst.operands, 4, (3,))
     if len(ops) != 4:
         raise NotFusible("operand count")
+    if spec.dst == "b32":
+        _vpart_bail(e, ops[1:3])  # `bitdef32.cndmask_step`: per-bit definedness
     srcs = list(zip(ops[1:3], spec.src, strict=True))
     a, b = (e.vread(o, t) for o, t in srcs)
     d0, d1 = (e.vdef(o, t) for o, t in srcs)

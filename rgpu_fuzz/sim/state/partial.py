@@ -6,7 +6,7 @@ those bits are (`halves.bits_defined`), not the whole register.
 Why: with true16 (GFX11) LLVM leaves the other half of a VGPR undefined after 16-bit
 operations and then uses such 32-bit instructions on it (CDNA3/RDNA3 ISA pseudocode:
 V_CVT_F32_UBYTE1 D = S0[15:8]; V_BFE_U32 D = (S0 >> S1[4:0]) & ((1 << S2[4:0]) - 1);
-V_BFE_I32 the same bits, sign-extended)."""
+V_BFE_I32 the same bits, sign-extended; V_LSHLREV_B64 D = S1 << S0[5:0])."""
 
 from __future__ import annotations
 
@@ -60,6 +60,11 @@ READS: dict[str, Callable[[Sequence[Any]], list[int | None]]] = {
     "V_LSHRREV_B32": _shr,
     "V_BFE_U32": _bfe,
     "V_BFE_I32": _bfe,
+    # 64-bit shifts read S0[5:0] of the amount (`D = S1 << S0[5:0]`): true16 code leaves the
+    # amount's high half undefined (`v_mov_b16 v3.h, s2` then `v_lshlrev_b64 v[3:4], v3,
+    # s[2:3]`, gfx1100 O0)
+    **{op: (lambda srcs: [0x3F, None])
+       for op in ("V_LSHLREV_B64", "V_LSHRREV_B64", "V_ASHRREV_I64")},
 }
 """Opcode → per-source mask of the bits read (None: all, or not known statically)."""
 
