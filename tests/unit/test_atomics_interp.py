@@ -178,3 +178,39 @@ def test_lane_orders(schedule: object) -> None:
         assert order.tolist() == want[schedule.lanes]  # type: ignore[attr-defined]
     else:
         assert order.tolist() not in want.values()
+
+
+def test_helper_updating_shared_atomics() -> None:
+    """A helper's atomics on a shared static and fences in a helper: per block S[0] ends at
+    1 + 3·(0 + … + 15) = 361 and S[1] at max(3t) = 45, and 361 ^ 45 = 324 (by hand)."""
+    src = """#[shared]
+static S: [AtomicU64; 2] = [const { AtomicU64::new(0) }; 2];
+
+#[inline(never)]
+fn bump(v: u64) -> u64 {
+    S[1].fetch_max(v, Ordering::AcqRel);
+    S[0].fetch_add(v, Ordering::Relaxed)
+}
+
+fn fence_twice() {
+    fence(Ordering::Release);
+    fence(Ordering::Acquire);
+}
+
+#[kernel]
+pub fn k(out: &mut [u64]) {
+    let t = thread_idx_x();
+    if t == 0 {
+        S[0].store(1, Ordering::Relaxed);
+        S[1].store(0, Ordering::Relaxed);
+    }
+    sync_threads();
+    bump(t as u64 * 3);
+    fence_twice();
+    sync_threads();
+    let g = (block_idx_x() * block_dim_x() + t) as usize;
+    out[g] = S[0].load(Ordering::Acquire) ^ S[1].load(Ordering::Relaxed);
+}
+"""
+    res = run(src, grid=2, block=16, out=np.zeros(32, np.uint64))
+    assert outputs(res) == {"out": [324] * 32}
