@@ -11,9 +11,11 @@ every seed of a profile without atomics names the same case as before). A case t
   `fetch_min` or `fetch_max` — and receives only that family, with any operand; the old value
   is unused;
 * ticket sums: `let t = acc[i].fetch_add(C, o);` on a counter that only ever receives the
-  same constant C (each of n arrivals sees one of init, init + C, ..., a set fixed whatever
-  the order), `t` then combined into a sum counter with its own family (add/xor/min/max)
-  and used for nothing else;
+  same constant C (the arrivals see init, init + C, ..., a set fixed whatever the order),
+  every `t` of counter i combined into the one sum counter chosen for i (its own family:
+  add/xor/min/max) and used for nothing else. Which statement draws which ticket depends
+  on the order, so tickets of one counter never go to two sum counters (the reference's
+  blocks-one-by-one schedules caught exactly that);
 * per-thread slots: `own: &[AtomicT]` with one element per thread, reached only at `[gid]`:
   any method, orderings and compare-exchange included, whose result is a value later
   statements may use;
@@ -59,6 +61,7 @@ class Plan:
     ty: Scalar
     families: list[str]
     tickets: dict[int, int] = field(default_factory=dict)   # counter -> its constant C
+    sums: dict[int, int] = field(default_factory=dict)      # ticket counter -> its sum counter
     params: list[ast.Param] = field(default_factory=list)
     args: list[Arg] = field(default_factory=list)
     items: list[ast.Item] = field(default_factory=list)
@@ -95,6 +98,10 @@ def plan(b: Builder, total: int) -> Plan | None:
     for i, fam in enumerate(p.families):
         if fam == "add" and b.src.boolean(0.5):
             p.tickets[i] = b.src.integer(1, 5)
+    for i in p.tickets:
+        sums = [j for j, f in enumerate(p.families) if f in COMBINE and j not in p.tickets]
+        if sums:
+            p.sums[i] = b.src.choice(sums)
     if b.src.boolean(0.5):
         p.own = "own"
         p.params.append(ast.Param(name="own", ty=ast.SliceType(elem=ty, mutable=True,
@@ -160,12 +167,11 @@ def statements(b: Builder, p: Plan, pos: Pos, n: int) -> list[ast.Stmt]:
 def _rmw(b: Builder, p: Plan, pos: Pos) -> list[ast.Stmt]:
     i = b.src.integer(0, len(p.families) - 1)
     if i in p.tickets:
-        sums = [j for j, f in enumerate(p.families) if f in COMBINE and j not in p.tickets]
         call = _call("acc", usize(i), "fetch_add", [_lit(p.tickets[i], p.ty), _order(b)])
-        if not sums:
+        if i not in p.sums:
             return [ast.ExprStmt(expr=call)]
         name = b.fresh("t")
-        j = b.src.choice(sums)
+        j = p.sums[i]
         combine = _call("acc", usize(j), FAMILIES[p.families[j]][0],
                         [ast.Name(ident=name), _order(b)])
         return [ast.Let(name=name, mutable=False, ty=ast.ScalarType(scalar=p.ty), init=call),
