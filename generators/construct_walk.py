@@ -459,9 +459,11 @@ class _Visitor:
 
 def module_constructs(module: ast.Module) -> set[str]:
     """The constructs of a checked module (`CheckedModule.module`: names resolved, types set)."""
+    from generators.atomics import constructs as atomic_constructs
+
     v = _Visitor(module)
     v.items(module)
-    return v.found
+    return v.found | atomic_constructs(module)
 
 
 __all__ = ["module_constructs"]

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from generators.atomics import CONSTRUCTS as ATOMIC_CONSTRUCTS
 from generators.construct_walk import module_constructs
 from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case, Launch
@@ -134,6 +135,7 @@ CONSTRUCTS: dict[str, str] = {
     "method:min-float": "`min` on a float", "method:min-int": "`min` on an integer",
     "method:max-float": "`max` on a float", "method:max-int": "`max` on an integer",
     "method:abs-float": "`abs` on a float", "method:abs-int": "`abs` on a signed integer",
+    **ATOMIC_CONSTRUCTS,
     # barriers and the GPU model
     "gpu:barrier": "`sync_threads()`",
     "gpu:barrier-in-if": "a barrier in an `if` branch",

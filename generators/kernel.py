@@ -22,7 +22,7 @@ Profiles that switch on `barrier_ifs`/`barrier_whiles`/`barrier_nested`/`barrier
 
 from __future__ import annotations
 
-from generators import barriers, waves
+from generators import atomics, barriers, waves
 from generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
 from generators.expr import convert, expr, shared_read
 from generators.stmt import (
@@ -375,6 +375,12 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
         b.bind(param := Var("n", Scalar.U32, reserved=True))
         b.uniform.append(param)
 
+    atom = atomics.plan(b, total)
+    if atom is not None:
+        params += atom.params
+        args += atom.args
+        items += atom.items
+
     b.stmts_left = b.limits.max_stmts
     b.max_work_seen = 1
     body = _thread_ids(b, launch)
@@ -383,7 +389,11 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
     wave = WaveGen(b, launch) if waves.wanted(b) else None
     if wave is not None:  # before anything that could return: wave-uniform control
         body += wave.section(base, b.src.integer(1, max(1, b.limits.wave_stmts_max)))
+    if atom is not None:
+        body += atomics.prologue(b, atom, base)
     body += stmts(b, base, b.src.integer(b.limits.top_stmts_min, b.limits.top_stmts_max))
+    if atom is not None:
+        body += atomics.statements(b, atom, base, b.src.integer(1, 4))
     last = base
     if has_shared:
         phases, last = _phases(b, base, rounds_param)

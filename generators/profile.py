@@ -94,6 +94,7 @@ class Limits:
     buffer_len_max: int        # input buffer length
     wave_share: int            # percent of kernels with wave sections (generators/waves.py)
     wave_stmts_max: int        # wave statements per section
+    atomics_percent: int       # share of cases with atomics (generators/atomics.py; 0: none)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -270,6 +270,10 @@ class ExprCompiler:
     def method_call(self, e: ast.MethodCall) -> ExprFn:
         if e.method == "len":
             return self.length(e.receiver)
+        from rgpu_fuzz.interp.atomics import compile_method  # it builds on this module
+        atomic = compile_method(self, e)
+        if atomic is not None:
+            return atomic
         ty = scalar_of(e.receiver.ty)
         name = e.method
         operands = self.exprs((e.receiver, *e.args))
@@ -351,6 +355,8 @@ class ExprCompiler:
         name = e.func
         if name == "sync_threads":
             return self.barrier(e.span)
+        if name == "fence" and name not in self.program.checked.fns:
+            return lambda st, m: None  # one interleaving at a time: nothing to order
         if name in ast.PRELUDE_FUNCTIONS or name in _WAVE_QUERIES:
             return lambda st, m: st.prelude[name]
         if name in WAVE_FUNCTIONS:

@@ -31,11 +31,13 @@ import numpy as np
 from rgpu_fuzz.interp.memory import SharedArray, Tracked, global_buffer
 from rgpu_fuzz.interp.nanbits import latitudes, observes_nan_bits, with_consts_evaluated_again
 from rgpu_fuzz.interp.program import CompiledFn, program_for
+from rgpu_fuzz.interp.schedules import block_starts, explore
 from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, TrapSignal
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.interp.stmts import over_budget
 from rgpu_fuzz.interp.waves import wave_prelude
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.atomics import uses_atomics
 from rgpu_fuzz.lang.semantics.nan import NanChoice, observing
 from rgpu_fuzz.model.latitude import Latitude
 from rgpu_fuzz.model.outcome import Location, Rejected, RejectReason, Trap
@@ -102,8 +104,13 @@ def run_kernel(
     without them compute the same at every wave size.
     """
     with observing() as seen:
-        result = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves,
-                           wave_size)
+        if uses_atomics(checked.module):
+            result = explore(lambda in_waves: _run_once(
+                checked, entry, grid, block, args, step_budget, time_budget, waves and in_waves,
+                wave_size))
+        else:
+            result = _run_once(checked, entry, grid, block, args, step_budget, time_budget,
+                               waves, wave_size)
     if not explore_nans or not isinstance(result, Finished) or not observes_nan_bits(
             seen.nan_bits, result.outputs):
         return result
@@ -195,7 +202,7 @@ class _Launch:
         states: dict[int, tuple[LaneState, CompiledFn, list]] = {}
         shared = self.checked.shared
         steps = 0
-        for first in range(0, blocks, groups):
+        for first in block_starts(blocks, groups):
             g = min(groups, blocks - first)
             if g not in states:
                 states[g] = self._state(g, buffers, scalars)

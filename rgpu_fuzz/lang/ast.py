@@ -56,6 +56,17 @@ COMPOUND_OPS: frozenset[BinOp] = frozenset(
 """Operators that have a compound-assignment form (`+=` ... `>>=`)."""
 
 
+class AtomicOrdering(StrEnum):
+    """`core::sync::atomic::Ordering`'s variants, written `Ordering::Relaxed` (lang/atomics.py
+    has the rules on which operation takes which)."""
+
+    RELAXED = "Relaxed"
+    ACQUIRE = "Acquire"
+    RELEASE = "Release"
+    ACQ_REL = "AcqRel"
+    SEQ_CST = "SeqCst"
+
+
 class NameKind(StrEnum):
     """What a `Name` resolved to (filled in by the checker)."""
 
@@ -81,15 +92,18 @@ class ArrayType:
 
     elem: Scalar
     len: Expr
+    atomic: bool = False
     span: Span = field(default=NO_SPAN, compare=False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SliceType:
-    """`&[elem]` or `&mut [elem]` — kernel parameters only."""
+    """`&[elem]` or `&mut [elem]` — kernel parameters only. `atomic`: `&[AtomicU32]`, with
+    `mutable` True (the kernel writes it; its final contents are an output)."""
 
     elem: Scalar
     mutable: bool
+    atomic: bool = False
     span: Span = field(default=NO_SPAN, compare=False)
 
 
@@ -259,9 +273,18 @@ class BlockExpr:
     ty: Type | None = field(default=None, compare=False)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OrderingLit:
+    """`Ordering::Relaxed` ...: an argument of an atomic method or of `fence` only."""
+
+    ordering: AtomicOrdering
+    span: Span = field(default=NO_SPAN, compare=False)
+    ty: Type | None = field(default=None, compare=False)
+
+
 Expr: TypeAlias = (
     IntLit | FloatLit | BoolLit | Name | Unary | Binary | Cast | Index | MethodCall | Call
-    | AssocCall | AssocConst | ArrayRepeat | ArrayList | If | BlockExpr
+    | AssocCall | AssocConst | ArrayRepeat | ArrayList | If | BlockExpr | OrderingLit
 )
 
 # ---------------------------------------------------------------- statements
@@ -385,12 +408,16 @@ class Const:
 class Shared:
     """`#[shared] static mut NAME: [elem; len] = init;` — workgroup-shared memory. The
     initialiser is required by Rust but has no meaning here: shared memory is uninitialised at
-    block start (docs/language.md)."""
+    block start (docs/language.md).
+
+    `atomic`: `#[shared] static NAME: [AtomicU32; len] = [const { AtomicU32::new(v) }; len];`
+    (no `mut`); `init` is then `ArrayRepeat(value=v, len=len)`, printed in that form."""
 
     name: str
     elem: Scalar
     len: Expr
     init: Expr
+    atomic: bool = False
     span: Span = field(default=NO_SPAN, compare=False)
 
 

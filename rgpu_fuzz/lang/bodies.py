@@ -25,7 +25,7 @@ from rgpu_fuzz.lang.env import (
 )
 from rgpu_fuzz.lang.exprs import SHIFTS, ExprChecker, op_accepts
 from rgpu_fuzz.lang.source import Span
-from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, SliceTy, Type
+from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, AtomicTy, SliceTy, Type
 from rgpu_fuzz.model.scalars import Scalar
 
 _ERR = Infer.ERR
@@ -61,9 +61,12 @@ class BodyChecker(ExprChecker):
             case ast.ScalarType():
                 return t, t.scalar
             case ast.SliceType():
-                return t, SliceTy(t.elem, t.mutable)
+                return t, SliceTy(t.elem, t.mutable, t.atomic)
             case ast.ArrayType():
                 length, n = self.array_len(t.len)
+                if t.atomic:
+                    self.env.error("an array of atomics is only a `#[shared]` static", t.span)
+                    return evolve(t, len=length), _ERR
                 return evolve(t, len=length), _ERR if n is None else ArrayTy(t.elem, n)
         raise AssertionError(f"unknown type expression {t!r}")
 
@@ -312,6 +315,10 @@ class BodyChecker(ExprChecker):
         if isinstance(t, ast.Index):
             typed_index = self.index(t)
             base = typed_index.base
+            if isinstance(typed_index.ty, AtomicTy):
+                self.env.error(f"cannot assign to an element of `{base.ty}`", s.span,
+                               "write it with `.store(value, ordering)` or a `fetch_` method")
+                return evolve(typed_index, ty=_ERR)
             if isinstance(base, ast.Name) and base.kind is ast.NameKind.LOCAL:
                 local = self.lookup(base.ident)
                 assert local is not None

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang import ast, atomics
 from rgpu_fuzz.lang.ast import evolve
 from rgpu_fuzz.lang.bodies import BodyChecker
 from rgpu_fuzz.lang.callgraph import find_cycles
@@ -192,6 +192,13 @@ def _check_shared(s: ast.Shared, env: Env) -> ast.Shared:
     checker = BodyChecker(env, None)
     checker.array_limit = None
     length, n = checker.array_len(s.len)
+    if s.atomic:
+        assert isinstance(s.init, ast.ArrayRepeat)
+        check_const_expr(s.init.value, env)
+        init, aty = atomics.check_shared_init(checker, s, length, n)
+        if isinstance(aty, ArrayTy):
+            env.shared[s.name] = aty
+        return evolve(s, len=length, init=init)
     ty = ArrayTy(s.elem, n) if n is not None else None
     check_const_expr(s.init, env, array_ok=True)
     init = checker.expr(s.init, ty)

@@ -11,7 +11,7 @@ refuses so that every pipeline reads the same type from the source.
 
 from __future__ import annotations
 
-from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang import ast, atomics
 from rgpu_fuzz.lang.ast import BinOp, NameKind, UnOp, evolve
 from rgpu_fuzz.lang.env import (
     AnyTy,
@@ -37,7 +37,7 @@ from rgpu_fuzz.lang.methods import (
     method_signature,
 )
 from rgpu_fuzz.lang.source import Span
-from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, SliceTy, Type
+from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, AtomicTy, SliceTy, Type
 from rgpu_fuzz.lang.waves import check_wave_call
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -227,9 +227,16 @@ class ExprChecker:
             case ast.Cast():
                 return self.cast(e)
             case ast.Index():
-                return self.index(e)
+                typed = self.index(e)
+                if isinstance(typed.ty, AtomicTy):
+                    self.env.error(f"`{typed.ty}` is not a value: use its methods (`load`, "
+                                   "`store`, `fetch_add`...)", e.span)
+                    return evolve(typed, ty=_ERR)
+                return typed
             case ast.MethodCall():
-                return self.method_call(e)
+                return atomics.check_method(self, e) or self.method_call(e)
+            case ast.OrderingLit():
+                return atomics.stray_ordering(self, e)
             case ast.Call():
                 return self.call(e, hint)
             case ast.AssocCall():
@@ -273,7 +280,7 @@ class ExprChecker:
             if self.fn is None:
                 self.env.error("constants cannot refer to statics", e.span)
                 ty = _ERR
-            elif self.unsafe_depth == 0:
+            elif self.unsafe_depth == 0 and not self.env.shared[e.ident].atomic:
                 self.env.error("use of mutable static is unsafe and requires unsafe block",
                                e.span, "mutable statics can be mutated by multiple threads: "
                                "wrap the access in `unsafe { ... }`")
@@ -387,7 +394,7 @@ class ExprChecker:
         bt = base.ty
         elem: AnyTy = _ERR
         if isinstance(bt, ArrayTy | SliceTy):
-            elem = bt.elem
+            elem = AtomicTy(bt.elem) if bt.atomic else bt.elem
         elif bt is not _ERR:
             self.env.error(f"cannot index into a value of type `{_show(bt)}`", base.span)
         it = index.ty
@@ -473,6 +480,8 @@ class ExprChecker:
             self.calls.append((e.func, e.span))
             return evolve(e, args=self.args(e.args, sig.params, e.span, "function"),
                            ty=sig.ret)
+        if e.func == atomics.FENCE:
+            return atomics.check_fence(self, e)
         if e.func in PRELUDE_FUNCTIONS:
             ret = PRELUDE_FUNCTIONS[e.func]
             args = self.args(e.args, (), e.span, "function")

@@ -26,6 +26,7 @@ FEATURES: dict[str, str] = {
     "launch-3d": "launches with y or z extent > 1",
     "mul-add": "fused multiply-add",
     "wave": "wave functions: wave_size(), lane_id(), ballots, lane reads, shuffles, reductions",
+    "atomics": "atomic buffers and shared arrays, fence (docs/language.md \"Atomics\")",
 }
 
 
@@ -155,6 +156,14 @@ def _scalar(s: Scalar | None, found: set[str]) -> None:
 
 def _shared(n: ast.Shared, found: set[str]) -> None:
     found.add("shared")
+    if n.atomic:
+        found.add("atomics")
+    _scalar(n.elem, found)
+
+
+def _slice_type(n: ast.SliceType, found: set[str]) -> None:
+    if n.atomic:
+        found.add("atomics")
     _scalar(n.elem, found)
 
 
@@ -194,7 +203,8 @@ _FEATURE_RULES: dict[type, Callable[[Any, set[str]], None]] = {
     ast.FloatLit: _add_scalar("suffix"),
     ast.AssocCall: _add_scalar("scalar"),
     ast.AssocConst: _add_scalar("scalar"),
-    ast.SliceType: _add_scalar("elem"),
+    ast.SliceType: _slice_type,
+    ast.OrderingLit: _add("atomics"),
     ast.ArrayType: _array_type,
     ast.Param: _typed,
     ast.Let: _typed,

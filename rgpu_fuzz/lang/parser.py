@@ -16,6 +16,11 @@ from __future__ import annotations
 from typing import Protocol
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.atomics_syntax import (
+    ATOMIC_TYPE_NAMES,
+    atomic_array_init,
+    ordering_lit,
+)
 from rgpu_fuzz.lang.lexer import Token, TokenKind, tokenize
 from rgpu_fuzz.lang.limits import MAX_NESTING, MAX_SOURCE_BYTES
 from rgpu_fuzz.lang.source import Diagnostic, DiagnosticError, SourceFile, Span
@@ -144,6 +149,10 @@ class _Parser:
         t = tok or self.tok
         return _ParseError(f"expected {expected}, found {t.describe()}", t.span)
 
+    def error(self, message: str, span: Span) -> Exception:
+        """A parse error with its own message, for the syntax helpers of other modules."""
+        return _ParseError(message, span)
+
     def expect(self, text: str) -> Token:
         t = self.tok
         if t.text != text:
@@ -244,15 +253,21 @@ class _Parser:
         kw = self.expect("static")
         if not shared:
             raise _ParseError("a `static` item must be `#[shared] static mut`", kw.span)
-        self.expect("mut")
+        after = self.tok
+        mut = self.eat("mut")
         name = self.ident().text
         self.expect(":")
         ty = self.type_expr()
         if not isinstance(ty, ast.ArrayType):
             raise _ParseError("a `#[shared]` static must have an array type `[T; N]`", ty.span)
+        if ty.atomic and mut is not None:
+            raise _ParseError("a `#[shared]` static of atomics is `static`, not `static mut`",
+                              mut.span)
+        if not ty.atomic and mut is None:
+            raise self.fail("`mut`", after)
         self.expect("=")
-        init = self.expr()
-        return ast.Shared(name=name, elem=ty.elem, len=ty.len, init=init,
+        init = atomic_array_init(self, ty.elem) if ty.atomic else self.expr()
+        return ast.Shared(name=name, elem=ty.elem, len=ty.len, init=init, atomic=ty.atomic,
                           span=_join(start, self.expect(";")))
 
     def fn_item(self, start: Span, attrs: set[str]) -> ast.Fn:
@@ -292,18 +307,30 @@ class _Parser:
         self.next()
         return _SCALARS[t.text], t
 
+    def elem(self) -> tuple[Scalar, bool]:
+        """An element type: a scalar, or an atomic type (`AtomicU32`) with its value type."""
+        t = self.tok
+        if t.kind is _IDENT and t.text in ATOMIC_TYPE_NAMES:
+            self.next()
+            return ATOMIC_TYPE_NAMES[t.text], True
+        return self.scalar()[0], False
+
     def type_expr(self) -> ast.TypeExpr:
         start = self.tok
         if self.eat("&"):
-            mutable = self.eat("mut") is not None
+            mut = self.eat("mut")
             self.expect("[")
-            elem, _ = self.scalar()
-            return ast.SliceType(elem=elem, mutable=mutable, span=_join(start, self.expect("]")))
+            elem, atomic = self.elem()
+            if atomic and mut is not None:
+                raise _ParseError("an atomic buffer is `&[Atomic..]`, not `&mut`", mut.span)
+            return ast.SliceType(elem=elem, mutable=mut is not None or atomic, atomic=atomic,
+                                 span=_join(start, self.expect("]")))
         if self.eat("["):
-            elem, _ = self.scalar()
+            elem, atomic = self.elem()
             self.expect(";")
             length = self.expr()
-            return ast.ArrayType(elem=elem, len=length, span=_join(start, self.expect("]")))
+            return ast.ArrayType(elem=elem, len=length, atomic=atomic,
+                                 span=_join(start, self.expect("]")))
         if start.kind is _IDENT and start.text in _SCALARS:
             scalar, t = self.scalar()
             return ast.ScalarType(scalar=scalar, span=t.span)
@@ -560,6 +587,8 @@ class _Parser:
     def path_expr(self) -> ast.Expr:
         t = self.next()
         nxt = self.tok.text
+        if nxt == "::" and t.text == "Ordering":
+            return ordering_lit(self, t)
         if nxt == "::":
             if t.text not in _SCALARS:
                 raise _ParseError(

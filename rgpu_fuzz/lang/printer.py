@@ -18,6 +18,7 @@ import re
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.parser import BINARY_PRECEDENCE, CAST_PRECEDENCE, COMPARISON_PRECEDENCE
+from rgpu_fuzz.lang.types import elem_text
 
 _PRIMARY = 100
 _POSTFIX = 90
@@ -35,8 +36,10 @@ def print_type(t: ast.TypeExpr) -> str:
         case ast.ScalarType():
             return t.scalar.value
         case ast.ArrayType():
-            return f"[{t.elem}; {print_expr(t.len)}]"
+            return f"[{elem_text(t.elem, t.atomic)}; {print_expr(t.len)}]"
         case ast.SliceType():
+            if t.atomic:
+                return f"&[{elem_text(t.elem, True)}]"
             return f"&mut [{t.elem}]" if t.mutable else f"&[{t.elem}]"
     raise TypeError(f"not a type expression: {t!r}")
 
@@ -118,6 +121,8 @@ class _Printer:
                 return "use rgpu::*;"
             case ast.Const():
                 return f"const {i.name}: {print_type(i.ty)} = {self.expr(i.value, _LOWEST)};"
+            case ast.Shared() if i.atomic:
+                return self.atomic_shared(i)
             case ast.Shared():
                 return (f"#[shared]\nstatic mut {i.name}: [{i.elem}; {self.expr(i.len, _LOWEST)}]"
                         f" = {self.expr(i.init, _LOWEST)};")
@@ -134,6 +139,14 @@ class _Printer:
                 lines.append(f"{pub}fn {i.name}({params}){ret} {self.block(i.body)}")
                 return "\n".join(lines)
         raise TypeError(f"not an item: {i!r}")
+
+    def atomic_shared(self, i: ast.Shared) -> str:
+        """`static NAME: [AtomicU32; N] = [const { AtomicU32::new(v) }; N];`."""
+        assert isinstance(i.init, ast.ArrayRepeat)
+        ty = elem_text(i.elem, True)
+        n = self.expr(i.len, _LOWEST)
+        return (f"#[shared]\nstatic {i.name}: [{ty}; {n}] = [const {{ {ty}::new("
+                f"{self.expr(i.init.value, _LOWEST)}) }}; {self.expr(i.init.len, _LOWEST)}];")
 
     # ---------------------------------------------------------------- statements
 
@@ -231,6 +244,8 @@ class _Printer:
                 return self.if_expr(e)
             case ast.BlockExpr():
                 return ("unsafe " if e.unsafe else "") + self.block(e.block)
+            case ast.OrderingLit():
+                return f"Ordering::{e.ordering.value}"
         raise TypeError(f"not an expression: {e!r}")
 
     def binary(self, e: ast.Binary) -> str:

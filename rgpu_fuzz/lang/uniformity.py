@@ -306,7 +306,8 @@ class _Uniformity:
         """Visit `e` (checking barriers in it); True when its value is uniform."""
         ctx = ctx or self.exited
         match e:
-            case ast.IntLit() | ast.FloatLit() | ast.BoolLit() | ast.AssocConst():
+            case ast.IntLit() | ast.FloatLit() | ast.BoolLit() | ast.AssocConst() \
+                    | ast.OrderingLit():
                 return True
             case ast.Name():
                 return e.kind is NameKind.CONST or (

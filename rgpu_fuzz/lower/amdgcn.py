@@ -107,6 +107,10 @@ class AmdgcnTarget(TargetHooks):
     addrspace_shared: int = 3
     addrspace_private: int = 5
     trap_returns: bool = False
+    atomic_scope: str | None = "agent"
+    """The `syncscope` of every atomic of the kernel (lower/atomics.py `AMDGPU_SCOPES`);
+    agent is what HIP's device-scope atomics use."""
+    atomic_flat: bool = False
 
     @property
     def triple(self) -> str:

@@ -365,6 +365,10 @@ class ExprLowerer:
         if e.func == "sync_threads":
             self.st.ms.target.emit_barrier(self.st)
             return None
+        if e.func == "fence" and e.func not in self.st.ms.helpers:
+            from rgpu_fuzz.lower.atomics import lower_fence
+            lower_fence(self, e)
+            return None
         kind, _, axis = e.func.rpartition("_")
         if kind in _PRELUDE_WORD and axis in ("x", "y", "z"):
             return self.st.tctx_word(_PRELUDE_WORD[kind] + "xyz".index(axis))
@@ -380,6 +384,7 @@ class ExprLowerer:
         return None if isinstance(fn.function_type.return_type, ir.VoidType) else result
 
     def _method(self, e: ast.MethodCall) -> ir.Value:
+        from rgpu_fuzz.lower.atomics import is_atomic, lower_atomic
         from rgpu_fuzz.lower.methods import lower_method
 
         if e.method == "len":
@@ -388,6 +393,8 @@ class ExprLowerer:
                 return ir.Constant(I64, ty.len)
             _, length, _ = self.array_place(e.receiver)
             return length
+        if is_atomic(e):
+            return lower_atomic(self, e)  # None for `store`, whose type is `()`
         return lower_method(self, e)
 
 

@@ -44,6 +44,11 @@ class TargetHooks(abc.ABC):
     addrspace_global: int = 0
     addrspace_shared: int = 0
     addrspace_private: int = 0
+    atomic_scope: str | None = None
+    """The `syncscope` of every atomic (None: none written, LLVM's system scope;
+    lower/atomics.py)."""
+    atomic_flat: bool = False
+    """Atomics address their element through the generic address space (lower/atomics.py)."""
 
     @property
     def global_ptr(self) -> ir.PointerType:

@@ -53,6 +53,7 @@ class RejectReason(StrEnum):
     """A lane read (`read_lane`, `shuffle`, `shuffle_xor`, `shuffle_down`) from a lane that
     is inactive or past the wave."""
     STEP_BUDGET = "step-budget"
+    SCHEDULE_DEPENDENT = "schedule-dependent"  # outputs or traps differ between schedules
     INVALID_CASE = "invalid-case"  # the kernel does not check, or the args do not match it
 
 

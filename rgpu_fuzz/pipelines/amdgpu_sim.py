@@ -1,9 +1,12 @@
 """`amdgpu-sim`: our lowering → amdgcn LLVM IR → object for gfx942/gfx90a/gfx1100 → ld.lld →
 code object → the ISA simulator (`rgpu_fuzz.sim`), loaded as the ROCm loader would.
 
-Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:isel=dag|global][:llc=PATH][:steps=N]
-[:timeout=S][:det]`, e.g. `amdgpu-sim:gfx942:O3`; `isel=global` generates the code with
-GlobalISel instead of SelectionDAG (`toolchain.Isel`), a third opinion on a finding.
+Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:isel=dag|global][:scope=SCOPE]
+[:atomic-opt=default|dpp|iterative|none][:flat][:llc=PATH][:steps=N][:timeout=S][:det]`, e.g.
+`amdgpu-sim:gfx942:O3`; `isel=global` generates the code with GlobalISel instead of
+SelectionDAG (`toolchain.Isel`), a third opinion on a finding. `scope=`, `atomic-opt=` and
+`flat` say how atomics are compiled (`toolchain.AtomicConfig`: the sync scope the lowering
+writes, LLVM's atomic optimizer strategy, generic pointers); they change nothing else.
 Everything runs in a worker (LLVM may abort): the stages are `check`, `lower`, `transform`,
 `optimise`, `codegen`, `link`, `code-object-hook`, then `simulate`.
 
@@ -63,7 +66,14 @@ from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES, case_of
 from rgpu_fuzz.pipelines.options import Choice, Flag, Int, KeyChoice, OptLevel, PathOption
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
-from rgpu_fuzz.pipelines.toolchain import Isel, Target
+from rgpu_fuzz.pipelines.toolchain import (
+    ATOMIC_OPTIMIZERS,
+    ATOMIC_SCOPES,
+    DEFAULT_ATOMICS,
+    AtomicConfig,
+    Isel,
+    Target,
+)
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 from rgpu_fuzz.targets import PIPELINE_TARGETS
 
@@ -89,13 +99,14 @@ class Job:
     isel: Isel = Isel.DAG
 
 
-def sim_target(cpu: str, isel: Isel) -> Target:
-    """The toolchain target of `amdgpu-sim` for processor `cpu` with selector `isel`."""
+def sim_target(cpu: str, isel: Isel, atomics: AtomicConfig = DEFAULT_ATOMICS) -> Target:
+    """The toolchain target of `amdgpu-sim` for processor `cpu` with selector `isel` and
+    the atomics settings `atomics`."""
     from dataclasses import replace
 
     from rgpu_fuzz.pipelines.gpu_build import gpu_target
 
-    return replace(gpu_target(cpu), isel=isel)
+    return replace(gpu_target(cpu), isel=isel, atomics=atomics)
 
 
 class AmdgpuSimPipeline(Pipeline):
@@ -120,8 +131,19 @@ class AmdgpuSimPipeline(Pipeline):
     ISEL = KeyChoice(name="isel", choices=tuple(Isel),
                      help="instruction selector: SelectionDAG or GlobalISel (aborts where it "
                           "cannot select: a CompileCrash, no fallback)")
-    options = (TARGET, OPT, ISEL, LLC, STEPS, DET)
+    SCOPE = KeyChoice(name="scope", choices=ATOMIC_SCOPES,
+                      help="LLVM sync scope of every atomic (AMDGPUUsage \"Memory Scopes\")")
+    ATOMIC_OPT = KeyChoice(name="atomic-opt", choices=ATOMIC_OPTIMIZERS,
+                           help="AMDGPU atomic optimizer strategy "
+                                "(-amdgpu-atomic-optimizer-strategy)")
+    FLAT = Flag(name="flat", help="atomics through generic (flat) pointers")
+    options = (TARGET, OPT, ISEL, SCOPE, ATOMIC_OPT, FLAT, LLC, STEPS, DET)
     timeout: float = DEFAULT_TIMEOUT
+
+    def atomic_config(self) -> AtomicConfig:
+        """The atomics settings of this spec (what the worker compiles with)."""
+        return AtomicConfig(scope=self.option(self.SCOPE), flat=bool(self.option(self.FLAT)),
+                            optimizer=self.option(self.ATOMIC_OPT))
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
     """The worker bounds each job itself, after its start-up (importing llvmlite takes
     seconds under load) and with reruns after a batch failure: the watchdog of a plugin
@@ -254,7 +276,8 @@ def _compile(job: Job) -> _Built | Outcome:
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
     custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
     case = casefile.loads(job.case_toml)
-    got = build_gpu(case, sim_target(job.target, job.isel), job.opt_level,
+    got = build_gpu(case, sim_target(job.target, job.isel, pipeline.atomic_config()),
+                    job.opt_level,
                     llc=None if job.llc is None else Llc(job.llc),
                     transform=pipeline.transform_ir if custom_ir else None,
                     determinism=job.check_determinism, assembly=job.texts)

@@ -106,7 +106,7 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
     """The batch's linked (and hooked) code object, or why there is none."""
     from rgpu_fuzz.codeobj.link import LinkFailure, link
 
-    target, level = sim_target(job.target, job.isel), job.opt_level
+    target, level = sim_target(job.target, job.isel, pipeline.atomic_config()), job.opt_level
     llc = None if job.llc is None else Llc(job.llc)
     try:
         text = clock.run("ir-link", lambda: link_modules({i: b.ir for i, b in builds.items()}))
@@ -149,7 +149,7 @@ def execute_batch(job: BatchJob) -> list[Outcome] | BatchFailed:
     pipeline = job.pipeline_class.load()(_spec(job.spec))
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
     custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
-    target = sim_target(job.target, job.isel)
+    target = sim_target(job.target, job.isel, pipeline.atomic_config())
     clocks = [StageClock(tag=f"{i}:") for i in range(len(job.cases))]
     out: list[Outcome | None] = [None] * len(job.cases)
     builds: dict[int, LlvmBuild] = {}

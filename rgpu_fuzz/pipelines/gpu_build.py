@@ -59,7 +59,8 @@ def lowering_for(target: Target) -> TargetHooks:
     """The lowering's target hooks for a toolchain target (by triple)."""
     if target.triple == NVPTX_TRIPLE:
         return NvptxTarget(cpu=target.cpu)
-    return AmdgcnTarget(cpu=target.cpu)
+    return AmdgcnTarget(cpu=target.cpu, atomic_scope=target.atomics.scope,
+                        atomic_flat=target.atomics.flat)
 
 
 def emits_object(target: Target) -> bool:

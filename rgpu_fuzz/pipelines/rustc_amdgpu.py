@@ -328,7 +328,7 @@ def execute(target: str, code_object: bytes, symbol: str, unit: ProgramCase, pla
         return _trap_outcome(result.buffers[TRAP_BUFFER], program, index, stats)
     outputs: dict[str, Buffer] = {}
     for p in unit.params:
-        if p.kind == "mut-slice":
+        if p.kind in ("mut-slice", "atomic-slice"):
             raw = result.buffers[p.name]
             dtype = np.uint8 if p.ty is Scalar.BOOL else p.ty.dtype.newbyteorder("<")
             values = np.frombuffer(raw, dtype=dtype)

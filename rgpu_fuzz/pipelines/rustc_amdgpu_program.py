@@ -103,6 +103,7 @@ _CASE_HEAD = """\
 mod @MODULE@ {
     pub mod rgpu {
         pub use crate::gpu::*;
+        pub use crate::atomic::{fence, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering};
     }
 
 // ---- kernel of case @ID@
@@ -124,7 +125,8 @@ def _fill(template: str, **values: str) -> str:
 
 def _rust_type(unit: ProgramCase, index: int) -> str:
     p = unit.params[index]
-    return {"scalar": str(p.ty), "slice": f"&[{p.ty}]", "mut-slice": f"&mut [{p.ty}]"}[p.kind]
+    return {"scalar": str(p.ty), "slice": f"&[{p.ty}]", "mut-slice": f"&mut [{p.ty}]",
+            "atomic-slice": f"&[crate::atomic::Atomic{p.ty.value.upper()}]"}[p.kind]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +186,10 @@ def _with_shared_handles(kernel_source: str, layout: SharedLayout) -> str:
     for item, array in zip(items, layout.arrays, strict=True):
         start = kernel_source.index("static", item.span.start, item.span.end)
         old = kernel_source[start:item.span.end]
+        elem, mut = (f"crate::atomic::Atomic{array.elem.value.upper()}", "") if item.atomic \
+            else (str(array.elem), "mut ")
         out += [kernel_source[last:start],
-                f"static mut {array.name}: crate::Shared<[{array.elem}; {array.len}], "
+                f"static {mut}{array.name}: crate::Shared<[{elem}; {array.len}], "
                 f"{array.offset}> = crate::Shared::NEW;", "\n" * old.count("\n")]
         last = item.span.end
     out.append(kernel_source[last:])
@@ -198,7 +202,7 @@ def amdgpu_program_source(units: Sequence[ProgramCase], *, target_part: str | No
     `target_part` replaces the amdgcn half of the minicore and `abi` the entry points' ABI
     (the minicore's host check builds the same crate for the CPU with `extern "C"`)."""
     target = target_part if target_part is not None else minicore_source("gpu_amdgcn.rs")
-    parts = [minicore_source(), "\n", target, "\n"]
+    parts = [minicore_source(), "\n", minicore_source("atomics.rs"), "\n", target, "\n"]
     line = "".join(parts).count("\n") + 1
     ranges: list[tuple[int, int]] = []
     for i, unit in enumerate(units):

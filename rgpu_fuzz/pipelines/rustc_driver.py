@@ -53,6 +53,7 @@ mod @MODULE@ {
         #[inline] pub fn grid_dim_y() -> u32 { crate::launch::id(3, 1) }
         #[inline] pub fn grid_dim_z() -> u32 { crate::launch::id(3, 2) }
         #[inline] pub fn sync_threads() { crate::launch::sync_threads() }
+        pub use ::std::sync::atomic::{fence, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering};
     }
 
 // ---- kernel of case @ID@

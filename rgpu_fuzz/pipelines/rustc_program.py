@@ -103,7 +103,7 @@ class KernelParam:
 
     name: str
     ty: Scalar
-    kind: str  # "scalar", "slice" (`&[T]`) or "mut-slice" (`&mut [T]`)
+    kind: str  # "scalar", "slice" (`&[T]`), "mut-slice" (`&mut [T]`), "atomic-slice"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -184,6 +184,8 @@ def params_of(kernel: Fn) -> tuple[KernelParam, ...]:
     params = []
     for p in kernel.params:
         match p.ty:
+            case SliceType(elem=elem, atomic=True):
+                params.append(KernelParam(p.name, elem, "atomic-slice"))
             case SliceType(elem=elem, mutable=mutable):
                 params.append(KernelParam(p.name, elem, "mut-slice" if mutable else "slice"))
             case ScalarType(scalar=scalar):
@@ -294,7 +296,7 @@ def _runner(index: int, module: str, unit: ProgramCase, first: int, end: int) ->
         else:
             reads.append(f"    let mut {v}: Vec<{p.ty}> = rd.vec::<{p.ty}>({a.len});")
             shares.append(f"    let {v}_ptr = Shared({v}.as_mut_ptr(), {v}.len());")
-            call.append(f"{v}_ptr.slice()")
+            call.append(f"{v}_ptr.slice()" if p.kind == "mut-slice" else atomic_view(v, p.ty))
             outputs.append(f"    outs.push(format!(\"{{}}: {{}}\", json_str(\"{p.name}\"), "
                            f"bits_json(&{v})));")
     launch = unit.case.launch
@@ -304,6 +306,14 @@ def _runner(index: int, module: str, unit: ProgramCase, first: int, end: int) ->
                  BLOCK_DIM=str(list(launch.block)), GRID_DIM=str(list(launch.grid)),
                  THREADED="true" if uses_barrier(unit.kernel_source) else "false",
                  OUTPUTS="\n".join(outputs))
+
+
+def atomic_view(v: str, elem: Scalar) -> str:
+    """`&[AtomicU32]` over a `Vec<u32>`'s memory: AtomicU32 "has the same in-memory
+    representation as the underlying integer type" (core::sync::atomic docs), and `Vec<u64>`
+    is 8-aligned like AtomicU64 on the hosts we run."""
+    atomic = f"::std::sync::atomic::Atomic{elem.value.upper()}"
+    return f"unsafe {{ &*({v}_ptr.slice() as *mut [{elem}] as *const [{atomic}]) }}"
 
 
 def program_source(units: Sequence[ProgramCase]) -> Program:

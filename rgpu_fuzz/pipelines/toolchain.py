@@ -80,6 +80,37 @@ class Isel(StrEnum):
     GLOBAL = "global"
 
 
+ATOMIC_SCOPES: tuple[str, ...] = (
+    "agent", "workgroup", "wavefront", "system", "one-as", "agent-one-as",
+    "workgroup-one-as", "wavefront-one-as")
+"""LLVM's AMDGPU synchronisation scopes (AMDGPUUsage "Memory Scopes"; `system` is LLVM's
+default scope, written without `syncscope`)."""
+
+ATOMIC_OPTIMIZERS: tuple[str, ...] = ("default", "dpp", "iterative", "none")
+"""`-amdgpu-atomic-optimizer-strategy`: LLVM's default (`Iterative` in LLVM 22), `DPP`,
+`Iterative` or `None` (AMDGPUAtomicOptimizer: a uniform-address atomic of a wave becomes
+one atomic of the combined value, the lanes' old values rebuilt by a scan)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicConfig:
+    """How a GPU target compiles atomics: the `syncscope` the lowering writes on each,
+    whether it addresses them through the generic (flat) address space, and the AMDGPU
+    atomic optimizer's strategy for code generation."""
+
+    scope: str = "agent"
+    flat: bool = False
+    optimizer: str = "default"
+
+    @property
+    def llvm_strategy(self) -> str | None:
+        """The option's value (`DPP`, `Iterative`, `None`); None leaves LLVM's default."""
+        return {"dpp": "DPP", "iterative": "Iterative", "none": "None"}.get(self.optimizer)
+
+
+DEFAULT_ATOMICS = AtomicConfig()
+
+
 @dataclass(frozen=True, slots=True)
 class Target:
     """What a target machine is made for: triple, CPU (`gfx942`; "" for the triple's
@@ -92,6 +123,7 @@ class Target:
     features: str = ""
     reloc: str = "default"
     isel: Isel = Isel.DAG
+    atomics: AtomicConfig = DEFAULT_ATOMICS
 
     @classmethod
     def host(cls, isel: Isel = Isel.DAG) -> Target:
@@ -141,6 +173,31 @@ def selected_isel(isel: Isel) -> Iterator[None]:
     finally:
         if isel is not Isel.DAG:
             llvm.set_option("", "-global-isel=0")
+
+
+_LLVM_DEFAULT_STRATEGY = "Iterative"
+"""`-amdgpu-atomic-optimizer-strategy`'s initial value in LLVM 22 (AMDGPUTargetMachine.cpp),
+restored after an emission that set another."""
+
+
+@contextmanager
+def codegen_options(target: Target) -> Iterator[None]:
+    """`selected_isel`, and the AMDGPU atomic optimizer's strategy of `target` for the
+    code generation inside, LLVM's default again after it. Like `-global-isel`, the strategy
+    is a process-wide `cl::opt` read when the code generation pipeline is built
+    (AMDGPUPassConfig::addIRPasses adds the optimizer unless the strategy is `None`), so it
+    is set before every emission and never left as the last spec set it."""
+    strategy = target.atomics.llvm_strategy if target.triple.startswith("amdgcn") else None
+    llvm = _llvm()
+    with selected_isel(target.isel):
+        if strategy is None:
+            yield
+            return
+        llvm.set_option("", f"-amdgpu-atomic-optimizer-strategy={strategy}")
+        try:
+            yield
+        finally:
+            llvm.set_option("", f"-amdgpu-atomic-optimizer-strategy={_LLVM_DEFAULT_STRATEGY}")
 
 
 _MACHINES: dict[tuple[Target, int], Any] = {}
@@ -226,7 +283,7 @@ def emit_module(mod: Any, target: Target, level: int,
     code generation mutates it, so it serves this one emission and nothing after."""
     tm = target_machine(target, level)
     try:
-        with selected_isel(target.isel):
+        with codegen_options(target):
             if kind is OutputKind.OBJECT:
                 return bytes(tm.emit_object(mod))
             return str(tm.emit_assembly(mod)).encode()
@@ -295,6 +352,9 @@ class Llc:
             cmd += [f"-mattr={target.features}"] if target.features else []
             cmd += [f"-relocation-model={target.reloc}"] if target.reloc != "default" else []
             cmd += ["-global-isel"] if target.isel is Isel.GLOBAL else []
+            strategy = target.atomics.llvm_strategy
+            if strategy is not None and target.triple.startswith("amdgcn"):
+                cmd += [f"-amdgpu-atomic-optimizer-strategy={strategy}"]
             # relative names (cwd is the temporary folder): no temporary paths in errors
             cmd += [f"-filetype={kind}", "-o", out.name, src.name]
             proc = run_bounded(cmd, timeout=self.timeout, cwd=Path(tmp))
@@ -357,7 +417,7 @@ to IR that llvmlite's LLVM 22 wrote. Each rule only drops or respells facts the 
 added; none changes what the code computes."""
 
 
-__all__ = ["IR_ADAPTATIONS", "Isel", "Llc", "LlvmError", "OutputKind", "Target",
-           "adapt_ir_for", "determinism", "emit", "emit_assembly", "emit_module", "emit_object",
-           "llc_version", "normalise_error_line", "optimise", "optimised_module", "parse",
-           "selected_isel", "sha256", "target_machine"]
+__all__ = ["DEFAULT_ATOMICS", "IR_ADAPTATIONS", "AtomicConfig", "Isel", "Llc", "LlvmError",
+           "OutputKind", "Target", "adapt_ir_for", "codegen_options", "determinism", "emit",
+           "emit_assembly", "emit_module", "emit_object", "llc_version", "normalise_error_line",
+           "optimise", "optimised_module", "parse", "selected_isel", "sha256", "target_machine"]

@@ -98,7 +98,7 @@ def test_case_records_provenance_and_round_trips_through_toml() -> None:
 
 
 @pytest.mark.parametrize("name", ["default", "integers", "floats", "control", "memory", "calls",
-                                  "barriers"])
+                                  "barriers", "atomics"])
 def test_every_shipped_profile_loads_and_generates(name: str) -> None:
     assert name in profile_names()
     prof = load_profile(name)

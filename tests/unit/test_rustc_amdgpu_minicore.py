@@ -72,7 +72,7 @@ def _job_case(index: int, unit: ProgramCase) -> dict[str, object]:
             "grid": list(unit.case.launch.grid), "block": list(unit.case.launch.block),
             "threaded": uses_barrier(unit.kernel_source),
             "lds": shared_layout(unit).size,
-            "outputs": [p.name for p in unit.params if p.kind == "mut-slice"]}
+            "outputs": [p.name for p in unit.params if p.kind in ("mut-slice", "atomic-slice")]}
 
 
 def _bits(unit: ProgramCase, name: str, raw: bytes) -> list[int]:

@@ -12,7 +12,7 @@
 // this file with the `gpu` module of GPU functions) defines.
 
 #![feature(no_core, lang_items, intrinsics, rustc_attrs, abi_gpu_kernel, link_llvm_intrinsics)]
-#![feature(abi_unadjusted, adt_const_params, auto_traits, negative_impls, thread_local)]
+#![feature(abi_unadjusted, adt_const_params, auto_traits, negative_impls, thread_local, freeze_impls)]
 #![no_core]
 #![rustc_coherence_is_core]
 #![allow(internal_features, incomplete_features, improper_ctypes, improper_ctypes_definitions)]
@@ -91,6 +91,19 @@ pub mod intrinsics {
     #[rustc_intrinsic] pub const unsafe fn offset<Ptr, Delta>(dst: Ptr, offset: Delta) -> Ptr;
     #[rustc_intrinsic] pub unsafe fn volatile_store<T>(dst: *mut T, val: T);
     #[rustc_intrinsic] pub unsafe fn atomic_fence<const ORD: AtomicOrdering>();
+    #[rustc_intrinsic] pub unsafe fn atomic_load<T: Copy, const ORD: AtomicOrdering>(src: *const T) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_store<T: Copy, const ORD: AtomicOrdering>(dst: *mut T, val: T);
+    #[rustc_intrinsic] pub unsafe fn atomic_xchg<T: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: T) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_xadd<T: Copy, U: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: U) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_xsub<T: Copy, U: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: U) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_and<T: Copy, U: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: U) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_or<T: Copy, U: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: U) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_xor<T: Copy, U: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: U) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_min<T: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: T) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_max<T: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: T) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_umin<T: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: T) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_umax<T: Copy, const ORD: AtomicOrdering>(dst: *mut T, src: T) -> T;
+    #[rustc_intrinsic] pub unsafe fn atomic_cxchg<T: Copy, const ORD_SUCC: AtomicOrdering, const ORD_FAIL: AtomicOrdering>(dst: *mut T, old: T, src: T) -> (T, bool);
     #[rustc_intrinsic] pub fn amdgpu_dispatch_ptr() -> *const ();
 
     /// The ordering parameter of the atomic intrinsics; the discriminants are rustc's
