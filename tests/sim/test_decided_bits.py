@@ -79,3 +79,29 @@ def test_a_32_bit_shift_reads_five_bits_of_its_amount() -> None:
     assert w.V[:, 2].tolist() == [0xF000_0000] * 32 and w.vdef[:, 2].all()
     assert w.V[:, 3].tolist() == [0x1000_0000] * 32 and w.vdef[:, 3].all()
     assert w.V[:, 4].tolist() == [8] * 32 and w.vdef[:, 4].all()
+
+
+def test_a_whole_dword_lds_load_replaces_a_half_defined_register() -> None:
+    """gfx1100 O3 campaign kernel (case 20b3ac3d4a72): `v_mov_b16_e32 v5.l, 0` leaves v5's
+    high half undefined, then `ds_load_b32 v5` overwrites all 32 bits (RDNA3 ISA "LDS
+    instructions": DS_LOAD_B32 `D.b32 = MEM[ADDR].b32`), so storing v5 stores defined data.
+    The stale half-defined record outlived the load and the store was reported undefined."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from rgpu_fuzz.sim.state.memory import AddressSpace, Lds
+
+    w = Wave(32, 0, 0)
+    lds = Lds(256)
+    w.mem = SimpleNamespace(glob=AddressSpace(), lds=lambda wave: lds)
+    w.V[:, 0], w.vdef[:, 0] = np.arange(32, dtype=np.uint32) * 4, True
+    w.V[:, 1], w.vdef[:, 1] = 0x0007_0007, True
+    _run(["ds_store_b32 v0, v1",
+          "v_mov_b16_e32 v5.l, 0",          # v5[31:16] undefined
+          "ds_load_b32 v5, v0",
+          "s_waitcnt lgkmcnt(0)",
+          "ds_store_b32 v0, v5 offset:128"], w)   # a store of v5: its data must be defined
+    assert defined_bits(w, 5).tolist() == [M32] * 32
+    assert w.V[:, 5].tolist() == [0x0007_0007] * 32
+    assert bytes(lds.data[128:132]) == bytes([7, 0, 7, 0])
