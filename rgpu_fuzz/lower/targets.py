@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 from rgpu_fuzz.lower.context import LowerError
 from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import I32, PTR
+from rgpu_fuzz.model.scalars import Scalar
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lower.context import FnState, ModuleState
@@ -78,6 +79,17 @@ class TargetHooks(abc.ABC):
     def decorate_kernel(self, fn: ir.Function) -> None:
         """Attributes only the SIMT kernel entry gets (none by default)."""
         return None
+
+    @property
+    def lanes(self) -> int:
+        """The wave size the lowering assumes (`wave_size()`, ballot width, ladders)."""
+        return 32
+
+    def wave_op(self, st: FnState, op: str, args: list[ir.Value],
+                types: list[Scalar]) -> ir.Value:
+        """A wave operation (`rgpu_fuzz.lower.waves`) with its lowered arguments and their
+        types; LowerError where the target has none."""
+        raise LowerError(f"wave operation {op}")
 
     def decorate_function(self, fn: ir.Function) -> None:
         """Attributes every function of the module gets (none by default)."""
