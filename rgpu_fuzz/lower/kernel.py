@@ -30,6 +30,7 @@ from rgpu_fuzz.lower.host import (
     lower_thread_fn,
     param_slots,
 )
+from rgpu_fuzz.lower.host_waves import emit_wave_step, hoist_waves, is_wave_let
 from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.targets import TargetHooks
@@ -177,6 +178,8 @@ class StructuralLowerer(BodyLowerer):
         fn = self.st.fn
         b = self.b
         match s:
+            case ast.Let() if is_wave_let(s):
+                emit_wave_step(self.st, s, self.st.ms.target.lanes)
             case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
                 self.run(self._block_stmts(block))
             case ast.ExprStmt(expr=ast.If() as e):
@@ -355,6 +358,7 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
     module = ms.module
     entry = kernel.name
     symbol = f"rgpu_kernel_{entry}"
+    kernel = hoist_waves(kernel)
     marks = barrier_marks(kernel.body)
     barrier = marks[id(kernel.body)]
     thread_fn = None if barrier else lower_thread_fn(ms, kernel)

@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 from rgpu_fuzz.lower.amdgcn import gpu_trap_fn
 from rgpu_fuzz.lower.context import TCTX_BDIM, TCTX_BID, TCTX_GDIM, TCTX_TID, FnState
 from rgpu_fuzz.lower.irapi import ir
-from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.nvptx_waves import WARP, NvptxWaves
+from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import I32, VOID, string_attribute
 from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.scalars import Scalar

@@ -118,10 +118,22 @@ class HostTarget(TargetHooks):
     """
 
     name: str = "host"
+    wave_size: int = 64
+    """How many consecutive threads of a block form a wave (`lower.host_waves`)."""
 
     @property
     def triple(self) -> str:
         return llvm.get_process_triple()
+
+    @property
+    def lanes(self) -> int:
+        return self.wave_size
+
+    def wave_op(self, st: FnState, op: str, args: list[ir.Value],
+                types: list[Scalar]) -> ir.Value:
+        from rgpu_fuzz.lower.host_waves import lane_query
+
+        return lane_query(self, st, op)
 
     @property
     def serialises_threads(self) -> bool:
