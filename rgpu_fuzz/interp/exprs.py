@@ -18,9 +18,11 @@ import numpy as np
 
 from rgpu_fuzz.interp.signals import RejectSignal, TrapSignal, first_lane
 from rgpu_fuzz.interp.state import LaneState
+from rgpu_fuzz.interp.waves import collective
 from rgpu_fuzz.lang import ast, semantics
 from rgpu_fuzz.lang.features import children
 from rgpu_fuzz.lang.literals import float_literal_value
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy, SliceTy, Special, Type
 from rgpu_fuzz.model.outcome import RejectReason, TrapKind
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 ExprFn: TypeAlias = Callable[[LaneState, np.ndarray], Any]
 BlockFn: TypeAlias = Callable[[LaneState, np.ndarray], tuple[Any, np.ndarray]]
 
+_WAVE_QUERIES = frozenset(n for n, sig in WAVE_FUNCTIONS.items() if not sig.collective)
 _DIVISION = {ast.BinOp.DIV: "/", ast.BinOp.REM: "%"}
 _LEAVES = (ast.Name, ast.IntLit, ast.FloatLit, ast.BoolLit, ast.AssocConst)
 """Expressions without sub-expressions: they never diverge (asked about most often)."""
@@ -348,8 +351,10 @@ class ExprCompiler:
         name = e.func
         if name == "sync_threads":
             return self.barrier(e.span)
-        if name in ast.PRELUDE_FUNCTIONS:
+        if name in ast.PRELUDE_FUNCTIONS or name in _WAVE_QUERIES:
             return lambda st, m: st.prelude[name]
+        if name in WAVE_FUNCTIONS:
+            return self.wave_call(e)
         callee = self.program.fn(name)
         operands = self.exprs(e.args)
 
@@ -358,6 +363,18 @@ class ExprCompiler:
             return callee.invoke(st, m, vals)
 
         return call
+
+    def wave_call(self, e: ast.Call) -> ExprFn:
+        """A collective wave function (`waves.py`): the arguments of every executing lane,
+        then one step over the waves."""
+        operands = self.exprs(e.args)
+        run = collective(e.func, scalar_of(e.args[0].ty), e.span)
+
+        def wave(st: LaneState, m: np.ndarray) -> np.ndarray:
+            vals, m = operands(st, m)
+            return run(st.waves, m, vals)
+
+        return wave
 
     def barrier(self, span: Span) -> ExprFn:
         """`sync_threads()`: every thread of the block must arrive here together (lock step

@@ -34,11 +34,13 @@ from rgpu_fuzz.interp.program import CompiledFn, program_for
 from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, TrapSignal
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.interp.stmts import over_budget
+from rgpu_fuzz.interp.waves import wave_prelude
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.semantics.nan import NanChoice, observing
 from rgpu_fuzz.model.latitude import Latitude
 from rgpu_fuzz.model.outcome import Location, Rejected, RejectReason, Trap
 from rgpu_fuzz.model.scalars import Scalar
+from rgpu_fuzz.targets import DEFAULT_WAVE_SIZE
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lang.checker import CheckedModule
@@ -80,6 +82,7 @@ def run_kernel(
     time_budget: float | None = None,
     waves: bool = True,
     explore_nans: bool = True,
+    wave_size: int = DEFAULT_WAVE_SIZE,
 ) -> InterpResult:
     """Run kernel `entry` of `checked` over `grid` blocks of `block` threads.
 
@@ -94,16 +97,20 @@ def run_kernel(
 
     When the outputs may depend on the unspecified bits of a NaN, `explore_nans` runs the
     launch again to find which do (`Finished.latitude`, `interp.nanbits`).
+
+    `wave_size` is the number of lanes the wave functions run over (`interp.waves`); kernels
+    without them compute the same at every wave size.
     """
     with observing() as seen:
-        result = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves)
+        result = _run_once(checked, entry, grid, block, args, step_budget, time_budget, waves,
+                           wave_size)
     if not explore_nans or not isinstance(result, Finished) or not observes_nan_bits(
             seen.nan_bits, result.outputs):
         return result
 
     def rerun(choice: NanChoice) -> dict[str, np.ndarray] | None:
         again = _run_once(with_consts_evaluated_again(checked, choice), entry, grid, block,
-                          args, step_budget, time_budget, waves)
+                          args, step_budget, time_budget, waves, wave_size)
         return again.outputs if isinstance(again, Finished) else None
 
     return replace(result, latitude=latitudes(result.outputs, rerun))
@@ -111,11 +118,12 @@ def run_kernel(
 
 def _run_once(checked: CheckedModule, entry: str, grid: Dim3, block: Dim3,
               args: Mapping[str, ArgValue], step_budget: int, time_budget: float | None,
-              waves: bool) -> InterpResult:
+              waves: bool, wave_size: int) -> InterpResult:
     deadline = None if time_budget is None else time.perf_counter() + time_budget
     with np.errstate(all="ignore"):
         try:
-            launch = _Launch(checked, entry, grid, block, args, step_budget, deadline)
+            launch = _Launch(checked, entry, grid, block, args, step_budget, deadline,
+                             wave_size)
         except _InvalidCase as e:
             return Rejected(reason=RejectReason.INVALID_CASE, detail=str(e))
         blocks = grid[0] * grid[1] * grid[2]
@@ -134,7 +142,11 @@ class _Launch:
     """One launch's fixed parts; `run` executes it from the original inputs each time."""
 
     def __init__(self, checked: CheckedModule, entry: str, grid: Dim3, block: Dim3,
-                 args: Mapping[str, ArgValue], budget: int, deadline: float | None) -> None:
+                 args: Mapping[str, ArgValue], budget: int, deadline: float | None,
+                 wave_size: int) -> None:
+        if wave_size < 1:
+            raise _InvalidCase(f"the wave size must be positive, got {wave_size}")
+        self.wave_size = wave_size
         self.checked = checked
         self.kernel = _kernel(checked, entry)
         _check_shape(grid, "grid")
@@ -154,7 +166,7 @@ class _Launch:
     def _state(self, groups: int, buffers: dict[str, Tracked],
                scalars: dict[str, np.ndarray]) -> tuple[LaneState, CompiledFn, list]:
         threads, block, grid = self.threads, self.block, self.grid
-        st = LaneState(threads, groups, self.budget, self.deadline)
+        st = LaneState(threads, groups, self.budget, self.deadline, self.wave_size)
         st.buffers = buffers
         st.lens = {name: np.full(st.lanes, len(buf), dtype=np.uint64)
                    for name, buf in buffers.items()}
@@ -164,6 +176,7 @@ class _Launch:
             "thread_idx_y": ((tid // block[0]) % block[1]).astype(np.uint32),
             "thread_idx_z": (tid // (block[0] * block[1])).astype(np.uint32),
         }
+        st.prelude |= wave_prelude(st.waves, st.lanes)
         st.prelude |= {f"block_dim_{a}": np.full(st.lanes, d, np.uint32)
                        for a, d in zip("xyz", block, strict=True)}
         st.prelude |= {f"grid_dim_{a}": np.full(st.lanes, d, np.uint32)

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.interp.memory import SharedArray, Tracked
+from rgpu_fuzz.interp.waves import WaveLayout
+from rgpu_fuzz.targets import DEFAULT_WAVE_SIZE
 
 
 class LaneState:
@@ -26,11 +28,11 @@ class LaneState:
     __slots__ = (
         "block", "brk", "budget", "buffers", "cont", "deadline", "frame", "full", "groups",
         "gtid", "lane_ids", "lanes", "lens", "none", "prelude", "ret", "retval", "shared",
-        "steps", "threads",
+        "steps", "threads", "waves",
     )
 
     def __init__(self, threads: int, groups: int, budget: int,
-                 deadline: float | None) -> None:
+                 deadline: float | None, wave_size: int = DEFAULT_WAVE_SIZE) -> None:
         self.threads = threads
         self.groups = groups
         self.lanes = lanes = threads * groups
@@ -55,6 +57,8 @@ class LaneState:
         self.buffers: dict[str, Tracked] = {}
         self.lens: dict[str, np.ndarray] = {}
         self.shared: dict[str, SharedArray] = {}
+        self.waves = WaveLayout(wave_size, threads, groups)
+        """Where each lane sits in its (hardware) wave, for the wave functions."""
 
     def live(self, mask: np.ndarray) -> np.ndarray:
         """`mask` without the lanes that returned, broke or continued."""

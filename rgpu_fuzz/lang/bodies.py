@@ -39,7 +39,8 @@ class _LoopFrame:
 class BodyChecker(ExprChecker):
     """Checks one function body (or, with `fn=None`, one constant expression) against the
     module's items, reporting into `env`. Results: the typed tree, `calls` (call edges for
-    the recursion check), `barriers` (spans of `sync_threads()`), `next_binding`."""
+    the recursion check), `barriers` (spans of `sync_threads()`), `waves` (spans of
+    collective wave calls), `next_binding`."""
 
     def __init__(self, env: Env, fn: FnSig | None) -> None:
         self.env = env
@@ -48,6 +49,7 @@ class BodyChecker(ExprChecker):
         self.unsafe_depth = 0
         self.calls = []
         self.barriers = []
+        self.waves = []
         self.next_binding = 0
         self.loops: list[_LoopFrame] = []
 

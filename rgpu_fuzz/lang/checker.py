@@ -8,7 +8,8 @@ typed `Infer.ERR` so that nothing built on it reports again. Passes, in order:
 2. `const` items: the constant-expression restriction, types, evaluation (`consts.py`);
 3. `#[shared]` statics, whose lengths may name consts;
 4. function bodies (`bodies.py`, `exprs.py`), giving the call graph and the barriers;
-5. no recursion (`callgraph.py`); barriers as statements, in uniform control flow only
+5. no recursion (`callgraph.py`); barriers as statements, in uniform control flow only;
+   collective wave calls as statement-level values, in wave-uniform control flow only
    (`uniformity.py`).
 """
 
@@ -25,13 +26,14 @@ from rgpu_fuzz.lang.callgraph import find_cycles
 from rgpu_fuzz.lang.consts import check_const_expr, evaluate_consts
 from rgpu_fuzz.lang.env import AnyTy, ConstValue, Env, FnSig, Infer
 from rgpu_fuzz.lang.limits import MAX_SHARED_BYTES
-from rgpu_fuzz.lang.methods import PRELUDE_FUNCTIONS
+from rgpu_fuzz.lang.methods import PRELUDE_FUNCTIONS, WAVE_FUNCTIONS
 from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.lang.source import DiagnosticError, SourceFile, Span
 from rgpu_fuzz.lang.types import UNIT, ArrayTy, SliceTy
 from rgpu_fuzz.lang.uniformity import (
     check_barrier_placement,
     check_uniformity,
+    check_wave_placement,
     varying_helpers,
 )
 from rgpu_fuzz.model.scalars import Scalar
@@ -62,6 +64,9 @@ class CheckedModule:
     """How many bindings each function numbers (locals are `0..bindings[f]`)."""
     uses_barrier: frozenset[str]
     """The kernels that call `sync_threads()`."""
+    uses_waves: frozenset[str] = frozenset()
+    """The kernels that call a collective wave function (docs/language.md "Wave
+    operations")."""
 
 
 _FILE_START = Span(0, 0, 1, 1)
@@ -110,6 +115,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
     bindings: dict[str, int] = {}
     calls: dict[str, list[tuple[str, Span]]] = {}
     barrier_users: dict[str, int] = {}
+    wave_users: dict[str, int] = {}
     clean_kernels: list[str] = []
     for name, fn in fns.items():
         before = len(env.errors)
@@ -119,6 +125,8 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
         calls[name] = checker.calls
         if checker.barriers:
             barrier_users[name] = len(checker.barriers)
+        if checker.waves:
+            wave_users[name] = len(checker.waves)
         if fn.kernel and len(env.errors) == before:
             clean_kernels.append(name)
 
@@ -132,6 +140,9 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
         if name in barrier_users:
             check_barrier_placement(typed_fns[name], env, barrier_users[name])
             check_uniformity(typed_fns[name], env, varying)
+        if name in wave_users:
+            check_wave_placement(typed_fns[name], env, wave_users[name])
+            check_uniformity(typed_fns[name], env, varying, wave=True)
 
     kernels = tuple(name for name, fn in fns.items() if fn.kernel)
     if not kernels:
@@ -150,6 +161,7 @@ def check(module: ast.Module, file: SourceFile) -> CheckedModule:
         kernels=kernels,
         bindings=MappingProxyType(bindings),
         uses_barrier=frozenset(barrier_users),
+        uses_waves=frozenset(wave_users),
     )
 
 
@@ -163,7 +175,7 @@ def _unique_items(module: ast.Module, env: Env) -> list[ast.Item]:
     for item in module.items:
         if isinstance(item, ast.Use):
             continue
-        if item.name in PRELUDE_FUNCTIONS:
+        if item.name in PRELUDE_FUNCTIONS or item.name in WAVE_FUNCTIONS:
             env.error(f"the name `{item.name}` is defined multiple times", item.span,
                       f"`{item.name}` is a prelude function brought in by `use rgpu::*;`")
             continue

@@ -32,11 +32,13 @@ from rgpu_fuzz.lang.methods import (
     BARRIER,
     LEN,
     PRELUDE_FUNCTIONS,
+    WAVE_FUNCTIONS,
     assoc_const_value,
     method_signature,
 )
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import NEVER, UNIT, ArrayTy, SliceTy, Type
+from rgpu_fuzz.lang.waves import check_wave_call
 from rgpu_fuzz.model.scalars import Scalar
 
 ARITH = frozenset({BinOp.ADD, BinOp.SUB, BinOp.MUL, BinOp.DIV, BinOp.REM})
@@ -68,6 +70,8 @@ class ExprChecker:
     fn: FnSig | None
     calls: list[tuple[str, Span]]
     barriers: list[Span]
+    waves: list[Span]
+    """Spans of the collective wave-function calls (`waves.py`)."""
     array_limit: int | None = MAX_LOCAL_ARRAY_LEN
     """The most elements an array of this body may have (None: a `#[shared]` static's,
     limited in bytes by the checker)."""
@@ -227,7 +231,7 @@ class ExprChecker:
             case ast.MethodCall():
                 return self.method_call(e)
             case ast.Call():
-                return self.call(e)
+                return self.call(e, hint)
             case ast.AssocCall():
                 return self.assoc_call(e)
             case ast.AssocConst():
@@ -457,7 +461,7 @@ class ExprChecker:
         self.env.error(f"this {what} takes {n(want)} but {n(got)} "
                        f"{'was' if got == 1 else 'were'} supplied", span)
 
-    def call(self, e: ast.Call) -> ast.Call:
+    def call(self, e: ast.Call, hint: Type | None = None) -> ast.Call:
         sig = self.env.fns.get(e.func)
         if sig is not None:
             if sig.kernel:
@@ -480,6 +484,8 @@ class ExprChecker:
                 else:
                     self.barriers.append(e.span)
             return evolve(e, args=args, ty=UNIT if ret is None else ret)
+        if e.func in WAVE_FUNCTIONS:
+            return check_wave_call(self, e, hint)
         self.env.error(f"cannot find function `{e.func}` in this scope", e.span)
         return evolve(e, args=tuple(self.need_known(self.expr(a)) for a in e.args), ty=_ERR)
 

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any, get_args, get_origin, get_type_hints
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -24,6 +25,7 @@ FEATURES: dict[str, str] = {
     "loop": "for, while and loop",
     "launch-3d": "launches with y or z extent > 1",
     "mul-add": "fused multiply-add",
+    "wave": "wave functions: wave_size(), lane_id(), ballots, lane reads, shuffles, reductions",
 }
 
 
@@ -164,6 +166,8 @@ def _array_type(n: ast.ArrayType, found: set[str]) -> None:
 def _call(n: ast.Call, found: set[str]) -> None:
     if n.func == "sync_threads":
         found.add("barrier")
+    elif n.func in WAVE_FUNCTIONS:
+        found.add("wave")
 
 
 def _fn(n: ast.Fn, found: set[str]) -> None:

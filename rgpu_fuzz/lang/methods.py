@@ -25,10 +25,12 @@ __all__ = [
     "METHODS",
     "PRELUDE_FUNCTIONS",
     "UNIFORM_PRELUDE",
+    "WAVE_FUNCTIONS",
     "AssocFnSig",
     "MethodSig",
     "Operand",
     "ResolvedMethod",
+    "WaveSig",
     "assoc_const_value",
     "method_signature",
 ]
@@ -159,3 +161,62 @@ UNIFORM_PRELUDE: Final[frozenset[str]] = frozenset(
 )
 """Prelude functions whose value is the same for every thread of a block (`thread_idx_*`
 differs per thread; `sync_threads` has no value)."""
+
+
+_SCALARS: frozenset[Scalar] = frozenset(Scalar)
+
+
+@dataclass(frozen=True, slots=True)
+class WaveSig:
+    """One wave function of the prelude (docs/language.md "Wave operations").
+
+    `operands` are the types `T` may be (empty: the function is not generic); `params` and
+    `result` are as for methods, with `Operand.SELF` standing for `T`. A *collective*
+    function reads other lanes' values, so it may stand only where control flow is
+    wave-uniform, and only as a statement-level value (the checker's placement rule);
+    `uniform_args` are the positions of arguments that must be wave-uniform, and
+    `uniform_result` says the result is the same on every lane of the wave."""
+
+    name: str
+    operands: frozenset[Scalar]
+    params: tuple[ParamTy, ...]
+    result: ParamTy
+    collective: bool = True
+    uniform_args: tuple[int, ...] = ()
+    uniform_result: bool = False
+
+    def resolve(self, operand: Scalar | None) -> tuple[tuple[Scalar, ...], Scalar]:
+        """Parameter and result types with `T` = `operand` (None for non-generic ones)."""
+
+        def subst(p: ParamTy) -> Scalar:
+            if p is Operand.SELF:
+                assert operand is not None
+                return operand
+            assert isinstance(p, Scalar)
+            return p
+
+        return tuple(subst(p) for p in self.params), subst(self.result)
+
+
+def _wave_table(*sigs: WaveSig) -> Mapping[str, WaveSig]:
+    return MappingProxyType({s.name: s for s in sigs})
+
+
+_U32 = Scalar.U32
+WAVE_FUNCTIONS: Final[Mapping[str, WaveSig]] = _wave_table(
+    WaveSig("wave_size", frozenset(), (), _U32, collective=False, uniform_result=True),
+    WaveSig("lane_id", frozenset(), (), _U32, collective=False),
+    WaveSig("read_first_lane", _SCALARS, (_T,), _T, uniform_result=True),
+    WaveSig("read_lane", _SCALARS, (_T, _U32), _T, uniform_args=(1,), uniform_result=True),
+    WaveSig("ballot", frozenset(), (Scalar.BOOL,), Scalar.U64, uniform_result=True),
+    WaveSig("shuffle", _SCALARS, (_T, _U32), _T),
+    WaveSig("shuffle_xor", _SCALARS, (_T, _U32), _T, uniform_args=(1,)),
+    WaveSig("shuffle_down", _SCALARS, (_T, _U32), _T, uniform_args=(1,)),
+    *(WaveSig(f"wave_{op}", _INTS, (_T,), _T, uniform_result=True)
+      for op in ("sum", "min", "max", "and", "or", "xor")),
+    WaveSig("wave_prefix_sum", _INTS, (_T,), _T),
+    WaveSig("wave_all", frozenset(), (Scalar.BOOL,), Scalar.BOOL, uniform_result=True),
+    WaveSig("wave_any", frozenset(), (Scalar.BOOL,), Scalar.BOOL, uniform_result=True),
+)
+"""The wave functions `use rgpu::*` brings in, by name. `wave_size()` and `lane_id()` read
+no other lane and may stand anywhere; every other one is collective."""

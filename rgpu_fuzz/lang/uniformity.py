@@ -1,5 +1,6 @@
 """Static uniformity analysis: `sync_threads()` only in control flow every thread of a block
-takes alike (docs/language.md "Items").
+takes alike (docs/language.md "Items"), and collective wave functions only in control flow
+every lane of a wave takes alike (docs/language.md "Wave operations").
 
 Sound and deliberately simple (flow-insensitive for variables):
 * uniform values: literals, consts, `T::MIN/MAX`, scalar kernel parameters, `block_idx_*`,
@@ -11,21 +12,42 @@ Sound and deliberately simple (flow-insensitive for variables):
   non-uniform, inside a loop that some thread may leave or skip early (`break`, `continue`
   or `return` under non-uniform control), and after a `return` under non-uniform control.
 Variable taint and divergent loops are iterated to a fixpoint; a last pass reports.
+
+The wave analysis is the same analysis run again with a wider notion of "uniform" (every
+block-uniform value is wave-uniform, so it is sound where the block analysis is): the results
+of `read_first_lane`, `read_lane`, `ballot`, the reductions and `wave_all`/`wave_any` are
+wave-uniform, and so is `thread_idx_x() / wave_size()` — the wave's index when the block is
+one-dimensional or `block_dim_x` is a multiple of the wave size. The checker cannot see the
+block's shape (it is in the case file), so for other shapes the reference interpreter checks
+at run time that every lane of the wave reaches each wave operation together, and rejects
+the case otherwise (`Rejected(wave-divergence)`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.ast import BinOp, NameKind
 from rgpu_fuzz.lang.env import Env
 from rgpu_fuzz.lang.features import walk
-from rgpu_fuzz.lang.methods import BARRIER, LEN, PRELUDE_FUNCTIONS, UNIFORM_PRELUDE
+from rgpu_fuzz.lang.methods import (
+    BARRIER,
+    LEN,
+    PRELUDE_FUNCTIONS,
+    UNIFORM_PRELUDE,
+    WAVE_FUNCTIONS,
+)
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy
+from rgpu_fuzz.lang.waves import is_collective
 
-__all__ = ["check_barrier_placement", "check_uniformity", "varying_helpers"]
+__all__ = [
+    "check_barrier_placement",
+    "check_uniformity",
+    "check_wave_placement",
+    "varying_helpers",
+]
 
 Reason = tuple[str, ...]
 """Why control may diverge at a point: the notes of the diagnostic (None: uniform)."""
@@ -33,7 +55,7 @@ Reason = tuple[str, ...]
 
 def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
     """Helpers whose result may differ between threads even for uniform arguments: they read
-    `thread_idx_*` or shared memory, directly or through another helper."""
+    `thread_idx_*`, `lane_id()` or shared memory, directly or through another helper."""
     direct: dict[str, bool] = {}
     callees: dict[str, set[str]] = {}
     for name, fn in fns.items():
@@ -43,7 +65,7 @@ def varying_helpers(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
             if isinstance(n, ast.Call):
                 if n.func in fns:
                     callees[name].add(n.func)
-                elif n.func.startswith("thread_idx_"):
+                elif n.func.startswith("thread_idx_") or n.func == "lane_id":
                     direct[name] = True
             elif isinstance(n, ast.Name) and n.kind is NameKind.SHARED:
                 direct[name] = True
@@ -67,46 +89,92 @@ def check_barrier_placement(kernel: ast.Fn, env: Env, barriers: int | None = Non
     the kernel's body holds (the body checker counts them); when every one of them stands
     where a statement barrier may, the rest of the tree is not walked."""
     rest: list[object] = []
-    placed = _structural_block(kernel.body, rest)
+    placed = _structural_block(kernel.body, rest, _barrier_stands)
     if barriers is not None and placed == barriers:
         return
     for node in rest:
         _no_barrier(node, env)
 
 
-def _structural_block(b: ast.Block, rest: list[object]) -> int:
-    """The barriers standing as statements under `b`; the nodes where a barrier would be
-    misplaced go to `rest`."""
+def check_wave_placement(kernel: ast.Fn, env: Env, waves: int | None = None) -> None:
+    """Report every collective wave call that is not the whole initialiser of a `let` or the
+    whole value of an assignment, that statement reached as a barrier is (above), or whose
+    arguments hold another collective call. Why: as a barrier does, a wave operation splits
+    the host lowering's per-thread regions (`lower/host.py`), which it can only do between
+    statements. `waves` as `barriers` above."""
+    rest: list[object] = []
+    placed = _structural_block(kernel.body, rest, _wave_stands)
+    if waves is not None and placed == waves:
+        return
+    for node in rest:
+        for n in walk(node):
+            if isinstance(n, ast.Call) and is_collective(n):
+                env.error(f"`{n.func}(...)` must be the value of a `let` or an assignment",
+                          n.span, "a wave operation may stand as `let v = op(...);` or "
+                          "`place = op(...);` (also `op=`) in the kernel's blocks and the "
+                          "bodies of `if`/`else`, `while`, `loop` and `for`; its arguments "
+                          "hold no other wave operation")
+
+
+def _barrier_stands(s: ast.Stmt | ast.ExprStmt) -> tuple[object, ...] | None:
+    """The parts of `s` left to check when `s` is a barrier standing as a statement."""
+    match s:
+        case ast.ExprStmt(expr=ast.Call(func=func, args=())) if func == BARRIER:
+            return ()
+    return None
+
+
+def _wave_stands(s: ast.Stmt | ast.ExprStmt) -> tuple[object, ...] | None:
+    """The parts of `s` left to check when `s` is a collective wave call standing as the
+    value of a `let` or an assignment."""
+    match s:
+        case ast.Let(init=ast.Call(args=args) as call) if is_collective(call):
+            return args
+        case ast.Assign(target=target, value=ast.Call(args=args) as call) \
+                if is_collective(call):
+            return (target, *args)
+    return None
+
+
+Stands = Callable[[ast.Stmt | ast.ExprStmt], "tuple[object, ...] | None"]
+
+
+def _structural_block(b: ast.Block, rest: list[object], stands: Stands) -> int:
+    """The statements under `b` that `stands` accepts (barriers or wave calls), counted; the
+    nodes where one would be misplaced go to `rest`."""
     placed = 0
     tail = () if b.tail is None else (ast.ExprStmt(expr=b.tail, span=b.tail.span),)
     for s in (*b.stmts, *tail):
+        parts = stands(s)
+        if parts is not None:
+            placed += 1
+            rest += parts
+            continue
         match s:
-            case ast.ExprStmt(expr=ast.Call(func=func, args=())) if func == BARRIER:
-                placed += 1
             case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
-                placed += _structural_block(block, rest)
+                placed += _structural_block(block, rest, stands)
             case ast.ExprStmt(expr=ast.If() as e):
-                placed += _structural_if(e, rest)
+                placed += _structural_if(e, rest, stands)
             case ast.While():
                 rest.append(s.cond)
-                placed += _structural_block(s.body, rest)
+                placed += _structural_block(s.body, rest, stands)
             case ast.Loop():
-                placed += _structural_block(s.body, rest)
+                placed += _structural_block(s.body, rest, stands)
             case ast.For():
                 rest += (s.start, s.end)
-                placed += _structural_block(s.body, rest)
+                placed += _structural_block(s.body, rest, stands)
             case _:
                 rest.append(s)
     return placed
 
 
-def _structural_if(e: ast.If, rest: list[object]) -> int:
+def _structural_if(e: ast.If, rest: list[object], stands: Stands) -> int:
     rest.append(e.cond)
-    placed = _structural_block(e.then, rest)
+    placed = _structural_block(e.then, rest, stands)
     if isinstance(e.else_, ast.If):
-        placed += _structural_if(e.else_, rest)
+        placed += _structural_if(e.else_, rest, stands)
     elif isinstance(e.else_, ast.Block):
-        placed += _structural_block(e.else_, rest)
+        placed += _structural_block(e.else_, rest, stands)
     return placed
 
 
@@ -118,9 +186,12 @@ def _no_barrier(node: object, env: Env) -> None:
                       "`if`/`else`, `while`, `loop` and `for`, not inside an expression")
 
 
-def check_uniformity(kernel: ast.Fn, env: Env, varying: frozenset[str]) -> None:
-    """Report every `sync_threads()` of the (typed) kernel in possibly divergent control."""
-    analysis = _Uniformity(kernel, env, varying)
+def check_uniformity(kernel: ast.Fn, env: Env, varying: frozenset[str], *,
+                     wave: bool = False) -> None:
+    """Report every `sync_threads()` of the (typed) kernel in possibly divergent control; with
+    `wave`, every collective wave call in control that may differ between the lanes of a
+    wave, and every argument that must be wave-uniform and may not be."""
+    analysis = _Uniformity(kernel, env, varying, wave)
     while True:
         before = (len(analysis.tainted), len(analysis.divergent_loops))
         analysis.run(report=False)
@@ -130,10 +201,12 @@ def check_uniformity(kernel: ast.Fn, env: Env, varying: frozenset[str]) -> None:
 
 
 class _Uniformity:
-    def __init__(self, kernel: ast.Fn, env: Env, varying: frozenset[str]) -> None:
+    def __init__(self, kernel: ast.Fn, env: Env, varying: frozenset[str], wave: bool) -> None:
         self.kernel = kernel
         self.env = env
         self.varying = varying
+        self.wave = wave
+        self.among = "the lanes of a wave" if wave else "the threads of a block"
         self.tainted: set[int] = set()
         self.divergent_loops: dict[int, Reason] = {}
         self.loops: list[int] = []
@@ -149,8 +222,7 @@ class _Uniformity:
     def _cond_reason(self, span: Span, what: str) -> Reason:
         text = self.env.snippet(span)
         shown = f"`{text}` " if text else ""
-        return (f"{what} {shown}at {self.env.where(span)} may differ between the threads "
-                "of a block",)
+        return (f"{what} {shown}at {self.env.where(span)} may differ between {self.among}",)
 
     def _taint(self, binding: int | None) -> None:
         if binding is not None:
@@ -246,6 +318,9 @@ class _Uniformity:
                 lhs = self.expr(e.lhs, ctx)
                 rhs_ctx = ctx or (None if lhs else self._cond_reason(e.lhs.span, "the condition"))
                 return self.expr(e.rhs, rhs_ctx) and lhs
+            case ast.Binary(op=BinOp.DIV, lhs=ast.Call(func="thread_idx_x"),
+                            rhs=ast.Call(func="wave_size")) if self.wave:
+                return True  # the wave's index; checked at run time (module docstring)
             case ast.Binary():
                 return self.expr(e.lhs, ctx) & self.expr(e.rhs, ctx)
             case ast.Index():
@@ -273,15 +348,34 @@ class _Uniformity:
         raise AssertionError(f"unknown expression {e!r}")
 
     def call(self, e: ast.Call, ctx: Reason | None) -> bool:
-        args = all([self.expr(a, ctx) for a in e.args])
+        uniform = [self.expr(a, ctx) for a in e.args]
         if e.func == BARRIER:
-            if ctx and self.report:
+            if ctx and self.report and not self.wave:
                 self.env.error("`sync_threads()` in possibly divergent control flow", e.span,
                                *ctx, "every thread of a block must reach the same barriers")
             return True
         if e.func in PRELUDE_FUNCTIONS:
             return e.func in UNIFORM_PRELUDE
-        return args and e.func not in self.varying
+        if (sig := WAVE_FUNCTIONS.get(e.func)) is not None:
+            if self.wave and self.report:
+                self._wave_call(e, ctx, uniform)
+            return e.func == "wave_size" or (self.wave and sig.uniform_result)
+        return all(uniform) and e.func not in self.varying
+
+    def _wave_call(self, e: ast.Call, ctx: Reason | None, uniform: list[bool]) -> None:
+        sig = WAVE_FUNCTIONS[e.func]
+        ctx = ctx or self.exited  # an argument may have returned (`{ return; }`)
+        if sig.collective and ctx:
+            self.env.error(f"`{e.func}` in possibly wave-divergent control flow", e.span, *ctx,
+                           "every lane of a wave must reach a wave operation together")
+        for i in sig.uniform_args:
+            if not uniform[i]:
+                arg = e.args[i]
+                text = self.env.snippet(arg.span)
+                self.env.error(f"the argument `{text}` of `{e.func}` may differ between the "
+                               "lanes of a wave", arg.span,
+                               f"`{e.func}` needs the same value on every lane: a literal, "
+                               "a block-uniform value or a wave operation's uniform result")
 
     def if_(self, e: ast.If, ctx: Reason | None) -> bool:
         cond = self.expr(e.cond, ctx)

@@ -46,6 +46,12 @@ class RejectReason(StrEnum):
     GLOBAL_RACE = "global-race"
     UNINIT_SHARED_READ = "uninit-shared-read"
     BARRIER_DIVERGENCE = "barrier-divergence"
+    WAVE_DIVERGENCE = "wave-divergence"
+    """Lanes of a wave reach a wave operation apart, or give it different values for an
+    argument that must be wave-uniform."""
+    INACTIVE_LANE = "inactive-lane"
+    """A lane read (`read_lane`, `shuffle`, `shuffle_xor`, `shuffle_down`) from a lane that
+    is inactive or past the wave."""
     STEP_BUDGET = "step-budget"
     INVALID_CASE = "invalid-case"  # the kernel does not check, or the args do not match it
 

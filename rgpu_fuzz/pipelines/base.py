@@ -68,6 +68,7 @@ from rgpu_fuzz.pipelines.options import (
     options_help,
     parse_options,
 )
+from rgpu_fuzz.targets import DEFAULT_WAVE_SIZE, by_name
 
 T = TypeVar("T")
 
@@ -165,6 +166,20 @@ class Pipeline(abc.ABC):
         `det`), which change how it is run and checked, not what is computed, so
         `llvm-cpu:O2:timeout=30` and `llvm-cpu:O2` bucket together."""
         return ":".join((self.spec.name, *self.option_values.tokens(execution=False)))
+
+    @property
+    def wave_size(self) -> int:
+        """The wave size this pipeline runs the wave functions at (docs/language.md "Wave
+        operations"); the oracle compares it with the reference run at this size. Default:
+        the default wave size of the GPU its `target` option names (the target table,
+        `rgpu_fuzz.targets`), else `DEFAULT_WAVE_SIZE`. A pipeline with another rule (a
+        wave-size option, a fixed warp) overrides this."""
+        for decl in self.declared_options():
+            if decl.name == "target":
+                target = by_name(str(self.option(decl)))
+                if target is not None:
+                    return target.wave_size
+        return DEFAULT_WAVE_SIZE
 
     @property
     def is_plugin(self) -> bool:

@@ -78,6 +78,7 @@ from rgpu_fuzz.pipelines.stages import outcome_of, report_stage
 from rgpu_fuzz.pipelines.toolchain import normalise_error_line
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 from rgpu_fuzz.process import run_bounded
+from rgpu_fuzz.targets import NVPTX_WARP_SIZE
 
 __all__ = ["NvptxGpuPipeline", "NvptxJob", "check_params", "execute", "find_ptxas",
            "outcome_after", "pack_params", "probe", "ptx_param_widths", "run_job", "run_ptxas"]
@@ -264,6 +265,11 @@ class NvptxGpuPipeline(Pipeline):
         return 32
     timeout: float = 120.0
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
+
+    @property
+    def wave_size(self) -> int:
+        """A warp: the wave functions run over 32 lanes on every SM."""
+        return NVPTX_WARP_SIZE
 
     def unavailable_reason(self) -> str | None:
         found = probe()

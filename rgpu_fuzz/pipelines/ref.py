@@ -11,7 +11,8 @@ from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.frontend import prepare
-from rgpu_fuzz.pipelines.options import Float, Int
+from rgpu_fuzz.pipelines.options import Float, Int, KeyChoice
+from rgpu_fuzz.targets import DEFAULT_WAVE_SIZE, WAVE_SIZES
 
 DEFAULT_STEP_BUDGET = 10_000_000
 DEFAULT_TIME_BUDGET = 10.0
@@ -22,7 +23,7 @@ costs this, not the minutes `DEFAULT_STEP_BUDGET` steps take (microseconds each)
 class RefPipeline(Pipeline):
     """Runs the case on the reference interpreter. Options: a step budget and a time budget
     in seconds, e.g. `ref:steps=1000:time=2`; past either the case is rejected as not
-    terminating (`step-budget`)."""
+    terminating (`step-budget`); the wave size, `ref:wave=32`."""
 
     name = "ref"
     description = "reference interpreter (the executable specification; the arbiter)"
@@ -30,9 +31,16 @@ class RefPipeline(Pipeline):
                 help="step budget; past it the case is rejected (step-budget)")
     TIME = Float(name="time", value=DEFAULT_TIME_BUDGET,
                  help="seconds a launch may run; past them the case is rejected (step-budget)")
-    options = (STEPS, TIME)
+    WAVE = KeyChoice(name="wave", choices=tuple(str(w) for w in WAVE_SIZES),
+                     choice=str(DEFAULT_WAVE_SIZE),
+                     help="the wave size the wave functions run at (lanes per wave)")
+    options = (STEPS, TIME, WAVE)
     timeout = 600.0
     """The step budget is what normally ends a long run; this only stops a stuck one."""
+
+    @property
+    def wave_size(self) -> int:
+        return int(self.option(self.WAVE))
 
     def _step_budget(self) -> int:
         return self.option(self.STEPS)
@@ -47,7 +55,7 @@ class RefPipeline(Pipeline):
         args = argument_values(case.args)
         result = run_kernel(checked, case.entry, grid=case.launch.grid, block=case.launch.block,
                             args=args, step_budget=self._step_budget(),
-                            time_budget=self.option(self.TIME))
+                            time_budget=self.option(self.TIME), wave_size=self.wave_size)
         t2 = time.perf_counter()
         seconds = {"check": t1 - t0, "run": t2 - t1}
         if isinstance(result, Finished):

@@ -24,7 +24,8 @@ Adding a target:
    (`specials`, in `rgpu_fuzz/sim/isa/tables.py`) and its rows of `sim/isa/corrections.toml`.
 
 The nvptx targets (`sm_*`) are not here: the NVPTX lowering needs only its triple and the SM
-name (`rgpu_fuzz.lower.nvptx`), and nothing simulates or reads their objects.
+name (`rgpu_fuzz.lower.nvptx`), and nothing simulates or reads their objects. Their one fact
+the project needs, the warp size, is `NVPTX_WARP_SIZE` below.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["PIPELINE_TARGETS", "TARGETS", "Generation", "GpuIsa", "GpuTarget", "TargetTableError",
+__all__ = ["DEFAULT_WAVE_SIZE", "NVPTX_WARP_SIZE", "PIPELINE_TARGETS", "TARGETS", "WAVE_SIZES",
+           "Generation", "GpuIsa", "GpuTarget", "TargetTableError",
            "by_mach", "by_name", "load_table"]
 
 TABLE_PATH = Path(__file__).with_name("gpu.toml")
@@ -216,8 +218,22 @@ TARGETS: tuple[GpuTarget, ...] = load_table(TABLE_PATH.read_text(encoding="utf-8
 PIPELINE_TARGETS: tuple[str, ...] = tuple(t.name for t in TARGETS if t.isa is not None)
 """The processors the simulator and every GPU pipeline support, the default first."""
 
+NVPTX_WARP_SIZE = 32
+"""Threads per warp on every NVIDIA SM (PTX ISA, "Special Registers": `WARP_SZ`, "the warp
+size in threads", is 32 on all targets so far; CUDA C++ Programming Guide, "SIMT
+Architecture")."""
+
 _BY_NAME: Mapping[str, GpuTarget] = MappingProxyType({t.name: t for t in TARGETS})
 _BY_MACH: Mapping[int, GpuTarget] = MappingProxyType({t.mach: t for t in TARGETS})
+
+
+WAVE_SIZES: tuple[int, ...] = tuple(sorted({w for t in TARGETS for w in t.wave_sizes}))
+"""Every wave size some target of the table runs (the reference interpreter runs any of
+them; docs/language.md "Wave operations")."""
+
+DEFAULT_WAVE_SIZE: int = _BY_NAME[PIPELINE_TARGETS[0]].wave_size
+"""The default target's default wave size: what a pipeline that states no other runs wave
+functions at (`Pipeline.wave_size`)."""
 
 
 def by_name(name: str) -> GpuTarget | None:
