@@ -147,7 +147,7 @@ class AmdgpuSimPipeline(Pipeline):
                                 "wave64 mode")
 
     @property
-    def wave_size(self) -> int | None:
+    def wave_size(self) -> int:
         """The wave size the code runs with: 64 with `wave64`, else the target's default."""
         row = by_name(self.option(self.TARGET))
         assert row is not None

@@ -192,13 +192,6 @@ class Pipeline(abc.ABC):
         outcome may depend on the batch it ran in."""
         return type(self)._run_many is not Pipeline._run_many
 
-    @property
-    def wave_size(self) -> int | None:
-        """The wave size this pipeline runs wave operations with (`wave_size()`, which lanes
-        a ballot or reduction sees), for the oracle to compare it with the reference run at
-        that size; None where it has none (the reference itself, CPU Rust)."""
-        return None
-
     def unavailable_reason(self) -> str | None:
         """One line saying why this pipeline cannot run here, or None when it can."""
         return None

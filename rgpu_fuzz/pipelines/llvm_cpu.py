@@ -138,7 +138,7 @@ class LlvmCpuPipeline(Pipeline):
         return self.option(self.OPT)
 
     @property
-    def wave_size(self) -> int | None:
+    def wave_size(self) -> int:
         return int(self.option(self.WAVE))
 
     def host_target(self) -> HostTarget:

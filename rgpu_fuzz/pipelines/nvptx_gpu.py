@@ -260,9 +260,6 @@ class NvptxGpuPipeline(Pipeline):
                              "ladder (rgpu_fuzz.lower.nvptx_waves)")
     options = (SM, OPT, WAVEOPS, DEVICE, PTXAS, DET)
 
-    @property
-    def wave_size(self) -> int | None:
-        return 32
     timeout: float = 120.0
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
 
