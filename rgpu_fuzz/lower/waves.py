@@ -12,16 +12,17 @@ knows its wave size and how lanes talk. What is shared here:
   ladder of lane moves, so a campaign drives both of LLVM's paths;
 * `words`/`unwords`: a scalar as the 32-bit words a lane-move instruction carries
   (`ds_bpermute_b32`, `shfl.sync.b32` move 32 bits), and back, bits kept;
-* `binop`/`identity`: a reduction's operator and its identity on the (widened) type;
-* `wave_fns`: the functions of a module that (transitively) run a wave operation, which a
-  SIMT target marks `convergent` (LangRef "convergent": a call to such a function must not
-  be made control-dependent on more values than it was; every amdgcn/nvvm wave intrinsic is
-  declared convergent by LLVM itself, a function that calls one is not unless we say so).
+* `binop`/`identity`: a reduction's operator and its identity on the (widened) type.
+
+`convergent`: every amdgcn/nvvm intrinsic used here is declared `convergent` by LLVM itself
+(`IntrinsicsAMDGPU.td`, `IntrinsicsNVVM.td`), so each call is. A function calling one needs
+the attribute too when it is itself called (LangRef "convergent": otherwise a call to it may
+be made control-dependent on more values); the checker lets collective wave calls stand only
+in kernels, which nothing calls, so no function of ours needs it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -67,24 +68,6 @@ def is_wave_call(node: object, names: frozenset[str] = CROSS_LANE) -> bool:
 def has_wave_op(node: object) -> bool:
     """Whether `node` contains a cross-lane wave operation."""
     return any(is_wave_call(n) for n in walk(node))
-
-
-def wave_fns(fns: Mapping[str, ast.Fn]) -> frozenset[str]:
-    """The functions that run a wave operation themselves or through a call (a fixpoint over
-    the call graph: helpers may call helpers)."""
-    direct = {name: any(is_wave_call(n, WAVE_OPS) for n in walk(f.body))
-              for name, f in fns.items()}
-    calls = {name: {n.func for n in walk(f.body) if isinstance(n, ast.Call) and n.func in fns}
-             for name, f in fns.items()}
-    hit = {name for name, yes in direct.items() if yes}
-    changed = True
-    while changed:
-        changed = False
-        for name in fns:
-            if name not in hit and calls[name] & hit:
-                hit.add(name)
-                changed = True
-    return frozenset(hit)
 
 
 def lower_wave_call(lw: ExprLowerer, e: ast.Call) -> ir.Value:
@@ -185,4 +168,4 @@ def binop(b: ir.IRBuilder, intrinsics: object, kind: str, a: ir.Value, c: ir.Val
 
 __all__ = ["CROSS_LANE", "MOVES", "QUERIES", "REDUCTIONS", "SCAN", "VOTES", "WAVE_OPS",
            "WaveOps", "binop", "has_wave_op", "identity", "is_wave_call", "lower_wave_call",
-           "narrow", "reduce_op", "unwords", "wave_fns", "widen", "widened", "words"]
+           "narrow", "reduce_op", "unwords", "widen", "widened", "words"]
