@@ -232,6 +232,15 @@ pub fn k(out: &mut [u32]) {
     if thread_idx_x() / wave_size() == 0u32 {
         let m = wave_max(x);
         acc = acc + m;
+    } else {
+        let m = wave_min(x);
+        acc = acc + m * 1000u32;
+    }
+    let mut j = 0u32;
+    while j < thread_idx_x() / wave_size() + 1u32 {
+        let c = wave_sum(1u32);
+        acc = acc + c * 100000u32;
+        j = j + 1u32;
     }
     out[t] = acc;
 }
@@ -239,12 +248,16 @@ pub fn k(out: &mut [u32]) {
 
 
 def expected_loop(t: int, ws: int) -> int:
-    """Σ_i Σ(x + i) over the wave, plus the wave's max in wave 0 only. ws 32: wave 0
-    3·528 + 32·3 + 32 = 1712, wave 1 3·292 + 8·3 = 900; ws 64: 3·820 + 40·3 + 40 = 2620."""
+    """Σ_i Σ(x + i) over the wave; plus the wave's max in wave 0, its min · 1000 in the
+    others; plus, for each of the wave's (index + 1) iterations of the `while`, its active
+    lane count · 100000. ws 32: wave 0 3·528 + 32·3 + 32 + 32·100000 = 3201712, wave 1
+    3·292 + 8·3 + 33·1000 + 2·8·100000 = 1633900; ws 64: 3·820 + 40·3 + 40 + 40·100000 =
+    4002620."""
     _, base, last = _wave(t, ws)
     n = last - base + 1
     s = sum(range(base + 1, last + 2))
-    return 3 * s + 3 * n + (last + 1 if base == 0 else 0)
+    arm = last + 1 if base == 0 else (base + 1) * 1000
+    return 3 * s + 3 * n + arm + (base // ws + 1) * n * 100000
 
 
 def _case(kernel: str, buffers: dict[str, tuple[Scalar, int]]) -> Case:
@@ -325,8 +338,8 @@ def test_the_hand_worked_values_spelled_out() -> None:
     assert expected_u32("sum", 39, 64) == 820
     assert expected_u32("down", 31, 32) == 32 and expected_u32("down", 31, 64) == 33
     assert expected_ballot(35, 32) == 73
-    assert expected_loop(0, 32) == 1712 and expected_loop(39, 32) == 900
-    assert expected_loop(5, 64) == 2620
+    assert expected_loop(0, 32) == 3201712 and expected_loop(39, 32) == 1633900
+    assert expected_loop(5, 64) == 4002620
     assert expected_wide("sum", 0, 64) == -20 * 10**12
 
 
