@@ -208,8 +208,8 @@ class StructuralLowerer(BodyLowerer):
         self._when_running(lambda: self.run(self._block_stmts(e.then)))
         self._restate({RUNNING: park_done, park_else: RUNNING})
         if e.else_ is not None:
-            stmts = [ast.ExprStmt(expr=e.else_, semi=False)] if isinstance(e.else_, ast.If) \
-                else self._block_stmts(e.else_)
+            stmts: list[ast.Stmt] = [ast.ExprStmt(expr=e.else_, semi=False)] \
+                if isinstance(e.else_, ast.If) else self._block_stmts(e.else_)
             self._when_running(lambda: self.run(stmts))
         self._restate({park_done: RUNNING})
         self.wave_depth -= 1
