@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import children
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.lang.types import ArrayTy, Special
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -58,6 +59,7 @@ class _Visitor:
         self._names: set[str] = set()   # names bound so far in the current function
         self._under_if = False           # inside an `if` statement's branch
         self._seen_barrier = False       # a barrier stands earlier in the current kernel
+        self._in_loop = False            # inside a loop body
 
     def _reachable(self) -> set[str]:
         todo = [n for n, f in self.fns.items() if f.kernel]
@@ -305,7 +307,9 @@ class _Visitor:
             self.add(f"gpu:barrier-in-{word}")
             if any(_has_barrier(outer) for outer in loops):
                 self.add("gpu:barrier-in-nested-loop")
+        outer, self._in_loop = self._in_loop, True
         self.stmts(body, st, (*loops, s), has)
+        self._in_loop = outer
 
     def _exit(self, s: ast.Stmt, st: _Fn, loops: tuple[object, ...], barrier_loop: bool) -> None:
         word = "break" if isinstance(s, ast.Break) else "continue"
@@ -360,6 +364,18 @@ class _Visitor:
                 continue
             stack += [(c, in_index) for c in children(n)]
 
+    def _wave(self, f: str) -> None:
+        """A wave function, and where it stands (`generators/waves.py`)."""
+        self.add(f"wave:{f}")
+        if not WAVE_FUNCTIONS[f].collective:
+            return
+        if self._under_if:
+            self.add("wave:in-if")
+        if self._in_loop:
+            self.add("wave:in-loop")
+        if self._seen_barrier:
+            self.add("wave:after-barrier")
+
     def _expr(self, n: object, st: _Fn | None, in_index: bool) -> None:
         match n:
             case ast.If(else_=e):
@@ -382,6 +398,11 @@ class _Visitor:
                     self.add("expr:call-in-index")
                 if st is not None:
                     self._called(f, st)
+            case ast.Call(func=f) if f in WAVE_FUNCTIONS:
+                self._wave(f)
+            case ast.Binary(op=ast.BinOp.DIV, lhs=ast.Call(func="thread_idx_x"),
+                            rhs=ast.Call(func="wave_size")):
+                self.add("wave:index-of-wave")
             case ast.Binary(op=ast.BinOp.LAND | ast.BinOp.LOR, rhs=rhs):
                 if any(isinstance(c, ast.Call) and c.func in self.fns for c in _walk(rhs)):
                     self.add("expr:call-in-short-circuit")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from generators.construct_walk import module_constructs
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case, Launch
 
 CONSTRUCTS: dict[str, str] = {
@@ -152,12 +153,20 @@ CONSTRUCTS: dict[str, str] = {
     "gpu:shared-helper-in-barrier-kernel": "a helper touching shared memory, called in a "
                                            "kernel with barriers",
     "gpu:guarded-output": "an output store under an `if`",
+    # wave functions (docs/language.md "Wave operations"; generators/waves.py)
+    **{f"wave:{f}": f"`{f}(…)`" for f in WAVE_FUNCTIONS},
+    "wave:in-if": "a wave operation in a wave-uniform `if`",
+    "wave:in-loop": "a wave operation in a loop",
+    "wave:after-barrier": "a wave operation after a barrier (reading what other waves wrote)",
+    "wave:index-of-wave": "`thread_idx_x() / wave_size()`: the wave's index in a 1-D block",
     # launch shapes
     "launch:1d": "a 1-D launch", "launch:2d": "a 2-D launch", "launch:3d": "a 3-D launch",
     "launch:multi-block": "more than one block",
     "launch:grid-y": "a grid with y > 1", "launch:grid-z": "a grid with z > 1",
     "launch:partial-wave": "blocks whose thread count is not a multiple of 32",
     "launch:3d-partial-wave": "a 3-D launch whose blocks are not a multiple of 32 threads",
+    "launch:partial-wave64": "blocks whose thread count is a multiple of 32 but not of 64 (a "
+                             "partial wave at wave 64 only)",
 }
 """Construct → what it is (docs/language.md). Scalar types, operators, methods and casts are
 counted by `stats.ALL_FEATURES`."""
@@ -181,6 +190,8 @@ def launch_constructs(launch: Launch) -> set[str]:
         out.add("launch:grid-y")
     if launch.grid[2] > 1:
         out.add("launch:grid-z")
+    if launch.threads_per_block % 64 and not launch.threads_per_block % 32:
+        out.add("launch:partial-wave64")
     if launch.threads_per_block % 32:
         out.add("launch:partial-wave")
         if three:

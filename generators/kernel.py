@@ -22,7 +22,7 @@ Profiles that switch on `barrier_ifs`/`barrier_whiles`/`barrier_nested`/`barrier
 
 from __future__ import annotations
 
-from generators import barriers
+from generators import barriers, waves
 from generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
 from generators.expr import convert, expr, shared_read
 from generators.stmt import (
@@ -33,6 +33,7 @@ from generators.stmt import (
     stmts,
 )
 from generators.values import int_literal, literal, usize, value_bits, zero
+from generators.waves import WaveGen
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.model.case import (
@@ -299,7 +300,9 @@ def _barrier_loop(b: Builder, base: Pos, rounds_param: str | None) -> ast.For:
                    body=ast.Block(stmts=tuple(body)))
 
 
-def _final_writes(b: Builder, pos: Pos) -> list[ast.Stmt]:
+def _final_writes(b: Builder, pos: Pos, results: list[Var] | None = None) -> list[ast.Stmt]:
+    """Each thread's stores to its own output slots; the first slot of each output stores a
+    wave result when there are some (`results`), so the wave functions reach the outputs."""
     out: list[ast.Stmt] = []
     assert b.gid is not None
     for buf in b.outputs:
@@ -307,8 +310,12 @@ def _final_writes(b: Builder, pos: Pos) -> list[ast.Stmt]:
             index = ast.Name(ident=b.gid) if buf.slots == 1 else ast.Binary(
                 op=ast.BinOp.ADD, lhs=ast.Binary(op=ast.BinOp.MUL, lhs=ast.Name(ident=b.gid),
                                                  rhs=usize(buf.slots)), rhs=usize(j))
-            src_ty = buf.elem if b.src.boolean(0.7) else b.scalar_type()
-            value = convert(expr(b, src_ty, depth(b), pos), src_ty, buf.elem)
+            if results and j == 0:
+                w = b.src.choice(results)
+                value = convert(ast.Name(ident=w.name), w.ty, buf.elem)
+            else:
+                src_ty = buf.elem if b.src.boolean(0.7) else b.scalar_type()
+                value = convert(expr(b, src_ty, depth(b), pos), src_ty, buf.elem)
             out.append(ast.Assign(target=ast.Index(base=ast.Name(ident=buf.name), index=index),
                                   value=value))
     return out
@@ -372,19 +379,25 @@ def build(b: Builder, *, seed: int | None = None) -> tuple[ast.Module, Case]:
     body = _thread_ids(b, launch)
     base = Pos(in_kernel=True, can_return=b.features.early_return and not has_shared,
                output_access=not guarded)
+    wave = WaveGen(b, launch) if waves.wanted(b) else None
+    if wave is not None:  # before anything that could return: wave-uniform control
+        body += wave.section(base, b.src.integer(1, max(1, b.limits.wave_stmts_max)))
     body += stmts(b, base, b.src.integer(b.limits.top_stmts_min, b.limits.top_stmts_max))
     last = base
     if has_shared:
         phases, last = _phases(b, base, rounds_param)
         body += phases
+        if wave is not None and not last.can_return:  # no thread-dependent return so far
+            body += wave.section(last, b.src.integer(1, max(1, b.limits.wave_stmts_max)))
+    results = wave.stored() if wave is not None else None
     if guarded:
         inside = last.nested(output_access=True)
         cond = ast.Binary(op=ast.BinOp.LT, lhs=ast.Name(ident="gid"),
                           rhs=ast.Cast(expr=ast.Name(ident="n"), to=Scalar.USIZE))
         body.append(ast.ExprStmt(expr=ast.If(cond=cond, then=ast.Block(
-            stmts=tuple(_final_writes(b, inside)))), semi=False))
+            stmts=tuple(_final_writes(b, inside, results)))), semi=False))
     else:
-        body += _final_writes(b, last)
+        body += _final_writes(b, last, results)
     kernel = ast.Fn(name=ENTRY, params=tuple(params), ret=None, body=ast.Block(stmts=tuple(body)),
                     kernel=True, public=True)
     module = ast.Module(items=(*items, kernel))

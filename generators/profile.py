@@ -43,10 +43,18 @@ METHOD_NAMES: tuple[str, ...] = (
 )
 
 
+WAVE_KINDS: tuple[str, ...] = (
+    "read_first_lane", "read_lane", "ballot", "shuffle", "shuffle_xor", "shuffle_down",
+    "wave_sum", "wave_min", "wave_max", "wave_and", "wave_or", "wave_xor", "wave_prefix_sum",
+    "wave_all", "wave_any", "if", "for",
+)
+"""The productions of a wave section (`generators/waves.py`): the collective wave functions
+and wave-uniform `if`/`for` around more of them."""
+
 _LIMIT_MAX: dict[str, int] = {
     "expr_depth": 16, "block_depth": 16, "loop_depth": 8,
     "threads_max": MAX_LAUNCH_THREADS, "block_threads_max": MAX_THREADS_PER_BLOCK,
-    "buffer_len_max": MAX_BUFFER_LEN,
+    "buffer_len_max": MAX_BUFFER_LEN, "wave_share": 100,
 }
 """Upper bounds of `[limits]`: the generator recurses per level of depth, and a generated
 case must stay inside the documented case limits (docs/language.md "Limits")."""
@@ -83,6 +91,8 @@ class Limits:
     threads_max: int           # grid × block
     block_threads_max: int     # threads per block
     buffer_len_max: int        # input buffer length
+    wave_share: int            # percent of kernels with wave sections (generators/waves.py)
+    wave_stmts_max: int        # wave statements per section
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,6 +136,7 @@ class Profile:
     expressions: Mapping[str, int]
     operators: Mapping[str, int]
     methods: Mapping[str, int]
+    waves: Mapping[str, int]
 
 
 _WEIGHT_TABLES: dict[str, tuple[str, ...]] = {
@@ -134,6 +145,7 @@ _WEIGHT_TABLES: dict[str, tuple[str, ...]] = {
     "expressions": EXPRESSION_KINDS,
     "operators": OPERATOR_NAMES,
     "methods": METHOD_NAMES,
+    "waves": WAVE_KINDS,
 }
 
 

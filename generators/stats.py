@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import children, walk
+from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case, Launch
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -272,6 +273,8 @@ def _expr_features(root: object, found: Counter[str]) -> None:
                     found["gpu:barrier"] += 1
                 elif f in ast.PRELUDE_FUNCTIONS:
                     found[f"prelude:{f}"] += 1
+                elif f in WAVE_FUNCTIONS:  # counted per construct (constructs.py "wave:")
+                    found[f"wave:{f}"] += 1
                 else:
                     found["expr:call"] += 1
             case ast.AssocConst(name=name):

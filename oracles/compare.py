@@ -22,6 +22,7 @@ import numpy as np
 from oracles.policy import Policy, ZeroSign
 from oracles.signature import Signature
 from oracles.verdict import ElementDiff, Finding, FindingKind, Verdict
+from oracles.waves import join_verdicts, wave_groups
 from rgpu_fuzz.lang.ast import Binary, Cast, MethodCall, Module, Unary
 from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.model.case import Case
@@ -156,6 +157,21 @@ def compare_outputs(expected: Mapping[str, Buffer], actual: Mapping[str, Buffer]
 def judge(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
           module: Module | None = None) -> Verdict:
     """Read all outcomes of one case. `module` is the parsed kernel (for signatures).
+
+    Outcomes of a kernel with wave functions carry the wave size they ran at
+    (`Stats.wave_size`); each wave size is judged on its own, against the arbiter's outcome
+    at that size (the runner runs the reference once per size, `pipelines.runner`), and the
+    verdicts are joined (`oracles.waves`).
+    """
+    groups = wave_groups(outcomes, spec_name(policy.arbiter))
+    if len(groups) == 1:
+        return _judge_group(case, groups[0], policy, module)
+    return join_verdicts([_judge_group(case, g, policy, module) for g in groups])
+
+
+def _judge_group(case: Case, outcomes: Mapping[str, Outcome], policy: Policy,
+                 module: Module | None = None) -> Verdict:
+    """Judge outcomes that ran at one wave size (or of a kernel without wave functions).
 
     The arbiter is the first outcome whose pipeline *name* is the policy's arbiter
     (`ref:steps=100000` is `ref`). Without an arbiter that finished or trapped, the

@@ -387,9 +387,11 @@ class BugKeys:
             shows = False
             if alone is not None:
                 features = case_features(alone)
-                ref = self.arbiter.run(alone, features)
+                # the arbiter at the pipeline's wave size (`oracles.waves`)
+                arbiter = self.arbiter.with_wave_size(pipeline.wave_size) or self.arbiter
+                ref = arbiter.run(alone, features)
                 if isinstance(ref, Ok):
-                    outcomes = {self.arbiter.label: ref, label: pipeline.run(alone, features)}
+                    outcomes = {arbiter.label: ref, label: pipeline.run(alone, features)}
                     verdict = judge(alone, outcomes, self.policy, case_module(alone))
                     shows = any(f.kind is FindingKind.WRONG_CODE and label in f.pipelines
                                 for f in verdict.findings)

@@ -25,11 +25,12 @@ from importlib import resources, util
 from pathlib import Path
 
 from oracles import Finding, Policy, Signature, judge
+from oracles.waves import arbiter_outcome
 from rgpu_fuzz.lang.ast import Module
 from rgpu_fuzz.lang.features import case_features
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.sim import target_config
@@ -128,8 +129,7 @@ class KnownBugs:
             pipelines: dict[str, Pipeline], module: Module | None) -> str | None:
         """The known-bug signature of `finding`, or None when no known bug explains it."""
         pipeline = pipelines.get(Signature.parse(finding.signature).pipeline)
-        arbiter = outcomes.get(self.policy.arbiter)
-        if pipeline is None or arbiter is None:
+        if pipeline is None or outcomes.get(self.policy.arbiter) is None:
             return None
         for bug in known_bugs():
             wrapper = _wrapper(bug) if _applies(bug, finding, pipeline) else None
@@ -138,8 +138,12 @@ class KnownBugs:
                 continue
             self.rechecks += 1
             got = again.run(case, case_features(case))
-            verdict = judge(case, {self.policy.arbiter: arbiter, again.label: got},
-                            self.policy, module)
+            # the arbiter at the recheck's wave size (`oracles.waves`)
+            ref = arbiter_outcome(outcomes, spec_name(self.policy.arbiter),
+                                  got.stats.wave_size)
+            if ref is None:
+                continue
+            verdict = judge(case, {ref[0]: ref[1], again.label: got}, self.policy, module)
             if verdict.agree:
                 return str(Signature(kind=finding.kind, pipeline=pipeline.label,
                                      detail=bug.detail))

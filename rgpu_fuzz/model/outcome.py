@@ -94,6 +94,9 @@ class Stats:
 
     seconds: dict[str, float] = field(default_factory=dict)
     artefacts: dict[str, str] = field(default_factory=dict)
+    wave_size: int | None = None
+    """The wave size the kernel's wave functions ran at; set only for kernels that use them
+    (the oracle compares each outcome with the reference's at its wave size)."""
 
     @property
     def total_seconds(self) -> float:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar, final
 
 from rgpu_fuzz.lang.ast import SliceType
-from rgpu_fuzz.lang.features import case_module
+from rgpu_fuzz.lang.features import case_features, case_module
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.errors import HarnessBug
 from rgpu_fuzz.model.outcome import (
@@ -205,7 +205,7 @@ class Pipeline(abc.ABC):
         if self.features is not None and (missing := case_features - self.features):
             return Unsupported(features=tuple(sorted(missing)))
         outcome = self._guarded([case], lambda: [self._run(case)])[0]
-        return _with_total(outcome, time.perf_counter() - start)
+        return self._stamped(case, _with_total(outcome, time.perf_counter() - start))
 
     @final
     def run_many(self, cases: Sequence[Case],
@@ -232,8 +232,21 @@ class Pipeline(abc.ABC):
         results = self._guarded(batch, lambda: list(self._run_many(batch)))
         share = (time.perf_counter() - start) / max(1, len(todo))
         for i, outcome in zip(todo, results, strict=True):
-            out[i] = _with_total(outcome, share)
+            out[i] = self._stamped(cases[i], _with_total(outcome, share))
         return [o for o in out if o is not None]
+
+    def with_wave_size(self, size: int) -> Pipeline | None:
+        """This pipeline at another wave size, for a pipeline the oracle may judge with (the
+        reference: `runner` runs it once per wave size other pipelines declare); None for
+        the others."""
+        return None
+
+    def _stamped(self, case: Case, outcome: Outcome) -> Outcome:
+        """`outcome` with the wave size it ran at when the kernel uses wave functions (the
+        oracle judges each wave size on its own, `oracles.waves`)."""
+        if "wave" not in case_features(case):
+            return outcome
+        return replace(outcome, stats=replace(outcome.stats, wave_size=self.wave_size))
 
     def _guarded(self, cases: Sequence[Case], work: Any) -> list[Outcome]:
         """`work()` under the wall-clock limit, its results checked against `cases`."""

@@ -9,7 +9,7 @@ from rgpu_fuzz.interp import Finished, run_kernel
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.inputs import argument_values
 from rgpu_fuzz.model.outcome import Buffer, Ok, Outcome, Stats
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.options import Float, Int, KeyChoice
 from rgpu_fuzz.targets import DEFAULT_WAVE_SIZE, WAVE_SIZES
@@ -41,6 +41,13 @@ class RefPipeline(Pipeline):
     @property
     def wave_size(self) -> int:
         return int(self.option(self.WAVE))
+
+    def with_wave_size(self, size: int) -> RefPipeline:
+        """The reference at wave size `size`, its other options as given."""
+        if size == self.wave_size:
+            return self
+        tokens = [t for t in self.spec.options if not t.startswith("wave=")]
+        return type(self)(PipelineSpec(self.spec.name, (*tokens, f"wave={size}")))
 
     def _step_budget(self) -> int:
         return self.option(self.STEPS)

@@ -14,16 +14,18 @@ from rgpu_fuzz.lang.parser import parse
 from rgpu_fuzz.lang.printer import print_module
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.inputs import argument_values
+from rgpu_fuzz.targets import DEFAULT_WAVE_SIZE, WAVE_SIZES
 
 STEP_BUDGET = 1_000_000
 
 
-def assert_well_defined(case: Case) -> None:
+def assert_well_defined(case: Case, wave_size: int = DEFAULT_WAVE_SIZE) -> None:
     name = f"<case {case.id}>"
     assert print_module(parse(case.kernel, name)) == case.kernel
     checked = check_source(case.kernel, name)
     result = run_kernel(checked, case.entry, grid=case.launch.grid, block=case.launch.block,
-                        args=argument_values(case.args), step_budget=STEP_BUDGET)
+                        args=argument_values(case.args), step_budget=STEP_BUDGET,
+                        wave_size=wave_size)
     assert isinstance(result, Finished), f"{result}\n{case.kernel}"
 
 
@@ -49,6 +51,14 @@ def test_hypothesis_barrier_cases_are_well_defined(case: Case) -> None:
 def test_seeded_cases_are_well_defined(profile: str) -> None:
     for seed in range(8):
         assert_well_defined(from_seed(seed, profile))
+
+
+@pytest.mark.parametrize("wave_size", WAVE_SIZES)
+def test_wave_cases_are_well_defined_at_every_wave_size(wave_size: int) -> None:
+    """Wave sections (generators/waves.py): the checker's wave-uniformity analysis accepts
+    them, and no lane reads an inactive lane and no wave is torn, at wave 32 and 64 alike."""
+    for seed in range(40):
+        assert_well_defined(from_seed(seed, "waves"), wave_size)
 
 
 @pytest.mark.slow

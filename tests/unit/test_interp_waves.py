@@ -162,7 +162,7 @@ pub fn k(out: &mut [u32]) {
 
 
 @pytest.mark.parametrize("profile", ["default", "barriers", "calls", "control", "floats",
-                                     "integers", "memory"])
+                                     "integers", "memory", "waves"])
 def test_waves_compute_what_blocks_one_by_one_compute(profile: str) -> None:
     """Generated kernels (seeds 0..24 of each profile): same outputs, bit for bit, same steps,
     same stops, whichever way the blocks run."""

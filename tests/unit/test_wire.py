@@ -222,7 +222,8 @@ def test_the_wire_is_plain_data() -> None:
     plain = msgpack.unpackb(payload, raw=False)
     assert plain == {"!": "Ok", "outputs": {"f": {"!": "Buffer", "ty": "f32", "shape": [1],
                                                   "bits": b"\x01\x00\x00\x00"}},
-                     "stats": {"!": "Stats", "seconds": {}, "artefacts": {}}}
+                     "stats": {"!": "Stats", "seconds": {}, "artefacts": {},
+                               "wave_size": None}}
     with pytest.raises(wire.WireError, match=r"not a wire message|expected"):
         wire.decode(pickle.dumps(ChunkJob(Setup(("ref",), "d", "d"), 0, ())), wire.Job)
 

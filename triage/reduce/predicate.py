@@ -32,6 +32,7 @@ from rgpu_fuzz.pipelines.base import Pipeline, spec_name
 from rgpu_fuzz.pipelines.frontend import prepare
 from rgpu_fuzz.pipelines.ref import DEFAULT_STEP_BUDGET, DEFAULT_TIME_BUDGET
 from rgpu_fuzz.pipelines.registry import Registry
+from rgpu_fuzz.pipelines.runner import wave_references
 
 
 def reduction_key(signature: str) -> str:
@@ -139,6 +140,9 @@ def signature_predicate(signature: str, pipelines: Sequence[str | Pipeline], pol
             return False
         for p in others:
             outcomes[p.label] = p.run(case, features)
+        if "wave" in features:  # the arbiter at every other wave size (`oracles.waves`)
+            for extra in wave_references([arbiter_for(case), *others]):
+                outcomes[extra.label] = extra.run(case, features)
         if not calibrated:
             calibrated = True
             for p in others:
