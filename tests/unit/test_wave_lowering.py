@@ -377,3 +377,26 @@ def test_gfx1100_wave64_builds_a_wave64_code_object() -> None:
 def test_rustc_cpu_says_unsupported_once() -> None:
     got = Registry().create("rustc-cpu:O2").run(CASES["u32"])
     assert isinstance(got, Unsupported) and got.features == ("wave",), got
+
+
+def test_llvm_22_folds_a_wave_sum_of_a_constant(tmp_path: object) -> None:
+    """docs/findings/wave-reduce-fold.md: LLVM 22.1's InstCombine folds `wave.reduce.add(1)`
+    and `wave.reduce.xor(1)` to 1, which is right only when one lane is active (the sum of
+    c over n active lanes is c·n; the xor is c when n is odd). Fixed upstream by
+    llvm/llvm-project#193142; this fails once the installed LLVM has the fix."""
+    import os
+
+    opt = "/usr/lib/llvm-22/bin/opt"
+    if not os.access(opt, os.X_OK):
+        pytest.skip("opt-22 not installed")
+    src = os.path.join(str(tmp_path), "r.ll")
+    with open(src, "w") as f:
+        f.write('target triple = "amdgcn-amd-amdhsa"\n'
+                "define i32 @sum() {\n"
+                "  %r = call i32 @llvm.amdgcn.wave.reduce.add.i32(i32 1, i32 0)\n"
+                "  ret i32 %r\n}\n")
+    done = subprocess.run([opt, "-S", "-mcpu=gfx1100", "-passes=instcombine", src],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    body = done.stdout.split("define i32 @sum()", 1)[1].split("}", 1)[0]
+    assert "wave.reduce" not in body and "ret i32 1" in body
