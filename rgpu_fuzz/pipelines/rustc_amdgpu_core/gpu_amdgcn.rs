@@ -186,6 +186,7 @@ pub mod wave {
     int_scalar!(i16, false, true);
     int_scalar!(i32, false, true);
     int_scalar!(i64, true, true);
+    int_scalar!(usize, true, false);
     impl WaveScalar for bool {
         const WIDE: bool = false;
         const SIGNED: bool = false;
