@@ -266,10 +266,21 @@ def _case(kernel: str, buffers: dict[str, tuple[Scalar, int]]) -> Case:
                            for n, (e, ln) in buffers.items()))
 
 
+KERNEL_BALLOT = """use rgpu::*;
+#[kernel]
+pub fn k(wide: &mut [u64]) {
+    let t = thread_idx_x() as usize;
+    let x = thread_idx_x() + 1u32;
+    let b = ballot(x % 3u32 == 0u32);
+    wide[t] = b;
+}
+"""
+
 CASES = {
     "u32": _case(KERNEL_U32, {"out": (Scalar.U32, 13 * THREADS), "wide": (Scalar.U64, THREADS)}),
     "wide": _case(KERNEL_WIDE, {"wide": (Scalar.I64, 7 * THREADS)}),
     "loop": _case(KERNEL_LOOP, {"out": (Scalar.U32, THREADS)}),
+    "ballot": _case(KERNEL_BALLOT, {"wide": (Scalar.U64, THREADS)}),
 }
 
 SIM_PENDING = frozenset({"ds_bpermute_b32", "s_bitset0_b64", "s_bitset1_b64",
@@ -404,3 +415,21 @@ def test_llvm_22_folds_a_wave_sum_of_a_constant(tmp_path: object) -> None:
     assert done.returncode == 0, done.stderr
     body = done.stdout.split("define i32 @sum()", 1)[1].split("}", 1)[0]
     assert "wave.reduce" not in body and "ret i32 1" in body
+
+
+def test_the_seeded_ballot_plugin_is_wrong_code_only_where_lanes_32_up_vote() -> None:
+    """tests/plugins/wave_ballot_low32.py on a ballot of `x % 3 == 0`: at wave 64 the lanes
+    32..38 of the one wave have votes at x = 33, 36, 39 (bits 32, 35, 38), so the plugin's ballot
+    differs from the hand-worked one; on gfx1100 (wave 32) every ballot fits in 32 bits and
+    the plugin changes nothing."""
+    from pathlib import Path
+
+    reg = Registry()
+    reg.load_plugin(Path(__file__).resolve().parents[1] / "plugins" / "wave_ballot_low32.py")
+    for spec, ws in (("amdgpu-sim-ballot32:gfx942:O2", 64), ("amdgpu-sim-ballot32:gfx1100", 32)):
+        got = reg.create(spec).run(CASES["ballot"])
+        assert isinstance(got, Ok), got
+        values = [int(v) for v in got.outputs["wide"].values]
+        want = [expected_ballot(t, ws) for t in range(THREADS)]
+        assert values == [w & 0xFFFF_FFFF for w in want]
+        assert (values != want) is (ws == 64)
