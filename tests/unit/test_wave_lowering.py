@@ -266,6 +266,16 @@ def _case(kernel: str, buffers: dict[str, tuple[Scalar, int]]) -> Case:
                            for n, (e, ln) in buffers.items()))
 
 
+KERNEL_SUM = """use rgpu::*;
+#[kernel]
+pub fn k(out: &mut [u32]) {
+    let t = thread_idx_x() as usize;
+    let x = thread_idx_x() + 1u32;
+    let s = wave_sum(x);
+    out[t] = s;
+}
+"""
+
 KERNEL_BALLOT = """use rgpu::*;
 #[kernel]
 pub fn k(wide: &mut [u64]) {
@@ -281,6 +291,7 @@ CASES = {
     "wide": _case(KERNEL_WIDE, {"wide": (Scalar.I64, 7 * THREADS)}),
     "loop": _case(KERNEL_LOOP, {"out": (Scalar.U32, THREADS)}),
     "ballot": _case(KERNEL_BALLOT, {"wide": (Scalar.U64, THREADS)}),
+    "sum": _case(KERNEL_SUM, {"out": (Scalar.U32, THREADS)}),
 }
 
 SIM_PENDING = frozenset({"ds_bpermute_b32", "s_bitset0_b64", "s_bitset1_b64",
@@ -433,3 +444,17 @@ def test_the_seeded_ballot_plugin_is_wrong_code_only_where_lanes_32_up_vote() ->
         want = [expected_ballot(t, ws) for t in range(THREADS)]
         assert values == [w & 0xFFFF_FFFF for w in want]
         assert (values != want) is (ws == 64)
+
+
+def test_the_seeded_inactive_lane_sum_is_wrong_only_in_the_partial_wave() -> None:
+    """tests/plugins/wave_sum_inactive.py on gfx1100 (wave 32), `wave_sum(x)` with x = t + 1:
+    wave 0 is full (528, as without the plugin); wave 1 has 8 active lanes, 24 inactive, and
+    its first lane holds 33, so the seeded sum is 292 + 33·24 = 1084 instead of 292."""
+    from pathlib import Path
+
+    reg = Registry()
+    reg.load_plugin(Path(__file__).resolve().parents[1] / "plugins" / "wave_sum_inactive.py")
+    for level in (0, 2):
+        got = reg.create(f"amdgpu-sim-sum-inactive:gfx1100:O{level}").run(CASES["sum"])
+        assert isinstance(got, Ok), got
+        assert [int(v) for v in got.outputs["out"].values] == [528] * 32 + [1084] * 8
