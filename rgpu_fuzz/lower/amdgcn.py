@@ -49,12 +49,14 @@ from typing import TYPE_CHECKING
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.types import ArrayTy
+from rgpu_fuzz.lower.amdgcn_waves import AmdgcnWaves
 from rgpu_fuzz.lower.context import (
     TCTX_BDIM,
     TCTX_BID,
     TCTX_GDIM,
     TCTX_TID,
     FnState,
+    LowerError,
     storage_type,
 )
 from rgpu_fuzz.lower.host import AllocaState
@@ -71,7 +73,10 @@ from rgpu_fuzz.lower.values import (
     string_attribute,
     value_type,
 )
+from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.kernel_abi import LEN_SUFFIX, TRAP_PARAM
+from rgpu_fuzz.model.scalars import Scalar
+from rgpu_fuzz.targets import GpuTarget, by_name
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lower.context import ModuleState
@@ -102,6 +107,11 @@ class AmdgcnTarget(TargetHooks):
     chosen again when the target machine is made); it is kept for naming."""
 
     cpu: str = "gfx942"
+    wave_size: int = 0
+    """The wave size the code is built for; 0: the processor's default (`rgpu_fuzz.targets`).
+    gfx1100 with `+wavefrontsize64` is 64."""
+    waveops: WaveOps = WaveOps.INTRINSIC
+    """How reductions and scans are lowered (`rgpu_fuzz.lower.amdgcn_waves`)."""
     name: str = "amdgcn"
     addrspace_global: int = 1
     addrspace_shared: int = 3
@@ -140,6 +150,21 @@ class AmdgcnTarget(TargetHooks):
         at = b.gep(base, [ir.Constant(I64, _HIDDEN_GROUP_SIZE + 2 * "xyz".index(axis))],
                    source_etype=ir.IntType(8))
         return b.zext(b.load(at, typ=I16), I32)
+
+    def _row(self) -> GpuTarget:
+        row = by_name(self.cpu)
+        if row is None:
+            raise LowerError(f"wave operations on unknown processor {self.cpu}")
+        return row
+
+    @property
+    def lanes(self) -> int:
+        return self.wave_size or self._row().wave_size
+
+    def wave_op(self, st: FnState, op: str, args: list[ir.Value],
+                types: list[Scalar]) -> ir.Value:
+        gfx9 = not self._row().is_gfx10_plus  # GFX9 has DPP row broadcasts
+        return AmdgcnWaves(st, self.lanes, self.waveops, gfx9).op(op, args, types)
 
     def emit_barrier(self, st: FnState) -> None:
         st.b.fence("release", "workgroup")

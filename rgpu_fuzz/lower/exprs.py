@@ -39,6 +39,7 @@ from rgpu_fuzz.lower.values import (
     type_suffix,
     value_type,
 )
+from rgpu_fuzz.lower.waves import WAVE_OPS, lower_wave_call
 from rgpu_fuzz.model.outcome import TrapKind
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -369,6 +370,8 @@ class ExprLowerer:
             from rgpu_fuzz.lower.atomics import lower_fence
             lower_fence(self, e)
             return None
+        if e.func in WAVE_OPS:
+            return lower_wave_call(self, e)
         kind, _, axis = e.func.rpartition("_")
         if kind in _PRELUDE_WORD and axis in ("x", "y", "z"):
             return self.st.tctx_word(_PRELUDE_WORD[kind] + "xyz".index(axis))

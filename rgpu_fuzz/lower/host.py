@@ -64,6 +64,7 @@ from rgpu_fuzz.lower.values import (
     private_alloca,
     store_scalar,
 )
+from rgpu_fuzz.lower.waves import CROSS_LANE
 from rgpu_fuzz.model.kernel_abi import KernelParam, flatten
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -72,18 +73,24 @@ _STATE, _COND = 0, 1          # byte offsets in a frame
 _FRAME_HEADER = 8
 
 
+def _sync_point(n: object) -> bool:
+    """`sync_threads()` or a cross-lane wave operation: both end a region (`host_waves`)."""
+    return isinstance(n, ast.Call) and (n.func == "sync_threads" or n.func in CROSS_LANE)
+
+
 def has_barrier(node: object) -> bool:
-    return any(isinstance(n, ast.Call) and n.func == "sync_threads" for n in walk(node))
+    """Whether `node` contains a sync point (`sync_threads()` or a cross-lane wave call)."""
+    return any(_sync_point(n) for n in walk(node))
 
 
 def barrier_marks(node: object) -> dict[int, bool]:
     """Whether each node under `node` (keyed by `id`; the tree must outlive the answer)
-    contains a `sync_threads()` call: one pass for every `has_barrier` question the
+    contains a sync point (`has_barrier`): one pass for every `has_barrier` question the
     structural lowering asks (of each statement, again at each level it is nested in)."""
     marks: dict[int, bool] = {}
 
     def mark(n: object) -> bool:
-        hit = isinstance(n, ast.Call) and n.func == "sync_threads"
+        hit = _sync_point(n)
         for c in children(n):
             hit = mark(c) or hit
         marks[id(n)] = hit

@@ -8,17 +8,20 @@ caller checks the trap record after every call. The entry follows the host ABI o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.checker import CheckedModule
+from rgpu_fuzz.lang.features import walk
 from rgpu_fuzz.lang.types import ArrayTy
 from rgpu_fuzz.lower.context import TCTX_BID, LowerError, ModuleState
 from rgpu_fuzz.lower.exprs import scalar_of
 from rgpu_fuzz.lower.host import (
     BROKE,
     CONTINUED,
+    RETURNED,
+    RUNNING,
     AllocaState,
     EntryState,
     StructuralLoop,
@@ -30,6 +33,7 @@ from rgpu_fuzz.lower.host import (
     lower_thread_fn,
     param_slots,
 )
+from rgpu_fuzz.lower.host_waves import emit_wave_step, hoist_waves, is_wave_let
 from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.stmts import BodyLowerer
 from rgpu_fuzz.lower.targets import TargetHooks
@@ -117,6 +121,8 @@ class StructuralLowerer(BodyLowerer):
     def __init__(self, st: EntryState, marks: dict[int, bool]) -> None:
         super().__init__(st)
         self.marks = marks
+        self.wave_depth = 0
+        """How many wave-uniform `if`s enclose the statement being lowered (`_wave_if`)."""
         """`barrier_marks` of the kernel's body (statements made here are not in it)."""
 
     def run(self, stmts: list[ast.Stmt]) -> None:
@@ -143,15 +149,70 @@ class StructuralLowerer(BodyLowerer):
         tail = [] if block.tail is None else [ast.ExprStmt(expr=block.tail)]
         return [*block.stmts, *tail]
 
-    def _uniform(self, cond: ast.Expr) -> ir.Value:
+    def _uniform(self, cond: ast.Expr, park: int | None = None) -> ir.Value:
+        """A condition every running thread evaluates. Block-uniform (`park` None): the
+        first running thread's value. Wave-uniform (`park` a state): a thread whose value is
+        false takes state `park`; the answer is whether any thread still runs."""
         def emit() -> None:
             v = self.expr(cond)
-            assert self.st.frame is not None
-            store_scalar(self.b, v, self.b.gep(self.st.frame, [ir.Constant(I64, 1)],
+            frame = self.st.frame
+            assert frame is not None
+            store_scalar(self.b, v, self.b.gep(frame, [ir.Constant(I64, 1)],
                                                source_etype=I8), Scalar.BOOL)
+            if park is not None:
+                state = self.b.load(frame, typ=I8)
+                self.b.store(self.b.select(v, state, ir.Constant(I8, park)), frame)
 
         self.st.region(emit)
-        return self.st.first_running(read_cond=True)
+        return self.st.first_running(read_cond=park is None)
+
+    def _per_thread(self, s: ast.Stmt) -> bool:
+        """Whether `s`'s conditions may differ between the block's threads: it holds wave
+        operations but no barrier, so the checker proved its control flow wave-uniform
+        only, and waves may go different ways (`_wave_if`, and loops whose threads leave
+        one by one as `break` does)."""
+        return not any(isinstance(n, ast.Call) and n.func == "sync_threads" for n in walk(s))
+
+    def _when_running(self, emit: Callable[[], None]) -> None:
+        run_bb = self.st.fn.append_basic_block("wave.run")
+        skip_bb = self.st.fn.append_basic_block("wave.skip")
+        self.b.cbranch(self.st.first_running(read_cond=False), run_bb, skip_bb)
+        self.b.position_at_end(run_bb)
+        emit()
+        self.b.branch(skip_bb)
+        self.b.position_at_end(skip_bb)
+
+    def _restate(self, moves: dict[int, int]) -> None:
+        """Every thread in a state of `moves` takes the state it maps to (all at once)."""
+        def emit() -> None:
+            frame = self.st.frame
+            assert frame is not None
+            state = self.b.load(frame, typ=I8)
+            new = state
+            for old, to in moves.items():
+                hit = self.b.icmp_unsigned("==", state, ir.Constant(I8, old))
+                new = self.b.select(hit, ir.Constant(I8, to), new)
+            self.b.store(new, frame)
+
+        self.st.region(emit, all_threads=True)
+
+    def _wave_if(self, e: ast.If) -> None:
+        """An `if` whose condition is wave-uniform: threads whose condition is false are
+        parked while the `then` arm runs, the others parked while the `else` arm runs
+        (two states per nesting depth, after `RETURNED`); a thread that leaves an arm by
+        `break`/`continue`/`return` keeps that state."""
+        depth = self.wave_depth
+        self.wave_depth += 1
+        park_else, park_done = RETURNED + 1 + 2 * depth, RETURNED + 2 + 2 * depth
+        self._uniform(e.cond, park_else)
+        self._when_running(lambda: self.run(self._block_stmts(e.then)))
+        self._restate({RUNNING: park_done, park_else: RUNNING})
+        if e.else_ is not None:
+            stmts: list[ast.Stmt] = [ast.ExprStmt(expr=e.else_, semi=False)] \
+                if isinstance(e.else_, ast.If) else self._block_stmts(e.else_)
+            self._when_running(lambda: self.run(stmts))
+        self._restate({park_done: RUNNING})
+        self.wave_depth -= 1
 
     def _structural(self, s: ast.Stmt) -> None:
         """A statement containing a barrier, lowered once for the whole block — and skipped
@@ -177,17 +238,23 @@ class StructuralLowerer(BodyLowerer):
         fn = self.st.fn
         b = self.b
         match s:
+            case ast.Let() if is_wave_let(s):
+                emit_wave_step(self.st, s, self.st.ms.target.lanes)
             case ast.ExprStmt(expr=ast.BlockExpr(block=block)):
                 self.run(self._block_stmts(block))
             case ast.ExprStmt(expr=ast.If() as e):
-                self._structural_if(e)
+                if self._per_thread(s):
+                    self._wave_if(e)
+                else:
+                    self._structural_if(e)
             case ast.While(cond=cond, body=body):
                 head = fn.append_basic_block("swhile.head")
                 work = fn.append_basic_block("swhile.body")
                 done = fn.append_basic_block("swhile.end")
                 b.branch(head)
                 b.position_at_end(head)
-                b.cbranch(self._uniform(cond), work, done)
+                park = BROKE if self._per_thread(s) else None
+                b.cbranch(self._uniform(cond, park), work, done)
                 b.position_at_end(work)
                 self._loop_body(body)
                 b.branch(head)
@@ -276,9 +343,13 @@ class StructuralLowerer(BodyLowerer):
             assert st.frame is not None
             store_scalar(b, ok, b.gep(st.frame, [ir.Constant(I64, 1)], source_etype=I8),
                          Scalar.BOOL)
+            if per_thread:  # a thread whose range is done leaves the loop as `break` does
+                state = b.load(st.frame, typ=I8)
+                b.store(b.select(ok, state, ir.Constant(I8, BROKE)), st.frame)
 
+        per_thread = self._per_thread(s)
         st.region(cond)
-        b.cbranch(st.first_running(read_cond=True), work, done)
+        b.cbranch(st.first_running(read_cond=not per_thread), work, done)
         b.position_at_end(work)
         self._loop_body(s.body)
 
@@ -355,6 +426,7 @@ def _lower_host_entry(ms: ModuleState, kernel: ast.Fn, shared_bytes: int) -> Low
     module = ms.module
     entry = kernel.name
     symbol = f"rgpu_kernel_{entry}"
+    kernel = hoist_waves(kernel)
     marks = barrier_marks(kernel.body)
     barrier = marks[id(kernel.body)]
     thread_fn = None if barrier else lower_thread_fn(ms, kernel)

@@ -37,8 +37,11 @@ from typing import TYPE_CHECKING
 from rgpu_fuzz.lower.amdgcn import gpu_trap_fn
 from rgpu_fuzz.lower.context import TCTX_BDIM, TCTX_BID, TCTX_GDIM, TCTX_TID, FnState
 from rgpu_fuzz.lower.irapi import ir
+from rgpu_fuzz.lower.nvptx_waves import WARP, NvptxWaves
 from rgpu_fuzz.lower.targets import TargetHooks
 from rgpu_fuzz.lower.values import I32, VOID, string_attribute
+from rgpu_fuzz.lower.waves import WaveOps
+from rgpu_fuzz.model.scalars import Scalar
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lower.context import ModuleState
@@ -64,6 +67,8 @@ class NvptxTarget(TargetHooks):
     target machine is made and is kept here for naming."""
 
     cpu: str = PTX_SM_DEFAULT
+    waveops: WaveOps = WaveOps.INTRINSIC
+    """How reductions are lowered (`rgpu_fuzz.lower.nvptx_waves`)."""
     name: str = "nvptx"
     addrspace_global: int = 1
     addrspace_shared: int = 3
@@ -87,6 +92,15 @@ class NvptxTarget(TargetHooks):
         kind, axis = _WORD_KIND[index - index % 3], "xyz"[index % 3]
         fn = st.ms.intrinsics.get(_SREG.format(kind=kind, axis=axis), I32, [])
         return st.b.call(fn, [])
+
+    @property
+    def lanes(self) -> int:
+        return WARP
+
+    def wave_op(self, st: FnState, op: str, args: list[ir.Value],
+                types: list[Scalar]) -> ir.Value:
+        sm = int(self.cpu.removeprefix("sm_").rstrip("a"))
+        return NvptxWaves(st, sm, self.waveops).op(op, args, types)
 
     def emit_barrier(self, st: FnState) -> None:
         st.b.call(st.ms.intrinsics.get(BARRIER, VOID, [I32]), [ir.Constant(I32, 0)])

@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 from rgpu_fuzz.lower.context import LowerError
 from rgpu_fuzz.lower.irapi import ir
 from rgpu_fuzz.lower.values import I32, PTR
+from rgpu_fuzz.model.scalars import Scalar
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lower.context import FnState, ModuleState
@@ -84,6 +85,17 @@ class TargetHooks(abc.ABC):
         """Attributes only the SIMT kernel entry gets (none by default)."""
         return None
 
+    @property
+    def lanes(self) -> int:
+        """The wave size the lowering assumes (`wave_size()`, ballot width, ladders)."""
+        return 32
+
+    def wave_op(self, st: FnState, op: str, args: list[ir.Value],
+                types: list[Scalar]) -> ir.Value:
+        """A wave operation (`rgpu_fuzz.lower.waves`) with its lowered arguments and their
+        types; LowerError where the target has none."""
+        raise LowerError(f"wave operation {op}")
+
     def decorate_function(self, fn: ir.Function) -> None:
         """Attributes every function of the module gets (none by default)."""
         return None
@@ -111,10 +123,22 @@ class HostTarget(TargetHooks):
     """
 
     name: str = "host"
+    wave_size: int = 64
+    """How many consecutive threads of a block form a wave (`lower.host_waves`)."""
 
     @property
     def triple(self) -> str:
         return llvm.get_process_triple()
+
+    @property
+    def lanes(self) -> int:
+        return self.wave_size
+
+    def wave_op(self, st: FnState, op: str, args: list[ir.Value],
+                types: list[Scalar]) -> ir.Value:
+        from rgpu_fuzz.lower.host_waves import lane_query
+
+        return lane_query(self, st, op)
 
     @property
     def serialises_threads(self) -> bool:

@@ -43,6 +43,7 @@ import numpy as np
 from rgpu_fuzz import casefile
 from rgpu_fuzz.codeobj.kernarg import KernargSegment
 from rgpu_fuzz.codeobj.launch import LaunchPlan, LoadedKernel, load_code_object
+from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import (
     TRAP_PARAM,
@@ -61,9 +62,17 @@ from rgpu_fuzz.model.outcome import (
     Unsupported,
     detail,
 )
-from rgpu_fuzz.pipelines.base import Pipeline
+from rgpu_fuzz.pipelines.base import Pipeline, PipelineSpec
 from rgpu_fuzz.pipelines.llvm_stages import COMPILE_STAGES, case_of
-from rgpu_fuzz.pipelines.options import Choice, Flag, Int, KeyChoice, OptLevel, PathOption
+from rgpu_fuzz.pipelines.options import (
+    Choice,
+    Flag,
+    Int,
+    KeyChoice,
+    OptLevel,
+    PathOption,
+    PipelineError,
+)
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import describe_failure, outcome_of, report_stage
 from rgpu_fuzz.pipelines.toolchain import (
@@ -75,7 +84,7 @@ from rgpu_fuzz.pipelines.toolchain import (
     Target,
 )
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
-from rgpu_fuzz.targets import PIPELINE_TARGETS
+from rgpu_fuzz.targets import PIPELINE_TARGETS, by_name
 
 TARGETS = PIPELINE_TARGETS
 STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
@@ -97,16 +106,19 @@ class Job:
     trace: bool = False
     texts: bool = False
     isel: Isel = Isel.DAG
+    waveops: WaveOps = WaveOps.INTRINSIC
+    wave64: bool = False
 
 
-def sim_target(cpu: str, isel: Isel, atomics: AtomicConfig = DEFAULT_ATOMICS) -> Target:
-    """The toolchain target of `amdgpu-sim` for processor `cpu` with selector `isel` and
-    the atomics settings `atomics`."""
+def sim_target(cpu: str, isel: Isel, atomics: AtomicConfig = DEFAULT_ATOMICS,
+               wave64: bool = False) -> Target:
+    """The toolchain target of `amdgpu-sim` for processor `cpu` with selector `isel`, the
+    atomics settings `atomics` and (`wave64`) built for wave64 (`+wavefrontsize64`)."""
     from dataclasses import replace
 
     from rgpu_fuzz.pipelines.gpu_build import gpu_target
 
-    return replace(gpu_target(cpu), isel=isel, atomics=atomics)
+    return replace(gpu_target(cpu, wave64=wave64), isel=isel, atomics=atomics)
 
 
 class AmdgpuSimPipeline(Pipeline):
@@ -137,7 +149,26 @@ class AmdgpuSimPipeline(Pipeline):
                            help="AMDGPU atomic optimizer strategy "
                                 "(-amdgpu-atomic-optimizer-strategy)")
     FLAT = Flag(name="flat", help="atomics through generic (flat) pointers")
-    options = (TARGET, OPT, ISEL, SCOPE, ATOMIC_OPT, FLAT, LLC, STEPS, DET)
+    WAVEOPS = KeyChoice(name="waveops", choices=tuple(WaveOps),
+                        help="wave reductions and scans: LLVM's intrinsics or a DPP ladder "
+                             "(rgpu_fuzz.lower.amdgcn_waves)")
+    WAVE64 = Flag(name="wave64", help="build for wave64 (+wavefrontsize64; a gfx1100 runs "
+                                      "wave32 by default)")
+    options = (TARGET, OPT, ISEL, SCOPE, ATOMIC_OPT, FLAT, WAVEOPS, WAVE64, LLC, STEPS, DET)
+
+    def __init__(self, spec: PipelineSpec | str) -> None:
+        super().__init__(spec)
+        row = by_name(self.option(self.TARGET))
+        if self.option(self.WAVE64) and (row is None or 64 not in row.wave_sizes):
+            raise PipelineError(f"{self.spec}: wave64: {self.option(self.TARGET)} has no "
+                                "wave64 mode")
+
+    @property
+    def wave_size(self) -> int:
+        """The wave size the code runs with: 64 with `wave64`, else the target's default."""
+        row = by_name(self.option(self.TARGET))
+        assert row is not None
+        return 64 if self.option(self.WAVE64) else row.wave_size
     timeout: float = DEFAULT_TIMEOUT
 
     def atomic_config(self) -> AtomicConfig:
@@ -162,7 +193,8 @@ class AmdgpuSimPipeline(Pipeline):
         return Job(casefile.dumps(case), self.option(self.TARGET), self.option(self.OPT),
                    ClassRef.of(type(self)), str(self.spec), self.option(self.LLC),
                    self.option(self.STEPS), self.option(self.DET), trace, texts,
-                   Isel(self.option(self.ISEL)))
+                   Isel(self.option(self.ISEL)), WaveOps(self.option(self.WAVEOPS)),
+                   self.option(self.WAVE64))
 
     def _run(self, case: Case) -> Outcome:
         from rgpu_fuzz.pipelines.workers import call_in_worker
@@ -196,7 +228,8 @@ class AmdgpuSimPipeline(Pipeline):
         return BatchJob(tuple(casefile.dumps(c) for c in cases), self.option(self.TARGET),
                         self.option(self.OPT), ClassRef.of(type(self)), str(self.spec),
                         self.option(self.LLC), self.option(self.STEPS), self.timeout,
-                        Isel(self.option(self.ISEL)))
+                        Isel(self.option(self.ISEL)), WaveOps(self.option(self.WAVEOPS)),
+                        self.option(self.WAVE64))
 
     def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
         """A chunk's cases compiled into one code object and launched from it
@@ -276,11 +309,12 @@ def _compile(job: Job) -> _Built | Outcome:
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
     custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
     case = casefile.loads(job.case_toml)
-    got = build_gpu(case, sim_target(job.target, job.isel, pipeline.atomic_config()),
-                    job.opt_level,
+    got = build_gpu(case, sim_target(job.target, job.isel, pipeline.atomic_config(),
+                                     job.wave64), job.opt_level,
                     llc=None if job.llc is None else Llc(job.llc),
                     transform=pipeline.transform_ir if custom_ir else None,
-                    determinism=job.check_determinism, assembly=job.texts)
+                    determinism=job.check_determinism, assembly=job.texts,
+                    waveops=job.waveops)
     if not isinstance(got, GpuBuild):
         return got
     seconds = dict(got.stats.seconds)

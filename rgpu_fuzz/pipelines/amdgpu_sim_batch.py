@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
+from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.outcome import CompileCrash, Outcome, Stats
 from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.amdgpu_sim import (
@@ -70,11 +71,14 @@ class BatchJob:
     timeout: float = DEFAULT_TIMEOUT
     """Seconds per case; a case's launch stops (SIGALRM) when its share is spent."""
     isel: Isel = Isel.DAG
+    waveops: WaveOps = WaveOps.INTRINSIC
+    wave64: bool = False
 
     def job(self, i: int) -> Job:
         """Case `i` as the single-case job it would be alone."""
         return Job(self.cases[i], self.target, self.opt_level, self.pipeline_class, self.spec,
-                   self.llc, self.steps, isel=self.isel)
+                   self.llc, self.steps, isel=self.isel, waveops=self.waveops,
+                   wave64=self.wave64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +110,8 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
     """The batch's linked (and hooked) code object, or why there is none."""
     from rgpu_fuzz.codeobj.link import LinkFailure, link
 
-    target, level = sim_target(job.target, job.isel, pipeline.atomic_config()), job.opt_level
+    target = sim_target(job.target, job.isel, pipeline.atomic_config(), job.wave64)
+    level = job.opt_level
     llc = None if job.llc is None else Llc(job.llc)
     try:
         text = clock.run("ir-link", lambda: link_modules({i: b.ir for i, b in builds.items()}))
@@ -142,19 +147,18 @@ def execute_batch(job: BatchJob) -> list[Outcome] | BatchFailed:
     """Compile the batch into one code object and launch each case from it (the worker's
     job function); one outcome per case, in order."""
     from rgpu_fuzz.codeobj.launch import LoadedKernel, load_kernels
-    from rgpu_fuzz.lower import AmdgcnTarget
-    from rgpu_fuzz.pipelines.gpu_build import GpuBuild
+    from rgpu_fuzz.pipelines.gpu_build import GpuBuild, lowering_for
     from rgpu_fuzz.sim import decode_text
 
     pipeline = job.pipeline_class.load()(_spec(job.spec))
     assert isinstance(pipeline, AmdgpuSimPipeline), pipeline
     custom_ir = type(pipeline).transform_ir is not AmdgpuSimPipeline.transform_ir
-    target = sim_target(job.target, job.isel, pipeline.atomic_config())
+    target = sim_target(job.target, job.isel, pipeline.atomic_config(), job.wave64)
     clocks = [StageClock(tag=f"{i}:") for i in range(len(job.cases))]
     out: list[Outcome | None] = [None] * len(job.cases)
     builds: dict[int, LlvmBuild] = {}
     for i, text in enumerate(job.cases):
-        got = lower_and_optimise(case_of(text), AmdgcnTarget(cpu=job.target), target,
+        got = lower_and_optimise(case_of(text), lowering_for(target, job.waveops), target,
                                  job.opt_level,
                                  transform=pipeline.transform_ir if custom_ir else None,
                                  clock=clocks[i], upto="llvm-ir")

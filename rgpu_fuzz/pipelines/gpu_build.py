@@ -23,6 +23,7 @@ from rgpu_fuzz import casefile
 from rgpu_fuzz.lower import AmdgcnTarget, TargetHooks
 from rgpu_fuzz.lower.amdgcn import AMDHSA_TRIPLE
 from rgpu_fuzz.lower.nvptx import NVPTX_TRIPLE, NvptxTarget
+from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import FlatArg, KernelParam, flatten
 from rgpu_fuzz.model.outcome import Outcome, Stats
@@ -45,8 +46,15 @@ GPU_CPUS = PIPELINE_TARGETS
 facts (`rgpu_fuzz.targets`)."""
 
 
-def gpu_target(cpu: str, features: str = "") -> Target:
-    """The toolchain target for an AMDGPU processor under the HSA ABI."""
+WAVE64 = "+wavefrontsize64"
+"""The subtarget feature of a GFX10+ processor built for wave64 (AMDGPUUsage "Processors")."""
+
+
+def gpu_target(cpu: str, features: str = "", *, wave64: bool = False) -> Target:
+    """The toolchain target for an AMDGPU processor under the HSA ABI (`wave64`: with
+    `+wavefrontsize64`)."""
+    if wave64:
+        features = ",".join(f for f in (features, WAVE64) if f)
     return Target(AMDHSA_TRIPLE, cpu, features)
 
 
@@ -55,12 +63,15 @@ def nvptx_target(sm: str) -> Target:
     return Target(NVPTX_TRIPLE, sm, "")
 
 
-def lowering_for(target: Target) -> TargetHooks:
-    """The lowering's target hooks for a toolchain target (by triple)."""
+def lowering_for(target: Target, waveops: WaveOps = WaveOps.INTRINSIC) -> TargetHooks:
+    """The lowering's target hooks for a toolchain target (by triple), wave operations
+    lowered by `waveops`; the wave size follows the target's features."""
     if target.triple == NVPTX_TRIPLE:
-        return NvptxTarget(cpu=target.cpu)
+        return NvptxTarget(cpu=target.cpu, waveops=waveops)
+    wave64 = WAVE64 in target.features.split(",")
     return AmdgcnTarget(cpu=target.cpu, atomic_scope=target.atomics.scope,
-                        atomic_flat=target.atomics.flat)
+                        atomic_flat=target.atomics.flat, wave_size=64 if wave64 else 0,
+                        waveops=waveops)
 
 
 def emits_object(target: Target) -> bool:
@@ -97,12 +108,13 @@ class GpuBuild:
 
 def build_gpu(case: Case, target: Target, opt_level: int, *, llc: Llc | None = None,
               transform: Callable[[str], str] | None = None, determinism: bool = False,
-              assembly: bool = True) -> GpuBuild | Outcome:
+              assembly: bool = True, waveops: WaveOps = WaveOps.INTRINSIC,
+              ) -> GpuBuild | Outcome:
     """Compile `case` for `target` in this process (call it in a worker: LLVM may abort).
     Stages: check, lower, transform, optimise, (determinism), codegen. Returns the build or
     the Outcome that stopped it (`Rejected`, `Unsupported`, `CompileCrash`)."""
     clock = StageClock()
-    got = lower_and_optimise(case, lowering_for(target), target, opt_level,
+    got = lower_and_optimise(case, lowering_for(target, waveops), target, opt_level,
                              transform=transform, clock=clock, determinism=determinism,
                              llc=llc)
     if not isinstance(got, LlvmBuild):

@@ -61,6 +61,7 @@ from rgpu_fuzz.pipelines.device_probe import ask_runtime
 from rgpu_fuzz.pipelines.options import Flag, Int, OptLevel, PathOption
 from rgpu_fuzz.pipelines.stages import outcome_of, report_stage
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
+from rgpu_fuzz.targets import by_name
 
 __all__ = ["HipPipeline", "Job", "LaunchPlan", "arch_target", "execute", "probe"]
 
@@ -161,6 +162,18 @@ class HipPipeline(Pipeline):
         if device >= len(found.archs):
             return f"device={device} but HIP sees {len(found.archs)} device(s)"
         return None
+
+    @property
+    def wave_size(self) -> int:
+        """The device's wave size: its processor's default in the target table (the code is
+        built without `+wavefrontsize64`); the base rule where no device is here."""
+        found = probe()
+        device = self.option(self.DEVICE)
+        if found.reason is None and device < len(found.archs):
+            row = by_name(arch_target(found.archs[device])[0])
+            if row is not None:
+                return row.wave_size
+        return super().wave_size
 
     def job(self, case: Case, exchange: Path) -> Job:
         arch = probe().archs[self.option(self.DEVICE)]

@@ -124,7 +124,10 @@ class LlvmCpuPipeline(Pipeline):
     ISEL = KeyChoice(name="isel", choices=tuple(Isel),
                      help="instruction selector: SelectionDAG or GlobalISel (aborts where it "
                           "cannot select: a CompileCrash, no fallback)")
-    options = (OPT, ISEL, DET, DET_SAMPLE, LLC, THREAD_CALLS)
+    WAVE = KeyChoice(name="wave", choices=("64", "32"),
+                     help="the wave size the lanes of a block are grouped in for wave "
+                          "operations (lower.host)")
+    options = (OPT, ISEL, WAVE, DET, DET_SAMPLE, LLC, THREAD_CALLS)
     timeout: float = DEFAULT_TIMEOUT
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
     """The worker bounds the job itself (and reports the stage); `run`'s own limit is the
@@ -133,6 +136,14 @@ class LlvmCpuPipeline(Pipeline):
     @property
     def opt_level(self) -> int:
         return self.option(self.OPT)
+
+    @property
+    def wave_size(self) -> int:
+        return int(self.option(self.WAVE))
+
+    def host_target(self) -> HostTarget:
+        """The lowering's host target, with this pipeline's wave size."""
+        return HostTarget(wave_size=int(self.option(self.WAVE)))
 
     @property
     def check_determinism(self) -> bool:
@@ -246,7 +257,8 @@ def artefacts(case: Case, spec: str = "llvm-cpu", *,
 def _build(job: Job, case: Case, clock: StageClock, upto: str) -> LlvmBuild | Outcome:
     pipeline = job.pipeline_class.load()(PipelineSpec.parse(job.spec))
     assert isinstance(pipeline, LlvmCpuPipeline), pipeline
-    return lower_and_optimise(case, HostTarget(), Target.host(job.isel), job.opt_level,
+    return lower_and_optimise(case, pipeline.host_target(), Target.host(job.isel),
+                              job.opt_level,
                               transform=pipeline.ir_transform(),
                               clock=clock, upto=upto)
 
@@ -451,7 +463,8 @@ def execute_batch(job: BatchJob) -> list[Outcome | None] | BatchFailed:
     out: list[Outcome | None] = [None] * len(cases)
     builds: dict[int, LlvmBuild] = {}
     for i, case in enumerate(cases):
-        got = lower_and_optimise(case, HostTarget(), Target.host(job.isel), job.opt_level,
+        got = lower_and_optimise(case, pipeline.host_target(), Target.host(job.isel),
+                                 job.opt_level,
                                  transform=pipeline.ir_transform(),
                                  clock=clocks[i], upto="llvm-ir")
         if isinstance(got, LlvmBuild):

@@ -59,6 +59,7 @@ import numpy as np
 
 from rgpu_fuzz import casefile
 from rgpu_fuzz.lower.nvptx import PTX_SM_DEFAULT, PTX_SMS
+from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.kernel_abi import (
     TRAP_RECORD_WORDS,
@@ -72,7 +73,7 @@ from rgpu_fuzz.model.outcome import Buffer, CompileCrash, Ok, Outcome, RunCrash,
 from rgpu_fuzz.pipelines.base import Pipeline
 from rgpu_fuzz.pipelines.device_probe import ask_runtime
 from rgpu_fuzz.pipelines.hip import LOCATIONS_FILE, TRAP_FILE, trap_after
-from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel, PathOption
+from rgpu_fuzz.pipelines.options import Choice, Flag, Int, KeyChoice, OptLevel, PathOption
 from rgpu_fuzz.pipelines.stages import outcome_of, report_stage
 from rgpu_fuzz.pipelines.toolchain import normalise_error_line
 from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
@@ -238,6 +239,7 @@ class NvptxJob:
     exchange: str
     launch: bool = True
     """False: stop after `params` (everything up to the driver; tests here)."""
+    waveops: WaveOps = WaveOps.INTRINSIC
 
 
 class NvptxGpuPipeline(Pipeline):
@@ -253,7 +255,11 @@ class NvptxGpuPipeline(Pipeline):
                             "nvidia-cuda-nvcc wheel's, when installed)")
     DET = Flag(name="det", execution=True,
                help="compile twice and compare (docs/design.md §3: a difference is a finding)")
-    options = (SM, OPT, DEVICE, PTXAS, DET)
+    WAVEOPS = KeyChoice(name="waveops", choices=tuple(WaveOps),
+                        help="wave reductions: redux.sync (sm_80 and up) or a shfl.sync "
+                             "ladder (rgpu_fuzz.lower.nvptx_waves)")
+    options = (SM, OPT, WAVEOPS, DEVICE, PTXAS, DET)
+
     timeout: float = 120.0
     watchdog_grace = IMPORT_TIMEOUT_S + 30.0
 
@@ -277,7 +283,8 @@ class NvptxGpuPipeline(Pipeline):
     def job(self, case: Case, exchange: Path, *, launch: bool = True) -> NvptxJob:
         return NvptxJob(casefile.dumps(case), self.option(self.SM), self.option(self.OPT),
                         self.option(self.DEVICE), self.option(self.PTXAS) or find_ptxas(),
-                        self.option(self.DET), str(exchange), launch)
+                        self.option(self.DET), str(exchange), launch,
+                        WaveOps(self.option(self.WAVEOPS)))
 
     def _run(self, case: Case) -> Outcome:
         return run_job(self.job, case, self.label, self.timeout)
@@ -392,7 +399,7 @@ def execute(job: NvptxJob) -> Outcome:
 
     case = casefile.loads(job.case_toml)
     build = build_gpu(case, nvptx_target(job.sm), job.opt_level,
-                      determinism=job.check_determinism)
+                      determinism=job.check_determinism, waveops=job.waveops)
     if not isinstance(build, GpuBuild):
         return build
     exchange = Path(job.exchange)

@@ -61,7 +61,7 @@ from rgpu_fuzz.model.outcome import (
 )
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines.base import Pipeline
-from rgpu_fuzz.pipelines.options import Choice, Int, OptLevel
+from rgpu_fuzz.pipelines.options import Choice, Flag, Int, OptLevel
 from rgpu_fuzz.pipelines.rustc_amdgpu_build import (
     RUSTC_ENV,
     TRAP_BUFFER,
@@ -113,7 +113,13 @@ class RustcAmdgpuPipeline(Pipeline):
     OPT = OptLevel(level=2, help="rustc -C opt-level")
     STEPS = Int(name="steps", value=DEFAULT_STEPS, min=1,
                 help="wave-instruction budget of one launch (past it: Timeout)")
-    options = (TARGET, OPT, STEPS)
+    WAVE64 = Flag(name="wave64", help="build for wave64 (-C target-feature=+wavefrontsize64; "
+                                      "a gfx1100 runs wave32 by default)")
+    options = (TARGET, OPT, WAVE64, STEPS)
+
+    @property
+    def wave_size(self) -> int:
+        return 64 if self.option(self.WAVE64) else super().wave_size
     features = frozenset(FEATURES) - UNSUPPORTED
     compile_timeout: float = COMPILE_TIMEOUT
     batch_cases: int = 8
@@ -164,7 +170,8 @@ class RustcAmdgpuPipeline(Pipeline):
             with tempfile.TemporaryDirectory(prefix="rgpu-rustc-amdgpu-") as tmp:
                 built = compile_units(chunk, rustc=rustc, target=self.target,
                                       opt_level=self.opt_level, root=Path(tmp),
-                                      timeout=self.compile_timeout)
+                                      timeout=self.compile_timeout,
+                                      wave64=self.option(self.WAVE64))
                 for i, unit, b in zip(where[start:], chunk, built, strict=False):
                     outcomes[i] = self._outcome(unit, b)
         return [o for o in outcomes if o is not None]
@@ -260,7 +267,8 @@ class RustcAmdgpuPipeline(Pipeline):
             out = Path(tmp, "kernels.out")
             emit = f"{'llvm-ir' if kind == 'ir' else 'asm'}={out.name}"
             proc = run_bounded(rustc_command(rustc, src, target=self.target,
-                                             opt_level=self.opt_level, emit=emit),
+                                             opt_level=self.opt_level, emit=emit,
+                                             wave64=self.option(self.WAVE64)),
                                timeout=self.compile_timeout, cwd=Path(tmp),
                                env=RUSTC_ENV)
             if proc.returncode != 0 or not out.exists():

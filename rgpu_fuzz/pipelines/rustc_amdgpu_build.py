@@ -62,12 +62,14 @@ accepts them only with RUSTC_BOOTSTRAP."""
 
 
 def rustc_command(rustc: str, source: Path, *, target: str, opt_level: int,
-                  emit: str) -> list[str]:
+                  emit: str, wave64: bool = False) -> list[str]:
     """The rustc command line compiling `source` for `target` (a gfx name), run in
     `source`'s directory: the file is named without its directory, because the panic
-    locations embed it in the code object, which must not depend on where it was built."""
+    locations embed it in the code object, which must not depend on where it was built.
+    `wave64`: `-C target-feature=+wavefrontsize64` (a GFX10+ processor in wave64)."""
+    features = ["-C", "target-feature=+wavefrontsize64"] if wave64 else []
     return [rustc, *AMDGPU_FLAGS, "--target", TARGET_TRIPLE, "-C", f"target-cpu={target}",
-            "-C", f"opt-level={opt_level}", f"--emit={emit}", source.name]
+            *features, "-C", f"opt-level={opt_level}", f"--emit={emit}", source.name]
 
 
 def _sha(data: bytes) -> str:
@@ -75,7 +77,7 @@ def _sha(data: bytes) -> str:
 
 
 def build_code_object(units: Sequence[ProgramCase], workdir: Path, timeout: float, *,
-                      rustc: str, target: str, opt_level: int) -> Build:
+                      rustc: str, target: str, opt_level: int, wave64: bool = False) -> Build:
     """Compile the crate of `units` into `workdir/kernels.hsaco` (a `Build` whose `binary`
     is the code object; `kernels.ll` beside it is rustc's LLVM IR)."""
     program = amdgpu_program_source(units)
@@ -83,7 +85,8 @@ def build_code_object(units: Sequence[ProgramCase], workdir: Path, timeout: floa
     hsaco = workdir / "kernels.hsaco"
     src.write_text(program.source, encoding="utf-8")
     emit = f"obj={obj.name},llvm-ir={ir.name}"
-    proc = run_bounded(rustc_command(rustc, src, target=target, opt_level=opt_level, emit=emit),
+    proc = run_bounded(rustc_command(rustc, src, target=target, opt_level=opt_level, emit=emit,
+                                     wave64=wave64),
                        timeout=timeout, cwd=workdir, env=RUSTC_ENV)
     common = {"program": program, "cases": len(units), "seconds": proc.seconds,
               "source_sha256": _sha(program.source.encode()), "log": proc.stderr}
@@ -109,16 +112,19 @@ def build_code_object(units: Sequence[ProgramCase], workdir: Path, timeout: floa
     return Build(binary=hsaco, binary_sha256=_sha(linked), **common)  # type: ignore[arg-type]
 
 
-def amdgpu_builder(*, rustc: str, target: str, opt_level: int) -> Builder:
+def amdgpu_builder(*, rustc: str, target: str, opt_level: int,
+                   wave64: bool = False) -> Builder:
     """`build_code_object` with its compiler, target and level bound (for `build_batch`)."""
-    return partial(build_code_object, rustc=rustc, target=target, opt_level=opt_level)
+    return partial(build_code_object, rustc=rustc, target=target, opt_level=opt_level,
+                   wave64=wave64)
 
 
 def compile_units(units: Sequence[ProgramCase], *, rustc: str, target: str, opt_level: int,
-                  root: Path, timeout: float) -> list[BuiltCase]:
+                  root: Path, timeout: float, wave64: bool = False) -> list[BuiltCase]:
     """Every unit compiled (in as few crates as compile), one `BuiltCase` each, in order;
     kernel `entry_symbol(index)` of the build's code object is the case's."""
-    return build_batch(units, amdgpu_builder(rustc=rustc, target=target, opt_level=opt_level),
+    return build_batch(units, amdgpu_builder(rustc=rustc, target=target, opt_level=opt_level,
+                                             wave64=wave64),
                        root=root, timeout=timeout)
 
 

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rgpu_fuzz.lang.features import FEATURES, case_features
 from rgpu_fuzz.model.case import BufferArg, Case
 from rgpu_fuzz.model.outcome import (
     Buffer,
@@ -42,6 +43,7 @@ from rgpu_fuzz.model.outcome import (
     Stats,
     Timeout,
     Trap,
+    Unsupported,
 )
 from rgpu_fuzz.model.scalars import from_bits
 from rgpu_fuzz.pipelines.base import Pipeline
@@ -73,6 +75,11 @@ class RustcCpuPipeline(Pipeline):
     description = "the printed kernel compiled by the real rustc, run on the host"
     OPT = OptLevel(level=2, help="rustc -C opt-level")
     options = (OPT,)
+    UNSUPPORTED = frozenset({"wave"})
+    """A CPU has no waves: a kernel with wave functions is `Unsupported(("wave",))`, one
+    answer for the whole kernel (the host program's threads run one after another, with
+    no lanes to read)."""
+    features = frozenset(FEATURES) - UNSUPPORTED
     compile_timeout: float = COMPILE_TIMEOUT
     watchdog_grace = 600.0
     """rustc and the program run under their own bounded-subprocess timeouts."""
@@ -113,6 +120,10 @@ class RustcCpuPipeline(Pipeline):
         units: list[ProgramCase] = []
         where: list[int] = []
         for i, case in enumerate(cases):
+            # run_many's callers may leave the feature check to the pipeline
+            if missing := case_features(case) & self.UNSUPPORTED:
+                outcomes[i] = Unsupported(features=tuple(sorted(missing)))
+                continue
             unit = self.program_case(case)
             if isinstance(unit, Rejected):
                 outcomes[i] = unit
