@@ -52,6 +52,16 @@ Step = Callable[[Wave], Any]
 LANE_PERMUTING = frozenset({"DPP", "DPP8"})
 """Encodings whose first source is read from other lanes (bound by `bind_dpp`)."""
 
+_DPP_KEYS = frozenset({"dpp_ctrl", "row_mask", "bank_mask", "bound_ctrl", "fi", "lane_sel"})
+"""The modifiers the decoder records for a DPP16 or DPP8 dword."""
+
+
+def is_dpp(inst: Inst) -> bool:
+    """Whether SRC0 of `inst` is read through a DPP16/DPP8 dword: the DPP encodings of
+    VOP1/VOP2/VOPC, or a VOP3 carrying one (GFX11 `_e64_dpp`, recorded as its modifiers)."""
+    return inst.encoding in LANE_PERMUTING or "dpp_ctrl" in inst.mods or \
+        "lane_sel" in inst.mods
+
 
 class Unmodelled(ValueError):
     """A DPP form the step does not model; the binder reports it unsupported."""
@@ -73,12 +83,13 @@ def gfx9(inst: Inst) -> bool:
 
 def _src0(inst: Inst) -> int:
     """Position of SRC0 among the operands: the first VGPR after the destination whose
-    index is the DPP dword's SRC0 field (bits 7:0 of dword 1)."""
+    index is the DPP dword's SRC0 field (bits 7:0 of the DPP dword, the instruction's last:
+    a DPP form has no literal)."""
     key = inst.share_key or inst.origin
     words: tuple[int, ...] = tuple(key[1]) if key else ()
     if len(words) < 2:
         raise Unmodelled("DPP words not recorded")
-    field = words[1] & 0xFF
+    field = words[-1] & 0xFF
     for k, op in enumerate(inst.operands):
         if k >= 1 and op.kind is OpKind.VGPR and op.index == field:
             return k
@@ -88,7 +99,7 @@ def _src0(inst: Inst) -> int:
 def _lane_map(inst: Inst, lanes: int) -> tuple[np.ndarray, np.ndarray, bool, bool]:
     """(source lane per lane, DPP-enabled lanes, invalid reads 0, fetch inactive)."""
     m = inst.mods
-    if inst.encoding == "DPP8":
+    if "lane_sel" in m:
         return dpp8_sources(int(m["lane_sel"]), lanes), np.ones(lanes, bool), True, \
             bool(m.get("fi", 0))
     src = dpp16_sources(int(m["dpp_ctrl"]), lanes, gfx9(inst))
@@ -137,7 +148,8 @@ def bind_dpp(inst: Inst, env: Env, bind_plain: Callable[[Inst], Step]) -> Step:
     at = np.where(in_wave, src, 0)
     ops = list(inst.operands)
     ops[k] = _moved(op, tmp)
-    plain = bind_plain(replace(inst, operands=tuple(ops), encoding="DPP-SOURCE"))
+    mods = {name: v for name, v in inst.mods.items() if name not in _DPP_KEYS}
+    plain = bind_plain(replace(inst, operands=tuple(ops), encoding="DPP-SOURCE", mods=mods))
     if getattr(plain, "unsupported", False):
         return plain
     compare = shape == "cmp"
@@ -182,4 +194,4 @@ def bind_dpp(inst: Inst, env: Env, bind_plain: Callable[[Inst], Step]) -> Step:
     return step
 
 
-__all__ = ["LANE_PERMUTING", "Unmodelled", "bind_dpp", "gfx9", "target_of"]
+__all__ = ["LANE_PERMUTING", "Unmodelled", "bind_dpp", "gfx9", "is_dpp", "target_of"]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import Step, Unbindable, bind_salu, bind_valu
-from rgpu_fuzz.sim.bound.dpp import LANE_PERMUTING, bind_dpp
+from rgpu_fuzz.sim.bound.dpp import LANE_PERMUTING, bind_dpp, is_dpp
 from rgpu_fuzz.sim.bound.gpr_idx import bind_gpr_idx
 from rgpu_fuzz.sim.bound.lane_xfer import LANE_XFER, bind_lane_xfer
 from rgpu_fuzz.sim.bound.mem import (
@@ -288,7 +288,7 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
         inst = replace(inst, opcode=name)
     if inst.halves:
         return _dual(inst, *(bind_one(h, env, mem, index_of) for h in inst.halves))
-    if inst.encoding in LANE_PERMUTING:
+    if is_dpp(inst):
         try:
             return bind_dpp(inst, env, lambda i: bind_one(i, env, mem, index_of))
         except (Unbindable, ValueError, KeyError, IndexError) as e:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from rgpu_fuzz.sim.bound.alu import Unbindable
-from rgpu_fuzz.sim.bound.dpp import LANE_PERMUTING
+from rgpu_fuzz.sim.bound.dpp import is_dpp
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.bound.program import ALIASES, NOPS, SHARED, bind_one, waitcnt_counts
 from rgpu_fuzz.sim.fused.code import RUN_BASE, NotFusible, RunCode, RunStop
@@ -46,7 +46,7 @@ class Emitter(RunCode):
                 return
             if emit_store(self, inst, name) or emit_load(self, inst, name):
                 return
-            if inst.encoding in LANE_PERMUTING:
+            if is_dpp(inst):
                 # reads other lanes of SRC0 and narrows the lanes written: only its bound
                 # step (`bound.dpp`) knows how, so it runs as one between two segments
                 self.opaque_step()
