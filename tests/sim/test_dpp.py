@@ -199,3 +199,25 @@ def test_a_load_in_flight_to_src0_is_a_hazard() -> None:
     with pytest.raises(SimStop) as stop:
         _run("v_mov_b32_dpp v0, v1 row_shr:1 row_mask:0xf bank_mask:0xf", w=w)
     assert stop.value.fault.signature == "sim-waitcnt-hazard"
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    # v1 = (0x3c00 + l) << 16 | (0x4000 + l); v0 = 7. quad_perm:[1,0,3,2]: lane l reads l ^ 1
+    ("v_mov_b16_dpp v0.h, v1.h quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+     [0x3C01_0007, 0x3C00_0007, 0x3C03_0007, 0x3C02_0007]),
+    ("v_mov_b16_dpp v0.l, v1.l quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+     [0x4001, 0x4000, 0x4003, 0x4002]),
+    # row_shr:1: lane 0 reads none (kept: 7), lane l the high half of lane l - 1
+    ("v_mov_b16_dpp v0.l, v1.h row_shr:1 row_mask:0xf bank_mask:0xf",
+     [0x7, 0x3C00, 0x3C01, 0x3C02]),
+])
+def test_gfx11_true16_halves(line: str, want: list[int]) -> None:
+    """A true16 SRC0 names its half with bit 7 of the DPP dword's SRC0 (RDNA3 ISA §7.3
+    "16-bit VGPRs"): `v1.h` is field 0x81, not v129; the result writes only its half of
+    v0 (the other keeps 7 or 0)."""
+    w = _wave(32)
+    lane = np.arange(32, dtype=np.uint32)
+    w.V[:, 1] = (lane + 0x3C00) << 16 | (lane + 0x4000)
+    assert assemble([line], "gfx1100").templates[0].text == line
+    _run(line, "gfx1100", w)
+    assert w.V[:4, 0].tolist() == want

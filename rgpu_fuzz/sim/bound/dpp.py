@@ -91,7 +91,9 @@ def _src0(inst: Inst) -> int:
         raise Unmodelled("DPP words not recorded")
     field = words[-1] & 0xFF
     for k, op in enumerate(inst.operands):
-        if k >= 1 and op.kind is OpKind.VGPR and op.index == field:
+        # a true16 16-bit SRC0 names v.h with bit 7 (RDNA3 ISA §7.3 "16-bit VGPRs")
+        if k >= 1 and op.kind is OpKind.VGPR and (op.index == field or (
+                getattr(op, "hi", False) and op.index == field & 0x7F)):
             return k
     raise Unmodelled("SRC0 not found among the operands")
 

@@ -499,8 +499,9 @@ class _Decoder:
             return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]),
                             sext=bool(v[f"{p}_sext"]), sel=_select(v[f"{p}_sel"]))
         if enc in (Encoding.DPP, Encoding.DPP8) and index is not None and index < 2:
-            if index == 0:
-                op = vgpr(v["src0"], self._optype(fname), self.spec)
+            if index == 0:   # bit 7 of a true16 SRC0 selects the high half, as in VOP1/2/C
+                op = vgpr(v["src0"], self._optype(fname), self.spec,
+                          packed_half=self.spec.true16)
             if enc is Encoding.DPP:
                 p = f"src{index}"
                 return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]))
