@@ -17,7 +17,7 @@ import pytest
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.common.fault import SimStop
 from rgpu_fuzz.sim.state.wave import Wave
-from tests.sim.asm_steps import ENV, assemble, run_steps
+from tests.sim.asm_steps import ENV, assemble, encodings, run_steps
 
 ENV32 = Env(lanes=32, ieee=True, flush32=False, flush64=False, constants=((125, 0),),
             waitcnt=lambda simm: ((simm >> 10) & 0x3F, (simm >> 4) & 0x3F), true16=True)
@@ -221,3 +221,26 @@ def test_gfx11_true16_halves(line: str, want: list[int]) -> None:
     assert assemble([line], "gfx1100").templates[0].text == line
     _run(line, "gfx1100", w)
     assert w.V[:4, 0].tolist() == want
+
+
+@pytest.mark.parametrize(("line", "want"), [
+    # lane l: SRC0 from row_shr:1 (0 for lane 0 of a row: bound_ctrl:1) + v2 (1000) + v3 (5)
+    ("v_add3_u32_e64_dpp v0, v1, v2, v3 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1",
+     [(0 if ln % 16 == 0 else 100 + ln - 1) + 1005 for ln in range(32)]),
+    # DPP8 reversal of each group of 8 for SRC0; SRC2 names v1 and reads its own lane
+    ("v_add3_u32_e64_dpp v0, v1, v2, v1 dpp8:[7,6,5,4,3,2,1,0]",
+     [100 + (ln & ~7) + 7 - (ln & 7) + 1000 + 100 + ln for ln in range(32)]),
+    # VOP3SD carry-out: lane l = v1 of lane l ^ 1 + v2; no carry
+    ("v_add_co_u32_e64_dpp v0, s6, v1, v2 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf",
+     [100 + (ln ^ 1) + 1000 for ln in range(32)]),
+])
+def test_gfx11_vop3_dpp(line: str, want: list[int]) -> None:
+    """GFX11 VOP3 with a DPP dword (`rgpu_fuzz/sim/isa/vop3_dpp.py`): decoded and printed as
+    llvm-mc-22 prints it, SRC0 read through the DPP lane map, the other sources from their
+    own lanes."""
+    w = _wave(32)
+    w.V[:, 3], w.vdef[:, 3] = 5, True
+    (text, _), = encodings(line + "\n", "gfx1100")
+    assert assemble([line], "gfx1100").templates[0].text == text
+    _run(line, "gfx1100", w)
+    assert w.V[:, 0].tolist() == want

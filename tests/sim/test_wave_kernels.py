@@ -144,6 +144,63 @@ def test_set_inactive_strict_wwm_scan(cpu: str, block: int, tier: str, opt: int)
     assert _launch("wwm_sum", cpu, block, x, opt) == want
 
 
+ATOMIC_IR = """target triple = "amdgcn-amd-amdhsa"
+declare i32 @llvm.amdgcn.workitem.id.x()
+define amdgpu_kernel void @k(ptr addrspace(1) %cnt, ptr addrspace(1) %out) {{
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %t = zext i32 %tid to i64
+  %m = mul i64 %t, 2654435761
+  %w = xor i64 %m, 12345
+  {narrow}
+  %old = atomicrmw {op} ptr addrspace(1) %cnt, {ty} %v syncscope("agent") monotonic
+  %po = getelementptr {ty}, ptr addrspace(1) %out, i64 %t
+  store {ty} %old, ptr addrspace(1) %po
+  ret void
+}}
+"""
+
+
+def _fold(op: str, a: int, b: int, bits: int) -> int:
+    """`atomicrmw op` on `bits`-bit values (LLVM LangRef "atomicrmw")."""
+    mask = (1 << bits) - 1
+
+    def signed(v: int) -> int:
+        return v - (1 << bits) if v >> (bits - 1) else v
+    return {"add": (a + b) & mask, "sub": (a - b) & mask, "and": a & b, "or": a | b,
+            "xor": a ^ b, "max": a if signed(a) >= signed(b) else b,
+            "min": a if signed(a) <= signed(b) else b, "umax": max(a, b),
+            "umin": min(a, b)}[op]
+
+
+@pytest.mark.parametrize("cpu", list(TARGETS))
+@pytest.mark.parametrize("op", ["add", "sub", "and", "or", "xor", "max", "min", "umax", "umin"])
+@pytest.mark.parametrize("ty", ["i32", "i64"])
+def test_atomic_optimizer_dpp_scan_every_operation(cpu: str, op: str, ty: str,
+                                                   tier: str) -> None:
+    """atomicrmw `op` of v[t] = ((t · 2654435761) xor 12345) truncated to `ty`, block 100 (a
+    full and a partial wave on wave64, three full waves and a partial one on wave32), with
+    the DPP strategy: each wave's lanes combined by a DPP scan (on gfx1100 i64 add/sub by
+    `v_add_co_u32_e64_dpp`, GFX11 VOP3 DPP). The counter ends at the fold of every v[t]
+    over its start value, and thread t's old value is the fold of the v[s], s < t (waves in
+    order, lanes in order: the simulator's schedule)."""
+    bits = 32 if ty == "i32" else 64
+    dtype = np.uint32 if ty == "i32" else np.uint64
+    narrow = "%v = trunc i64 %w to i32" if ty == "i32" else "%v = or i64 %w, 0"
+    code = llc_build(ATOMIC_IR.format(op=op, ty=ty, narrow=narrow), cpu, 3,
+                     ["-amdgpu-atomic-optimizer-strategy=DPP"])
+    block = 100
+    start = (1 << bits) - 1 if op == "and" else 0x5555
+    res = run(code, (1, 1, 1), (block, 1, 1), [Arg(buffer="cnt"), Arg(buffer="out")],
+              {"cnt": np.array([start], dtype), "out": np.zeros(block, dtype)})
+    assert res.status.value == "ok", res.fault
+    acc, want = start, []
+    for t in range(block):
+        want.append(acc)
+        acc = _fold(op, acc, ((t * 2654435761) ^ 12345) & ((1 << bits) - 1), bits)
+    assert int(out(res, "cnt", dtype)[0]) == acc
+    assert [int(v) for v in out(res, "out", dtype)] == want
+
+
 @pytest.mark.parametrize("cpu", list(TARGETS))
 @pytest.mark.parametrize("block", [64, 40, 100])
 def test_atomic_optimizer_dpp_scan(cpu: str, block: int, tier: str) -> None:

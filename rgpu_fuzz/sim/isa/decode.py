@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rgpu_fuzz.codeobj import CodeObject
+from rgpu_fuzz.sim.isa import vop3_dpp
 from rgpu_fuzz.sim.isa.formats import (
     DPP8_EXT,
     DPP16_EXT,
@@ -187,6 +188,7 @@ class _Decoder:
         self.bits = self._gather(self.ndwords)
         self.values = fmt.decode_fields(self.bits)
         self.extension: type[_Extension] | None = None
+        self.vop3_dpp = False
         self.plan = _plan(fmt, info)
 
     def _gather(self, ndwords: int) -> int:
@@ -217,6 +219,12 @@ class _Decoder:
                                     for n, f in self.extension.fields.items()})
                 if self.extension is DPP8_EXT:
                     self.values["fi"] = int(code == _DPP8FI_CODE)   # RDNA3 §7.7: code 234
+        elif self.encoding in (Encoding.VOP3, Encoding.VOP3SD) and self.spec.dpp8 and (
+                dpp3 := vop3_dpp.extension(self.values.get("src0", -1))) is not None:
+            self.ndwords += 1                       # GFX11 VOP3 DPP (`isa.vop3_dpp`)
+            self.bits = self._gather(self.ndwords)
+            self.values.update(vop3_dpp.fields(dpp3, self.bits, self.values["src0"]))
+            self.vop3_dpp = True
         literal = None
         k_match = plan.k_match
         needs_literal = k_match is not None or (
@@ -238,6 +246,8 @@ class _Decoder:
         modifiers = self._modifiers()
         halves: tuple[Instruction, ...] = ()
         opcode, mnemonic = self.info.name, self._mnemonic()
+        if self.vop3_dpp:
+            mnemonic = vop3_dpp.mnemonic(self.info.mnemonic)
         if self.encoding is Encoding.VOPD:
             halves = self._vopd_halves(defs, uses)
             opcode = f"{halves[0].opcode}::{halves[1].opcode}"

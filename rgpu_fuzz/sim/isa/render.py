@@ -496,9 +496,9 @@ def _vector(inst: Instruction) -> str:
         mods += _OMOD[m["omod"]]
     if enc is Encoding.SDWA:
         mods += _sdwa_mods(inst)
-    if enc is Encoding.DPP:
-        mods += _dpp_mods(inst)
-    if enc is Encoding.DPP8:
+    if enc is Encoding.DPP or (enc is not Encoding.DPP8 and "dpp_ctrl" in inst.fields):
+        mods += _dpp_mods(inst)             # a GFX11 VOP3 DPP's too (`isa.vop3_dpp`)
+    if enc is Encoding.DPP8 or "lane_sel" in inst.fields:
         sel = inst.fields["lane_sel"]
         mods += f" dpp8:[{','.join(str(sel >> (3 * i) & 7) for i in range(8))}]"
         if inst.fields.get("fi"):
