@@ -244,3 +244,29 @@ def test_gfx11_vop3_dpp(line: str, want: list[int]) -> None:
     assert assemble([line], "gfx1100").templates[0].text == text
     _run(line, "gfx1100", w)
     assert w.V[:, 0].tolist() == want
+
+
+@pytest.mark.parametrize("cpu", ["gfx90a", "gfx942"])
+def test_row_newbcast(cpu: str) -> None:
+    """row_newbcast:5 (DPP_CTRL 0x155, GFX90A+: "broadcast a thread within a row to the
+    whole row"): every lane of row r reads lane 16r + 5; printed as llvm-mc-22 prints it."""
+    line = "v_mov_b32_dpp v0, v1 row_newbcast:5 row_mask:0xf bank_mask:0xf"
+    (text, _), = encodings(line + "\n", cpu)
+    assert assemble([line], cpu).templates[0].text == text
+    w = _run(line, cpu)
+    assert w.V[:, 0].tolist() == [100 + (ln & ~15) + 5 for ln in range(64)]
+
+
+def test_64_bit_dpp_moves_both_halves() -> None:
+    """gfx942 `v_mov_b64_dpp v[4:5], v[2:3] row_newbcast:1` (DP ALU DPP takes row_newbcast
+    only): lane l gets the 64-bit pair of lane 16r + 1, both halves."""
+    line = "v_mov_b64_dpp v[4:5], v[2:3] row_newbcast:1 row_mask:0xf bank_mask:0xf"
+    (text, _), = encodings(line + "\n", "gfx942")
+    assert assemble([line], "gfx942").templates[0].text == text
+    w = _wave()
+    w.V[:, 2] = np.arange(64)
+    w.V[:, 3] = 5000 + np.arange(64)
+    w.vdef[:, 2:4] = True
+    _run(line, "gfx942", w)
+    assert w.V[:, 4].tolist() == [(ln & ~15) + 1 for ln in range(64)]
+    assert w.V[:, 5].tolist() == [5000 + (ln & ~15) + 1 for ln in range(64)]
