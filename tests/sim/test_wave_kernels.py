@@ -25,7 +25,15 @@ from rgpu_fuzz.sim.launch.engine import Arg
 from tests.sim.kernels import out, run
 from tests.sim.llc_kernels import llc_build
 
-TARGETS = {"gfx942": 64, "gfx90a": 64, "gfx1100": 32}
+TARGETS = {"gfx942": 64, "gfx90a": 64, "gfx1100": 32, "gfx1100-wave64": 64}
+"""Each target's wave size; gfx1100-wave64 is gfx1100 compiled with
+`-mattr=+wavefrontsize64` (its kernel descriptor's ENABLE_WAVEFRONT_SIZE32 clear)."""
+
+
+def _build(ir: str, target: str, opt: int, flags: list[str] | None = None) -> bytes:
+    cpu, _, mode = target.partition("-")
+    extra = ["-mattr=+wavefrontsize64"] if mode == "wave64" else []
+    return llc_build(ir, cpu, opt, [*(flags or []), *extra])
 
 
 @pytest.fixture(params=[0, 3])
@@ -52,7 +60,7 @@ def _x(n: int) -> list[int]:
 
 
 def _launch(kernel: str, cpu: str, block: int, x: list[int], opt: int) -> list[int]:
-    code = llc_build("wave_ops.ll", cpu, opt)
+    code = _build("wave_ops.ll", cpu, opt)
     res = run(code, (1, 1, 1), (block, 1, 1), [Arg(buffer="a"), Arg(buffer="out")],
               {"a": np.array(x, np.uint32), "out": np.zeros(block, np.uint32)}, kernel=kernel)
     assert res.status.value == "ok", res.fault
@@ -98,6 +106,15 @@ def test_ds_bpermute(cpu: str, block: int, tier: str, opt: int) -> None:
     ws = TARGETS[cpu]
     x = _x(block)
     where = _lanes(block, ws)
+    if cpu == "gfx1100-wave64":
+        # RDNA3's pseudocode takes the lane mod 32 in wave64 as well: not modelled
+        code = _build("wave_ops.ll", cpu, opt)
+        res = run(code, (1, 1, 1), (block, 1, 1), [Arg(buffer="a"), Arg(buffer="out")],
+                  {"a": np.array(x, np.uint32), "out": np.zeros(block, np.uint32)},
+                  kernel="bperm")
+        assert res.fault is not None
+        assert res.fault.signature == "unsupported-instruction:ds_bpermute_b32"
+        return
 
     def pulled(t: int) -> int:
         base, lane = where(t)
@@ -186,8 +203,8 @@ def test_atomic_optimizer_dpp_scan_every_operation(cpu: str, op: str, ty: str,
     bits = 32 if ty == "i32" else 64
     dtype = np.uint32 if ty == "i32" else np.uint64
     narrow = "%v = trunc i64 %w to i32" if ty == "i32" else "%v = or i64 %w, 0"
-    code = llc_build(ATOMIC_IR.format(op=op, ty=ty, narrow=narrow), cpu, 3,
-                     ["-amdgpu-atomic-optimizer-strategy=DPP"])
+    code = _build(ATOMIC_IR.format(op=op, ty=ty, narrow=narrow), cpu, 3,
+                  ["-amdgpu-atomic-optimizer-strategy=DPP"])
     block = 100
     start = (1 << bits) - 1 if op == "and" else 0x5555
     res = run(code, (1, 1, 1), (block, 1, 1), [Arg(buffer="cnt"), Arg(buffer="out")],
@@ -208,7 +225,7 @@ def test_atomic_optimizer_dpp_scan(cpu: str, block: int, tier: str) -> None:
     5 + Σ 3t, and lane t's old value is 5 plus the contributions of every thread before it
     (waves run in order on the simulator, lanes in order within a wave): an exclusive
     prefix sum."""
-    code = llc_build("atomic_add_scan.ll", cpu, 3, ["-amdgpu-atomic-optimizer-strategy=DPP"])
+    code = _build("atomic_add_scan.ll", cpu, 3, ["-amdgpu-atomic-optimizer-strategy=DPP"])
     res = run(code, (1, 1, 1), (block, 1, 1), [Arg(buffer="cnt"), Arg(buffer="out")],
               {"cnt": np.array([5], np.uint32), "out": np.zeros(block, np.uint32)})
     assert res.status.value == "ok", res.fault

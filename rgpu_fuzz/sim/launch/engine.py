@@ -28,6 +28,7 @@ from rgpu_fuzz.sim.launch.loader import (
     KernargBuilder,
     TargetConfig,
     entry_plan,
+    kernel_config,
     set_up_launch,
     target_config,
     wave_setup,
@@ -191,7 +192,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     else:
         _CODE_OBJECTS.move_to_end(code_hash)
     kernel = co.kernel(kernel_name)
-    cfg = target_config(target or co.target.name)
+    cfg = kernel_config(target_config(target or co.target.name), kernel.descriptor)
     lanes = cfg.wave_size
     env = _env(cfg, kernel)
     key = (code_hash, env)
