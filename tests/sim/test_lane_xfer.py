@@ -196,3 +196,15 @@ def test_whole_wave_mode_and_set_inactive() -> None:
     assert w.exec_bits == (1 << 40) - 1
     assert w.V[:16, 1].tolist() == list(range(1, 17))       # row 0: the inclusive scan
     assert w.vdef[:, 1].all()
+
+
+def test_permlane64_swaps_halves_in_wave64_only() -> None:
+    """V_PERMLANE64_B32 (RDNA3 pseudocode): wave64 lane l gets v1 of lane l ^ 32, also from a
+    disabled lane (lane 40 disabled: lane 8 still reads 140; lane 40 keeps 7); wave32: a
+    no-op."""
+    w = _wave(64, ((1 << 64) - 1) & ~(1 << 40))
+    run_steps(assemble(["v_permlane64_b32 v0, v1"], "gfx1100"), w, ENV)
+    assert w.V[:, 0].tolist() == [7 if ln == 40 else 100 + (ln ^ 32) for ln in range(64)]
+    w = _wave(32)
+    _run(["v_permlane64_b32 v0, v1"], w, "gfx1100")
+    assert (w.V[:, 0] == 7).all()

@@ -1,9 +1,12 @@
 """Instructions that move a VGPR's value between lanes by a lane map of their own:
-`v_permlane16_b32`, `v_permlanex16_b32` (RDNA3 VOP3), `ds_bpermute_b32`, `ds_permute_b32`
-and `ds_swizzle_b32` (DS, through the LDS crossbar without touching LDS memory).
+`v_permlane16_b32`, `v_permlanex16_b32`, `v_permlane64_b32` (RDNA3), `ds_bpermute_b32`,
+`ds_permute_b32` and `ds_swizzle_b32` (DS, through the LDS crossbar without touching LDS
+memory).
 
 Semantics from AMD's ISA pseudocode (the ISA XML's, CDNA3 and RDNA3; lane maps in
 `semantics.dpp`):
+- V_PERMLANE64_B32 (wave64 only; a no-op in wave32): lane l of EXEC gets S0 of lane l ^ 32,
+  enabled or not.
 - V_PERMLANE16/X16_B32: D = S0 of the lane the map picks, for the lanes of EXEC. OP_SEL[0]
   is FI and OP_SEL[1] BOUND_CTRL (LLVM AMDGPUModifierSyntax "dpp_op_sel"), with DPP16's
   meaning: with FI = 0 a disabled source lane is invalid; an invalid lane reads 0 when
@@ -41,11 +44,13 @@ from rgpu_fuzz.sim.state.wave import Wave, mask_of
 
 Step = Callable[[Wave], Any]
 
-LANE_XFER = frozenset({"V_PERMLANE16_B32", "V_PERMLANEX16_B32", "DS_BPERMUTE_B32",
-                       "DS_PERMUTE_B32", "DS_SWIZZLE_B32"})
+LANE_XFER = frozenset({"V_PERMLANE16_B32", "V_PERMLANEX16_B32", "V_PERMLANE64_B32",
+                       "DS_BPERMUTE_B32", "DS_PERMUTE_B32", "DS_SWIZZLE_B32"})
 
 
 def bind_lane_xfer(inst: Inst, env: Env) -> Step:
+    if inst.opcode == "V_PERMLANE64_B32":
+        return _permlane64(inst, env)
     if inst.opcode.startswith("V_PERMLANE"):
         return _permlane(inst, env)
     if inst.opcode == "DS_SWIZZLE_B32":
@@ -101,6 +106,24 @@ def _permlane(inst: Inst, env: Env) -> Step:
             put(w, value, defined)
         finally:
             w.refresh_exec(bits)
+    return step
+
+
+def _permlane64(inst: Inst, env: Env) -> Step:
+    """V_PERMLANE64_B32 (RDNA3 pseudocode): in wave64 lane l of EXEC gets S0 of lane l ^ 32,
+    read whether that lane is enabled or not; in wave32 a no-op."""
+    ops = inst.operands
+    if len(ops) != 2 or ops[1].neg or ops[1].abs or inst.mods.get("clamp"):
+        raise ValueError("unexpected operands")
+    if env.lanes == 32:
+        return lambda w: None
+    src = _vector(ops[1], "SRC0")
+    put = vector_dest(ops[0], "b32", inst, env)
+    at = np.arange(env.lanes) ^ 32
+
+    def step(w: Wave) -> None:
+        v, d = _read(w, src, "read")
+        put(w, v[at], d[at])
     return step
 
 
