@@ -270,3 +270,15 @@ def test_64_bit_dpp_moves_both_halves() -> None:
     _run(line, "gfx942", w)
     assert w.V[:, 4].tolist() == [(ln & ~15) + 1 for ln in range(64)]
     assert w.V[:, 5].tolist() == [5000 + (ln & ~15) + 1 for ln in range(64)]
+
+
+def test_vopc_dpp_disabled_lanes_write_zero_mask_bits() -> None:
+    """`v_cmp_eq_u32 vcc_lo, v1, v2 row_share:0 row_mask:0x1` with v2 = 100: row 0 compares
+    v1 of lane 0 (100) with 100 in every lane: bits 0-15 are 1; row 1 is disabled by
+    ROW_MASK and its bits are written as a lane outside EXEC's are, 0 (the assumption LLVM's
+    gfx1100 64-bit scans rely on: `bound/dpp.py`). llvm-mc-22 prints the form without
+    `_dpp`; the decoder prints `v_cmp_eq_u32_dpp`."""
+    w = _wave(32)
+    w.V[:, 2] = 100
+    _run("v_cmp_eq_u32 vcc_lo, v1, v2 row_share:0 row_mask:0x1 bank_mask:0xf", "gfx1100", w)
+    assert (w.S[106], w.sdef[106]) == (0x0000_FFFF, 0xFFFF_FFFF)

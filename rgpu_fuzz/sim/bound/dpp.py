@@ -24,10 +24,14 @@ bound with SRC0 naming that column, its step runs with EXEC narrowed to the lane
 and EXEC and the borrowed column are put back. A zero from
 BOUND_CTRL is a defined zero; a copied lane keeps its source lane's definedness.
 
-Not modelled (the step reports `unsupported-instruction`): VOP3 (`_e64_dpp`) forms, which the
-decoder does not decode; V_CMPX (it writes EXEC, which the step narrows); a VOPC DPP whose
-DPP-disabled lanes include an active one (what the compare writes to their SDST bits is not
-documented in a source we have).
+A lane mask the operation writes (a VOPC's SDST, a carry-out) gets, for an active lane DPP
+does not write, the bit a lane outside EXEC gets: 0. No ISA text we have says so; LLVM's code
+relies on it: its 64-bit add scan on gfx1100 adds the high halves with a plain
+`v_add_co_ci_u32_e64 ..., vcc_lo` after `v_add_co_u32_e64_dpp v2, vcc_lo, v5, v2 ...
+row_mask:0xa`, correct only if row 0's carry bits (not written by the DPP add) are 0.
+
+Not modelled (the step reports `unsupported-instruction`): V_CMPX (it writes EXEC, which the
+step narrows).
 """
 
 from __future__ import annotations
@@ -154,7 +158,6 @@ def bind_dpp(inst: Inst, env: Env, bind_plain: Callable[[Inst], Step]) -> Step:
     plain = bind_plain(replace(inst, operands=tuple(ops), encoding="DPP-SOURCE", mods=mods))
     if getattr(plain, "unsupported", False):
         return plain
-    compare = shape == "cmp"
     mnemonic = inst.mnemonic
 
     def step(w: Wave) -> None:
@@ -168,9 +171,6 @@ def bind_dpp(inst: Inst, env: Env, bind_plain: Callable[[Inst], Step]) -> Step:
         valid = in_wave if fetch_inactive else in_wave & e[at]
         write = enabled if zero_invalid else enabled & valid
         narrowed = e & write
-        if compare and not np.array_equal(narrowed, e):
-            raise SimStop(Fault(FaultKind.UNSUPPORTED, f"{mnemonic}: a compare whose DPP "
-                                "disables an active lane is not modelled", w.pc, mnemonic))
         V, vdef, vpart = w.V, w.vdef, w.vpart
         saved = [(V[:, t].copy(), vdef[:, t].copy(), vpart.pop(t, None)) for _, t in cols]
         for c, t in cols:
