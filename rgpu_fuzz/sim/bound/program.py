@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import Step, Unbindable, bind_valu
+from rgpu_fuzz.sim.bound.dpp import LANE_PERMUTING, bind_dpp, is_dpp
 from rgpu_fuzz.sim.bound.ds import bind_ds
 from rgpu_fuzz.sim.bound.gpr_idx import bind_gpr_idx
+from rgpu_fuzz.sim.bound.lane_xfer import LANE_XFER, bind_lane_xfer
 from rgpu_fuzz.sim.bound.mem import (
     bind_atomic,
     bind_buffer,
@@ -287,9 +289,16 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
         inst = replace(inst, opcode=name)
     if inst.halves:
         return _dual(inst, *(bind_one(h, env, mem, index_of) for h in inst.halves))
-    if inst.encoding in LANE_PERMUTING:
-        return _unsupported(inst, "DPP (a lane permutation of the first source, with row and "
-                                  "bank masks) is not modelled")
+    if is_dpp(inst):
+        try:
+            return bind_dpp(inst, env, lambda i: bind_one(i, env, mem, index_of))
+        except (Unbindable, ValueError, KeyError, IndexError) as e:
+            return _unsupported(inst, f"DPP: {e}")
+    if name in LANE_XFER:
+        try:
+            return bind_lane_xfer(inst, env)
+        except (Unbindable, ValueError, KeyError, IndexError) as e:
+            return _unsupported(inst, f"cannot bind: {e}")
     if name == "S_SENDMSG" and "DEALLOC" in inst.text.upper():
         return lambda w: None
     try:
@@ -320,12 +329,6 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
     except (Unbindable, ValueError, KeyError, IndexError) as e:
         return _unsupported(inst, f"cannot bind: {type(e).__name__}: {e}")
     return _unsupported(inst, "not implemented")
-
-
-LANE_PERMUTING = frozenset({"DPP", "DPP8"})
-"""Encodings whose first source is read from other lanes (GFX9 and RDNA3 ISA, "Data
-Parallel Primitives"): the decoder keeps their controls as modifiers, the binders would
-read the own lane's register instead, so they are reported, never run."""
 
 
 SHARED: dict[Env, dict[tuple[Any, ...], Step]] = {}
@@ -405,5 +408,5 @@ def decoded(code_object: bytes, kernel: str,
     return got
 
 
-__all__ = ["ALIASES", "BARRIER", "END", "NOPS", "SHARED", "TRAP", "Program", "bind_one",
-           "bind_program", "decoded", "np", "waitcnt_counts"]
+__all__ = ["ALIASES", "BARRIER", "END", "LANE_PERMUTING", "NOPS", "SHARED", "TRAP", "Program",
+           "bind_one", "bind_program", "decoded", "np", "waitcnt_counts"]

@@ -193,7 +193,7 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         return cmov
     if shape == "bitset":
         (g0, d0), = srcs
-        gd, dd = scalar_source(ops[0], 32, env)
+        gd, dd = scalar_source(ops[0], spec.dst_bits, env)
 
         def bitset(w: Wave) -> None:
             r, _ = fn(g0(w), gd(w))

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from rgpu_fuzz.sim.bound.alu import Unbindable
+from rgpu_fuzz.sim.bound.dpp import is_dpp
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.bound.program import ALIASES, NOPS, SHARED, bind_one, waitcnt_counts
 from rgpu_fuzz.sim.fused.code import RUN_BASE, NotFusible, RunCode, RunStop
@@ -45,6 +46,11 @@ class Emitter(RunCode):
                 return
             if emit_store(self, inst, name) or emit_load(self, inst, name):
                 return
+            if is_dpp(inst):
+                # reads other lanes of SRC0 and narrows the lanes written: only its bound
+                # step (`bound.dpp`) knows how, so it runs as one between two segments
+                self.opaque_step()
+                return
             mark = (len(self.body), set(self.vregs), set(self.sregs), set(self.lanewise),
                     set(self.live_in), set(self.known), set(self.written), set(self.active))
             self.fd_ok = True
@@ -58,6 +64,10 @@ class Emitter(RunCode):
                 self.active = mark[7]
         if not _opaque(inst, name):
             raise NotFusible(name)
+        self.opaque_step()
+
+    def opaque_step(self) -> None:
+        """The instruction's bound step inside the run."""
         # the bound step itself, between segments: it checks and faults as it always does,
         # and the next segment's guards see what it changed
         self.close_segment()

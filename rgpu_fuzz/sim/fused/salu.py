@@ -183,7 +183,7 @@ def _s_general(e: RunCode, inst: Inst, spec: Any) -> None:
         return
     if shape == "bitset":
         a = e.sread(ops[1], spec.src_bits[0])
-        d = e.sread(ops[0], 32)
+        d = e.sread(ops[0], dst_bits)
         e.line(f"_r, _ = {fn}({a}, {d})")
         e.swrite(ops[0], dst_bits, "_r")
         return

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from types import MappingProxyType
 from typing import Any
 
+from rgpu_fuzz.sim.isa import vop3_dpp
 from rgpu_fuzz.sim.isa.formats import (
     DPP8_EXT,
     DPP16_EXT,
@@ -72,6 +73,7 @@ class _Decoder:
         self.bits = self._gather(self.ndwords)
         self.values = fmt.decode_fields(self.bits)
         self.extension: type[_Extension] | None = None
+        self.vop3_dpp = False
         self.plan = _plan(fmt, info)
 
     def _gather(self, ndwords: int) -> int:
@@ -102,6 +104,12 @@ class _Decoder:
                                     for n, f in self.extension.fields.items()})
                 if self.extension is DPP8_EXT:
                     self.values["fi"] = int(code == _DPP8FI_CODE)   # RDNA3 §7.7: code 234
+        elif self.encoding in (Encoding.VOP3, Encoding.VOP3SD) and self.spec.dpp8 and (
+                dpp3 := vop3_dpp.extension(self.values.get("src0", -1))) is not None:
+            self.ndwords += 1                       # GFX11 VOP3 DPP (`isa.vop3_dpp`)
+            self.bits = self._gather(self.ndwords)
+            self.values.update(vop3_dpp.fields(dpp3, self.bits, self.values["src0"]))
+            self.vop3_dpp = True
         literal = None
         k_match = plan.k_match
         needs_literal = k_match is not None or (
@@ -123,6 +131,8 @@ class _Decoder:
         modifiers = self._modifiers()
         halves: tuple[Instruction, ...] = ()
         opcode, mnemonic = self.info.name, self._mnemonic()
+        if self.vop3_dpp:
+            mnemonic = vop3_dpp.mnemonic(self.info.mnemonic)
         if self.encoding is Encoding.VOPD:
             halves = self._vopd_halves(defs, uses)
             opcode = f"{halves[0].opcode}::{halves[1].opcode}"
@@ -384,8 +394,9 @@ class _Decoder:
             return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]),
                             sext=bool(v[f"{p}_sext"]), sel=_select(v[f"{p}_sel"]))
         if enc in (Encoding.DPP, Encoding.DPP8) and index is not None and index < 2:
-            if index == 0:
-                op = vgpr(v["src0"], self._optype(fname), self.spec)
+            if index == 0:   # bit 7 of a true16 SRC0 selects the high half, as in VOP1/2/C
+                op = vgpr(v["src0"], self._optype(fname), self.spec,
+                          packed_half=self.spec.true16)
             if enc is Encoding.DPP:
                 p = f"src{index}"
                 return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]))

@@ -368,9 +368,9 @@ def _vector(inst: Instruction) -> str:
         mods += _OMOD[m["omod"]]
     if enc is Encoding.SDWA:
         mods += _sdwa_mods(inst)
-    if enc is Encoding.DPP:
-        mods += _dpp_mods(inst)
-    if enc is Encoding.DPP8:
+    if enc is Encoding.DPP or (enc is not Encoding.DPP8 and "dpp_ctrl" in inst.fields):
+        mods += _dpp_mods(inst)             # a GFX11 VOP3 DPP's too (`isa.vop3_dpp`)
+    if enc is Encoding.DPP8 or "lane_sel" in inst.fields:
         sel = inst.fields["lane_sel"]
         mods += f" dpp8:[{','.join(str(sel >> (3 * i) & 7) for i in range(8))}]"
         if inst.fields.get("fi"):
@@ -453,7 +453,7 @@ def _sdwa_mods(inst: Instruction) -> str:
 def _dpp_mods(inst: Instruction) -> str:
     f = inst.fields
     ctrl = f["dpp_ctrl"]
-    out = f" {_dpp_ctrl(ctrl)}"
+    out = f" {_dpp_ctrl(ctrl, tables(inst.target).spec.family == 'cdna')}"
     out += f" row_mask:0x{f['row_mask']:x} bank_mask:0x{f['bank_mask']:x}"
     if f.get("bound_ctrl"):
         out += " bound_ctrl:1"
@@ -462,13 +462,15 @@ def _dpp_mods(inst: Instruction) -> str:
     return out
 
 
-def _dpp_ctrl(ctrl: int) -> str:
-    """DPP_CTRL enumeration (CDNA3 ISA §12.4 "DPP_CTRL Enumeration")."""
+def _dpp_ctrl(ctrl: int, cdna: bool = False) -> str:
+    """DPP_CTRL enumeration (CDNA3 ISA §12.4 "DPP_CTRL Enumeration"); 0x150-0x15F is
+    row_newbcast on GFX90A+ (LLVM AMDGPUModifierSyntax "dpp32_ctrl"), row_share on GFX10+."""
     if ctrl <= 0xFF:
         sel = [ctrl >> (2 * i) & 3 for i in range(4)]
         return f"quad_perm:[{','.join(map(str, sel))}]"
     table = ((0x101, 0x10F, "row_shl"), (0x111, 0x11F, "row_shr"), (0x121, 0x12F, "row_ror"),
-             (0x150, 0x15F, "row_share"), (0x160, 0x16F, "row_xmask"))
+             (0x150, 0x15F, "row_newbcast" if cdna else "row_share"),
+             (0x160, 0x16F, "row_xmask"))
     for lo, hi, name in table:
         if lo <= ctrl <= hi:
             return f"{name}:{ctrl - (lo & 0xFF0)}"

@@ -28,6 +28,7 @@ from rgpu_fuzz.sim.launch.loader import (
     KernargBuilder,
     TargetConfig,
     entry_plan,
+    kernel_config,
     set_up_launch,
     target_config,
     wave_setup,
@@ -266,7 +267,7 @@ def _bound_program(code_object: bytes, read: Any, kernel_name: str, target: str 
     else:
         _CODE_OBJECTS.move_to_end(code_hash)
     kernel = co.kernel(kernel_name)
-    cfg = target_config(target or co.target.name)
+    cfg = kernel_config(target_config(target or co.target.name), kernel.descriptor)
     env = _env(cfg, kernel)
     key = (code_hash, env)
     prog = _PROGRAMS.get(key)

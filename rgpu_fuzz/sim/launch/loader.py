@@ -18,7 +18,7 @@ import struct
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Mapping as MappingOf
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -231,6 +231,26 @@ def target_config(name: str) -> TargetConfig:
                         isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt,
                         isa.true16, isa.stores_in_vmcnt,
                         isa.architected_flat_scratch and isa.tables == "cdna")
+
+
+def kernel_config(cfg: TargetConfig, descriptor: Any) -> TargetConfig:
+    """`cfg` with the wave size `descriptor` was compiled for: ENABLE_WAVEFRONT_SIZE32
+    (KERNEL_CODE_PROPERTIES bit 10, GFX10+; AMDGPUUsage "Kernel Descriptor") clear on gfx1100
+    is a wave64 kernel (`-mattr=+wavefrontsize64`), which the hardware runs 64 lanes wide.
+    The same object for the same size (the engine keys its envs by identity)."""
+    size = descriptor.wavefront_size
+    if size == cfg.wave_size:
+        return cfg
+    return _resized(cfg, size)
+
+
+@cache
+def _resized(cfg: TargetConfig, size: int) -> TargetConfig:
+    target = by_name(cfg.name)
+    if target is None or size not in target.wave_sizes:
+        raise SimStop(Fault(FaultKind.LOAD_FAILURE, f"a wave{size} kernel on {cfg.name}, "
+                            f"whose wave sizes are {target.wave_sizes if target else ()}", 0))
+    return replace(cfg, wave_size=size)
 
 
 def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dims: int,

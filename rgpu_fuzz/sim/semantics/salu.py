@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import cast
 
+from rgpu_fuzz.sim.semantics.salu_lanes import LANE_SALU
+
 M32 = 0xFFFF_FFFF
 M64 = 0xFFFF_FFFF_FFFF_FFFF
 
@@ -446,4 +448,5 @@ def _table() -> dict[str, SOp]:
 
 
 SALU: dict[str, SOp] = _table()
+SALU.update({name: SOp(*row) for name, row in LANE_SALU.items()})
 """Every scalar ALU opcode the simulator implements, by AMD name."""
