@@ -1,0 +1,122 @@
+"""The evidence line of a finding: which independent pipelines show the same divergence and
+which agree with the arbiter, so a reader knows how far the bug reaches before filing it.
+
+The finding's case is rerun on variants of its pipeline, each changing one thing: the LLVM
+(Debian llc-22, llc-19 through `llc=`), the instruction selector (`isel=`), the GPU target,
+the optimisation level; and on the independent pipelines: rustc's own AMDGPU code
+generation (`rustc-amdgpu`), the host (`llvm-cpu`, `rustc-cpu`) and hardware (`hip`,
+`nvptx-gpu`, reported as not run where they are unavailable). One line sums it up:
+
+    amdgpu-sim:gfx942:O3 wrong; also wrong: llc-22, llc-19, gfx90a O3, ...; agree with
+    ref: GlobalISel, O0, rustc-amdgpu O2, ...; simulator only (hip, nvptx-gpu: not here)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rgpu_fuzz.pipelines.base import PipelineSpec
+from triage.trials import Trial, Trials
+
+LLC = {"llc-22": "/usr/lib/llvm-22/bin/llc", "llc-19": "/usr/lib/llvm-19/bin/llc"}
+TARGETS = ("gfx942", "gfx90a", "gfx1100")
+HARDWARE = ("hip", "nvptx-gpu")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One variant: a short name for the line (`llc-19`, `GlobalISel`, `gfx90a O3`), its
+    spec, and what it gave (`Trial.agrees`: True, False, None for no answer)."""
+
+    name: str
+    spec: str
+    agrees: bool | None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    spec: str
+    arbiter: str
+    probes: tuple[Probe, ...]
+
+    def line(self) -> str:
+        wrong = [p.name for p in self.probes if p.agrees is False]
+        right = [p.name for p in self.probes if p.agrees is True]
+        none = [p.name for p in self.probes if p.agrees is None and p.name not in HARDWARE]
+        hw = [p for p in self.probes if p.name in HARDWARE]
+        parts = [f"{self.spec} wrong"]
+        parts.append("also wrong: " + (", ".join(wrong) if wrong else "none of the variants"))
+        if right:
+            parts.append(f"agree with {self.arbiter}: " + ", ".join(right))
+        if none:
+            parts.append("no answer: " + ", ".join(none))
+        parts.append(_hardware(hw))
+        return "; ".join(parts)
+
+
+def _hardware(hw: list[Probe]) -> str:
+    seen = [p.name for p in hw if p.agrees is False]
+    if seen:
+        return "seen on hardware (" + ", ".join(seen) + ")"
+    agree = [p.name for p in hw if p.agrees is True]
+    if agree:
+        return "hardware agrees (" + ", ".join(agree) + ")"
+    return "not run on hardware (" + ", ".join(p.name for p in hw) + ": not available here)"
+
+
+def _with(spec: PipelineSpec, drop: str, add: str | None) -> str:
+    """`spec` without options matching the regex `drop`, with `add` appended."""
+    opts = [o for o in spec.options if not re.fullmatch(drop, o)]
+    return str(PipelineSpec(spec.name, tuple(opts + ([add] if add else []))))
+
+
+def variants(spec_text: str) -> list[tuple[str, str]]:
+    """(name, spec) of every variant of the finding's pipeline worth a run."""
+    spec = PipelineSpec.parse(spec_text)
+    opts = spec.options
+    level = next((o for o in opts if re.fullmatch(r"O[0-3]", o)), "O2")
+    target = next((o for o in opts if o in TARGETS), "gfx942")
+    llc = next((o.split("=", 1)[1] for o in opts if o.startswith("llc=")), None)
+    isel = next((o.split("=", 1)[1] for o in opts if o.startswith("isel=")), "dag")
+    out: list[tuple[str, str]] = []
+    if spec.name in ("amdgpu-sim", "llvm-cpu"):
+        for name, path in LLC.items():
+            if path != llc and Path(path).exists():
+                out.append((name, _with(spec, r"llc=.*", f"llc={path}")))
+        if llc is not None:
+            out.append(("llvmlite", _with(spec, r"llc=.*", None)))
+        other = "global" if isel == "dag" else "dag"
+        out.append(("GlobalISel" if other == "global" else "SelectionDAG",
+                    _with(spec, r"isel=.*", None if other == "dag" else "isel=global")))
+        for o in ("O0", "O1", "O2", "O3"):
+            if o != level:
+                out.append((o, _with(spec, r"O[0-3]", o)))
+    if spec.name in ("amdgpu-sim", "rustc-amdgpu"):
+        for t in TARGETS:
+            if t != target:
+                out.append((f"{t} {level}", _with(spec, r"gfx\w+", t)))
+    rustc_level = "O0" if level == "O0" else "O2"
+    if spec.name != "rustc-amdgpu":
+        out.append((f"rustc-amdgpu {rustc_level}", f"rustc-amdgpu:{target}:{rustc_level}"))
+    if spec.name != "amdgpu-sim":
+        out.append((f"amdgpu-sim {target} {level}", f"amdgpu-sim:{target}:{level}"))
+    if spec.name != "llvm-cpu":
+        out.append((f"host llvm-cpu {level}", f"llvm-cpu:{level}"))
+    out.append(("host rustc-cpu O2", "rustc-cpu:O2"))
+    out += [(h, f"{h}:{level}") for h in HARDWARE if h != spec.name]
+    return out
+
+
+def gather(trials: Trials, spec: str) -> Evidence:
+    """The case of `trials` on every variant of `spec`."""
+    probes = []
+    for name, variant in variants(spec):
+        t: Trial = trials.run(variant)
+        probes.append(Probe(name, variant, t.agrees, t.why[:200]))
+    return Evidence(spec, trials.policy.arbiter, tuple(probes))
+
+
+__all__ = ["Evidence", "Probe", "gather", "variants"]
