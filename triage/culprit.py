@@ -20,7 +20,8 @@ major version, 22):
    by accident), so the report says which test found the pass.
 
 A compile crash: the innermost `Running pass '...'` line of LLVM's stack dump in the
-pipeline's log (llc's when the log of llvmlite has none).
+pipeline's log; without one (a fatal error prints none), the last pass llc starts before it
+fails (`-debug-pass=Executions`), on the input the recording llc kept.
 """
 
 from __future__ import annotations
@@ -46,14 +47,15 @@ MAX_SKIPS = 80
 
 _BISECT = re.compile(r"BISECT: running pass \((\d+)\) (\S+) on (\w+)")
 _RUNNING = re.compile(r"Running pass '([^']+)' on function")
+_EXECUTING = re.compile(r"Executing Pass '([^']+)' on Function")
 
 
 @dataclass(frozen=True)
 class Culprit:
-    """The result of the search. `passes`: the pass argument names found (one for OptBisect
-    and a crash; for the skip test every pass whose absence makes the output right);
-    `method`: `opt-bisect`, `skip`, `crash-stack` or `` when none was found; `detail`: one
-    line saying how."""
+    """The result of the search. `passes`: the passes found (argument names, one for
+    OptBisect; for the skip test every pass whose absence makes the output right; a crash's
+    pass by the description LLVM prints); `method`: `opt-bisect`, `skip`, `crash-stack`,
+    `crash-trace` or `` when none was found; `detail`: one line saying how."""
 
     passes: tuple[str, ...]
     method: str
@@ -72,6 +74,17 @@ def crash_pass(log: str) -> str | None:
     dump (legacy pass manager, as llc's code generation prints it), or None."""
     found = _RUNNING.findall(log)
     return found[-1] if found else None
+
+
+def executing_pass(llc: str, args: list[str], source: Path) -> str | None:
+    """The last pass llc starts before it fails (`-debug-pass=Executions` prints each
+    pass as it starts; a fatal error such as GlobalISel's "unable to legalize" prints no
+    stack dump), or None when llc does not fail."""
+    proc = subprocess.run([llc, *args, "-debug-pass=Executions", "-o", os.devnull,
+                           str(source)], capture_output=True, text=True, timeout=300,
+                          check=False)
+    found = _EXECUTING.findall(proc.stderr)
+    return found[-1] if proc.returncode != 0 and found else None
 
 
 def bisect_passes(llc: str, args: list[str], source: Path) -> list[tuple[int, str]]:
@@ -154,8 +167,18 @@ class Search:
 
     def run(self) -> Culprit:
         record = self._dir / "record"
-        if not self.wrong(f"record={record}"):
-            return Culprit((), "", f"not wrong with {self.llc}: no search")
+        first = self.trials.run(f"{self.base}:llc={self._wrapper(f'record={record}')}")
+        if isinstance(first.outcome, CompileCrash) and (record / "args.json").exists():
+            args = json.loads((record / "args.json").read_text())
+            name = executing_pass(self.llc, args, record / "in.ll")
+            if name is not None:
+                return Culprit((name,), "crash-trace", (
+                    f"the last pass {Path(self.llc).name} -debug-pass=Executions starts "
+                    "before it fails"))
+        if first.agrees is None:
+            return Culprit((), "", f"no search: {first.why[:120]}")
+        if first.agrees:
+            return Culprit((), "", f"no search: right with {self.llc}")
         args = json.loads((record / "args.json").read_text())
         source = record / "in.ll"
         numbered = bisect_passes(self.llc, args, source)
@@ -197,7 +220,6 @@ def find_culprit(trials: Trials, spec: str, outcome: Outcome | None = None) -> C
         name = crash_pass(outcome.log)
         if name is not None:
             return Culprit((name,), "crash-stack", "the innermost pass of LLVM's stack dump")
-        return Culprit((), "", "the crash log has no stack dump naming a pass")
     search = Search(trials, spec)
     try:
         return search.run()

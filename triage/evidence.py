@@ -43,10 +43,11 @@ class Evidence:
     probes: tuple[Probe, ...]
 
     def line(self) -> str:
-        wrong = [p.name for p in self.probes if p.agrees is False]
-        right = [p.name for p in self.probes if p.agrees is True]
-        none = [p.name for p in self.probes if p.agrees is None and p.name not in HARDWARE]
+        sim = [p for p in self.probes if p.name not in HARDWARE]
         hw = [p for p in self.probes if p.name in HARDWARE]
+        wrong = [p.name for p in sim if p.agrees is False]
+        right = [p.name for p in sim if p.agrees is True]
+        none = [f"{p.name} ({_short(p.why)})" for p in sim if p.agrees is None]
         parts = [f"{self.spec} wrong"]
         parts.append("also wrong: " + (", ".join(wrong) if wrong else "none of the variants"))
         if right:
@@ -55,6 +56,15 @@ class Evidence:
             parts.append("no answer: " + ", ".join(none))
         parts.append(_hardware(hw))
         return "; ".join(parts)
+
+
+def _short(why: str) -> str:
+    """A no-answer reason in a few words: LLVM's error without its prefix and registers
+    (`unable to legalize instruction: G_FPTOUI_SAT`)."""
+    why = re.sub(r"^(\w+: )?(LLVM ERROR: )?", "", why.strip())
+    why = re.sub(r"%\w+:_\(\w+\) = ", "", why)
+    why = re.sub(r" %.*$", "", why)
+    return why[:70] or "no answer"
 
 
 def _hardware(hw: list[Probe]) -> str:
@@ -68,9 +78,17 @@ def _hardware(hw: list[Probe]) -> str:
 
 
 def _with(spec: PipelineSpec, drop: str, add: str | None) -> str:
-    """`spec` without options matching the regex `drop`, with `add` appended."""
-    opts = [o for o in spec.options if not re.fullmatch(drop, o)]
-    return str(PipelineSpec(spec.name, tuple(opts + ([add] if add else []))))
+    """`spec` with `add` in place of the option matching the regex `drop` (appended when
+    none matches; the option dropped when `add` is None)."""
+    opts = list(spec.options)
+    at = next((i for i, o in enumerate(opts) if re.fullmatch(drop, o)), None)
+    if at is None:
+        opts += [add] if add else []
+    elif add:
+        opts[at] = add
+    else:
+        del opts[at]
+    return str(PipelineSpec(spec.name, tuple(opts)))
 
 
 def variants(spec_text: str) -> list[tuple[str, str]]:

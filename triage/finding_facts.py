@@ -15,6 +15,8 @@ from pathlib import Path
 from oracles import Policy
 from rgpu_fuzz.model.case import Case
 from rgpu_fuzz.model.outcome import Outcome
+from rgpu_fuzz.pipelines.base import PipelineSpec
+from rgpu_fuzz.pipelines.options import PipelineError
 from rgpu_fuzz.pipelines.registry import Registry
 from triage.culprit import Culprit, find_culprit
 from triage.duplicates import Duplicate, find_duplicates
@@ -22,13 +24,19 @@ from triage.evidence import Evidence, gather
 from triage.facts_store import facts_of, load_facts, record_facts
 from triage.trials import Trials
 
+LLVM_PIPELINES = frozenset({"amdgpu-sim", "llvm-cpu", "rustc-amdgpu", "rustc-cpu", "hip",
+                            "nvptx-gpu"})
+"""The pipelines (and their plugin subclasses) whose variants the evidence line knows."""
+
 
 @dataclass(frozen=True)
 class Facts:
     spec: str
-    evidence: Evidence
-    culprit: Culprit
+    evidence: Evidence | None
+    culprit: Culprit | None
     duplicates: tuple[Duplicate, ...]
+    note: str = ""
+    """Why there is no evidence or culprit (a pipeline the search does not know)."""
 
 
 def gather_facts(case: Case, spec: str, policy: Policy, *, outcome: Outcome | None = None,
@@ -37,6 +45,15 @@ def gather_facts(case: Case, spec: str, policy: Policy, *, outcome: Outcome | No
     """Evidence, culprit and duplicates of the finding of `spec` on `case` (its bucket
     `bucket`, signature `signature`, in `store` when given: the facts are kept there)."""
     trials = Trials(case, policy, registry)
+    name = PipelineSpec.parse(spec).name
+    try:
+        family = {getattr(c, "name", "") for c in trials.registry.cls(name).__mro__}
+    except PipelineError:
+        family = set()
+    if not family & LLVM_PIPELINES:
+        return Facts(spec, None, None, tuple(find_duplicates(case, "", signature, store,
+                                                             bucket)),
+                     f"no evidence or culprit search for {name}: not an LLVM pipeline")
     evidence = gather(trials, spec)
     culprit = find_culprit(trials, spec, outcome)
     dups = find_duplicates(case, culprit.passes[0] if len(culprit.passes) == 1 else "",
@@ -48,8 +65,11 @@ def gather_facts(case: Case, spec: str, policy: Policy, *, outcome: Outcome | No
 
 def facts_section(facts: Facts) -> str:
     """The Markdown section of a report: evidence, culprit, duplicates, one line each."""
-    lines = ["## Evidence", "", f"- evidence: {facts.evidence.line()}",
-             f"- {facts.culprit.line()}", ""]
+    lines = ["## Evidence", ""]
+    if facts.evidence is not None and facts.culprit is not None:
+        lines += [f"- evidence: {facts.evidence.line()}", f"- {facts.culprit.line()}", ""]
+    else:
+        lines += [f"- {facts.note}", ""]
     lines += ["### Filed already?", ""]
     lines += [f"- `{d.where}`: {d.why}" for d in facts.duplicates] or [
         "- no known bug, corpus case or bucket with the same culprit pass, shape or bug key"]

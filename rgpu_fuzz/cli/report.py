@@ -180,9 +180,12 @@ def _facts(args: argparse.Namespace, case: Any, where: Where, verdict: Any,
                          signature=signature, store=where.store,
                          bucket=where.bucket.id if where.bucket is not None else None,
                          registry=registry_from(args))
-    print(f"rgpu-fuzz report: evidence: {facts.evidence.line()}\n"
-          f"rgpu-fuzz report: {facts.culprit.line()}", file=sys.stderr)
-    return _FactsText(facts_section(facts), facts.culprit.line())
+    culprit = facts.culprit.line() if facts.culprit is not None else ""
+    for line in (f"evidence: {facts.evidence.line()}" if facts.evidence else facts.note,
+                 culprit):
+        if line:
+            print(f"rgpu-fuzz report: {line}", file=sys.stderr)
+    return _FactsText(facts_section(facts), culprit)
 
 
 def _upstream(args: argparse.Namespace) -> int:

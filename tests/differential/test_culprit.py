@@ -1,0 +1,136 @@
+"""The culprit pass, the evidence line and the duplicate search on the corpus cases of known
+LLVM bugs, with Debian's llc-22 and llc-19 and the simulator (no mocks).
+
+The expected culprits come from the upstream issues, not from the code under test:
+* corpus/d12e8d238eac (docs/llvm-bugs/sifold_or_minus_one.ll): llvm/llvm-project#189677,
+  "SIFoldOperands folds v_or_b32 x, -1 into a copy of x", fixed in SIFoldOperands by PR
+  #189655: the pass is `si-fold-operands`, an optional pass at -O3, so OptBisect names it;
+* corpus/526d09799032 (docs/llvm-bugs/lane_vgpr_implicit_def_in_loop_header.ll):
+  llvm/llvm-project#186348, "[AMDGPU][SILowerSGPRSpills] Correct insertion of IMPLICIT_DEF
+  in cycles": the pass is `si-lower-sgpr-spills`, a required pass at -O0, so only the
+  skip test (MIR round trip without it) can name it;
+* GlobalISel's "unable to legalize instruction: G_FPTOUI_SAT" on the same d12e8d238eac
+  kernel is raised by the Legalizer pass (LegalizerHelper reports what it cannot legalize;
+  the message is GlobalISel's `reportGISelFailure` from the Legalizer).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from oracles import load_policy
+from rgpu_fuzz import casefile
+from tests.toolchain import debian_llvm_tool
+from triage.culprit import crash_pass, find_culprit, with_instances
+from triage.duplicates import find_duplicates, shape
+from triage.evidence import Evidence, Probe, gather, variants
+from triage.facts_store import facts_of, load_facts, record_facts
+from triage.trials import Trials
+
+ROOT = Path(__file__).resolve().parents[2]
+SIFOLD = ROOT / "corpus" / "d12e8d238eac.toml"
+LANE = ROOT / "corpus" / "526d09799032.toml"
+
+
+@pytest.fixture(scope="module")
+def sifold() -> Trials:
+    debian_llvm_tool("llc", 22)
+    return Trials(casefile.load(SIFOLD), load_policy("default"))
+
+
+def test_sifold_culprit_is_si_fold_operands_by_opt_bisect(sifold: Trials) -> None:
+    c = find_culprit(sifold, "amdgpu-sim:gfx942:O3")
+    assert (c.passes, c.method) == (("si-fold-operands",), "opt-bisect"), c.line()
+
+
+@pytest.mark.slow
+def test_lane_vgpr_culprit_is_si_lower_sgpr_spills_by_the_skip_test() -> None:
+    debian_llvm_tool("llc", 22)
+    trials = Trials(casefile.load(LANE), load_policy("default"))
+    c = find_culprit(trials, "amdgpu-sim:gfx942:O0")
+    assert c.method == "skip" and c.passes == ("si-lower-sgpr-spills",), c.line()
+
+
+def test_globalisel_legalizer_crash_names_the_legalizer(sifold: Trials) -> None:
+    spec = "amdgpu-sim:gfx942:O3:isel=global"
+    trial = sifold.run(spec)
+    assert trial.agrees is None and "G_FPTOUI_SAT" in trial.why
+    c = find_culprit(sifold, spec, trial.outcome)
+    assert c.passes == ("Legalizer",), c.line()
+
+
+def test_evidence_of_sifold(sifold: Trials) -> None:
+    """llc-19 has the bug too (the reproducer's header: LLVM 19's SIFoldOperands has the
+    same fold); -O0 does not run SIFoldOperands (AMDGPU adds it at -O1 and up), so O0
+    agrees; the host never sees AMDGPU code generation."""
+    debian_llvm_tool("llc", 19)
+    ev = gather(sifold, "amdgpu-sim:gfx942:O3")
+    by = {p.name: p.agrees for p in ev.probes}
+    assert by["llc-22"] is False and by["llc-19"] is False
+    assert by["O0"] is True and by["host llvm-cpu O3"] is True
+    line = ev.line()
+    assert line.startswith("amdgpu-sim:gfx942:O3 wrong; also wrong: llc-22, llc-19")
+    assert "GlobalISel (unable to legalize instruction: G_FPTOUI_SAT)" in line
+    assert "not run on hardware (hip, nvptx-gpu: not available here)" in line
+
+
+def test_variants_change_one_thing() -> None:
+    got = dict(variants("amdgpu-sim:gfx90a:O1:isel=global"))
+    assert got["SelectionDAG"] == "amdgpu-sim:gfx90a:O1"
+    assert got["llc-19"] == "amdgpu-sim:gfx90a:O1:isel=global:llc=/usr/lib/llvm-19/bin/llc"
+    assert got["gfx942 O1"] == "amdgpu-sim:gfx942:O1:isel=global"
+    assert got["O3"] == "amdgpu-sim:gfx90a:O3:isel=global"
+    assert got["rustc-amdgpu O2"] == "rustc-amdgpu:gfx90a:O2"
+    assert "llvmlite" not in got
+    assert dict(variants("llvm-cpu:O2:llc=/usr/lib/llvm-19/bin/llc"))["llvmlite"] == "llvm-cpu:O2"
+
+
+def test_evidence_line_says_hardware_when_seen() -> None:
+    ev = Evidence("amdgpu-sim:gfx942:O3", "ref", (
+        Probe("llc-19", "x", True), Probe("hip", "hip:O3", False)))
+    assert ev.line() == ("amdgpu-sim:gfx942:O3 wrong; also wrong: none of the variants; "
+                         "agree with ref: llc-19; seen on hardware (hip)")
+
+
+def test_crash_pass_reads_the_innermost_running_pass() -> None:
+    log = ("Stack dump:\n0.\tProgram arguments: llc x.ll\n"
+           "1.\tRunning pass 'Function Pass Manager' on module 'x.ll'.\n"
+           "2.\tRunning pass 'SI Fold Operands' on function '@k'\n")
+    assert crash_pass(log) == "SI Fold Operands" and crash_pass("LLVM ERROR: x") is None
+
+
+def test_instances_are_counted_from_zero() -> None:
+    assert with_instances(["a", "b", "a", "a"]) == ["a", "b", "a,1", "a,2"]
+
+
+def test_duplicates_by_culprit_and_shape() -> None:
+    case = casefile.load(SIFOLD)
+    dups = {d.where: d.why for d in find_duplicates(case, "si-fold-operands")}
+    assert "docs/llvm-bugs/sifold_or_minus_one.ll" in dups
+    lane = {d.where for d in find_duplicates(case, "si-lower-sgpr-spills")}
+    assert {"docs/llvm-bugs/lane_vgpr_implicit_def_in_loop_header.ll",
+            "triage/known_bugs.toml lane-vgpr-implicit-def", "corpus/526d09799032.toml"} <= lane
+    # the kernel is `a[0] as u64 | c - 8u64` under an `if` on `b[0] < 1.0`
+    assert {"as:float->int", "or:int", "sub:int", "lt:float"} <= shape(case)
+
+
+def test_facts_are_kept_beside_the_store(sifold: Trials, tmp_path: Path) -> None:
+    from triage.store import FindingStore
+
+    store = tmp_path / "f.sqlite"
+    FindingStore(store).close()
+    ev = Evidence("amdgpu-sim:gfx942:O3", "ref", (Probe("llc-19", "s", False),))
+    c = find_culprit(sifold, "amdgpu-sim:gfx942:O3")
+    record_facts(store, facts_of("wrong-code|amdgpu-sim:gfx942:O3|x", "d12e8d238eac", ev, c))
+    kept = load_facts(store, "wrong-code|amdgpu-sim:gfx942:O3|x")
+    assert kept is not None and kept.culprit.startswith("culprit pass: si-fold-operands")
+    assert kept.evidence == ev.line() and kept.probes[0]["name"] == "llc-19"
+    assert load_facts(store, "other") is None
+    tables = {r[0] for r in sqlite3.connect(store).execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "upstream_facts" in tables
+    with FindingStore(store, readonly=True) as fs:  # the store still opens as a store
+        assert fs.buckets() == []
