@@ -19,12 +19,13 @@ import sys
 _LANE_VGPR_USE = re.compile(
     r"(%\d+):vgpr_32 = SI_SPILL_S32_TO_VGPR|SI_RESTORE_S32_FROM_VGPR (%\d+):vgpr_32")
 _DEF = re.compile(r"^    (%\d+):vgpr_32 = IMPLICIT_DEF\n", re.MULTILINE)
-_ENTRY = re.compile(r"^  bb\.0[^\n]*\n(?:    (?:successors|liveins)[^\n]*\n)*(?:  \n|\n)?",
+_ENTRY = re.compile(r"^  bb\.\d+[^\n]*\n(?:    (?:successors|liveins)[^\n]*\n)*(?:  \n|\n)?",
                     re.MULTILINE)
 
 
 def hoist(mir: str) -> tuple[str, int]:
-    """`mir` with each function's lane VGPR IMPLICIT_DEFs at the top of its bb.0, and how
+    """`mir` with each function's lane VGPR IMPLICIT_DEFs at the top of its entry block (the
+    first in the body: bb.0, or bb.1 after GlobalISel, whose IRTranslator numbers it so), and how
     many moved."""
     out, moved = [], 0
     for doc in re.split(r"(?m)^(?=---\n)", mir):
@@ -38,7 +39,7 @@ def hoist(mir: str) -> tuple[str, int]:
         body = _DEF.sub(lambda m, lane=lane: "" if m.group(1) in lane else m.group(0), body)
         entry = _ENTRY.search(body)
         if entry is None:
-            raise SystemExit("llc_lane_vgpr_defs: no bb.0 in a function body")
+            raise SystemExit("llc_lane_vgpr_defs: no block in a function body")
         body = (body[:entry.end()] + "".join(f"    {d}:vgpr_32 = IMPLICIT_DEF\n" for d in defs)
                 + body[entry.end():])
         moved += len(defs)

@@ -134,3 +134,20 @@ def test_facts_are_kept_beside_the_store(sifold: Trials, tmp_path: Path) -> None
     assert "upstream_facts" in tables
     with FindingStore(store, readonly=True) as fs:  # the store still opens as a store
         assert fs.buckets() == []
+
+
+def test_lane_vgpr_edit_finds_globalisels_entry_block() -> None:
+    """GlobalISel's MIR numbers the entry block bb.1 (its IRTranslator's bb.0 is merged
+    away): the lane-VGPR edit moves the IMPLICIT_DEF there. Before, it looked for bb.0 only
+    and failed on every GlobalISel function, so the known-bug recheck never explained a
+    GlobalISel finding (the conformance case cf_while on gfx942 O0 with isel=global is
+    right once the edit applies)."""
+    from triage.llc_lane_vgpr_defs import hoist
+
+    mir = ("---\nname: k\nbody: |\n  bb.1.entry:\n    successors: %bb.2\n\n"
+           "    S_BRANCH %bb.2\n\n  bb.2.loop:\n    %7:vgpr_32 = IMPLICIT_DEF\n"
+           "    $sgpr4 = SI_RESTORE_S32_FROM_VGPR %7:vgpr_32, 0\n"
+           "    %7:vgpr_32 = SI_SPILL_S32_TO_VGPR $sgpr4, 0, %7:vgpr_32\n...\n")
+    out, moved = hoist(mir)
+    assert moved == 1
+    assert out.index("%7:vgpr_32 = IMPLICIT_DEF") < out.index("S_BRANCH %bb.2")
