@@ -1,7 +1,7 @@
 """Known LLVM bugs: a finding that one of them explains is bucketed under the bug's name,
 not as a new bug (`known_bugs.toml`).
 
-An amdgpu-sim O0 campaign on a wave64 target keeps finding LLVM 22's lane-VGPR bug
+An amdgpu-sim O0 campaign (wave64 or wave32 target) keeps finding LLVM 22's lane-VGPR bug
 (docs/findings/8081e0ac57.md), and its signature names only a trap kind or an operation, so
 without this every such finding looks new, and any other O0 out-of-bounds trap mismatch
 joins its bucket. The recheck is the finding note's causal test: the same pipeline, the
@@ -46,7 +46,7 @@ class KnownBug:
     kinds: frozenset[str]
     pipelines: frozenset[str]
     opt: frozenset[int]
-    wave_size: int
+    wave_sizes: frozenset[int]
     recheck: str
     """Module of the llc wrapper (run as a script: `LLC LLC-ARGS...`)."""
     llc: tuple[str, ...]
@@ -62,7 +62,8 @@ def known_bugs() -> tuple[KnownBug, ...]:
     data = tomllib.loads(resources.files("triage").joinpath("known_bugs.toml")
                          .read_text())
     return tuple(KnownBug(b["name"], b["upstream"], frozenset(b["kinds"]),
-                          frozenset(b["pipelines"]), frozenset(b["opt"]), b["wave_size"],
+                          frozenset(b["pipelines"]), frozenset(b["opt"]),
+                          frozenset(b["wave_sizes"]),
                           b["recheck"], tuple(b["llc"])) for b in data["bug"])
 
 
@@ -80,7 +81,7 @@ def _applies(bug: KnownBug, finding: Finding, pipeline: Pipeline) -> bool:
     opts = dict(_options(pipeline))
     try:
         return (opts.get("opt") in bug.opt
-                and target_config(str(opts.get("target"))).wave_size == bug.wave_size)
+                and target_config(str(opts.get("target"))).wave_size in bug.wave_sizes)
     except KeyError:
         return False
 

@@ -79,3 +79,16 @@ def test_a_lane_mask_spilled_through_mubuf_keeps_its_defined_bits() -> None:
     outcomes = run_case(case, pipelines)
     assert isinstance(outcomes[spec], Ok), outcomes[spec]
     assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings
+
+
+def test_two_loads_to_one_vgpr_for_different_lanes() -> None:
+    """Bucket b08b6336a9 (gfx1100 O1-O3, rustc's O2 code too): lane 1 loads a byte with
+    `global_load_d16_u8 v10`, lane 0 then `global_load_b64 v[10:11]`, one `s_waitcnt
+    vmcnt(0)` for both; the newer load to v10 dropped the older one's data though it
+    writes other lanes, so `out0[1]` came out 0 (the unreduced kernel at O1: the store
+    read undefined bits)."""
+    spec = "amdgpu-sim:gfx1100:O3"
+    case = casefile.load_checked(CASES / "o3_gfx1100_loads_to_one_vgpr_under_two_exec.toml")
+    outcomes = run_case(case, Registry().create_all(["ref", spec]))
+    assert isinstance(outcomes[spec], Ok), outcomes[spec]
+    assert not judge(case, outcomes, load_policy("default"), case_module(case)).findings

@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from rgpu_fuzz.sim.bound.mem import bind_ds, bind_vmem, drain
+from rgpu_fuzz.sim.bound.ds import bind_ds
+from rgpu_fuzz.sim.bound.mem import bind_vmem, drain
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd

@@ -80,3 +80,62 @@ def test_a_dword_load_then_a_d16_hi_load_in_flight_both_land() -> None:
     wait(w, 0, 0)
     assert w.V[:, 0].tolist() == [0x0001_0001] * 4
     assert w.vdef[:, 0].all() and not w.pend_v
+
+
+def _load(w: Wave, exec_mask: int, col: int, values: list[int], wmask: int = 0xFFFF_FFFF
+          ) -> None:
+    """Issue a vector load of `values` (one dword column each, the same in every lane)
+    under EXEC `exec_mask`, as a GLOBAL load step parks it."""
+    from rgpu_fuzz.sim.bound.inflight import issue_vector_load
+
+    w.set_exec(exec_mask)
+    data = np.array([values] * w.lanes, np.uint32)
+    issue_vector_load(w, col, data, np.ones(data.shape, bool), vm=True, lgkm=False,
+                      wmask=wmask)
+
+
+def test_a_load_for_other_lanes_keeps_an_older_load_in_flight() -> None:
+    """gfx1100 O3 (bucket b08b6336a9, `rustc-amdgpu:gfx1100:O2` too): lane 1 runs
+    `v_mov_b16 v10.h, 0` and `global_load_d16_u8 v10` (a byte, 1), then lane 0
+    `global_load_b64 v[10:11]` (0), and one `s_waitcnt vmcnt(0)` covers both. Each load
+    writes the lanes of its EXEC only (RDNA3 ISA, vector memory: inactive lanes are not
+    written), so by hand lane 1 has v10 = 0x00000001 and lane 0 v[10:11] = 0. The byte
+    used to be dropped as superseded by the newer load to the same VGPR, giving 0."""
+    from rgpu_fuzz.sim.bound.inflight import wait
+
+    w = Wave(4, 0, 0)
+    w.V[:, 10], w.vdef[:, 10] = U32(0xDEAD_0000), True   # lane 1: v10.h = 0 below
+    w.V[1, 10] = 0
+    _load(w, 0b10, 10, [0x0000_0001], LOW)
+    _load(w, 0b01, 10, [0, 0])
+    wait(w, 0, 0)
+    assert w.V[:2, 10].tolist() == [0, 0x0000_0001]
+    assert w.V[0, 11] == 0 and w.vdef[:2, 10].all() and w.vdef[0, 11]
+    assert not w.pend_v
+
+
+def test_two_pair_loads_under_disjoint_exec_both_land_in_both_registers() -> None:
+    """`global_load_b64 v[0:1]` for lane 0 (7, 8), then for lane 1 (5, 6), one wait: by
+    hand lane 0 has (7, 8) and lane 1 (5, 6) in v0 and v1. The older load is kept for its
+    lanes in both of its columns, not only the first."""
+    from rgpu_fuzz.sim.bound.inflight import wait
+
+    w = Wave(4, 0, 0)
+    _load(w, 0b01, 0, [7, 8])
+    _load(w, 0b10, 0, [5, 6])
+    wait(w, 0, 0)
+    assert w.V[:2, 0].tolist() == [7, 5] and w.V[:2, 1].tolist() == [8, 6]
+    assert w.vdef[:2, :2].all() and not w.vdef[2:, :2].any()
+
+
+def test_a_load_kept_in_flight_survives_a_third_load() -> None:
+    """Lane 1 loads 1, lane 0 loads 2, lane 0 loads 3 into v0, one wait: the third covers
+    the second, not the first, so by hand lane 0 = 3 and lane 1 = 1."""
+    from rgpu_fuzz.sim.bound.inflight import wait
+
+    w = Wave(4, 0, 0)
+    _load(w, 0b10, 0, [1])
+    _load(w, 0b01, 0, [2])
+    _load(w, 0b01, 0, [3])
+    wait(w, 0, 0)
+    assert w.V[:2, 0].tolist() == [3, 1] and w.vdef[:2, 0].all()

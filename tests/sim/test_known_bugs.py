@@ -68,8 +68,9 @@ def test_a_seeded_amdgpu_sim_bug_is_rechecked_and_bucketed_as_before() -> None:
 
 def test_the_table_names_the_bug_and_where_it_applies() -> None:
     [bug] = known_bugs()
-    assert (bug.upstream, bug.pipelines, bug.opt, bug.wave_size) == (
-        "llvm/llvm-project#186348", frozenset({"amdgpu-sim"}), frozenset({0}), 64)
+    assert (bug.upstream, bug.pipelines, bug.opt, bug.wave_sizes) == (
+        "llvm/llvm-project#186348", frozenset({"amdgpu-sim"}), frozenset({0}),
+        frozenset({32, 64}))
 
 
 def test_the_reduced_kernel_is_rechecked_against_the_known_bugs() -> None:
@@ -110,3 +111,16 @@ def test_the_bugs_uninit_read_is_bucketed_as_the_known_bug_too() -> None:
     assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in finding.signature
     assert found.bug_keys[finding.signature] == f"run-crash|amdgpu-sim:gfx942:O0|{LABEL}"
     assert rechecks - before == 1
+
+
+def test_a_wave32_finding_is_bucketed_as_the_known_bug() -> None:
+    """campaign bucket 239c6f84fb (gfx1100, wave32, O0; docs/findings/239c6f84fb.md): the
+    same header IMPLICIT_DEF, in the loop's second lane VGPR. The recheck now runs on wave32
+    (the table's `wave_sizes`, the wrapper's wave32 MIR repair) and keys it; before, gfx1100
+    findings were not rechecked and this one was a bucket of its own."""
+    pipelines = ("ref", "amdgpu-sim:gfx1100:O0")
+    found, _ = _judge(pipelines, ROOT / "tests" / "sim" / "data" / "cases" /
+                      "o0_wave32_lane_vgpr_uninit_read.toml")
+    [finding] = found.verdict.findings
+    assert finding.kind is FindingKind.RUN_CRASH and "sim-uninit-read" in finding.signature
+    assert found.bug_keys[finding.signature] == f"run-crash|amdgpu-sim:gfx1100:O0|{LABEL}"

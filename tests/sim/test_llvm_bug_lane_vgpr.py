@@ -116,6 +116,63 @@ def test_fuzzer_case_agrees_with_ref_once_the_lane_vgpr_defs_dominate_the_loop(
         f"the unedited round trip no longer traps (fixed upstream?): {control}")
 
 
+
+WAVE32 = ROOT / "tests" / "sim" / "data" / "cases"
+
+
+def test_wave32_findings_agree_with_ref_once_the_lane_vgpr_defs_dominate_the_loop(
+        tmp_path: Path) -> None:
+    """gfx1100 (wave32) O0, campaign buckets 239c6f84fb, b48ac80b2f and 74c1155f4b
+    (docs/findings/239c6f84fb.md): the loop carries more lane masks than one lane VGPR's 32
+    lanes, and the second lane VGPR's IMPLICIT_DEF sits in the loop header. Moved to bb.0
+    (nothing else), each kernel equals `ref`; the unedited round trip fails as llc-22 does.
+
+    On the old wrapper the round trip could not run at all on wave32 (MIR parse error on
+    `S_CBRANCH_VCCNZ ... implicit killed $vcc_lo`), and for a kernel with a call (the third)
+    it lost the user SGPR count, so even the hoisted code read its workgroup id from an SGPR
+    nothing wrote (`sim-uninit-read`)."""
+    llc22 = debian_llvm_tool("llc", 22)
+    hoisted, kept = _edit_llc(tmp_path, llc22, False), _edit_llc(tmp_path, llc22, True)
+    expected_failure = {"o0_wave32_lane_vgpr_uninit_read.toml": "sim-uninit-read",
+                        "o0_wave32_lane_vgpr_oob.toml": "out-of-bounds",
+                        "o0_wave32_lane_vgpr_call_div.toml": "div-by-zero"}
+    for name, failure in expected_failure.items():
+        specs = ["ref", f"amdgpu-sim:gfx1100:O0:llc={hoisted}",
+                 f"amdgpu-sim:gfx1100:O0:llc={kept}", "amdgpu-sim:gfx1100:O0"]
+        outcomes = run_case(casefile.load_checked(WAVE32 / name), Registry().create_all(specs))
+        ref, got = outcomes["ref"], outcomes[specs[1]]
+        assert isinstance(ref, Ok) and isinstance(got, Ok), (name, ref, got)
+        assert ({k: v.values.tolist() for k, v in got.outputs.items()}
+                == {k: v.values.tolist() for k, v in ref.outputs.items()}), name
+        for spec in specs[2:]:
+            assert failure in str(outcomes[spec]), (
+                f"{name}: {spec} no longer fails (fixed upstream?): {outcomes[spec]}")
+
+
+
+def test_globalisel_o0_has_the_bug_too(tmp_path: Path) -> None:
+    """Conformance kernel `cf_while` at `amdgpu-sim:gfx942:O0:isel=global` (and gfx90a)
+    runs the `j % 2` division-by-zero trap although the divisor is the constant 2: after
+    GlobalISel, si-lower-sgpr-spills puts a lane VGPR's IMPLICIT_DEF in
+    `bb.31.while.head.1`, the second loop's header. Moved to the entry block it equals
+    `ref`; the unedited round trip traps; Debian llc-19 (entry-block placement) is right.
+    GlobalISel's MIR starts at `bb.1.entry`: the old wrapper looked for `bb.0` and stopped."""
+    llc22 = debian_llvm_tool("llc", 22)
+    hoisted, kept = _edit_llc(tmp_path, llc22, False), _edit_llc(tmp_path, llc22, True)
+    case = casefile.load_checked(ROOT / "tests" / "semantics" / "cases" / "cf_while.toml")
+    specs = ["ref", f"amdgpu-sim:gfx942:O0:isel=global:llc={hoisted}",
+             f"amdgpu-sim:gfx942:O0:isel=global:llc={kept}", "amdgpu-sim:gfx942:O0:isel=global"]
+    outcomes = run_case(case, Registry().create_all(specs))
+    ref, got = outcomes["ref"], outcomes[specs[1]]
+    assert isinstance(ref, Ok) and isinstance(got, Ok), (ref, got)
+    assert ({k: v.values.tolist() for k, v in got.outputs.items()}
+            == {k: v.values.tolist() for k, v in ref.outputs.items()})
+    for spec in specs[2:]:
+        got = outcomes[spec]
+        assert isinstance(got, Trap) and got.kind.value == "div-by-zero", (
+            f"{spec} no longer traps (fixed upstream?): {got}")
+
+
 def _lane_inst(opcode: str, encoding: str, *ops: Opnd, tag: int = 0) -> Inst:
     return Inst(0, 8, opcode, encoding, opcode.lower(), ops,
                 share_key=("lane-vgpr-test", opcode, ops, tag))

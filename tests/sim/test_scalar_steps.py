@@ -14,6 +14,7 @@ import pytest
 
 from rgpu_fuzz.sim.bound import alu as bind_alu
 from rgpu_fuzz.sim.bound import lane_steps, scalar_steps
+from rgpu_fuzz.sim.bound import salu as bound_salu
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.common.fault import SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
@@ -54,7 +55,7 @@ def _general(inst: Inst, env: Env, monkeypatch: pytest.MonkeyPatch, valu: bool) 
 
 
 def _bind(inst: Inst, env: Env, valu: bool) -> Any:
-    return bind_alu.bind_valu(inst, env) if valu else bind_alu.bind_salu(inst, env)
+    return bind_alu.bind_valu(inst, env) if valu else bound_salu.bind_salu(inst, env)
 
 
 _REGS = (0, 1, 2, 3, 4, 5, 106, 107, 124, EXEC, EXEC + 1)
@@ -233,7 +234,7 @@ def test_defined_sources_give_a_defined_result(opcode: str) -> None:
 def test_restoring_exec_from_a_partly_defined_pair_faults() -> None:
     """`s_mov_b64 exec, s[0:1]` with s1 bit 5 never written: hardware would run lanes
     nobody can name; the EXEC write is an uninit read (after the registers are written)."""
-    step = bind_alu.bind_salu(_inst("S_MOV_B64", _sgpr(EXEC, 2), _sgpr(0, 2)), _env())
+    step = bound_salu.bind_salu(_inst("S_MOV_B64", _sgpr(EXEC, 2), _sgpr(0, 2)), _env())
     w = Wave(64, 0, 0)
     w.S[0], w.S[1] = 0xF, 0x20
     w.sdef[0], w.sdef[1] = M32, M32 & ~0x20
@@ -264,7 +265,7 @@ def test_spilled_partly_defined_sgpr_comes_back_as_it_went() -> None:
 
 def test_or_saveexec_with_all_ones_enables_every_lane() -> None:
     """CDNA3 ISA S_OR_SAVEEXEC_B64: D = EXEC; EXEC = S0 | EXEC; SCC = EXEC != 0."""
-    step = bind_alu.bind_salu(_inst("S_OR_SAVEEXEC_B64", _sgpr(6, 2), _k(M64, 2)), _env())
+    step = bound_salu.bind_salu(_inst("S_OR_SAVEEXEC_B64", _sgpr(6, 2), _k(M64, 2)), _env())
     w = Wave(64, 0, 0)
     w.set_exec(0x5)
     step(w)

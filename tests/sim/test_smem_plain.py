@@ -1,4 +1,4 @@
-"""SMEM loads from a plain SGPR pair plus a constant (`bound.mem.bind_smem`'s closure-free
+"""SMEM loads from a plain SGPR pair plus a constant (`bound.smem.bind_smem`'s closure-free
 step: kernel arguments at O3) against values worked out by hand: dwords are little-endian,
 the destination is written at the covering `s_waitcnt` (CDNA3 ISA §4.4), and the
 checks come in the general step's order: an undefined base (`sim-uninit-read`) before a
@@ -11,8 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from rgpu_fuzz.sim.bound.mem import bind_smem, drain
+from rgpu_fuzz.sim.bound.mem import drain
 from rgpu_fuzz.sim.bound.operands import Env
+from rgpu_fuzz.sim.bound.smem import bind_smem
 from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics.memops import memop

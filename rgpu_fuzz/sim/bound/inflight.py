@@ -115,6 +115,7 @@ def complete(w: Wave, p: Pending) -> None:
         for c in range(col, end):
             del pend[c]
         return
+    superseded: list[Pending] = []
     for j in range(data.shape[1]):
         c = p.vcol + j
         newer = pend.get(c)
@@ -133,8 +134,13 @@ def complete(w: Wave, p: Pending) -> None:
                 np.copyto(w.V[:, c], data[:, j], where=m)
                 np.copyto(w.vdef[:, c], vdef[:, j], where=m)
             del pend[c]
-        elif newer is not None and _drop(newer.older, p):
-            write_bits(w, c, data[:, j], vdef[:, j], p.wmask, m)  # its half is still ours
+        elif newer is not None and any(o is p for o in newer.older):
+            # its half, or its lanes, are still ours (`issue_vector_load`); dropped from
+            # `older` after all its columns (a 64-bit load kept for its lanes has two)
+            write_bits(w, c, data[:, j], vdef[:, j], p.wmask, m)
+            superseded.append(newer)
+    for newer in superseded:
+        _drop(newer.older, p)
 
 
 def _drop(queue: list[Pending], p: Pending) -> bool:
@@ -187,6 +193,14 @@ def drain(w: Wave) -> None:
     wait(w, 0, 0)
 
 
+def _covers(new: np.ndarray | None, old: np.ndarray | None) -> bool:
+    """Whether a load under EXEC lanes `new` writes every lane a load under `old` writes
+    (None: every lane)."""
+    if new is None:
+        return True
+    return bool(new.all()) if old is None else not bool((old & ~new).any())
+
+
 def issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
                       vm: bool, lgkm: bool, wmask: int = FULL) -> None:
     """Park a vector load of `data` (lanes, n dwords) for `col ...`. `defined`: defined
@@ -204,9 +218,17 @@ def issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
                     raise hazard(w, f"v{c} loaded again before the previous load completed")
                 # an older load that writes bits this one does not (the other half of a
                 # D16 pair, or a whole dword before a D16 load: campaign
-                # bucket c232097e70) still writes them when it completes
-                if not q.done and q.wmask & ~wmask & FULL:
+                # bucket c232097e70), or lanes this one does not (issued under another
+                # EXEC: a gfx1100 O3 `global_load_d16_u8 v10` for lane 1, then
+                # `global_load_b64 v[10:11]` for lane 0, one waitcnt for both; bucket
+                # b08b6336a9) still writes them when it completes
+                if not q.done and (q.wmask & ~wmask & FULL
+                                   or not _covers(p.vmask, q.vmask)):
                     p.older.append(q)
+                # and so do the loads `q` kept (they complete before this one, so any
+                # bits this one also writes end up as this one leaves them)
+                p.older.extend(o for o in q.older if not o.done and
+                               all(o is not k for k in p.older))
     for c in range(col, col + n):
         pend[c] = p
     if vm:

@@ -1,4 +1,6 @@
-"""Binding memory instructions (SMEM, GLOBAL, FLAT, SCRATCH, DS, MUBUF) to closures.
+"""Binding vector memory instructions (GLOBAL, FLAT, SCRATCH, MUBUF, and their atomics) to
+closures; scalar memory (SMEM) is `bound.smem`'s, LDS (DS) `bound.ds`'s, the per-lane data and
+address helpers they share `bound.memdata`'s.
 
 Loads park their data until the `s_waitcnt` that covers them (`rgpu_fuzz.sim.bound.inflight`);
 uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
@@ -7,7 +9,6 @@ uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +18,19 @@ from rgpu_fuzz.sim.bound.alu import Step, Unbindable
 from rgpu_fuzz.sim.bound.inflight import STORED as _STORED
 from rgpu_fuzz.sim.bound.inflight import complete, drain, span, wait
 from rgpu_fuzz.sim.bound.inflight import issue_vector_load as _issue_vector_load
-from rgpu_fuzz.sim.bound.operands import Env, _consts, hazard, scalar_source, uninit, vcol
+from rgpu_fuzz.sim.bound.memdata import (
+    _byte_definedness,
+    _check_addr,
+    _dword_definedness,
+    _store_bytes,
+    _to_words,
+    _vaddr32,
+    _vaddr64,
+)
+from rgpu_fuzz.sim.bound.operands import Env, hazard, scalar_source, uninit, vcol
 from rgpu_fuzz.sim.bound.scratch import (
     all_defined,
     buffer_rows,
-    is_plain_sgpr,
     row_access,
     scratch_form,
     signed_offset,
@@ -34,141 +43,14 @@ from rgpu_fuzz.sim.semantics.memops import ATOMIC_OPS, AtomicOp, MemOp
 from rgpu_fuzz.sim.state.halves import half_mask
 from rgpu_fuzz.sim.state.wave import FULL, Pending, Wave
 
-__all__ = ["bind_atomic", "bind_buffer", "bind_ds", "bind_smem", "bind_vmem", "complete", "drain",
-           "smem_form", "wait"]
+__all__ = ["bind_atomic", "bind_buffer", "bind_vmem", "complete", "drain", "wait"]
 
 Memory = Any  # rgpu_fuzz.sim.launch.engine.LaunchMemory (avoids an import cycle)
 FULL64 = (1 << 64) - 1
-
-
-def _to_words(raw: np.ndarray, op: MemOp, old: np.ndarray | None = None) -> np.ndarray:
-    """Loaded bytes (lanes, width) → register dwords (lanes, n), extending sub-dword data; a
-    D16 load's value sits in its half (the other half is merged at completion, `complete`)."""
-    width = op.width
-    if width >= 4:
-        return np.ascontiguousarray(raw).view(np.uint32)
-    val = raw[:, 0].astype(np.uint32) if width == 1 else \
-        np.ascontiguousarray(raw).view(np.uint16)[:, 0].astype(np.uint32)
-    if op.signed:
-        sh = np.uint32(32 - 8 * width)
-        val = ((val << sh).view(np.int32) >> (32 - 8 * width)).view(np.uint32)
-    if op.d16 == "hi":
-        val = val << np.uint32(16)
-    elif op.d16:
-        val = val & np.uint32(0xFFFF)
-    return val[:, None]
-
-
-def _store_bytes(w: Wave, col: int, op: MemOp) -> tuple[np.ndarray, np.ndarray]:
-    n = max(1, op.width // 4)
-    if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
-        raise hazard(w, f"v{col} stored before the s_waitcnt covering its load")
-    words = np.ascontiguousarray(w.V[:, col:col + n])
-    raw = words.view(np.uint8).reshape(w.lanes, 4 * n)
-    start = 2 if op.d16 == "hi" else 0
-    if op.width < 4:
-        raw = raw[:, start:start + op.width]
-    masks = _byte_definedness(w, col, n)
-    return raw, masks[:, start:start + op.width] if op.width < 4 else masks
-
-
-def _vaddr64(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
-    col = vcol(op)
-    if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
-        raise hazard(w, f"v[{col}:{col + 1}] used as an address before its load completed")
-    return (np.ascontiguousarray(w.V[:, col:col + 2]).view(np.uint64)[:, 0],
-            w.vdef[:, col] & w.vdef[:, col + 1])
-
-
-def _vaddr32(w: Wave, op: Opnd) -> tuple[np.ndarray, np.ndarray]:
-    col = vcol(op)
-    if w.pend_v and col in w.pend_v:
-        raise hazard(w, f"v{col} used as an address before its load completed")
-    return w.V[:, col], w.vdef[:, col]
-
-
-def _check_addr(w: Wave, defined: np.ndarray, inst: Inst) -> None:
-    if not bool(np.all(defined[w.exec])):
-        raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-
-
-def smem_form(inst: Inst, op: MemOp, env: Env) -> tuple[int, int, tuple[int, ...]] | None:
-    """An SMEM load from a plain SGPR pair plus constants (kernel arguments, O3's common
-    form; gfx10+ encodes no SOFFSET as the constant register `null`) as (the pair's first
-    SGPR, the constant byte offset, the destination SGPRs); None for any other form."""
-    ops = inst.operands
-    if op.store or len(ops) < 2 or not is_plain_sgpr(ops[1], env):
-        return None
-    consts = _consts(env)
-    if any(o.kind is OpKind.SGPR and o.index not in consts for o in ops[2:]):
-        return None
-    offs = [o for o in ops[2:] if o.kind in (OpKind.INT, OpKind.SGPR)]
-    k = sum(o.value if o.kind is OpKind.INT else consts[o.index] for o in offs) if offs \
-        else int(inst.mods.get("offset", 0))
-    return ops[1].index, k, tuple(range(ops[0].index, ops[0].index + op.width // 4))
-
-
-def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
-    ops = inst.operands
-    if op.store:
-        raise Unbindable("scalar stores")
-    dst = ops[0]
-    n = op.width // 4
-    base, based = scalar_source(ops[1], 64, env)
-    offs: list[tuple[Callable[[Wave], int], Callable[[Wave], bool]]] = []
-    for o in ops[2:]:
-        if o.kind is OpKind.SGPR:
-            offs.append(scalar_source(o, 32, env))
-        elif o.kind is OpKind.INT:
-            offs.append(((lambda k: lambda w: k)(o.value), lambda w: True))
-    extra = int(inst.mods.get("offset", 0)) if not offs else 0
-    regs = tuple(range(dst.index, dst.index + n))
-
-    def step(w: Wave) -> None:
-        if not (based(w) and all(d(w) for _, d in offs)):
-            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-        addr = (base(w) + sum(g(w) for g, _ in offs) + extra) & 0xFFFF_FFFF_FFFF_FFFC
-        data = w.mem.glob.read_scalar(addr, op.width, inst.mnemonic)
-        vals = tuple(int.from_bytes(data[4 * k:4 * k + 4], "little") for k in range(n))
-        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs, svalues=vals,
-                    sdefs=w.mem.glob.scalar_defined(addr, op.width))
-        for r in regs:
-            w.pend_s[r] = p
-        w.lgkm_queue.append(p)
-
-    form = smem_form(inst, op, env)
-    if form is None:
-        return step
-    # `step` without its closures, same checks in the same order (a constant is always
-    # defined)
-    i, k, _ = form
-    width = op.width
-    unpack = struct.Struct(f"<{n}I").unpack_from
-    mnemonic = inst.mnemonic
-
-    def plain(w: Wave) -> None:
-        sd = w.sdef
-        if sd[i] | sd[i + 1] << 32 != FULL64:
-            raise uninit(w, f"{mnemonic}: address from an undefined register")
-        if w.pend_s and (i in w.pend_s or i + 1 in w.pend_s):
-            raise hazard(w, f"s[{i}:{i + 1}] read before the s_waitcnt covering its load")
-        addr = ((w.S[i] | w.S[i + 1] << 32) + k) & 0xFFFF_FFFF_FFFF_FFFC
-        glob = w.mem.glob
-        m = glob.holding(addr, width)
-        if m is not None:
-            sdefs = None
-        else:
-            m = glob.find(addr)
-            if m is None or addr + width > m.end:
-                glob.read_scalar(addr, width, mnemonic)  # raises its sim-oob-access
-            sdefs = glob.scalar_defined(addr, width)
-        p = Pending(vm=False, lgkm=True, smem=True, sregs=regs,
-                    svalues=unpack(m.data, addr - m.base), sdefs=sdefs)
-        pend = w.pend_s
-        for r in regs:
-            pend[r] = p
-        w.lgkm_queue.append(p)
-    return plain
+Addresses = Callable[[Wave], tuple[np.ndarray, np.ndarray]]
+"""Per-lane addresses and whether each is defined."""
+RunAddresses = Callable[[Wave, int, int], np.ndarray]
+"""The addresses of the lanes `lo:hi`, checked."""
 
 
 def _aperture_split(mem: Memory, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -194,7 +76,38 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     sget, sdef = scalar_source(saddr, 64 if seg == "global" else 32, env) if has_saddr \
         else ((lambda w: 0), (lambda w: True))
     counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
-    lane_ids = np.arange(env.lanes, dtype=np.int64)
+    addresses = _vmem_addresses(inst, seg, offset, vaddr, has_saddr, sget, sdef)
+    general = _vmem_general(inst, op, env, dst, vdata, counted)
+
+    def step(w: Wave) -> None:
+        e = w.exec
+        if not w.exec_full and not e.any():
+            return
+        addrs, adef = addresses(w)
+        _check_addr(w, adef, inst)
+        general(w, e, addrs)
+
+    vaddr_col = vcol(vaddr) if vaddr.kind is OpKind.VGPR else -1
+    run_addresses = _run_addresses(inst, offset, vaddr_col, has_saddr, sget, sdef)
+    whole = op.width % 4 == 0 and not op.d16
+    if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
+        data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return _global_store(inst, op, counted, data_cols, vaddr_col, step, addresses,
+                             run_addresses)
+    if seg == "global" and (whole or (op.width < 4 and not op.d16)):
+        data_cols = tuple(range(vcol(dst), vcol(dst) + max(1, op.width // 4)))  # type: ignore[arg-type]
+        return _global_load(inst, op, data_cols, vaddr_col, step, addresses, run_addresses)
+    form = scratch_form(inst, op, env, d16=True)
+    if form is not None:
+        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
+                               based=form.saddr is not None, counted=counted)
+
+    return step
+
+
+def _vmem_addresses(inst: Inst, seg: str, offset: int, vaddr: Opnd, has_saddr: bool,
+                    sget: Callable[[Wave], int], sdef: Callable[[Wave], bool]) -> Addresses:
+    """`bind_vmem`'s per-lane addresses and their definedness, by segment and address form."""
 
     def addresses(w: Wave) -> tuple[np.ndarray, np.ndarray]:
         if seg == "scratch":
@@ -214,15 +127,12 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         a, d = _vaddr64(w, vaddr)
         return a + np.uint64(offset & (2**64 - 1)), d
 
-    def step(w: Wave) -> None:
-        e = w.exec
-        if not w.exec_full and not e.any():
-            return
-        addrs, adef = addresses(w)
-        _check_addr(w, adef, inst)
-        general(w, e, addrs)
+    return addresses
 
-    vaddr_col = vcol(vaddr) if vaddr.kind is OpKind.VGPR else -1
+
+def _run_addresses(inst: Inst, offset: int, vaddr_col: int, has_saddr: bool,
+                   sget: Callable[[Wave], int], sdef: Callable[[Wave], bool]) -> RunAddresses:
+    """`bind_vmem`'s addresses of a GLOBAL access for a run of lanes (its fast steps)."""
     wrap = np.uint64(offset & (2**64 - 1))
 
     def run_addresses(w: Wave, lo: int, hi: int) -> np.ndarray:
@@ -248,6 +158,51 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if b"\x00" in d.tobytes():
             raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
         return a
+
+    return run_addresses
+
+
+def _vmem_general(inst: Inst, op: MemOp, env: Env, dst: Opnd | None, vdata: Opnd | None,
+                  counted: bool) -> Callable[[Wave, np.ndarray, np.ndarray], None]:
+    """`bind_vmem`'s general access of the lanes in EXEC at their addresses, routed by
+    segment and aperture."""
+    seg = op.segment
+    lane_ids = np.arange(env.lanes, dtype=np.int64)
+
+    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
+        lanes = lane_ids if w.exec_full else lane_ids[e]
+        act = addrs if w.exec_full else addrs[e]
+        if op.store:
+            raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
+            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
+                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
+            if not w.exec_full:
+                raw, defined = raw[e], defined[e]
+            _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
+            if counted:
+                w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False,
+                                          done=True))
+            return
+        col = vcol(dst)  # type: ignore[arg-type]
+        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
+        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
+            (bits == 0xFF).all(axis=1)
+        words = _to_words(raw, op)
+        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
+        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
+        full[lanes] = words
+        fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
+        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
+        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+
+    return general
+
+
+def _global_store(inst: Inst, op: MemOp, counted: bool, data_cols: tuple[int, ...],
+                  vaddr_col: int, step: Step, addresses: Addresses,
+                  run_addresses: RunAddresses) -> Step:
+    """`bind_vmem`'s step for a GLOBAL store of whole registers (or of a byte or short)."""
+    start = 2 if op.d16 == "hi" else 0
 
     def global_store(w: Wave) -> None:
         """`step` for a GLOBAL store of whole registers none of which has partly defined
@@ -299,31 +254,13 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         if counted:
             w.vm_queue.append(_STORED)
 
-    def general(w: Wave, e: np.ndarray, addrs: np.ndarray) -> None:
-        lanes = lane_ids if w.exec_full else lane_ids[e]
-        act = addrs if w.exec_full else addrs[e]
-        if op.store:
-            raw, defined = _store_bytes(w, vcol(vdata), op)  # type: ignore[arg-type]
-            if seg in ("scratch", "flat") and w.vpart and op.width >= 4:
-                defined = _byte_definedness(w, vcol(vdata), op.width // 4)  # type: ignore[arg-type]
-            if not w.exec_full:
-                raw, defined = raw[e], defined[e]
-            _route_store(w, w.mem, seg, lanes, act, raw, defined, inst)
-            if counted:
-                w.vm_queue.append(Pending(vm=True, lgkm=seg == "flat", smem=False,
-                                          done=True))
-            return
-        col = vcol(dst)  # type: ignore[arg-type]
-        raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
-        rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
-            (bits == 0xFF).all(axis=1)
-        words = _to_words(raw, op)
-        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
-        fdef = np.zeros((w.lanes, words.shape[1]), rdef.dtype)
-        full[lanes] = words
-        fdef[lanes] = rdef[:, None] if rdef.ndim == 1 else rdef
-        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
-        _issue_vector_load(w, col, full, fdef, vm=True, lgkm=seg == "flat", wmask=wmask)
+    return global_store
+
+
+def _global_load(inst: Inst, op: MemOp, data_cols: tuple[int, ...], vaddr_col: int,
+                 step: Step, addresses: Addresses, run_addresses: RunAddresses) -> Step:
+    """`bind_vmem`'s step for a GLOBAL load of whole dwords (or of a byte or short,
+    extended)."""
 
     def global_load(w: Wave) -> None:
         """`step` for a GLOBAL load of whole dwords into registers none of which has partly
@@ -363,53 +300,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             data[e] = w.mem.glob.read(addrs[e], op.width, inst.mnemonic).view(np.uint32)
         _issue_vector_load(w, data_cols[0], data, all_defined(w.lanes, n), vm=True, lgkm=False)
 
-    whole = op.width % 4 == 0 and not op.d16
-    start = 2 if op.d16 == "hi" else 0
-    if seg == "global" and op.store and (op.width % 4 == 0 or op.width < 4):
-        data_cols = tuple(range(vcol(vdata), vcol(vdata) + max(1, op.width // 4)))  # type: ignore[arg-type]
-        return global_store
-    if seg == "global" and (whole or (op.width < 4 and not op.d16)):
-        data_cols = tuple(range(vcol(dst), vcol(dst) + max(1, op.width // 4)))  # type: ignore[arg-type]
-        return global_load
-    form = scratch_form(inst, op, env, d16=True)
-    if form is not None:
-        return uniform_scratch(inst, op, step, sget, sdef, offset, form.col, form.sreg,
-                               based=form.saddr is not None, counted=counted)
-
-    return step
-
-
-def _byte_definedness(w: Wave, col: int, n: int) -> np.ndarray:
-    """The defined bits of each byte (uint8 masks, lanes × 4n) of the dwords `col ...`, for
-    a store to private memory: lanes that `Wave.vpart` holds as partly defined keep their
-    defined bits (an O0 SGPR lane mask spilled by v_writelane, then the VGPR spilled to
-    scratch, must come back as it went)."""
-    out = np.where(np.repeat(w.vdef[:, col:col + n], 4, axis=1), np.uint8(0xFF), np.uint8(0))
-    for j in range(n):
-        for lane, bits in w.vpart.get(col + j, {}).items():
-            for k in range(4):
-                out[lane, 4 * j + k] = (bits >> (8 * k)) & 0xFF
-    return out
-
-
-def _dword_definedness(w: Wave, col: int, lanes: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """Per-dword definedness (lanes, n) of a dword load from each byte's defined bits;
-    lanes whose dwords come back partly defined get `Wave.vpart` entries (only private
-    memory has a per-bit shadow, so only spills and copies through the stack make them)."""
-    n = bits.shape[1] // 4
-    per = bits.reshape(len(lanes), n, 4)
-    full = (per == 0xFF).all(axis=2)
-    some = (per != 0).any(axis=2) & ~full
-    if w.vpart or some.any():
-        for j in range(n):
-            part = w.vpart.get(col + j)
-            if part:
-                for lane in lanes.tolist():
-                    part.pop(lane, None)
-            for i in np.nonzero(some[:, j])[0].tolist():
-                mask = sum(int(per[i, j, k]) << (8 * k) for k in range(4))
-                w.vpart.setdefault(col + j, {})[int(lanes[i])] = mask
-    return full
+    return global_load
 
 
 def _route_load(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.ndarray,
@@ -471,100 +362,6 @@ def _route_store(w: Wave, mem: Memory, seg: str, lanes: np.ndarray, addrs: np.nd
     if not bool(np.all(defined == 0xFF if defined.dtype == np.uint8 else defined)):
         raise uninit(w, f"{inst.mnemonic}: stores a value derived from an undefined register")
     mem.glob.write(addrs, raw, inst.mnemonic)
-
-
-def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
-    ops = list(inst.operands)
-    if op.store:
-        addr_op, datas = ops[0], ops[1:]
-        dst = None
-    else:
-        dst, addr_op, datas = ops[0], ops[1], []
-    if op.pair:
-        unit = op.width * (64 if op.stride64 else 1)
-        offs = [int(inst.mods.get("offset0", 0)) * unit, int(inst.mods.get("offset1", 0)) * unit]
-    else:
-        m = inst.mods  # one 16-bit offset, which the DS format splits in two bytes
-        offs = [int(m["offset"]) if "offset" in m else
-                int(m.get("offset1", 0)) << 8 | int(m.get("offset0", 0))]
-    lane_ids = np.arange(env.lanes)
-    vector = (OpKind.VGPR, OpKind.AGPR)
-    runs = op.store and addr_op.kind is OpKind.VGPR and len(datas) >= len(offs) and \
-        all(x.kind in vector for x in datas[:len(offs)])
-    acol = vcol(addr_op) if runs else -1
-    n = max(1, op.width // 4)
-    start = 2 if op.d16 == "hi" else 0
-    data_cols = [vcol(x) for x in datas[:len(offs)]] if runs else []
-    wraps = [np.uint64(off) for off in offs]
-    low32 = np.uint64(0xFFFF_FFFF)
-
-    def run_store(w: Wave, lo: int, hi: int) -> None:
-        """`step`'s store for EXEC as one run of lanes `lo:hi` (`wave.span`) and data
-        registers without partly defined lanes: slices, no mask; the same checks in the
-        same order."""
-        if w.pend_v and acol in w.pend_v:
-            raise hazard(w, f"v{acol} used as an address before its load completed")
-        if b"\x00" in w.vdef[lo:hi, acol].tobytes():
-            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-        base = w.V[lo:hi, acol].astype(np.uint64)
-        lds = w.mem.lds(w)
-        for c, off in zip(data_cols, wraps, strict=True):
-            if w.pend_v and any(k in w.pend_v for k in range(c, c + n)):
-                raise hazard(w, f"v{c} stored before the s_waitcnt covering its load")
-            if b"\x00" in w.vdef[lo:hi, c:c + n].tobytes():
-                raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
-                                "undefined register")
-            raw = np.ascontiguousarray(w.V[lo:hi, c:c + n]).view(np.uint8)
-            if op.width < 4:
-                raw = raw[:, start:start + op.width]
-            lds.write((base + off) & low32, raw, inst.mnemonic)
-        w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
-
-    def step(w: Wave) -> None:
-        e = w.exec
-        if runs:
-            lo, hi = (0, w.lanes) if w.exec_full else span(e)
-            if hi == 0:
-                return
-            if lo >= 0 and not (w.vpart and any(c + k in w.vpart for c in data_cols
-                                                for k in range(n))):
-                return run_store(w, lo, hi)
-        if not e.any():
-            return
-        a, d = _vaddr32(w, addr_op)
-        _check_addr(w, d, inst)
-        lanes = lane_ids if w.exec_full else lane_ids[e]
-        # LDS addresses are 32-bit: base + offset wraps (LLVM folds a negative base into the
-        # unsigned offset field and relies on it)
-        base = (a if w.exec_full else a[e]).astype(np.uint64)
-        lds = w.mem.lds(w)
-        if op.store:
-            for k, off in enumerate(offs):
-                raw, defined = _store_bytes(w, vcol(datas[k]), op)
-                if not w.exec_full:
-                    raw, defined = raw[e], defined[e]
-                if not bool(np.all(defined == 0xFF)):
-                    raise uninit(w, f"{inst.mnemonic}: stores a value derived from an "
-                                    "undefined register")
-                lds.write((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), raw, inst.mnemonic)
-            w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
-            return
-        parts, oks = [], []
-        for off in offs:
-            data, ok = lds.read((base + np.uint64(off)) & np.uint64(0xFFFF_FFFF), op.width,
-                                inst.mnemonic)
-            words = _to_words(data, op)
-            parts.append(words)
-            oks.append(np.repeat(ok[:, None], words.shape[1], axis=1))
-        words = np.concatenate(parts, axis=1)
-        full = np.zeros((w.lanes, words.shape[1]), np.uint32)
-        full[lanes] = words
-        fdef = np.zeros(full.shape, bool)
-        fdef[lanes] = np.concatenate(oks, axis=1)
-        wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
-        _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True,  # type: ignore[arg-type]
-                           wmask=wmask)
-    return step
 
 
 def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:

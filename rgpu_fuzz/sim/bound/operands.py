@@ -415,50 +415,10 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
     if isinstance(dst_sel, int):
         dst_sel = ["BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD"][dst_sel]
     if bits == 64:
-        def put64(w: Wave, r: Any, d: Any) -> None:
-            """`d`: defined lanes, or a (low half, high half) pair of them. The value goes
-            into the pair as one uint64 column (a view of both dwords of each lane's row);
-            `np.copyto` copies first where the result is a view of the pair itself."""
-            if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
-                raise hazard(w, f"v[{col}:{col + 1}] written before its load completed")
-            if type(r) is not np.ndarray or r.dtype != _U64:
-                r = np.asarray(r).view(np.uint64)
-            dlo, dhi = d if isinstance(d, tuple) else (d, d)
-            if w.vpart:
-                _forget(w, col, 2)
-            vdef = w.vdef
-            if w.exec_full:
-                pair(w.V, col)[:] = r
-                vdef[:, col] = dlo
-                vdef[:, col + 1] = dhi
-                return
-            e = w.exec
-            lo, hi = span(e)
-            if lo >= 0 and (r.ndim == 0 or r.shape == (lanes,)) \
-                    and _lane_shaped(dlo, lanes) and _lane_shaped(dhi, lanes):
-                pair(w.V, col)[lo:hi] = r[lo:hi] if r.ndim else r
-                vdef[lo:hi, col] = dlo[lo:hi] if type(dlo) is np.ndarray and dlo.ndim else dlo
-                vdef[lo:hi, col + 1] = dhi[lo:hi] if type(dhi) is np.ndarray and dhi.ndim \
-                    else dhi
-                return
-            np.copyto(pair(w.V, col), r, where=e)
-            np.copyto(vdef[:, col], dlo, where=e)
-            np.copyto(vdef[:, col + 1], dhi, where=e)
-        return put64
+        return _put64(col, lanes)
     conv: Callable[[Any], Any]
     if bits == 16 and env.true16:
-        hi = bool(getattr(op, "hi", False))
-
-        mask = half_mask(hi)
-
-        def put16(w: Wave, r: Any, d: Any) -> None:
-            if w.pend_v and col in w.pend_v:
-                raise hazard(w, f"v{col} written before its load completed")
-            v = np.broadcast_to(np.asarray(r).view(np.uint16).astype(np.uint32), (lanes,))
-            write_bits(w, col, (v << np.uint32(16)) if hi else v,
-                       np.broadcast_to(np.asarray(d, bool), (lanes,)), mask,
-                       None if w.exec_full else w.exec)
-        return put16
+        return _put16(op, col, lanes)
     if bits == 16 and getattr(op, "hi", False):
         # GFX9 VOP3 op_sel[3]: the result goes to D[31:16]; what D[15:0] keeps is not
         # documented in a source we have, so it is unsupported rather than guessed
@@ -469,38 +429,7 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
     else:
         conv = lambda r: np.asarray(r).view(np.uint32)  # noqa: E731
     if dst_sel and dst_sel != "DWORD":
-        shift = {"BYTE_0": 0, "BYTE_1": 8, "BYTE_2": 16, "BYTE_3": 24, "WORD_0": 0,
-                 "WORD_1": 16}[dst_sel]
-        width = 8 if dst_sel.startswith("BYTE") else 16
-        unused = inst.mods.get("dst_unused", "UNUSED_PAD")
-        if isinstance(unused, int):
-            unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"][unused]
-        field_mask = np.uint32(((1 << width) - 1) << shift)
-        base_conv = conv
-
-        def conv(r: Any, w: Wave | None = None) -> Any:  # type: ignore[misc]
-            v = (base_conv(r) << np.uint32(shift)) & field_mask
-            if unused == "UNUSED_PRESERVE" and w is not None:
-                return v | (w.V[:, col] & ~field_mask)
-            if unused == "UNUSED_SEXT":
-                top = shift + width
-                v = ((v << np.uint32(32 - top)).view(np.int32) >> (32 - top)).view(np.uint32)
-                return v
-            return v
-
-        def put_sel(w: Wave, r: Any, d: Any) -> None:
-            if w.pend_v and col in w.pend_v:
-                raise hazard(w, f"v{col} written before its load completed")
-            raw = conv(r, w)
-            if w.vpart:
-                _forget(w, col, 1)
-            if w.exec_full:
-                w.V[:, col] = raw
-                w.vdef[:, col] = d
-            else:
-                np.copyto(w.V[:, col], raw, where=w.exec)
-                np.copyto(w.vdef[:, col], d, where=w.exec)
-        return put_sel
+        return _put_sel(inst, col, dst_sel, conv)
 
     if bits == 16:
         def put(w: Wave, r: Any, d: Any) -> None:
@@ -539,6 +468,94 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
         np.copyto(w.V[:, col], r, where=e)
         np.copyto(w.vdef[:, col], d, where=e)
     return put32
+
+
+def _put64(col: int, lanes: int) -> Callable[[Wave, Any, Any], None]:
+    """`vector_dest` of a 64-bit result."""
+
+    def put64(w: Wave, r: Any, d: Any) -> None:
+        """`d`: defined lanes, or a (low half, high half) pair of them. The value goes
+        into the pair as one uint64 column (a view of both dwords of each lane's row);
+        `np.copyto` copies first where the result is a view of the pair itself."""
+        if w.pend_v and (col in w.pend_v or col + 1 in w.pend_v):
+            raise hazard(w, f"v[{col}:{col + 1}] written before its load completed")
+        if type(r) is not np.ndarray or r.dtype != _U64:
+            r = np.asarray(r).view(np.uint64)
+        dlo, dhi = d if isinstance(d, tuple) else (d, d)
+        if w.vpart:
+            _forget(w, col, 2)
+        vdef = w.vdef
+        if w.exec_full:
+            pair(w.V, col)[:] = r
+            vdef[:, col] = dlo
+            vdef[:, col + 1] = dhi
+            return
+        e = w.exec
+        lo, hi = span(e)
+        if lo >= 0 and (r.ndim == 0 or r.shape == (lanes,)) \
+                and _lane_shaped(dlo, lanes) and _lane_shaped(dhi, lanes):
+            pair(w.V, col)[lo:hi] = r[lo:hi] if r.ndim else r
+            vdef[lo:hi, col] = dlo[lo:hi] if type(dlo) is np.ndarray and dlo.ndim else dlo
+            vdef[lo:hi, col + 1] = dhi[lo:hi] if type(dhi) is np.ndarray and dhi.ndim \
+                else dhi
+            return
+        np.copyto(pair(w.V, col), r, where=e)
+        np.copyto(vdef[:, col], dlo, where=e)
+        np.copyto(vdef[:, col + 1], dhi, where=e)
+    return put64
+
+
+def _put16(op: Opnd, col: int, lanes: int) -> Callable[[Wave, Any, Any], None]:
+    """`vector_dest` of a 16-bit result on a true16 target: the half `op` names, the other
+    kept."""
+    hi = bool(getattr(op, "hi", False))
+    mask = half_mask(hi)
+
+    def put16(w: Wave, r: Any, d: Any) -> None:
+        if w.pend_v and col in w.pend_v:
+            raise hazard(w, f"v{col} written before its load completed")
+        v = np.broadcast_to(np.asarray(r).view(np.uint16).astype(np.uint32), (lanes,))
+        write_bits(w, col, (v << np.uint32(16)) if hi else v,
+                   np.broadcast_to(np.asarray(d, bool), (lanes,)), mask,
+                   None if w.exec_full else w.exec)
+    return put16
+
+
+def _put_sel(inst: Inst, col: int, dst_sel: str, base_conv: Callable[[Any], Any]
+             ) -> Callable[[Wave, Any, Any], None]:
+    """`vector_dest` of an SDWA `dst_sel` field (a byte or word of the dword), the rest by
+    `dst_unused`."""
+    shift = {"BYTE_0": 0, "BYTE_1": 8, "BYTE_2": 16, "BYTE_3": 24, "WORD_0": 0,
+             "WORD_1": 16}[dst_sel]
+    width = 8 if dst_sel.startswith("BYTE") else 16
+    unused = inst.mods.get("dst_unused", "UNUSED_PAD")
+    if isinstance(unused, int):
+        unused = ["UNUSED_PAD", "UNUSED_SEXT", "UNUSED_PRESERVE"][unused]
+    field_mask = np.uint32(((1 << width) - 1) << shift)
+
+    def conv(r: Any, w: Wave | None = None) -> Any:
+        v = (base_conv(r) << np.uint32(shift)) & field_mask
+        if unused == "UNUSED_PRESERVE" and w is not None:
+            return v | (w.V[:, col] & ~field_mask)
+        if unused == "UNUSED_SEXT":
+            top = shift + width
+            v = ((v << np.uint32(32 - top)).view(np.int32) >> (32 - top)).view(np.uint32)
+            return v
+        return v
+
+    def put_sel(w: Wave, r: Any, d: Any) -> None:
+        if w.pend_v and col in w.pend_v:
+            raise hazard(w, f"v{col} written before its load completed")
+        raw = conv(r, w)
+        if w.vpart:
+            _forget(w, col, 1)
+        if w.exec_full:
+            w.V[:, col] = raw
+            w.vdef[:, col] = d
+        else:
+            np.copyto(w.V[:, col], raw, where=w.exec)
+            np.copyto(w.vdef[:, col], d, where=w.exec)
+    return put_sel
 
 
 _U32 = np.dtype(np.uint32)

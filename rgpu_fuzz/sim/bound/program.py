@@ -15,19 +15,20 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.bound.alu import Step, Unbindable, bind_salu, bind_valu
+from rgpu_fuzz.sim.bound.alu import Step, Unbindable, bind_valu
+from rgpu_fuzz.sim.bound.ds import bind_ds
 from rgpu_fuzz.sim.bound.gpr_idx import bind_gpr_idx
 from rgpu_fuzz.sim.bound.mem import (
     bind_atomic,
     bind_buffer,
-    bind_ds,
-    bind_smem,
     bind_vmem,
     drain,
     wait,
 )
 from rgpu_fuzz.sim.bound.movrel import MOVREL, bind_movrel
 from rgpu_fuzz.sim.bound.operands import Env, scalar_dest, scalar_source, uninit
+from rgpu_fuzz.sim.bound.salu import bind_salu
+from rgpu_fuzz.sim.bound.smem import bind_smem
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
 from rgpu_fuzz.sim.semantics.memops import atomicop, memop

@@ -5,7 +5,7 @@ moves).
 
 Why: 73 % of O0 wave-instructions run on the bound tier, and O0 code is mostly
 spill sequences (`s_or_saveexec_b64 s[n:n+1], -1`, `v_writelane_b32`, `v_readlane_b32`,
-`s_mov_b64 exec, s[n:n+1]`). The general binder (`bound.alu.bind_salu`) composes a step from
+`s_mov_b64 exec, s[n:n+1]`). The general binder (`bound.salu.bind_salu`) composes a step from
 one closure per source value, per source definedness and per destination, and builds a
 64-bit operand from its halves to split it again; a step here reads and writes
 `Wave.S`/`Wave.sdef` directly, knows at bind time that a constant is defined, and applies the
@@ -227,7 +227,7 @@ def _mov_const_exec(o: int, wide: bool, lo: int, hi: int, write: tuple[int, bool
 def bitwise(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """A two-source operation with per-bit definedness (`SOp.bitdef`) and `SOp.raw`: AND, OR,
     XOR and their negated forms, shifts, bit-field extracts. SCC is result != 0, defined when
-    every result bit is or a defined result bit is 1 (`bound.alu._bitwise`)."""
+    every result bit is or a defined result bit is 1 (`bound.salu._bitwise`)."""
     raw, bitdef = spec.raw, spec.bitdef
     if raw is None or bitdef is None or len(spec.src_bits) != 2:
         return None
@@ -307,9 +307,9 @@ def bitwise(inst: Inst, spec: SOp, env: Env) -> Step | None:
 
 def arith(inst: Inst, spec: SOp, env: Env) -> Step | None:
     """A 32-bit two-source operation whose result is defined only when both sources are
-    (S_MUL_HI_U32, S_MIN_U32 ...: `bound.alu.bind_salu`'s `two`) or, with `SOp.lowdef`
+    (S_MUL_HI_U32, S_MIN_U32 ...: `bound.salu.bind_salu`'s `two`) or, with `SOp.lowdef`
     (S_MUL_I32, S_ADD_I32, ...), has the bits that rule gives defined; SCC either way
-    defined only when both sources are (`bound.alu._lowdef`)."""
+    defined only when both sources are (`bound.salu._lowdef`)."""
     if spec.dst_bits != 32 or spec.src_bits != (32, 32):
         return None
     got = _binary(inst, (32, 32), False, env)
@@ -348,7 +348,7 @@ def carry(inst: Inst, spec: SOp, env: Env,
           ) -> Step | None:
     """S_ADD_U32/S_SUB_U32/S_ADDC_U32/S_SUBB_U32 on registers and constants; `undefined`
     gives (defined result bits, carry defined) when a source bit is undefined
-    (`bound.alu._carry_chain`'s rule)."""
+    (`bound.salu._carry_chain`'s rule)."""
     got = _binary(inst, (32, 32), False, env)
     if got is None:
         return None

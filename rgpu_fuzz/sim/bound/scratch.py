@@ -166,7 +166,7 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
                          shadow: np.ndarray) -> None:
     """Store dwords `col ...` of which some lanes hold partly defined values (`Wave.vpart`)
     into `rows` (n, lanes) for the lanes in EXEC: their shadow dwords are those lanes'
-    defined bits, the others' all or nothing by `vdef` (`bound.mem._byte_definedness`: an
+    defined bits, the others' all or nothing by `vdef` (`bound.memdata._byte_definedness`: an
     O0 SGPR lane mask spilled by v_writelane, then its VGPR spilled, comes back as it
     went)."""
     d = np.negative(w.vdef[:, col:col + n].T, dtype=U32, casting="unsafe")
@@ -184,7 +184,7 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
 
 def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
     """`Wave.vpart` after a load of the shadow dwords `words` (n, lanes) into `col ...`
-    (`bound.mem._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
+    (`bound.memdata._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
     those whose dword is partly defined get its defined bits."""
     e = None if w.exec_full else w.exec
     lanes = range(w.lanes) if e is None else np.nonzero(e)[0].tolist()
@@ -215,8 +215,20 @@ def row_access(op: MemOp, col: int, bits: bool = False,
     slices; other masks with `np.copyto(where=)`. Only the lanes in EXEC are read for
     definedness: a load writes no other lane (`inflight.complete`), so when every byte
     it reads in EXEC is defined its lanes are all defined, whatever the others hold."""
-    n = max(1, op.width // 4)
     width = op.width
+    if op.d16:
+        return _sub_dword_access(op, col, counted) if width < 4 and not op.store \
+            else lambda w, o: False
+    if not (width % 4 == 0 or width < 4):
+        return lambda w, o: False
+    if width < 4:
+        return _sub_dword_access(op, col, counted)
+    return _dword_access(op, col, bits, counted)
+
+
+def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[Wave, int], bool]:
+    """`row_access` of whole dwords."""
+    n = max(1, op.width // 4)
     cols = tuple(range(col, col + n))
     end = col + n
 
@@ -292,6 +304,12 @@ def row_access(op: MemOp, col: int, bits: bool = False,
             issue_load(w, col, n, data, defined)
         return True
 
+    return store_dwords if op.store else load_dwords
+
+
+def _sub_dword_access(op: MemOp, col: int, counted: bool) -> Callable[[Wave, int], bool]:
+    """`row_access` of a byte or a short (D16 loads included)."""
+    width = op.width
     half = width == 2
     signed = op.signed
     dt = np.uint16 if half else np.uint8
@@ -379,12 +397,8 @@ def row_access(op: MemOp, col: int, bits: bool = False,
         return True
 
     if op.d16:
-        return load_d16 if width < 4 and not op.store else lambda w, o: False
-    if not (width % 4 == 0 or width < 4):
-        return lambda w, o: False
-    if width < 4:
-        return store_sub if op.store else load_sub
-    return store_dwords if op.store else load_dwords
+        return load_d16
+    return store_sub if op.store else load_sub
 
 
 def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step,

@@ -1,6 +1,6 @@
 """Emitters of SALU instructions in a fused run, one per operand layout of `salu.SALU`
 (`SSpec.shape`): scalar operands as Python ints read by `fused.code.RunCode`, the table's
-function called on them, SCC and per-bit definedness by `bound.alu`'s rules.
+function called on them, SCC and per-bit definedness by `bound.salu`'s rules.
 
 Bitwise operations, moves and shifts (the table's `expr`) and the SAVEEXEC forms are the
 lane-mask arithmetic of every branch and loop; they are emitted as the table's expression,
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rgpu_fuzz.sim.bound.alu import _hwreg_field
+from rgpu_fuzz.sim.bound.salu import _hwreg_field
 from rgpu_fuzz.sim.fused.code import M32, NULL_SGPR, NotFusible, RunCode
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.state.wave import EXEC
@@ -204,7 +204,7 @@ def _s_general(e: RunCode, inst: Inst, spec: Any) -> None:
     if spec.expr is not None and _s_expr(e, inst, spec):
         return
     if spec.bitdef is not None:
-        # `bound.alu._bitwise`: per-bit definedness by the table's rule
+        # `bound.salu._bitwise`: per-bit definedness by the table's rule
         full = (1 << dst_bits) - 1
         pairs = [e.sread_bits(o, bb) for o, bb in zip(ops[1:], spec.src_bits, strict=True)]
         for n, (value, _) in enumerate(pairs):

@@ -40,7 +40,6 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.inflight import wait
-from rgpu_fuzz.sim.bound.mem import smem_form
 from rgpu_fuzz.sim.bound.operands import Env, vcol
 from rgpu_fuzz.sim.bound.program import ALIASES, NOPS, waitcnt_counts
 from rgpu_fuzz.sim.bound.scratch import (
@@ -53,6 +52,7 @@ from rgpu_fuzz.sim.bound.scratch import (
     uniform_buffer,
     views,
 )
+from rgpu_fuzz.sim.bound.smem import smem_form
 from rgpu_fuzz.sim.fused.code import RunCode
 from rgpu_fuzz.sim.fused.code import finish as run_finish
 from rgpu_fuzz.sim.fused.global_mem import emit_global_load, emit_global_store, window_to_wait
@@ -300,7 +300,7 @@ def _smem_window(em: RunCode, regs: tuple[int, ...]) -> bool:
                           o.index + max(o.count, 1) > low)
 
 def emit_smem(em: RunCode, inst: Inst, name: str) -> bool:
-    """Emit an SMEM load of a plain SGPR pair plus constants (`bound.mem.smem_form`) whose
+    """Emit an SMEM load of a plain SGPR pair plus constants (`bound.smem.smem_form`) whose
     covering wait ends its window (`_smem_window`) as an entry of `Wave.deferred`, its
     values read at issue as the bound step reads them, written at the wait (`land`);
     False: it runs as its bound step between segments. Where the base is undefined or

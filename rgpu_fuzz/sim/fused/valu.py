@@ -128,6 +128,8 @@ def _v_cndmask(e: RunCode, inst: Inst, spec: Any) -> None:
     ops = _with_vcc(inst.operands, 4, (3,))
     if len(ops) != 4:
         raise NotFusible("operand count")
+    if spec.dst == "b32":
+        _vpart_bail(e, ops[1:3])  # `bitdef32.cndmask_step`: per-bit definedness
     srcs = list(zip(ops[1:3], spec.src, strict=True))
     a, b = (e.vread(o, t) for o, t in srcs)
     d0, d1 = (e.vdef(o, t) for o, t in srcs)

@@ -178,32 +178,11 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     A launch of a code object whose program is bound already (`_PROGRAMS`) does not call
     `decode`: the program holds the instructions (`bench sim`'s warm launches of 75 cases
     decoded every code object again, past the decoder's 64-entry cache)."""
-    from rgpu_fuzz.codeobj.reader import read_code_object
 
     t0 = time.perf_counter()
-    code_hash = _digest(code_object)
-    co = _CODE_OBJECTS.get(code_hash)
-    if co is None:
-        co = read_code_object(code_object) if read is None else read
-        if len(_CODE_OBJECTS) >= _CACHED:
-            _CODE_OBJECTS.popitem(last=False)
-        _CODE_OBJECTS[code_hash] = co
-    else:
-        _CODE_OBJECTS.move_to_end(code_hash)
-    kernel = co.kernel(kernel_name)
-    cfg = target_config(target or co.target.name)
+    co, kernel, cfg, prog, t1, t2 = _bound_program(code_object, read, kernel_name, target,
+                                                   decode)
     lanes = cfg.wave_size
-    env = _env(cfg, kernel)
-    key = (code_hash, env)
-    prog = _PROGRAMS.get(key)
-    if prog is not None:
-        _PROGRAMS.move_to_end(key)
-        t1 = t2 = time.perf_counter()
-    else:
-        insts = decode(co, kernel)
-        t1 = time.perf_counter()
-        prog = program_for(code_hash, kernel_name, insts, env)
-        t2 = time.perf_counter()
 
     kd = kernel.descriptor
     private_size = entry_plan(kd).private_size
@@ -257,14 +236,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     except _Trapped:
         status = Status.TRAP
     except SimStop as stop:
-        f = stop.fault
-        idx = f.pc
-        inst = prog.insts[idx] if 0 <= idx < len(prog.insts) else None
-        if inst is not None:
-            f = Fault(f.kind, f"{f.detail} (at {inst.address:#x}: "
-                              f"{inst.text or inst.mnemonic})", inst.address,
-                      f.mnemonic or inst.mnemonic)
-        result_fault = f
+        result_fault = _at_instruction(stop.fault, prog)
         status = Status.FAULT
     finally:
         np.seterr(**old_err)
@@ -274,6 +246,50 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     out = {name: m.data.tobytes() for name, m in mapped.items()}
     return SimResult(status, out, result_fault, total, opcodes,
                      {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
+
+
+def _bound_program(code_object: bytes, read: Any, kernel_name: str, target: str | None,
+                   decode: Callable[[Any, Any], Sequence[Inst]]
+                   ) -> tuple[Any, Any, TargetConfig, Program, float, float]:
+    """`simulate`'s code object (read once per content hash), kernel, target configuration
+    and bound program (bound once per code hash and `Env`), with the times decoding and
+    binding ended."""
+    from rgpu_fuzz.codeobj.reader import read_code_object
+
+    code_hash = _digest(code_object)
+    co = _CODE_OBJECTS.get(code_hash)
+    if co is None:
+        co = read_code_object(code_object) if read is None else read
+        if len(_CODE_OBJECTS) >= _CACHED:
+            _CODE_OBJECTS.popitem(last=False)
+        _CODE_OBJECTS[code_hash] = co
+    else:
+        _CODE_OBJECTS.move_to_end(code_hash)
+    kernel = co.kernel(kernel_name)
+    cfg = target_config(target or co.target.name)
+    env = _env(cfg, kernel)
+    key = (code_hash, env)
+    prog = _PROGRAMS.get(key)
+    if prog is not None:
+        _PROGRAMS.move_to_end(key)
+        t1 = t2 = time.perf_counter()
+    else:
+        insts = decode(co, kernel)
+        t1 = time.perf_counter()
+        prog = program_for(code_hash, kernel_name, insts, env)
+        t2 = time.perf_counter()
+    return co, kernel, cfg, prog, t1, t2
+
+
+def _at_instruction(f: Fault, prog: Program) -> Fault:
+    """`f` with the address and text of the instruction it stopped at, where its `pc` is one."""
+    idx = f.pc
+    inst = prog.insts[idx] if 0 <= idx < len(prog.insts) else None
+    if inst is not None:
+        f = Fault(f.kind, f"{f.detail} (at {inst.address:#x}: "
+                          f"{inst.text or inst.mnemonic})", inst.address,
+                  f.mnemonic or inst.mnemonic)
+    return f
 
 
 def _opcode_counts(prog: Program, counts: list[int], runs: list[int], *,

@@ -203,6 +203,10 @@ class TargetConfig:
     lgkmcnt: tuple[tuple[int, int], ...]
     true16: bool = False
     stores_in_vmcnt: bool = True
+    flat_scratch_sgprs: bool = False
+    """FLAT_SCRATCH is the SGPR pair s[102:103] (GFX9: CDNA3 ISA "Scalar registers"), which
+    architected flat scratch sets at entry; on GFX11 it is a hardware register the scratch
+    instructions use and s102, s103 are ordinary SGPRs nothing initialises."""
 
     def waitcnt(self, simm16: int) -> tuple[int, int]:
         """(vmcnt, lgkmcnt) of an `s_waitcnt` immediate."""
@@ -225,7 +229,8 @@ def target_config(name: str) -> TargetConfig:
     isa = target.isa
     return TargetConfig(name, target.wave_size, isa.packed_workitem_ids,
                         isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt,
-                        isa.true16, isa.stores_in_vmcnt)
+                        isa.true16, isa.stores_in_vmcnt,
+                        isa.architected_flat_scratch and isa.tables == "cdna")
 
 
 def dispatch_packet(grid: tuple[int, int, int], block: tuple[int, int, int], dims: int,
@@ -547,11 +552,11 @@ def wave_setup(kernel: Any, cfg: TargetConfig, st: EntryState,
     plan = entry_plan(kernel.descriptor)
     user = [(u.first + k, v) for u in plan.user
             for k, v in enumerate(_user_sgpr_values(u.name, u.count, st))]
-    architected = cfg.architected_flat_scratch
+    architected = cfg.flat_scratch_sgprs
     scratch_base = st.scratch_base
     packed = cfg.packed_workitem_ids
     axes, info, nxt0 = plan.group_axes, plan.workgroup_info, plan.user_count
-    private_offset = plan.private_segment and not architected
+    private_offset = plan.private_segment and not cfg.architected_flat_scratch
     dims = plan.dims
 
     def init(wave: Wave, group: tuple[int, int, int], first_item: int,

@@ -11,9 +11,17 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import cast
 
 M32 = 0xFFFF_FFFF
 M64 = 0xFFFF_FFFF_FFFF_FFFF
+
+WriteFn = Callable[..., tuple[int, int | None]]
+"""`SOp.fn` of a shape that writes a register: (result, SCC or None where SCC is kept)."""
+ResultSccFn = Callable[..., tuple[int, int]]
+"""`SOp.fn` of an operation that always writes both: (result, SCC)."""
+CompareFn = Callable[..., tuple[None, int]]
+"""`SOp.fn` of the `cmp` and `cmpk` shapes: (no result, SCC)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +50,24 @@ class SOp:
     defined bits, used only when some source bit is undefined (`bitdef` is for bitwise
     operations, whose SCC is result != 0); SCC, where the operation writes it, is defined
     only when every source bit is. None: the result is defined only if every source is."""
+
+    # `fn` as its shape calls it (the binders pick the view once, at bind time): which half
+    # of `(result, scc)` can be None is fixed by the shape, as the table above builds it
+    @property
+    def write_fn(self) -> WriteFn:
+        """`fn` of a shape that writes a register: every shape but cmp, cmpk, setpc, swappc."""
+        return cast(WriteFn, self.fn)
+
+    @property
+    def result_scc_fn(self) -> ResultSccFn:
+        """`fn` of an operation that always writes a register and SCC: S_ADD_U32, S_SUB_U32
+        (carry), the `addc` shape, the two-source bitwise operations (`_bitop`: result != 0)."""
+        return cast(ResultSccFn, self.fn)
+
+    @property
+    def compare_fn(self) -> CompareFn:
+        """`fn` of the `cmp` and `cmpk` shapes, which write SCC and no register."""
+        return cast(CompareFn, self.fn)
 
 
 def _and_def(a: int, da: int, b: int, db: int) -> int:
@@ -83,7 +109,7 @@ def _low_def(a: int, da: int, b: int, db: int) -> int:
     """Addition, subtraction: bit k of the result depends only on bits 0..k of the sources
     (the carry or borrow runs upwards), so the bits below the lowest undefined source bit
     are defined and every bit from it up is not. The same rule as the VALU's
-    (`state.bitdef32`) and S_ADD_U32's carry chain (`bound.alu._carry_chain`)."""
+    (`state.bitdef32`) and S_ADD_U32's carry chain (`bound.salu._carry_chain`)."""
     undef = (~da | ~db) & M32
     return ((undef & -undef) - 1) & M32
 
@@ -186,6 +212,10 @@ def _ff1(bits: int) -> Callable[[int], int]:
     return lambda a: (a & -a).bit_length() - 1 if a else M32
 
 
+def _bcnt0(bits: int) -> Callable[[int], int]:
+    return lambda a: bits - a.bit_count()
+
+
 def _flbit(bits: int) -> Callable[[int], int]:
     return lambda a: bits - a.bit_length() if a else M32
 
@@ -217,7 +247,9 @@ def _cmpk(signed: bool, f: Callable[[int, int], bool]) -> SOp:
     return SOp("cmpk", 0, (32, 32), lambda a, k: cmp(a, ext(k) & M32))
 
 
-def _table() -> dict[str, SOp]:
+def _bitwise_ops() -> dict[str, SOp]:
+    """Logical operations, moves, selects, bit counts and the EXEC save-and-modify forms, for
+    32 and 64 bits."""
     t: dict[str, SOp] = {}
     for bits, sfx in ((32, "B32"), (64, "B64")):
         t[f"S_AND_{sfx}"] = _bitop(bits, operator.and_, _and_def, "{0} & {1}", closed=True)
@@ -241,7 +273,7 @@ def _table() -> dict[str, SOp]:
         t[f"S_BREV_{sfx}"] = _unop(bits, _brev(bits), scc=False)
         t[f"S_CSELECT_{sfx}"] = SOp("cselect", bits, (bits, bits), lambda a, b: (a, None))
         t[f"S_BCNT1_I32_{sfx}"] = _unop(bits, lambda a: a.bit_count(), dbits=32)
-        t[f"S_BCNT0_I32_{sfx}"] = _unop(bits, lambda a, n=bits: n - a.bit_count(), dbits=32)
+        t[f"S_BCNT0_I32_{sfx}"] = _unop(bits, _bcnt0(bits), dbits=32)
         t[f"S_FF1_I32_{sfx}"] = _unop(bits, _ff1(bits), scc=False, dbits=32)
         t[f"S_FLBIT_I32_{sfx}"] = _unop(bits, _flbit(bits), scc=False, dbits=32)
         full = (1 << bits) - 1
@@ -267,6 +299,32 @@ def _table() -> dict[str, SOp]:
             t[f"S_{kind}_SAVEEXEC_{sfx}"] = SOp("saveexec", bits, (bits,),
                                                 (lambda g, mk: lambda e, s: (g(e, s) & mk, None))
                                                 (f, full), fd, expr=ex)
+    return t
+
+
+def _add_u32(a: int, b: int) -> tuple[int, int]:
+    s = a + b
+    return s & M32, s >> 32
+
+
+def _sub_u32(a: int, b: int) -> tuple[int, int]:
+    return (a - b) & M32, int(b > a)
+
+
+def _add_i32(a: int, b: int) -> tuple[int, int]:
+    s = _s32(a) + _s32(b)
+    return s & M32, int(not -(1 << 31) <= s < (1 << 31))
+
+
+def _sub_i32(a: int, b: int) -> tuple[int, int]:
+    s = _s32(a) - _s32(b)
+    return s & M32, int(not -(1 << 31) <= s < (1 << 31))
+
+
+def _arith_ops() -> dict[str, SOp]:
+    """Integer arithmetic: sign extension, absolute value, bit set, add/subtract with and
+    without carry, multiply, min/max."""
+    t: dict[str, SOp] = {}
     t["S_FLBIT_I32"] = _unop(32, _flbit_i32, scc=False)
     t["S_SEXT_I32_I8"] = replace(_unop(32, _sext(8), scc=False), lowdef=_sext_def(8))
     t["S_SEXT_I32_I16"] = replace(_unop(32, _sext(16), scc=False), lowdef=_sext_def(16))
@@ -274,25 +332,10 @@ def _table() -> dict[str, SOp]:
     t["S_BITSET0_B32"] = SOp("bitset", 32, (32,), lambda a, d: (d & ~(1 << (a & 31)), None))
     t["S_BITSET1_B32"] = SOp("bitset", 32, (32,), lambda a, d: (d | (1 << (a & 31)), None))
 
-    def add_u32(a: int, b: int) -> tuple[int, int]:
-        s = a + b
-        return s & M32, s >> 32
-
-    def sub_u32(a: int, b: int) -> tuple[int, int]:
-        return (a - b) & M32, int(b > a)
-
-    def add_i32(a: int, b: int) -> tuple[int, int]:
-        s = _s32(a) + _s32(b)
-        return s & M32, int(not -(1 << 31) <= s < (1 << 31))
-
-    def sub_i32(a: int, b: int) -> tuple[int, int]:
-        s = _s32(a) - _s32(b)
-        return s & M32, int(not -(1 << 31) <= s < (1 << 31))
-
-    t["S_ADD_U32"] = SOp("plain", 32, (32, 32), add_u32)
-    t["S_SUB_U32"] = SOp("plain", 32, (32, 32), sub_u32)
-    t["S_ADD_I32"] = SOp("plain", 32, (32, 32), add_i32, lowdef=_low_def)
-    t["S_SUB_I32"] = SOp("plain", 32, (32, 32), sub_i32, lowdef=_low_def)
+    t["S_ADD_U32"] = SOp("plain", 32, (32, 32), _add_u32)
+    t["S_SUB_U32"] = SOp("plain", 32, (32, 32), _sub_u32)
+    t["S_ADD_I32"] = SOp("plain", 32, (32, 32), _add_i32, lowdef=_low_def)
+    t["S_SUB_I32"] = SOp("plain", 32, (32, 32), _sub_i32, lowdef=_low_def)
     t["S_ADDC_U32"] = SOp("addc", 32, (32, 32),
                           lambda a, b, c: ((a + b + c) & M32, (a + b + c) >> 32))
     t["S_SUBB_U32"] = SOp("addc", 32, (32, 32),
@@ -310,6 +353,12 @@ def _table() -> dict[str, SOp]:
     t["S_MAX_U32"] = SOp("plain", 32, (32, 32), lambda a, b: (max(a, b), int(a > b)))
     t["S_ABSDIFF_I32"] = SOp("plain", 32, (32, 32), lambda a, b: (
         abs(_s32(a) - _s32(b)) & M32, _nz(abs(_s32(a) - _s32(b)) & M32)))
+    return t
+
+
+def _shift_ops() -> dict[str, SOp]:
+    """Shifts, bit-field extract/mask and 16-bit packing."""
+    t: dict[str, SOp] = {}
     for bits in (32, 64):
         m = (1 << bits) - 1
         sfx = f"B{bits}"
@@ -346,6 +395,15 @@ def _table() -> dict[str, SOp]:
                                  lambda a, b: ((a & 0xFFFF) | (b & 0xFFFF0000), None))
     t["S_PACK_HH_B32_B16"] = SOp("plain", 32, (32, 32),
                                  lambda a, b: ((a >> 16) | (b & 0xFFFF0000), None))
+    # RDNA3 only: `D0 = { S1[15 : 0].u16, S0[31 : 16].u16 }` (RDNA3 ISA, SOP2 opcode 53)
+    t["S_PACK_HL_B32_B16"] = SOp("plain", 32, (32, 32),
+                                 lambda a, b: ((a >> 16) | (b & 0xFFFF) << 16, None))
+    return t
+
+
+def _compare_ops() -> dict[str, SOp]:
+    """Compares into SCC (`S_CMP*`, `S_CMPK*`, `S_BITCMP*`)."""
+    t: dict[str, SOp] = {}
     # compares
     for sfx, signed in (("I32", True), ("U32", False)):
         for name, f in (("EQ", lambda a, b: a == b), ("LG", lambda a, b: a != b),
@@ -359,10 +417,16 @@ def _table() -> dict[str, SOp]:
     t["S_BITCMP1_B32"] = SOp("cmp", 0, (32, 32), lambda a, b: (None, a >> (b & 31) & 1))
     t["S_BITCMP0_B64"] = SOp("cmp", 0, (64, 32), lambda a, b: (None, int(not a >> (b & 63) & 1)))
     t["S_BITCMP1_B64"] = SOp("cmp", 0, (64, 32), lambda a, b: (None, a >> (b & 63) & 1))
+    return t
+
+
+def _sopk_ops() -> dict[str, SOp]:
+    """The SOPK immediates and program-counter access."""
+    t: dict[str, SOp] = {}
     # SOPK: the immediate is the last operand, sign-extended from 16 bits
     t["S_MOVK_I32"] = SOp("movk", 32, (16,), lambda k: (_sext(16)(k) & M32, None))
     t["S_CMOVK_I32"] = SOp("cmovk", 32, (16,), lambda k: (_sext(16)(k) & M32, None))
-    t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: add_i32(d, _sext(16)(k) & M32),
+    t["S_ADDK_I32"] = SOp("addk", 32, (32, 16), lambda d, k: _add_i32(d, _sext(16)(k) & M32),
                           lowdef=_low_def)
     t["S_MULK_I32"] = SOp("addk", 32, (32, 16),
                           lambda d, k: ((d * (_sext(16)(k) & M32)) & M32, None), lowdef=_mul_def)
@@ -371,6 +435,14 @@ def _table() -> dict[str, SOp]:
     t["S_SETPC_B64"] = SOp("setpc", 0, (64,), lambda a: (None, None))
     t["S_SWAPPC_B64"] = SOp("swappc", 64, (64,), lambda a: (None, None))
     return t
+
+
+def _table() -> dict[str, SOp]:
+    t: dict[str, SOp] = {}
+    for family in (_bitwise_ops, _arith_ops, _shift_ops, _compare_ops, _sopk_ops):
+        t.update(family())
+    return t
+
 
 
 SALU: dict[str, SOp] = _table()

@@ -229,22 +229,21 @@ def _cmp_ops() -> dict[str, VOp]:
     return out
 
 
-def _table() -> dict[str, VOp]:
-    t: dict[str, VOp] = {}
+def _registrar(t: dict[str, VOp]):
+    """`op(name, dst, *src, mode=False)(fn)`: enters `fn` in `t` as a "plain" `VOp`."""
 
     def op(name: str, dst: str, *src: str, mode: bool = False):
         def reg(fn):
             t[name] = VOp("plain", dst, src, fn, mode)
             return fn
         return reg
+    return op
 
-    def same(name: str, dst: str, *src: str, mode: bool = False):
-        return lambda fn: op(name, dst, *src, mode=mode)(fn)
 
-    e = np.errstate(all="ignore")
-    e.__enter__()  # float ops below report IEEE results, never numpy warnings
-
-    # moves and lane ops
+def _move_ops() -> dict[str, VOp]:
+    """Moves, lane reads and writes, selects, the packed 16-bit forms."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
     op("V_MOV_B32", "b32", "b32")(lambda a: a)
     op("V_MOV_B64", "b64", "b64")(lambda a: a)
     op("V_MOV_B16", "b16", "b16")(lambda a: a)
@@ -259,8 +258,13 @@ def _table() -> dict[str, VOp]:
     for name, (_, n, fn) in PK16.items():
         t[name] = VOp("pk16", "b32", ("b32",) * n, fn)
     op("V_NOP", "", )(lambda: None)
+    return t
 
-    # 32-bit integer
+
+def _int32_ops() -> dict[str, VOp]:
+    """32-bit integer arithmetic, logic, shifts, multiplies and bit fields."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
     op("V_ADD_U32", "u32", "u32", "u32")(lambda a, b: a + b)
     op("V_SUB_U32", "u32", "u32", "u32")(lambda a, b: a - b)
     op("V_SUBREV_U32", "u32", "u32", "u32")(lambda a, b: b - a)
@@ -325,8 +329,14 @@ def _table() -> dict[str, VOp]:
         lambda a, b, c: np.where(a > b, a - b, b - a) + c)
     t["V_MBCNT_LO_U32_B32"] = VOp("mbcnt_lo", "u32", ("u32", "u32"), lambda a: a)
     t["V_MBCNT_HI_U32_B32"] = VOp("mbcnt_hi", "u32", ("u32", "u32"), lambda a: a)
+    return t
 
-    # carries
+
+def _carry_ops() -> dict[str, VOp]:
+    """Add/subtract with carry out (to VCC or an SGPR pair) and in, and the 64-bit
+    multiply-adds with a carry out."""
+    t: dict[str, VOp] = {}
+
     # in uint32, 2-5 numpy operations instead of 5-8 through 64 bits: a wrapped sum is below
     # an addend exactly when it carried, a difference borrowed exactly when the subtrahend
     # was larger, and adding (subtracting) the carry-in wraps only where the first step did
@@ -370,13 +380,25 @@ def _table() -> dict[str, VOp]:
 
     t["V_MAD_U64_U32"] = VOp("mad64", "u64", ("u32", "u32", "u64"), mad_u64)
     t["V_MAD_I64_I32"] = VOp("mad64", "i64", ("i32", "i32", "i64"), mad_i64)
+    return t
 
-    # 64-bit integer
+
+def _int64_ops() -> dict[str, VOp]:
+    """64-bit shifts."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
     op("V_LSHLREV_B64", "b64", "u32", "b64")(lambda a, b: b << _amount(a, 63, U64))
     op("V_LSHRREV_B64", "b64", "u32", "b64")(lambda a, b: b >> _amount(a, 63, U64))
     op("V_ASHRREV_I64", "i64", "u32", "i64")(lambda a, b: b >> _amount(a, 63, I64))
     op("V_LSHL_ADD_U64", "u64", "u64", "u32", "u64")(
         lambda a, b, c: (a << _amount(b, 7, U64)) + c)
+    return t
+
+
+def _int16_ops() -> dict[str, VOp]:
+    """16-bit integer operations."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
 
     # 16-bit integer (gfx9: the high half of the destination is zeroed)
     op("V_ADD_U16", "u16", "u16", "u16")(lambda a, b: a + b)
@@ -410,8 +432,13 @@ def _table() -> dict[str, VOp]:
     op("V_MIN3_U16", "u16", "u16", "u16", "u16")(_minmax3(np.minimum))
     op("V_MAX3_U16", "u16", "u16", "u16", "u16")(_minmax3(np.maximum))
     op("V_MED3_U16", "u16", "u16", "u16", "u16")(_med3)
+    return t
 
-    # f32
+
+def _f32_ops() -> dict[str, VOp]:
+    """Single-precision float operations."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
     op("V_ADD_F32", "f32", "f32", "f32")(lambda a, b: a + b)
     op("V_SUB_F32", "f32", "f32", "f32")(lambda a, b: a - b)
     op("V_SUBREV_F32", "f32", "f32", "f32")(lambda a, b: b - a)
@@ -448,8 +475,13 @@ def _table() -> dict[str, VOp]:
     op("V_DIV_FIXUP_F32", "f32", "f32", "f32", "f32")(vf.div_fixup)
     t["V_DIV_SCALE_F32"] = VOp("div_scale", "f32", ("f32", "f32", "f32"), vf.div_scale)
     t["V_DIV_FMAS_F32"] = VOp("div_fmas", "f32", ("f32", "f32", "f32"), vf.div_fmas)
+    return t
 
-    # f64
+
+def _f64_ops() -> dict[str, VOp]:
+    """Double-precision float operations."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
     op("V_ADD_F64", "f64", "f64", "f64")(lambda a, b: a + b)
     op("V_MUL_F64", "f64", "f64", "f64")(lambda a, b: a * b)
     op("V_FMA_F64", "f64", "f64", "f64", "f64")(fp.fma64)
@@ -470,8 +502,13 @@ def _table() -> dict[str, VOp]:
     op("V_DIV_FIXUP_F64", "f64", "f64", "f64", "f64")(vf.div_fixup)
     t["V_DIV_SCALE_F64"] = VOp("div_scale", "f64", ("f64", "f64", "f64"), vf.div_scale)
     t["V_DIV_FMAS_F64"] = VOp("div_fmas", "f64", ("f64", "f64", "f64"), vf.div_fmas)
+    return t
 
-    # conversions
+
+def _cvt_ops() -> dict[str, VOp]:
+    """Conversions between integer and float types and float widths."""
+    t: dict[str, VOp] = {}
+    op = _registrar(t)
     op("V_CVT_F32_I32", "f32", "i32")(lambda a: a.astype(F32))
     op("V_CVT_F32_U32", "f32", "u32")(lambda a: a.astype(F32))
     op("V_CVT_I32_F32", "i32", "f32")(lambda a: _f2i(a, -2**31, 2**31 - 1, I32))
@@ -488,12 +525,19 @@ def _table() -> dict[str, VOp]:
     op("V_CVT_F16_F32", "f16", "f32")(lambda a: a.astype(np.float16))
     op("V_CVT_U16_F16", "u16", "f16")(lambda a: _f2i(a, 0, 65535, np.uint16))
     op("V_CVT_I16_F16", "i16", "f16")(lambda a: _f2i(a, -32768, 32767, np.int16))
-
-    t.update(_cmp_ops())
-    for name, (shape, dst, src, fn) in {**MAD_OPS, **RDNA3_OPS}.items():
-        t[name] = VOp(shape, dst, src, fn)
-    e.__exit__(None, None, None)
     return t
+
+
+def _table() -> dict[str, VOp]:
+    t: dict[str, VOp] = {}
+    with np.errstate(all="ignore"):  # float ops report IEEE results, never numpy warnings
+        for family in (_move_ops, _int32_ops, _carry_ops, _int64_ops, _int16_ops, _f32_ops,
+                       _f64_ops, _cvt_ops, _cmp_ops):
+            t.update(family())
+        for name, (shape, dst, src, fn) in {**MAD_OPS, **RDNA3_OPS}.items():
+            t[name] = VOp(shape, dst, src, fn)
+    return t
+
 
 
 VALU: dict[str, VOp] = _table()

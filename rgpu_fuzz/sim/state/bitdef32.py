@@ -3,7 +3,8 @@ halves are defined separately (GFX11 true16 code, D16 loads): an add, subtract o
 multiply defines the result's bits below the lowest undefined source bit (carries only move
 up — memcheck's rule for additions); AND/OR define a bit where a defined 0 (AND) or 1 (OR)
 decides it; XOR where both sources are defined; shifts by a defined amount move the defined
-bits and define the bits shifted in.
+bits and define the bits shifted in; V_CNDMASK_B32 takes the defined bits of the source it
+selects (`cndmask_step`).
 
 The result goes to `halves.write_bits`, so `v_sub_nc_u32 v2, v11, v2` with only v11's low
 byte defined leaves v2's low byte defined and a later `v_and_b16 v2.l, 0xff, v2.l` defined,
@@ -108,4 +109,37 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
         r = np.broadcast_to(np.asarray(r).view(U32), (lanes,))
         bits = rule(np.asarray(a).view(U32), bits_a(w), np.asarray(b).view(U32), bits_b(w))
         write_bits(w, col, r, np.asarray(bits, U32), FULL, None if w.exec_full else w.exec)
+    return step
+
+
+def cndmask_step(inst: Inst, ops: list[Opnd], srcs: list[tuple[Any, Any]],
+                 mask: Callable[[Wave], np.ndarray], mask_defined: Callable[[Wave], np.ndarray],
+                 lanes: int, put: Callable[[Wave, Any, Any], None]) -> Callable[[Wave], None]:
+    """The bound step of V_CNDMASK_B32 (`ops`: destination, src0, src1, lane mask): where a
+    source VGPR has partly defined lanes, a lane's result has the defined bits of the source
+    it selects (none where its lane-mask bit is undefined), else the whole-register rule.
+
+    RDNA3/CDNA3 ISA pseudocode: `D.u32 = VCC[laneId] ? S1.u32 : S0.u32`, a copy of one
+    source's bits. GlobalISel at gfx1100 selects a 16-bit value with it after true16 code
+    left the high halves undefined (`v_ashrrev_i16 v1.l, 2, v12.l` then `v_cndmask_b32 v4,
+    v12, v1, vcc_lo`); a later `v_xor_b16 v1.l, v2.l, v1.l` reads only defined bits."""
+    dst = ops[0]
+    col = dst.index + (AGPR_BASE if dst.kind is OpKind.AGPR else 0)
+    (g0, d0), (g1, d1) = srcs
+    bits0, bits1 = _bits_of(ops[1], d0, lanes), _bits_of(ops[2], d1, lanes)
+    cols = {o.index + (AGPR_BASE if o.kind is OpKind.AGPR else 0)
+            for o in ops[1:3] if o.kind in (OpKind.VGPR, OpKind.AGPR) and o.count == 1}
+
+    def step(w: Wave) -> None:
+        m = mask(w)
+        value = np.where(m, g1(w), g0(w))
+        vp = w.vpart
+        if not vp or not any(c in vp for c in cols):
+            put(w, value, np.where(m, d1(w), d0(w)) & mask_defined(w))
+            return
+        if w.pend_v and col in w.pend_v:
+            put(w, value, True)  # raises the hazard as any write would
+        bits = np.where(m, bits1(w), bits0(w)) & np.where(mask_defined(w), U32(FULL), U32(0))
+        write_bits(w, col, np.broadcast_to(np.asarray(value).view(U32), (lanes,)),
+                   np.asarray(bits, U32), FULL, None if w.exec_full else w.exec)
     return step
