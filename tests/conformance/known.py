@@ -65,8 +65,6 @@ GLOBALISEL_FAILURES: dict[tuple[str, str], KnownFailure] = {
     **_globalisel("local_dynamic_wide", "gfx1100", "O3",
                   "CompileCrash: unable to legalize G_FREEZE <12 x s64>",
                   "llvm: GlobalISel legalizer gap, G_FREEZE of a wide vector"),
-    **_globalisel("small_int_uniform", "gfx1100", "O3", "RunCrash: sim-uninit-read",
-                  "llvm or sim: not decided (docs/conformance.md)"),
 }
 """`isel=global` pipelines (run with `RGPU_CONFORMANCE_PIPELINES`; not in the default list):
 every difference of a GlobalISel conformance run on every target at O0 and O3, each an
