@@ -151,3 +151,30 @@ def test_lane_vgpr_edit_finds_globalisels_entry_block() -> None:
     out, moved = hoist(mir)
     assert moved == 1
     assert out.index("%7:vgpr_32 = IMPLICIT_DEF") < out.index("S_BRANCH %bb.2")
+
+
+def test_triage_show_prints_the_kept_facts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """What `report` keeps in the store, `triage show` prints: the evidence and culprit lines
+    of the bucket's signature (and says how to gather them when none are kept)."""
+    from rgpu_fuzz.cli import main
+    from tests.unit.test_cli_triage import FLIPBITS, record_flipbits
+    from triage.culprit import Culprit
+    from triage.store import FindingStore
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "200")
+    (tmp_path / "flipbits.py").write_text(FLIPBITS)
+    store = tmp_path / "f.sqlite"
+    bid = record_flipbits(store)
+    assert main(["triage", "show", bid, "--store", str(store)]) == 0
+    assert "evidence: not gathered" in capsys.readouterr().out
+    with FindingStore(store, readonly=True) as fs:
+        signature = fs.bucket(bid).signature
+    ev = Evidence("flipbits", "ref", (Probe("llc-19", "s", True),))
+    culprit = Culprit(("si-fold-operands",), "opt-bisect", "by hand")
+    record_facts(store, facts_of(signature, "c", ev, culprit))
+    assert main(["triage", "show", bid, "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert f"evidence: {ev.line()}" in out
+    assert "culprit: si-fold-operands (by hand)" in out
