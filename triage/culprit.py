@@ -46,7 +46,7 @@ MAX_SKIPS = 80
 """Machine passes tried one by one in step 3 at most (each one compile and run)."""
 
 _BISECT = re.compile(r"BISECT: running pass \((\d+)\) (\S+) on (\w+)")
-_RUNNING = re.compile(r"Running pass '([^']+)' on function")
+_RUNNING = re.compile(r"Running pass '([^']+)' on (?:function|module) ")
 _EXECUTING = re.compile(r"Executing Pass '([^']+)' on Function")
 
 
@@ -70,9 +70,12 @@ class Culprit:
 
 
 def crash_pass(log: str) -> str | None:
-    """The pass of the innermost `Running pass 'NAME' on function` line of an LLVM stack
-    dump (legacy pass manager, as llc's code generation prints it), or None."""
-    found = _RUNNING.findall(log)
+    """The pass of the innermost `Running pass 'NAME' on function|module` line of an LLVM
+    stack dump (legacy pass manager, as llc's code generation prints it; a module pass such
+    as LLVM 19's 'Function register usage analysis' runs on the module), or None. The pass
+    managers themselves ('Function Pass Manager', 'CallGraph Pass Manager') only hold the
+    pass that crashed."""
+    found = [n for n in _RUNNING.findall(log) if not n.endswith("Pass Manager")]
     return found[-1] if found else None
 
 

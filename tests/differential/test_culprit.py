@@ -102,6 +102,24 @@ def test_crash_pass_reads_the_innermost_running_pass() -> None:
     assert crash_pass(log) == "SI Fold Operands" and crash_pass("LLVM ERROR: x") is None
 
 
+def test_crash_pass_of_llc19_on_an_uncalled_internal_function(tmp_path: Path) -> None:
+    """LLVM 19's AMDGPUResourceUsageAnalysis, a module pass, segfaults on a module with an
+    internal function nobody calls (the campaign's llc-19 O0 bucket, reduced by
+    llvm-reduce; upstream's codegen-internal-only-func.ll expected this crash with
+    `not --crash` until PR #102913 made the pass a machine-function pass in LLVM 20)."""
+    import subprocess
+
+    llc19 = debian_llvm_tool("llc", 19)
+    src = tmp_path / "f.ll"
+    src.write_text('target triple = "amdgcn-amd-amdhsa"\n\n'
+                   "define internal void @f() {\n  ret void\n}\n")
+    proc = subprocess.run([llc19, "-O0", "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942",
+                           "-filetype=obj", str(src), "-o", str(tmp_path / "f.o")],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode != 0
+    assert crash_pass(proc.stderr) == "Function register usage analysis"
+
+
 def test_instances_are_counted_from_zero() -> None:
     assert with_instances(["a", "b", "a", "a"]) == ["a", "b", "a,1", "a,2"]
 
