@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rgpu_fuzz.model.outcome import CompileCrash, Outcome
 from rgpu_fuzz.pipelines.base import PipelineSpec
+from rgpu_fuzz.pipelines.toolchain import normalise_error_line
 from triage.trials import Trial, Trials
 
 LLC = {"llc-22": "/usr/lib/llvm-22/bin/llc", "llc-19": "/usr/lib/llvm-19/bin/llc"}
@@ -41,6 +43,9 @@ class Evidence:
     spec: str
     arbiter: str
     probes: tuple[Probe, ...]
+    verb: str = "wrong"
+    """`wrong`, or `crashes` for a compile crash (a variant that crashes with the same
+    error line shows it too)."""
 
     def line(self) -> str:
         sim = [p for p in self.probes if p.name not in HARDWARE]
@@ -48,8 +53,9 @@ class Evidence:
         wrong = [p.name for p in sim if p.agrees is False]
         right = [p.name for p in sim if p.agrees is True]
         none = [f"{p.name} ({_short(p.why)})" for p in sim if p.agrees is None]
-        parts = [f"{self.spec} wrong"]
-        parts.append("also wrong: " + (", ".join(wrong) if wrong else "none of the variants"))
+        parts = [f"{self.spec} {self.verb}"]
+        parts.append(f"also {self.verb}: " + (", ".join(wrong) if wrong
+                                               else "none of the variants"))
         if right:
             parts.append(f"agree with {self.arbiter}: " + ", ".join(right))
         if none:
@@ -61,6 +67,8 @@ class Evidence:
 def _short(why: str) -> str:
     """A no-answer reason in a few words: LLVM's error without its prefix and registers
     (`unable to legalize instruction: G_FPTOUI_SAT`)."""
+    if why.startswith("compiles; "):
+        return why.split("|", 1)[0]
     why = re.sub(r"^(\w+: )?(LLVM ERROR: )?", "", why.strip())
     why = re.sub(r"%\w+:_\(\w+\) = ", "", why)
     why = re.sub(r" %.*$", "", why)
@@ -128,13 +136,23 @@ def variants(spec_text: str) -> list[tuple[str, str]]:
     return out
 
 
-def gather(trials: Trials, spec: str) -> Evidence:
-    """The case of `trials` on every variant of `spec`."""
+def gather(trials: Trials, spec: str, outcome: Outcome | None = None) -> Evidence:
+    """The case of `trials` on every variant of `spec` (`outcome`: the spec's own, when
+    known; a compile crash there makes a variant that crashes alike a "shows it")."""
+    crash = (normalise_error_line(outcome.signature) if isinstance(outcome, CompileCrash)
+             else None)
     probes = []
     for name, variant in variants(spec):
         t: Trial = trials.run(variant)
-        probes.append(Probe(name, variant, t.agrees, t.why[:200]))
-    return Evidence(spec, trials.policy.arbiter, tuple(probes))
+        agrees, why = t.agrees, t.why
+        if crash is not None and isinstance(t.outcome, CompileCrash):
+            same = normalise_error_line(t.outcome.signature) == crash
+            agrees = False if same else None
+        elif crash is not None and t.agrees is False:  # compiles, wrong: another finding
+            agrees, why = None, f"compiles; another finding: {t.why}"
+        probes.append(Probe(name, variant, agrees, why[:200]))
+    return Evidence(spec, trials.policy.arbiter, tuple(probes),
+                    "crashes" if crash is not None else "wrong")
 
 
 __all__ = ["Evidence", "Probe", "gather", "variants"]

@@ -54,7 +54,7 @@ def gather_facts(case: Case, spec: str, policy: Policy, *, outcome: Outcome | No
         return Facts(spec, None, None, tuple(find_duplicates(case, "", signature, store,
                                                              bucket)),
                      f"no evidence or culprit search for {name}: not an LLVM pipeline")
-    evidence = gather(trials, spec)
+    evidence = gather(trials, spec, outcome)
     culprit = find_culprit(trials, spec, outcome)
     dups = find_duplicates(case, culprit.passes[0] if len(culprit.passes) == 1 else "",
                            signature, store, bucket)

@@ -196,3 +196,17 @@ def test_triage_show_prints_the_kept_facts(tmp_path: Path, monkeypatch: pytest.M
     out = capsys.readouterr().out
     assert f"evidence: {ev.line()}" in out
     assert "culprit: si-fold-operands (by hand)" in out
+
+
+def test_evidence_of_a_compile_crash_counts_the_same_crash(sifold: Trials) -> None:
+    """GlobalISel in LLVM 22.1 legalizes no llvm.fpto[su]i.sat (checked by hand with llc-22
+    -global-isel for i8..i64 results): the same error on the other targets and with
+    Debian's llc-22 is the same crash; SelectionDAG compiles it (and is wrong there, the
+    SIFoldOperands bug, but that is not this finding)."""
+    spec = "amdgpu-sim:gfx942:O3:isel=global"
+    ev = gather(sifold, spec, sifold.run(spec).outcome)
+    by = {p.name: p.agrees for p in ev.probes}
+    assert ev.verb == "crashes" and ev.line().startswith(f"{spec} crashes; also crashes: ")
+    assert by["gfx90a O3"] is False and by["gfx1100 O3"] is False and by["llc-22"] is False
+    assert by["SelectionDAG"] is None  # it compiles (into the SIFoldOperands wrong code)
+    assert "SelectionDAG (compiles; another finding: wrong-code)" in ev.line()
