@@ -164,13 +164,17 @@ class _FactsText:
 
 def _facts(args: argparse.Namespace, case: Any, where: Where, verdict: Any,
            outcomes: dict[str, Any], spec: str | None = None) -> _FactsText:
-    """Evidence, culprit and duplicates of the case's first finding (or of `spec`), kept in
-    the store the case came from (`triage.finding_facts`)."""
+    """Evidence, culprit and duplicates of `spec`'s finding (default: the bucket's pipeline,
+    else the case's first finding), kept in the store the case came from
+    (`triage.finding_facts`)."""
     from oracles import load_policy
+    from oracles.signature import Signature
     from rgpu_fuzz.cli.pipelines import registry_from
     from triage.finding_facts import facts_section, gather_facts
 
     finding = verdict.findings[0] if verdict.findings else None
+    if spec is None and where.bucket is not None:  # the bucket's pipeline, not the first found
+        spec = Signature.parse(where.bucket.signature).pipeline or None
     spec = spec or (finding.pipelines[-1] if finding is not None else None)
     if spec is None:
         return _FactsText("", "")
