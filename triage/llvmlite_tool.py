@@ -7,7 +7,8 @@
 
 Only what llvmlite can do the way the real tool does it: llc's code generation at -O<n>
 (asm or `-filetype=obj`, no IR passes, like llc) and a short list of LLVM library options
-(`-global-isel`, `-print-after=...`, `-filter-print-funcs=...`) set with `llvm.set_option`,
+(`-print-after=...`, `-filter-print-funcs=...`) set with `llvm.set_option`, and
+`-global-isel` as the emission's instruction selector,
 which ignores names it does not know; opt's `default<O<n>>` pipeline. Anything else (llc's
 own flags such as `-asm-show-inst`, an opt pass list, another option) exits 3 after writing
 the option to `$RGPU_NA_MARK`, so the matrix reports "n/a" instead of a failure. Run in a
@@ -25,7 +26,7 @@ from pathlib import Path
 NOT_APPLICABLE = 3
 # LLVM library options known to act through llvm.set_option, which ignores an option name
 # it does not know without a word: anything else is "n/a", never silently dropped.
-_LIBRARY_OPTIONS = ("-global-isel", "-print-after", "-print-before", "-filter-print-funcs",
+_LIBRARY_OPTIONS = ("-print-after", "-print-before", "-filter-print-funcs",
                     "-verify-machineinstrs", "-amdgpu-")
 _LLC_OWN_FLAGS = ("-asm-show-inst", "-asm-verbose", "-show-mc-encoding", "-stop-after",
                   "-start-after", "-stop-before", "-start-before", "-run-pass", "-x")
@@ -47,6 +48,10 @@ class Invocation:
     source: str = "-"
     out: str = "-"
     llvm_options: list[str] = field(default_factory=list)
+    global_isel: bool = False
+    """`-global-isel`: the emission's selector (`toolchain.Target.isel`). Not a library
+    option: `toolchain.selected_isel` sets `-global-isel` itself around every emission, so
+    one set here beforehand would be undone (SelectionDAG) before the code is generated."""
 
 
 def _not_applicable(why: str) -> int:
@@ -78,6 +83,8 @@ def parse_args(tool: str, argv: list[str]) -> Invocation | str:
             inv.obj = True
         elif a == "-filetype=asm":
             inv.obj = False
+        elif m := re.fullmatch(r"--?global-isel(?:=(\w+))?", a):
+            inv.global_isel = m.group(1) in (None, "1", "true")
         elif a == "-S":
             inv.text_ir = True
         elif a == "-disable-output":
@@ -116,7 +123,7 @@ def run(inv: Invocation) -> int:
     """Do what llc or opt would do with `inv`; 1 with LLVM's message when it fails."""
     import llvmlite.binding as llvm
 
-    from rgpu_fuzz.pipelines.toolchain import LlvmError, Target, emit_module, parse
+    from rgpu_fuzz.pipelines.toolchain import Isel, LlvmError, Target, emit_module, parse
 
     for opt in inv.llvm_options:
         try:
@@ -127,7 +134,8 @@ def run(inv: Invocation) -> int:
     try:
         mod = parse(text)
         triple = inv.triple or mod.triple
-        target = Target(triple, inv.cpu, inv.features)
+        target = Target(triple, inv.cpu, inv.features,
+                        isel=Isel.GLOBAL if inv.global_isel else Isel.DAG)
         if inv.tool == "opt":
             from rgpu_fuzz.pipelines.toolchain import optimised_module
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,14 +109,17 @@ def reduce_ir(source: Path, script: Path, out: Path, timeout: float) -> None:
                             f"{last[-1] if last else ''}")
 
 
-def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str) -> str:
-    """The reduced IR as an upstream test: the RUN line, a header, the CHECK lines."""
+def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str,
+                  culprit: str = "") -> str:
+    """The reduced IR as an upstream test: the RUN line, a header (the matrix, where it
+    came from, the culprit pass when known), the CHECK lines."""
     repro_text = reproducer.read_text()
     prefixes = check_prefixes(run.command)
     body = [ln for ln in reduced_ir.splitlines() if not ln.startswith("; ModuleID")]
     head = [f"; RUN: {run.command}", "; REQUIRES: amdgpu-registered-target", ";",
             MATRIX_BEGIN, MATRIX_END, ";",
             f"; {origin}",
+            *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 94)),
             f"; Reduced by llvm-reduce-22; predicate: RUN {run.index} of {reproducer.name}"
             " (Debian llc-22) with its CHECK lines, copied below."]
     return "\n".join([*head, *body, "", *check_lines(repro_text, prefixes)]) + "\n"
@@ -193,8 +197,10 @@ def _title(prose: list[str]) -> str:
 
 
 def render_issue(case_id: str, pipeline: str, kernel: str, reproducer: Path, test: Path,
-                 run: RunLine, matrix: Matrix, observed: tuple[str, ...] = ()) -> str:
-    """The Markdown issue: what, reproducer, command, output, versions, origin."""
+                 run: RunLine, matrix: Matrix, observed: tuple[str, ...] = (),
+                 facts: str = "") -> str:
+    """The Markdown issue: what, reproducer, command, output, versions, evidence (culprit
+    pass, other pipelines, duplicates: `facts`, Markdown), origin."""
     prose = header_prose(reproducer.read_text())
     title = _title(prose)
     cmd = run.command.replace("%s", test.name)
@@ -209,6 +215,7 @@ def render_issue(case_id: str, pipeline: str, kernel: str, reproducer: Path, tes
            *matrix_table(matrix), "",
            "## Analysis", "", f"From the hand-reduced reproducer `{reproducer.name}`:", "",
            "```", *prose, "```", "",
+           *([facts.rstrip("\n"), ""] if facts else []),
            "## Origin", "",
            f"rgpu-fuzz case `{case_id}`, pipeline `{pipeline}` (our Rust-subset kernel, "
            "lowered to LLVM IR, optimised by llvmlite's LLVM, code generation by LLVM, run "
@@ -228,9 +235,11 @@ def _first_error(detail: str) -> str:
 def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
                          reproducer: Path, run_index: int | None, out_dir: Path,
                          reduce_timeout: float = 900,
-                         observed: tuple[str, ...] = ()) -> UpstreamReport:
+                         observed: tuple[str, ...] = (), culprit: str = "",
+                         facts: str = "") -> UpstreamReport:
     """Reduce `ir_opt` against RUN `run_index` (default: `reduce_run_index`) of
-    `reproducer` and write the report files."""
+    `reproducer` and write the report files (`culprit`: the culprit line for the test's
+    header; `facts`: the evidence section of the issue)."""
     text = reproducer.read_text()
     run_index = reduce_run_index(text) if run_index is None else run_index
     runs = [r for r in run_lines(text) if r.index == run_index]
@@ -256,7 +265,7 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     reduce_ir(source, script, reduced_ir, reduce_timeout)
     test = out_dir / f"{case_id}.reduced.ll"
     test.write_text(upstream_test(reduced_ir.read_text(), reproducer, run,
-                                  f"From rgpu-fuzz case {case_id} ({pipeline})."))
+                                  f"From rgpu-fuzz case {case_id} ({pipeline}).", culprit))
     test_run = run_lines(test.read_text())[0]
     if run_line(test_run, test, llc22).result is not Repro.YES:
         raise UpstreamError(f"{test}: the reduced test does not pass its own RUN line")
@@ -264,6 +273,6 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     write_matrix(test, matrix)
     issue = out_dir / "issue.md"
     issue.write_text(render_issue(case_id, pipeline, kernel, reproducer, test, test_run,
-                                  matrix, observed))
+                                  matrix, observed, facts))
     return UpstreamReport(case_id, pipeline, test, issue, matrix,
                           len(ir_opt.splitlines()), len(reduced_ir.read_text().splitlines()))

@@ -8,6 +8,7 @@
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] -O0: SILowerSGPRSpills puts a lane VGPR's IMPLICIT_DEF in the loop header, loop-carried SGPR spills are lost across the back edge
+; Culprit: si-lower-sgpr-spills (SILowerSGPRSpills, as llvm/llvm-project#186348 names it)
 ; Corpus: corpus/526d09799032.toml, a known divergence of amdgpu-sim:gfx942:O0 (strict xfail).
 ;
 ; LLVM 22.1 (Debian llvm-22 22.1.8; llvmlite 0.50's 22.1.0) at -O0, AMDGPU: SILowerSGPRSpills puts the

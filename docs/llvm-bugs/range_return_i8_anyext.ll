@@ -12,6 +12,7 @@
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] SelectionDAG: zext of a call's i8 result with a range attribute masks the any-extended register with 0xffff instead of 0xff
+; Culprit: amdgpu-isel (SelectionDAG takes the i8 range as a fact about the 16-bit register; MIR after amdgpu-isel masks with 0xffff)
 ; Corpus: corpus/cc7ffa974910.toml, a known divergence of amdgpu-sim:gfx942:O3 (strict xfail;
 ; gfx90a and gfx1100 at O3 diverge the same way); `rgpu-fuzz report cc7ffa974910 --upstream
 ; DIR` reduces its IR with RUN 1 of this file (107 -> 13 lines).

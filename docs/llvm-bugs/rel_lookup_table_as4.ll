@@ -12,6 +12,7 @@
 ; (end of matrix)
 ;
 ; Title: RelLookupTableConverter: llvm.load.relative on the p0 overload for a table in addrspace(4)/(1) breaks the module
+; Culprit: rel-lookup-table-converter (an IR pass: RelLookupTableConverterPass builds the bad call)
 ; Corpus: none. The kernel language has no pointers to constant data (no references; the
 ; only statics are #[shared] arrays), so no kernel of it gives the optimiser a table of pointers.
 ;

@@ -11,6 +11,7 @@
 ;
 ; Reduce: RUN 2 (RUN 1 only says what is absent: no -1 in v1)
 ; Title: [AMDGPU] SIFoldOperands folds `v_or_b32 x, -1` into a copy of x (llvm/llvm-project#189677)
+; Culprit: si-fold-operands (SIFoldOperands, llvm/llvm-project#189677 and its fix PR #189655)
 ; Corpus: corpus/d12e8d238eac.toml, a known divergence of amdgpu-sim:gfx942:O3 (strict xfail);
 ; `rgpu-fuzz report d12e8d238eac --upstream DIR` reduces its IR with RUN 2 (112 -> 16 lines).
 ;

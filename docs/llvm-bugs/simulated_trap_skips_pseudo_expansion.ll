@@ -10,6 +10,7 @@
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] gfx11 -O0: blocks after llvm.trap keep V_ADD_U64_PSEUDO (llvm/llvm-project#208912)
+; Culprit: finalize-isel (FinalizeISel resumes after insertSimulatedTrap's halt block, PR #174774)
 ; Corpus: none. Our lowering calls llvm.trap only in the last block of `rgpu.trap`
 ; (rgpu_fuzz/lower/amdgcn.py, gpu_trap_fn), so no block follows it and none is skipped; only
 ; the hand-written tests/data/amdgcn/trap.ll reaches the bug.

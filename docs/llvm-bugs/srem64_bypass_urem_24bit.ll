@@ -7,6 +7,7 @@
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] SelectionDAG: the 32-bit bypass block of `srem i64 4294967294, %d` lowers its urem with the 24-bit float division
+; Culprit: amdgpu-isel (SelectionDAG lowers the bypass block's urem with DIVREM24; MIR after amdgpu-isel holds the 24-bit float division)
 ; Corpus: corpus/a936db9d4aa3.toml, a known divergence of amdgpu-sim:gfx942:O3 (strict xfail);
 ; `rgpu-fuzz report a936db9d4aa3 --upstream DIR` reduces its IR with RUN 1 (99 -> 18 lines).
 ;

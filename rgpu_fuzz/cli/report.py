@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check-run", type=int, default=None, metavar="N",
                    help="--upstream: which RUN line of the reproducer (default: its "
                         "`; Reduce: RUN N` line, else 1)")
+    p.add_argument("--no-evidence", action="store_true",
+                   help="skip the evidence line, culprit pass and duplicate search (they "
+                        "rerun the case on a dozen variants of its pipeline)")
     p.add_argument("--top", type=int, default=None, metavar="N",
                    help="report campaign: buckets shown in full, most counted first "
                         "(default: 10)")
@@ -89,6 +93,8 @@ def _case(args: argparse.Namespace) -> int:
         section = hook(case, outcomes, verdict, pipelines) if callable(hook) else None
         if section:
             sections.append(section)
+    if not verdict.agree and not args.no_evidence:
+        sections.append(_facts(args, case, where, verdict, outcomes).markdown)
     plugins = [*args.plugin, *args.recorded_plugins]
     text = render_report(case, outcomes, verdict, versions=collect_versions(),
                          sections=sections, reproduce_options=replay_options(where, plugins),
@@ -127,9 +133,11 @@ def _gpu_pipeline(args: argparse.Namespace, case: Any, where: Where) -> tuple[st
                     "among its pipelines; give one with --pipelines amdgpu-sim:gfx942:O3")
 
 
-def _observed(args: argparse.Namespace, case: Any, where: Where, spec: str) -> tuple[str, ...]:
+def _observed(args: argparse.Namespace, case: Any, where: Where,
+              spec: str) -> tuple[tuple[str, ...], Any, dict[str, Any]]:
     """The case rerun on the arbiter and `spec`: one line per differing element (at most 8),
-    or what the finding says when no element differs (a crash, a trap)."""
+    or what the finding says when no element differs (a crash, a trap); the verdict and
+    outcomes too."""
     from oracles import PolicyError, load_policy
     from rgpu_fuzz.cli import UserError
 
@@ -138,14 +146,49 @@ def _observed(args: argparse.Namespace, case: Any, where: Where, spec: str) -> t
     except PolicyError as e:
         raise UserError(str(e)) from None
     rerun_args = argparse.Namespace(**{**vars(args), "pipelines": f"{arbiter},{spec}"})
-    _pipelines, _outcomes, verdict, _policy = rerun(rerun_args, case, where)
+    _pipelines, outcomes, verdict, _policy = rerun(rerun_args, case, where)
     lines: list[str] = []
     for f in verdict.findings:
         lines += [f"`{d.buffer}[{d.index}]`: {arbiter} {d.expected} ({d.expected_bits:#x}), "
                   f"{spec} {d.actual} ({d.actual_bits:#x})" for d in f.diffs[:8]]
         if not f.diffs:
             lines.append(f"{f.signature}: {f.detail}")
-    return tuple(lines) or (f"{spec} agrees with {arbiter} today",)
+    return (tuple(lines) or (f"{spec} agrees with {arbiter} today",)), verdict, outcomes
+
+
+@dataclass(frozen=True)
+class _FactsText:
+    markdown: str
+    culprit: str
+
+
+def _facts(args: argparse.Namespace, case: Any, where: Where, verdict: Any,
+           outcomes: dict[str, Any], spec: str | None = None) -> _FactsText:
+    """Evidence, culprit and duplicates of `spec`'s finding (default: the bucket's pipeline,
+    else the case's first finding), kept in the store the case came from
+    (`triage.finding_facts`)."""
+    from oracles import load_policy
+    from rgpu_fuzz.cli.pipelines import registry_from
+    from triage.finding_facts import facts_section, gather_facts
+
+    finding = verdict.findings[0] if verdict.findings else None
+    if spec is None and where.bucket is not None:  # the bucket's pipeline, not the first found
+        spec = where.bucket.signature.pipeline or None
+    spec = spec or (finding.pipelines[-1] if finding is not None else None)
+    if spec is None:
+        return _FactsText("", "")
+    signature = str(where.bucket.signature) if where.bucket is not None else (
+        str(finding.signature) if finding is not None else None)
+    facts = gather_facts(case, spec, load_policy(args.policy), outcome=outcomes.get(spec),
+                         signature=signature, store=where.store,
+                         bucket=where.bucket.id if where.bucket is not None else None,
+                         registry=registry_from(args))
+    culprit = facts.culprit.line() if facts.culprit is not None else ""
+    for line in (f"evidence: {facts.evidence.line()}" if facts.evidence else facts.note,
+                 culprit):
+        if line:
+            print(f"rgpu-fuzz report: {line}", file=sys.stderr)
+    return _FactsText(facts_section(facts), culprit)
 
 
 def _upstream(args: argparse.Namespace) -> int:
@@ -176,10 +219,13 @@ def _upstream(args: argparse.Namespace) -> int:
     built = result.value
     if not isinstance(built, GpuBuild):
         raise UserError(f"case {case.id}: {built.status}: {detail(built)}")
+    observed, verdict, outcomes = _observed(args, case, where, spec)
+    facts = (_FactsText("", "") if args.no_evidence
+             else _facts(args, case, where, verdict, outcomes, spec))
     try:
         rep = make_upstream_report(case.id, spec, case.kernel, built.ir_opt, check,
-                                   args.check_run, args.upstream,
-                                   observed=_observed(args, case, where, spec))
+                                   args.check_run, args.upstream, observed=observed,
+                                   culprit=facts.culprit, facts=facts.markdown)
     except UpstreamError as e:
         raise UserError(str(e)) from None
     yes = [c.variant.name for c in rep.matrix.cells if c.result.value == "yes"]

@@ -185,6 +185,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from triage.finding_facts import shown_lines
     from triage.store import BucketStatus
 
     console = make_console()
@@ -214,6 +215,7 @@ def _show(args: argparse.Namespace) -> int:
     if case is not None and b.best_size:
         facts.append(("best case", f"{case.id} ({b.best_size[0]} tokens, "
                                    f"{b.best_size[1]} characters)"))
+    facts += shown_lines(store.path, str(b.signature))  # kept by `rgpu-fuzz report <bucket>`
     for key, value in facts:
         console.print(f"{key:>10}: {value}", highlight=False, markup=False)
     if case is None:

@@ -55,8 +55,45 @@ atomics case yet. Every other pipeline runs every case. An entry is removed when
 pipeline gains the feature (the suite then reports the stale entry)."""
 
 
+def _globalisel(cases: str, targets: str, levels: str, observed: str,
+                klass: str) -> dict[tuple[str, str], KnownFailure]:
+    """Entries for `amdgpu-sim:<target>:<level>:isel=global`, each case on each target and
+    level named (space-separated)."""
+    return {(c, f"amdgpu-sim:{t}:{o}:isel=global"): KnownFailure(observed, klass)
+            for c in cases.split() for t in targets.split() for o in levels.split()}
+
+
+_ALL = "gfx942 gfx90a gfx1100"
+GLOBALISEL_FAILURES: dict[tuple[str, str], KnownFailure] = {
+    **_globalisel("cast_from_f32 cast_from_f64 cf_returns_calls random_edges_f64", _ALL,
+                  "O0 O3", "CompileCrash: unable to legalize G_FPTOSI_SAT/G_FPTOUI_SAT",
+                  "llvm: GlobalISel legalizer gap, llvm.fpto[su]i.sat (docs/conformance.md)"),
+    **_globalisel("items_and_scopes", _ALL, "O0",
+                  "CompileCrash: unable to legalize G_FPTOSI_SAT (s64 from s32)",
+                  "llvm: GlobalISel legalizer gap, llvm.fpto[su]i.sat (docs/conformance.md)"),
+    **_globalisel("float_bits_exact float_special_literals", _ALL, "O0",
+                  "CompileCrash: unable to legalize G_CONSTANT_FOLD_BARRIER (s64)",
+                  "llvm: GlobalISel legalizer gap, G_CONSTANT_FOLD_BARRIER"),
+    **_globalisel("shared_helpers shared_3d_phases", _ALL, "O0 O3",
+                  "RunCrash: s_trap 2 in a helper using LDS",
+                  "llvm: docs/llvm-bugs/globalisel_lds_absolute_in_helper.ll"),
+    **_globalisel("shared_barrier_control", _ALL, "O3",
+                  "wrong o5: a divergent phi of constants in an SGPR",
+                  "llvm: docs/llvm-bugs/globalisel_divergent_phi_sgpr.ll"),
+    **_globalisel("cf_while", "gfx942 gfx90a", "O0",
+                  "Trap(div-by-zero) that rustc does not take",
+                  "llvm: llvm/llvm-project#186348 (lane VGPR IMPLICIT_DEF in a loop)"),
+    **_globalisel("local_dynamic_wide", "gfx1100", "O3",
+                  "CompileCrash: unable to legalize G_FREEZE <12 x s64>",
+                  "llvm: GlobalISel legalizer gap, G_FREEZE of a wide vector"),
+}
+"""`isel=global` pipelines (run with `RGPU_CONFORMANCE_PIPELINES`; not in the default list):
+every difference of a GlobalISel conformance run on every target at O0 and O3, each an
+LLVM finding explained in docs/conformance.md "GlobalISel"."""
+
+
 def known_failure(name: str, label: str) -> KnownFailure | None:
-    return KNOWN_FAILURES.get((name, label))
+    return KNOWN_FAILURES.get((name, label)) or GLOBALISEL_FAILURES.get((name, label))
 
 
 def allowed_unsupported(label: str) -> dict[str, str]:

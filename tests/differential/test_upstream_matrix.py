@@ -91,10 +91,30 @@ def test_llvmlite_tool_refuses_llc_only_flags() -> None:
     # llvm.set_option ignores an unknown name silently: refused, not dropped
     assert llvmlite_tool.parse_args("llc", ["-no-such-option"]) == "-no-such-option"
     inv = llvmlite_tool.parse_args("llc", ["-O3", "-global-isel", "-mcpu=gfx942"])
-    assert not isinstance(inv, str) and inv.llvm_options == ["-global-isel"]
+    assert not isinstance(inv, str) and inv.global_isel and inv.llvm_options == []
     assert llvmlite_tool.parse_args("opt", ["-passes=instcombine"]) == "-passes=instcombine"
     inv = llvmlite_tool.parse_args("opt", ["-passes=default<O2>", "-disable-output"])
     assert not isinstance(inv, str) and inv.level == 2 and inv.no_output
+
+
+def test_llvmlite_tool_global_isel_selects_with_globalisel() -> None:
+    """`-global-isel` reaches the emission: llvmlite's LLVM gives what Debian llc-22
+    -global-isel gives for globalisel_lds_absolute_in_helper.ll (`s_trap 2` in @helper,
+    the GlobalISel legalizer's answer; SelectionDAG has no trap there, both checked with
+    llc-22 by hand). Before, the option was set as a library option and the emission's own
+    `-global-isel=0` undid it."""
+    import subprocess
+    import sys
+
+    src = (BUGS / "globalisel_lds_absolute_in_helper.ll").read_text()
+    base = ["-O3", "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942"]
+    out = {}
+    for extra in ([], ["-global-isel"]):
+        proc = subprocess.run([sys.executable, "-m", "triage.llvmlite_tool", "llc", *base,
+                               *extra], input=src, capture_output=True, text=True,
+                              timeout=120, check=True, cwd=BUGS.parents[1])
+        out[bool(extra)] = proc.stdout
+    assert "s_trap 2" in out[True] and "s_trap" not in out[False]
 
 
 def test_matrix_command_rejects_a_file_without_run_lines(tmp_path: Path) -> None:

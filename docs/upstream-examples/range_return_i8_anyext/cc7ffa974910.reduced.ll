@@ -7,6 +7,8 @@
 ; (end of matrix)
 ;
 ; From rgpu-fuzz case cc7ffa974910 (amdgpu-sim:gfx942:O3).
+; Culprit pass: amdgpu-isel (llc -opt-bisect-limit: wrong after optional pass 157 of 205,
+; amdgpu-isel; right with the 156 before it)
 ; Reduced by llvm-reduce-22; predicate: RUN 1 of range_return_i8_anyext.ll (Debian llc-22) with its CHECK lines, copied below.
 target datalayout = "e-m:e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
 target triple = "amdgcn-amd-amdhsa"
