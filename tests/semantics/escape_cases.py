@@ -366,10 +366,7 @@ pub fn cf_returns_calls(
     ], block=(len(xs), 1, 1))
 
 
-def shared_barrier_control() -> Case:
-    n = 128
-    a = [(i * 2654435761 + 12345) % (1 << 32) for i in range(n)]
-    k = """
+_SHARED_BARRIER_CONTROL = """
 use rgpu::*;
 
 #[shared]
@@ -466,6 +463,13 @@ pub fn shared_barrier_control(
     o6[g] = 9;
 }
 """
+"""`shared_barrier_control`'s kernel: barriers under every kind of control flow."""
+
+
+def shared_barrier_control() -> Case:
+    n = 128
+    a = [(i * 2654435761 + 12345) % (1 << 32) for i in range(n)]
+    k = _SHARED_BARRIER_CONTROL
     return case("shared_barrier_control", k, [
         buf("a", "u32", a),
         ScalarArg(name="mode", ty=Scalar.U32, bits=2),

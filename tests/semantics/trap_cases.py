@@ -16,6 +16,11 @@ def vals(ty: str, xs: list[int]) -> list[int]:
 def trap_cases() -> list[Case]:
     """Kernels that trap: the expected value is the trap kind (threads run in order, x
     fastest, so the first trapping thread is well-defined)."""
+    return _division_traps() + _index_and_call_traps()
+
+
+def _division_traps() -> list[Case]:
+    """Division and remainder by zero, and the overflowing MIN / -1."""
     k_div = """
 use rgpu::*;
 
@@ -52,6 +57,24 @@ pub fn trap_rem_overflow(a: &[i16], b: &[i16], out: &mut [i16]) {
     out[i] = a[i] % b[i];
 }
 """
+    return [
+        case("trap_div_by_zero", k_div, [buf("a", "i32", vals("i32", [7, 8, 9, 10])),
+                                         buf("b", "i32", vals("i32", [1, 2, 0, 3])),
+                                         out("out", "i32", 4)], block=(4, 1, 1)),
+        case("trap_rem_by_zero", k_rem, [buf("a", "u8", [7, 8, 9]), buf("b", "u8", [3, 0, 1]),
+                                         out("out", "u8", 3)], block=(3, 1, 1)),
+        case("trap_div_overflow", k_ovf,
+             [buf("a", "i64", vals("i64", [10, -(1 << 63), 5])),
+              buf("b", "i64", vals("i64", [-1, -1, 0])), out("out", "i64", 3)], block=(3, 1, 1)),
+        case("trap_rem_overflow", k_rem_ovf,
+             [buf("a", "i16", vals("i16", [-32768, -32768])),
+              buf("b", "i16", vals("i16", [1, -1])), out("out", "i16", 2)], block=(2, 1, 1)),
+    ]
+
+
+def _index_and_call_traps() -> list[Case]:
+    """Out-of-bounds reads and writes (slices, a local array) and a trap inside a called
+    function."""
     k_oob = """
 use rgpu::*;
 
@@ -98,17 +121,6 @@ pub fn trap_in_helper(a: &[u64], out: &mut [u64]) {
 }
 """
     return [
-        case("trap_div_by_zero", k_div, [buf("a", "i32", vals("i32", [7, 8, 9, 10])),
-                                         buf("b", "i32", vals("i32", [1, 2, 0, 3])),
-                                         out("out", "i32", 4)], block=(4, 1, 1)),
-        case("trap_rem_by_zero", k_rem, [buf("a", "u8", [7, 8, 9]), buf("b", "u8", [3, 0, 1]),
-                                         out("out", "u8", 3)], block=(3, 1, 1)),
-        case("trap_div_overflow", k_ovf,
-             [buf("a", "i64", vals("i64", [10, -(1 << 63), 5])),
-              buf("b", "i64", vals("i64", [-1, -1, 0])), out("out", "i64", 3)], block=(3, 1, 1)),
-        case("trap_rem_overflow", k_rem_ovf,
-             [buf("a", "i16", vals("i16", [-32768, -32768])),
-              buf("b", "i16", vals("i16", [1, -1])), out("out", "i16", 2)], block=(2, 1, 1)),
         case("trap_oob_read", k_oob, [buf("a", "u32", [1, 2, 3, 4]), out("out", "u32", 4)],
              block=(4, 1, 1)),
         case("trap_oob_write", k_oob_w, [out("out", "u32", 4),
