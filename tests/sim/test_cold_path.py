@@ -22,7 +22,7 @@ from rgpu_fuzz.sim.bound.program import bind_program
 from rgpu_fuzz.sim.fused import runs as fuse
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.launch import engine, tiers
-from rgpu_fuzz.sim.launch.loader import load_code_object
+from rgpu_fuzz.sim.launch.image import load_code_object
 from rgpu_fuzz.sim.launch.tiers import tier_up
 from rgpu_fuzz.sim.state.memory import AddressSpace
 from rgpu_fuzz.sim.state.wave import Wave

@@ -18,7 +18,7 @@ import pytest
 from rgpu_fuzz.codeobj.reader import read_code_object
 from rgpu_fuzz.sim.common.fault import FaultKind
 from rgpu_fuzz.sim.launch.engine import Arg, Status
-from rgpu_fuzz.sim.launch.loader import CODE_OBJECT_BASE, load_code_object
+from rgpu_fuzz.sim.launch.image import CODE_OBJECT_BASE, load_code_object
 from rgpu_fuzz.sim.state.memory import AddressSpace
 from tests.sim.kernels import build, out, run, u64
 from tests.toolchain import debian_llvm_tool

@@ -23,8 +23,8 @@ from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.fused.runs import MAX_RUN, RUN_BASE, RunStop
 from rgpu_fuzz.sim.isa.inst import Inst
 from rgpu_fuzz.sim.launch import tiers
+from rgpu_fuzz.sim.launch.image import CODE_OBJECT_BASE
 from rgpu_fuzz.sim.launch.loader import (
-    CODE_OBJECT_BASE,
     KernargBuilder,
     TargetConfig,
     entry_plan,
