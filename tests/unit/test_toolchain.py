@@ -105,6 +105,19 @@ def test_normalised_line_blanks_numbers_addresses_and_paths() -> None:
         "LLVM ERROR: Cannot select: t12: i32 = foo 0x_, %N at /…:N:N")
 
 
+def test_globalisel_types_and_the_function_are_blanked() -> None:
+    """Two messages of llc-22 -global-isel for gfx942 (a campaign's fptoui.sat on i32 from
+    f32 in a helper, fptosi.sat on i8 from f64 in the kernel): one legalizer gap, one line."""
+    a = ("LLVM ERROR: unable to legalize instruction: %12:_(s32) = G_FPTOUI_SAT %11:_(s32) "
+         "(in function: h1)")
+    b = ("LLVM ERROR: unable to legalize instruction: %7:_(s8) = G_FPTOUI_SAT %3:_(s64) "
+         "(in function: k)")
+    want = ("LLVM ERROR: unable to legalize instruction: %N:_(sN) = G_FPTOUI_SAT %N:_(sN) "
+            "(in function: …)")
+    assert toolchain.normalise_error_line(a) == toolchain.normalise_error_line(b) == want
+    assert "<N x sN>" in toolchain.normalise_error_line("LLVM ERROR: bad %1:_(<2 x s16>)")
+
+
 def test_ir_adaptation_for_older_llvm_is_version_gated() -> None:
     text = ("declare void @llvm.lifetime.start.p0(ptr captures(none))\n"
             "define void @f(ptr captures(none) %p, ptr captures(address) %q, i32 %a) {\n"
