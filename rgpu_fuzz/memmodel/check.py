@@ -14,11 +14,13 @@ carry the scope bits their rows ask for as the IR has atomic loads (stores) aski
 Fences leave no instruction of their own: the invalidates and write-backs their rows ask
 for must be in the kernel.
 
-The sequence around an atomic is read in straight-line code: backwards from a release to
-the previous branch (a counter is not drained when an instruction counted by it comes
-before any wait that zeroes it), forwards from an acquire to the next memory access or
-branch. What lies beyond a branch is not judged: a finding is a sequence the table forbids
-on the path the code object lays out, never a guess about another path."""
+The sequence around an atomic is read along the path the code object lays out, through
+conditional branches (their fall-through is a path) and labels: backwards from a release
+to the previous unconditional jump or the start (a counter is not drained when an
+instruction counted by it comes before any wait that zeroes it), forwards from an acquire
+to the next memory access or the end. A window that meets an unconditional jump forwards
+is not judged: a finding is a sequence the table forbids on a path that exists, never a
+guess about another path."""
 
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ def _before(code: list[MachineInst], i: int, items: tuple[str, ...]) -> list[str
     done: set[str] = set()
     found: set[str] = set()
     for inst in reversed(code[:i]):
-        if inst.control:
+        if inst.jump or inst.end:
             break
         done |= inst.waits & waits
         found |= {c for c in cache if inst.has(c)}
@@ -83,7 +85,9 @@ def _after(code: list[MachineInst], i: int, items: tuple[str, ...]) -> list[str]
     found: set[str] = set()
     waited: set[str] = set()
     for inst in code[i + 1:]:
-        if inst.memory or inst.control:
+        if inst.jump:
+            return []       # the rest of this path is elsewhere: not judged
+        if inst.memory or inst.end:
             break
         waited |= inst.waits & own
         if own <= waited:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 CACHE_BITS = frozenset({"sc0", "sc1", "nt", "glc", "slc", "dlc"})
 _WAIT = re.compile(r"(vmcnt|lgkmcnt|expcnt)\((\d+)\)")
-_CONTROL = re.compile(r"^s_(branch|cbranch_\w+|setpc_b64|endpgm|swappc_b64)$")
+_JUMP = frozenset({"s_branch", "s_setpc_b64", "s_swappc_b64"})
 _CACHE_OPS = ("buffer_wbl2", "buffer_inv", "buffer_gl0_inv", "buffer_gl1_inv",
               "buffer_wbinvl1", "buffer_invl2")
 _DS_ATOMIC = re.compile(r"^ds_(add|sub|rsub|inc|dec|min|max|and|or|xor|mskor|wrxchg|"
@@ -31,9 +31,14 @@ class MachineInst:
     adds: frozenset[str]
 
     @property
-    def control(self) -> bool:
-        """A branch or the end: where the straight-line windows of the check stop."""
-        return bool(_CONTROL.match(self.mnemonic))
+    def jump(self) -> bool:
+        """An unconditional transfer: the instruction after it is not its successor, so
+        the check's windows stop there (a conditional branch's fall-through is a path)."""
+        return self.mnemonic in _JUMP
+
+    @property
+    def end(self) -> bool:
+        return self.mnemonic == "s_endpgm"
 
     @property
     def cache_op(self) -> bool:
