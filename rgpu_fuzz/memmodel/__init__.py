@@ -1,0 +1,39 @@
+"""The memory-model code-sequence check: every atomic of a code object, with the ordering
+and scope its LLVM IR gave it, against LLVM AMDGPUUsage's "Memory Model" code-sequence
+tables for its target (GFX90A, GFX942, GFX10-GFX11). A mismatch is the finding
+`memory-model-sequence`, its detail citing the table row (`rows`). This catches a memory
+legalizer that drops a scope bit, a wait or a cache invalidate — bugs no sequential
+simulator can show, since their effect needs weak-memory hardware.
+
+Face: `check_text` (assembly lines, e.g. from `llc`), `check_code_object` (a linked code
+object, disassembled by the project's decoder), `Finding`, `Report`, `FAMILIES`."""
+
+from __future__ import annotations
+
+from rgpu_fuzz.memmodel.check import SIGNATURE, Finding, Report, check_text
+from rgpu_fuzz.memmodel.rows import TABLES
+
+FAMILIES = tuple(TABLES)
+"""The processors whose table the check knows."""
+
+
+def uses_atomics(ir_text: str) -> bool:
+    """Whether the IR has an atomic (cheap: the check runs only then)."""
+    return any(w in ir_text for w in ("atomicrmw", "cmpxchg", "load atomic", "store atomic",
+                                      "fence"))
+
+
+def check_code_object(code_object: bytes, ir_text: str, target: str) -> Report:
+    """The check of a linked code object compiled for `target` from `ir_text`; a target
+    without a table gives an empty report."""
+    if target not in TABLES:
+        return Report((), 0)
+    from rgpu_fuzz.codeobj.reader import read_code_object
+    from rgpu_fuzz.sim import decode_text
+
+    code = decode_text(read_code_object(code_object))
+    return check_text(ir_text, [inst.text for inst in code], target)
+
+
+__all__ = ["FAMILIES", "SIGNATURE", "Finding", "Report", "check_code_object", "check_text",
+           "uses_atomics"]
