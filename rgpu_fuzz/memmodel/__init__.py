@@ -12,6 +12,10 @@ from __future__ import annotations
 
 from rgpu_fuzz.memmodel.check import SIGNATURE, Finding, Report, check_text
 from rgpu_fuzz.memmodel.rows import TABLES
+from rgpu_fuzz.model.outcome import CompileCrash
+
+STAGE = "memory-model"
+"""The pipeline stage whose outcome a mismatch is."""
 
 FAMILIES = tuple(TABLES)
 """The processors whose table the check knows."""
@@ -35,5 +39,19 @@ def check_code_object(code_object: bytes, ir_text: str, target: str) -> Report:
     return check_text(ir_text, [inst.text for inst in code], target)
 
 
-__all__ = ["FAMILIES", "SIGNATURE", "Finding", "Report", "check_code_object", "check_text",
-           "uses_atomics"]
+def compile_crash(code_object: bytes, ir_text: str, target: str) -> CompileCrash | None:
+    """The pipelines' outcome for a code object whose atomics break their table: a
+    `CompileCrash` in stage `memory-model` (a wrong code object is a finding against the
+    compiler, like `codeobj-invalid`), signature `memory-model-sequence: <row>`, every
+    mismatch in the log; None when the kernel has no atomic or all match."""
+    if not uses_atomics(ir_text):
+        return None
+    findings = check_code_object(code_object, ir_text, target).findings
+    if not findings:
+        return None
+    return CompileCrash(stage=STAGE, signature=f"{SIGNATURE}: {findings[0].row.row}",
+                        log="\n".join(f.detail for f in findings))
+
+
+__all__ = ["FAMILIES", "SIGNATURE", "STAGE", "Finding", "Report", "check_code_object",
+           "check_text", "compile_crash", "uses_atomics"]

@@ -1,14 +1,15 @@
 """The check itself: each atomic of the code object, given the ordering and scope its IR
 atomic had, against the rows of its target's table (`rows`).
 
-How a machine atomic learns its ordering and scope (a code object has no IR): the IR atomics
-the pipeline compiled (`ir.atomics`, program order) are matched with the machine
-read-modify-write instructions of the same address space (global/generic or LDS) in
-`.text` order. Code generation neither drops nor duplicates an atomic read-modify-write,
-so when the counts agree the n-th matches the n-th; when they do not (an expansion into a
-loop, a flat atomic split by address space), the machine atomics are checked only when
-every IR atomic of that space has the same ordering and scope, and are otherwise counted
-as unchecked — never guessed. Atomic loads and stores are ordinary load and store
+How a machine atomic learns its ordering and scope (a code object has no IR): from the IR
+the pipeline compiled (`ir.atomics`). Matching by position is not sound — code generation
+lays blocks out in its own order (a trap path's atomic moves to the end of the kernel), the
+atomic optimizer and flat-address expansion add branches — so a machine read-modify-write
+is compared with every IR atomic of its address space (global/generic or LDS) and
+operation (`add`, `cmpxchg`, ...) and is a finding only when it matches none of their rows:
+a check by the weakest candidate, never a guess. With the pipeline's single `scope=` per
+kernel the candidates differ only in ordering. A machine atomic with no candidate is
+counted as unchecked. Atomic loads and stores are ordinary load and store
 instructions in machine code, so they are checked by count: at least as many loads (stores)
 carry the scope bits their rows ask for as the IR has atomic loads (stores) asking for them.
 Fences leave no instruction of their own: the invalidates and write-backs their rows ask
@@ -118,27 +119,45 @@ def _sequence(family: str, a: IrAtomic, inst: MachineInst, code: list[MachineIns
 
 def _one_as(items: tuple[str, ...], a: IrAtomic) -> tuple[str, ...]:
     """A `-one-as` scope orders only its own address space (AMDGPUUsage "Memory Scopes"):
-    a global atomic's release need not drain LDS, an LDS one need not drain global."""
+    a global atomic's release need not drain LDS, an LDS one need not drain global, nor
+    wait for LDS, whose operations complete in one global order (AMDGPUUsage "Memory Model
+    GFX942": "All LDS operations of a CU are performed as wavefront wide operations in a
+    global order and involve no caching")."""
     if not a.one_as:
         return items
-    drop = {"lgkm"} if a.space == "global" else {"vm", "vs", "buffer_gl0_inv"}
+    drop = {"lgkm"} if a.space == "global" else {"vm", "vs", "lgkm", "own", "buffer_gl0_inv"}
     return tuple(x for x in items if x not in drop)
 
 
-def _matched(irs: list[IrAtomic], code: list[MachineInst]
-             ) -> tuple[list[tuple[IrAtomic, MachineInst]], int]:
-    pairs: list[tuple[IrAtomic, MachineInst]] = []
-    unchecked = 0
-    for space in ("global", "lds"):
-        ir_rmw = [a for a in irs if a.op == "rmw" and a.space == space]
-        machine = [m for m in code if m.rmw and m.space == space]
-        if len(ir_rmw) == len(machine):
-            pairs += zip(ir_rmw, machine, strict=True)
-        elif ir_rmw and len({(a.ordering, a.scope, a.one_as) for a in ir_rmw}) == 1:
-            pairs += [(ir_rmw[0], m) for m in machine]
-        else:
-            unchecked += len(machine)
-    return pairs, unchecked
+def _candidates(irs: list[IrAtomic], inst: MachineInst) -> list[IrAtomic]:
+    """The IR read-modify-writes `inst` may implement: those of its address space and
+    operation, or of its address space alone when none has its operation (an optimiser's
+    rewrite); one of each distinct ordering and scope."""
+    same = [a for a in irs if a.op == "rmw" and a.space == inst.space]
+    kind = [a for a in same if a.kind == inst.kind] or same
+    distinct = {(a.ordering, a.scope, a.one_as): a for a in kind}
+    return list(distinct.values())
+
+
+def _judged(family: str, irs: list[IrAtomic], code: list[MachineInst], used: set[str]
+            ) -> tuple[list[Finding], int, int]:
+    """Each machine read-modify-write against the rows of every IR atomic it may
+    implement: a finding only when it fails them all (reported against the one it misses
+    least), so a guess never makes one. Returns findings, checked and unchecked counts."""
+    findings: list[Finding] = []
+    checked = unchecked = 0
+    for inst in code:
+        if not inst.rmw:
+            continue
+        candidates = _candidates(irs, inst)
+        if not candidates:
+            unchecked += 1
+            continue
+        checked += 1
+        verdicts = [_sequence(family, a, inst, code, used) for a in candidates]
+        if all(verdicts):
+            findings += min(verdicts, key=len)
+    return findings, checked, unchecked
 
 
 def _counted(family: str, irs: list[IrAtomic], code: list[MachineInst],
@@ -183,9 +202,6 @@ def check_text(ir_text: str, lines: list[str], family: str) -> Report:
     irs = atomics(ir_text)
     code = parse_all(lines, family)
     used: set[str] = set()
-    pairs, unchecked = _matched(irs, code)
-    findings: list[Finding] = []
-    for a, m in pairs:
-        findings += _sequence(family, a, m, code, used)
+    findings, checked, unchecked = _judged(family, irs, code, used)
     findings += _counted(family, irs, code, used)
-    return Report(tuple(findings), len(pairs), unchecked, frozenset(used))
+    return Report(tuple(findings), checked, unchecked, frozenset(used))

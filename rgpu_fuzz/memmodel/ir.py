@@ -7,20 +7,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SCOPE = r'(?:syncscope\("(?P<scope>[\w-]+)"\)\s+)?'
-_ORD = r"(?P<ord>monotonic|acquire|release|acq_rel|seq_cst)"
-_PTR = r"ptr(?:\s+addrspace\((?P<as>\d+)\))?\s+"
-_PATTERNS = (
-    ("rmw", re.compile(rf"=\s*atomicrmw\s+(?:volatile\s+)?\w+\s+{_PTR}[^,]+,[^,]+?\s+"
-                       rf"{_SCOPE}{_ORD}")),
-    ("rmw", re.compile(rf"=\s*cmpxchg\s+(?:weak\s+)?(?:volatile\s+)?{_PTR}[^,]+,[^,]+,"
-                       rf"[^,]+?\s+{_SCOPE}{_ORD}\s+(?P<fail>\w+)")),
-    ("load", re.compile(rf"=\s*load\s+atomic\s+(?:volatile\s+)?[^,]+,\s*{_PTR}[^,\s]+\s+"
-                        rf"{_SCOPE}{_ORD}")),
-    ("store", re.compile(rf"^\s*store\s+atomic\s+(?:volatile\s+)?[^,]+,\s*{_PTR}[^,\s]+\s+"
-                         rf"{_SCOPE}{_ORD}")),
-    ("fence", re.compile(rf"^\s*fence\s+{_SCOPE}{_ORD}")),
-)
+_ORDS = "monotonic|acquire|release|acq_rel|seq_cst"
+_TAIL = re.compile(rf'(?:syncscope\("(?P<scope>[^"]+)"\)\s+)?(?P<ord>{_ORDS})'
+                   rf'(?:\s+(?P<fail>{_ORDS}))?(?:,\s*align\s+\d+)?(?:,\s*!.*)?\s*$')
+_OP = re.compile(r"(?:=\s*(?P<rmw>atomicrmw|cmpxchg)\s+(?:weak\s+)?(?:volatile\s+)?"
+                 r"(?P<kind>\w+)?|=\s*load\s+atomic\b|^\s*store\s+atomic\b|^\s*fence\b)")
+_PTR = re.compile(r"\bptr(?:\s+addrspace\((?P<as>\d+)\))?\s+[%@(]|\bptr(?:\s+addrspace"
+                  r"\((?P<as2>\d+)\))?\s+getelementptr")
 _RANK = {"monotonic": 0, "acquire": 1, "release": 1, "acq_rel": 2, "seq_cst": 3}
 
 
@@ -30,6 +23,9 @@ class IrAtomic:
     the IR writes none), `one_as` whether it orders its own address space only."""
 
     op: str
+    kind: str
+    """The operation of a read-modify-write (`add`, `xchg`, `cmpxchg`, `min` for umin and
+    min alike, ...), `op` otherwise."""
     ordering: str
     scope: str
     one_as: bool
@@ -54,23 +50,34 @@ def _merge(success: str, failure: str) -> str:
     return max(success, failure, key=lambda o: _RANK.get(o, 0))
 
 
+def _space(line: str, op: str) -> str:
+    """The address space of the pointer operand: the first `ptr` of the instruction, or
+    for a store the last (the value stored may itself be a pointer)."""
+    found = [m["as"] or m["as2"] or "0" for m in _PTR.finditer(line)]
+    if not found or op == "fence":
+        return "global"
+    return "lds" if (found[-1] if op == "store" else found[0]) == "3" else "global"
+
+
 def atomics(ir_text: str) -> list[IrAtomic]:
     """The module's atomics in text order (non-atomic and `unordered` ones skipped)."""
     out = []
     for line in ir_text.splitlines():
-        for op, pattern in _PATTERNS:
-            m = pattern.search(line)
-            if m is None:
-                continue
-            groups = m.groupdict()
-            ordering = m["ord"]
-            if groups.get("fail"):
-                ordering = _merge(ordering, groups["fail"])
-            raw = groups.get("scope") or "system"
-            scope = raw.removesuffix("-one-as").replace("one-as", "system") or "system"
-            if scope == "singlethread":
-                scope = "wavefront"
-            space = "lds" if groups.get("as") == "3" else "global"
-            out.append(IrAtomic(op, ordering, scope, "one-as" in raw, space, line.strip()))
-            break
+        head = _OP.search(line)
+        tail = _TAIL.search(line) if head is not None else None
+        if head is None or tail is None:
+            continue
+        op = "rmw" if head["rmw"] else next(w for w in ("load", "store", "fence")
+                                            if w in head.group(0))
+        ordering = tail["ord"]
+        if tail["fail"]:
+            ordering = _merge(ordering, tail["fail"])
+        raw = tail["scope"] or "system"
+        scope = raw.removesuffix("-one-as").replace("one-as", "system") or "system"
+        if scope == "singlethread":
+            scope = "wavefront"
+        kind = "cmpxchg" if head["rmw"] == "cmpxchg" else (head["kind"] or op)
+        kind = {"umin": "min", "umax": "max"}.get(kind, kind)
+        out.append(IrAtomic(op, kind, ordering, scope, "one-as" in raw, _space(line, op),
+                            line.strip()))
     return out

@@ -60,6 +60,15 @@ class MachineInst:
         return ("_atomic_" in m and m.split("_")[0] in ("global", "flat", "buffer")) \
             or bool(_DS_ATOMIC.match(m))
 
+    @property
+    def kind(self) -> str:
+        """The operation of an atomic in the IR's words (`ir.IrAtomic.kind`)."""
+        m = re.sub(r"^(global|flat|buffer)_atomic_|^ds_", "", self.mnemonic)
+        m = re.sub(r"_(rtn|u32|i32|b32|u64|i64|b64|x2|f32|f64)\b", "", m)
+        m = re.sub(r"^[su](min|max)$", r"\1", m)
+        return {"swap": "xchg", "wrxchg": "xchg", "cmpswap": "cmpxchg", "cmpst": "cmpxchg",
+                "cmpstore": "cmpxchg"}.get(m, m)
+
     def has(self, spec: str) -> bool:
         """Whether this is `spec`: a mnemonic with the bits it must carry."""
         name, *bits = spec.split()

@@ -85,7 +85,11 @@ def _family_rows(family: str, bits: dict[tuple[str, str], tuple[str, ...]],
                            f"{_IR[op]} {rel} - {scope} - global/generic",
                            before=waits[scope] + (wb.get(scope, ()) if op != "load" else ())))
         for op in ("load", "rmw", "fence"):
-            own = () if op == "fence" else ("own",)
+            # Without threadgroup split a work-group's waves share one CU and its L1, so
+            # a GFX90A/GFX942 workgroup acquire waits for nothing ("If not TgSplit
+            # execution mode, omit"); GFX10-GFX11 in WGP mode span two CUs' L0 caches.
+            own = () if op == "fence" or (scope, family) in (
+                ("workgroup", "gfx942"), ("workgroup", "gfx90a")) else ("own",)
             rows.append(_r(family, op, "acquire", scope, "global",
                            f"{_IR[op]} acquire - {scope} - global/generic",
                            after=own + inv.get(scope, ())))

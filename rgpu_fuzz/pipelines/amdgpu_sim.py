@@ -78,7 +78,7 @@ from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 from rgpu_fuzz.targets import PIPELINE_TARGETS
 
 TARGETS = PIPELINE_TARGETS
-STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
+STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "memory-model", "codeobj", "kernarg")
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_STEPS = 20_000_000
 STATS_ENV = "RGPU_SIM_STATS"
@@ -297,6 +297,9 @@ def _compile(job: Job) -> _Built | Outcome:
         if isinstance(hooked, CompileCrash):
             return hooked
         linked = hooked
+    from rgpu_fuzz.memmodel import compile_crash  # docs/design.md "memory-model-sequence"
+    if (wrong := compile_crash(linked, got.ir_opt or got.ir, job.target)) is not None:
+        return wrong
     artefacts["code-object"] = toolchain.sha256(linked)  # type: ignore[arg-type]
     return _Built(got, linked, seconds, artefacts)
 
