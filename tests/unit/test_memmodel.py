@@ -155,3 +155,24 @@ def test_pipeline_outcome_cites_the_row() -> None:
     assert [f.row.source for f in findings] == [
         'AMDGPUUsage table "AMDHSA Memory Model Code Sequences GFX942", row "atomicrmw '
         'acquire - system - global/generic"']
+
+
+def test_seeded_scope_bit_hook_is_found() -> None:
+    """The seeded code-object hook (`bench/seeded/scope_bit.py`) clears `sc1` on the first
+    atomic that has it; a gfx942 code object of one system-scope atomicrmw passes before
+    and is a finding after, citing GFX942 "atomicrmw monotonic - system" (sc1=1)."""
+    from rgpu_fuzz.bench.seeded.scope_bit import drop_scope_bit
+
+    ir = ("define amdgpu_kernel void @k(ptr addrspace(1) %p, ptr addrspace(1) %q) {\n"
+          "  %v = atomicrmw add ptr addrspace(1) %p, i32 1 monotonic\n"
+          "  store i32 %v, ptr addrspace(1) %q\n  ret void\n}\n")
+    obj = subprocess.run([LLC, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-O2",
+                          "-filetype=obj", "-", "-o", "-"], input=ir.encode(),
+                         capture_output=True, check=True).stdout
+    code_object = link(obj)
+    assert check_code_object(code_object, ir, "gfx942").findings == ()
+    hooked = drop_scope_bit(code_object)
+    assert hooked != code_object
+    findings = check_code_object(hooked, ir, "gfx942").findings
+    assert [(f.row.row, f.missing) for f in findings] == [
+        ("atomicrmw monotonic - system - global/generic", "cache bit sc1")]
