@@ -156,7 +156,8 @@ def _judged(family: str, irs: list[IrAtomic], code: list[MachineInst], used: set
         checked += 1
         verdicts = [_sequence(family, a, inst, code, used) for a in candidates]
         if all(verdicts):
-            findings += min(verdicts, key=lambda v: len(v))
+            least: list[Finding] = min(verdicts, key=len)
+            findings += least
     return findings, checked, unchecked
 
 
