@@ -8,7 +8,8 @@ SelectionDAG (`toolchain.Isel`), a third opinion on a finding. `scope=`, `atomic
 `flat` say how atomics are compiled (`toolchain.AtomicConfig`: the sync scope the lowering
 writes, LLVM's atomic optimizer strategy, generic pointers); they change nothing else.
 Everything runs in a worker (LLVM may abort): the stages are `check`, `lower`, `transform`,
-`optimise`, `codegen`, `link`, `code-object-hook`, then `simulate`.
+`optimise`, `codegen`, `link`, `code-object-hook`, `memory-model` (kernels with atomics:
+the code-sequence check, `rgpu_fuzz.memmodel`), then `simulate`.
 
 Two extension points: `transform_ir` (IR text, as `llvm-cpu`) and `transform_code_object`
 (the linked code object's bytes in, bytes out) — to seed a back-end or linker bug, or run a
