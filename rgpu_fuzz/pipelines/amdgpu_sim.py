@@ -8,7 +8,8 @@ SelectionDAG (`toolchain.Isel`), a third opinion on a finding. `scope=`, `atomic
 `flat` say how atomics are compiled (`toolchain.AtomicConfig`: the sync scope the lowering
 writes, LLVM's atomic optimizer strategy, generic pointers); they change nothing else.
 Everything runs in a worker (LLVM may abort): the stages are `check`, `lower`, `transform`,
-`optimise`, `codegen`, `link`, `code-object-hook`, then `simulate`.
+`optimise`, `codegen`, `link`, `code-object-hook`, `memory-model` (kernels with atomics:
+the code-sequence check, `rgpu_fuzz.memmodel`), then `simulate`.
 
 Two extension points: `transform_ir` (IR text, as `llvm-cpu`) and `transform_code_object`
 (the linked code object's bytes in, bytes out) — to seed a back-end or linker bug, or run a
@@ -87,7 +88,7 @@ from rgpu_fuzz.pipelines.workers import IMPORT_TIMEOUT_S
 from rgpu_fuzz.targets import PIPELINE_TARGETS, by_name
 
 TARGETS = PIPELINE_TARGETS
-STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "codeobj", "kernarg")
+STAGES = (*COMPILE_STAGES, "link", "code-object-hook", "memory-model", "codeobj", "kernarg")
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_STEPS = 20_000_000
 STATS_ENV = "RGPU_SIM_STATS"
@@ -331,6 +332,9 @@ def _compile(job: Job) -> _Built | Outcome:
         if isinstance(hooked, CompileCrash):
             return hooked
         linked = hooked
+    from rgpu_fuzz.memmodel import compile_crash  # docs/design.md "memory-model-sequence"
+    if (wrong := compile_crash(linked, got.ir_opt or got.ir, job.target)) is not None:
+        return wrong
     artefacts["code-object"] = toolchain.sha256(linked)  # type: ignore[arg-type]
     return _Built(got, linked, seconds, artefacts)
 

@@ -140,6 +140,11 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
         if isinstance(hooked, CompileCrash):
             return BatchFailed("code-object-hook", hooked.signature)
         linked = hooked
+    # Judged on the IR before optimisation (the batch has no optimised text): a mismatch
+    # sends each case to run alone, where the check reads the optimised IR.
+    from rgpu_fuzz.memmodel import compile_crash
+    if (wrong := compile_crash(linked, text, job.target)) is not None:
+        return BatchFailed(wrong.stage, wrong.signature)
     return linked
 
 
