@@ -195,7 +195,7 @@ def flat_addresses(w: Wave, space: AddressSpace) -> int:
     m = space.map("buf", bytes(16))
     m.data[0:4] = np.frombuffer((1000).to_bytes(4, "little"), np.uint8)
     addrs = [SHARED_HI << 32 | 8] * 2 + [PRIVATE_HI << 32 | 4] * 2 + [m.base] * 2
-    w.V[:, 0:2] = np.array(addrs + [0, 0], np.uint64).view(np.uint32).reshape(LANES, 2)
+    w.V[:, 0:2] = np.array([*addrs, 0, 0], np.uint64).view(np.uint32).reshape(LANES, 2)
     w.vdef[:, 0:2] = True
     return m.base
 
