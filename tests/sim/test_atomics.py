@@ -251,3 +251,26 @@ def test_flat_atomic_on_unwritten_private_memory_returns_undefined() -> None:
     assert not w.vdef[2, 4]
     _, ok = w.private.read(np.array([2]), np.array([4]), 4, "test")
     assert not ok.any()
+
+
+def test_gfx11_global_min_max_signed_and_unsigned() -> None:
+    """RDNA3 spells CDNA's SMIN/UMAX as `_MIN_I32`/`_MAX_U64` (RDNA3 ISA "Global
+    atomics"). The word 10 with lanes 0, 1 adding -3 then 5 through global_atomic_min_i32:
+    min(10, -3) = -3, min(-3, 5) = -3. The dword pair 7 through global_atomic_max_u64 with
+    lanes 2, 3 giving 2^32 then 3: max = 2^32 both times."""
+    w, _, space = wave(0b0011)
+    m = space.map("buf", bytes(16))
+    m.data[0] = 10
+    m.data[8] = 7
+    w.S[0], w.S[1] = m.base & 0xFFFF_FFFF, m.base >> 32
+    w.sdef[0] = w.sdef[1] = 0xFFFF_FFFF
+    put(w, 0, [0, 0, 8, 8])
+    put(w, 1, [-3, 5])
+    run(["global_atomic_min_i32 v4, v0, v1, s[0:1] glc"], w, "gfx1100")
+    assert w.V[:2, 4].tolist() == [10, NEG - 3]
+    assert int.from_bytes(m.data[0:4].tobytes(), "little") == NEG - 3
+    w.set_exec(0b1100)
+    put(w, 2, [0, 0, 0, 3])
+    put(w, 3, [0, 0, 1, 0])
+    run(["global_atomic_max_u64 v0, v[2:3], s[0:1]"], w, "gfx1100")
+    assert int.from_bytes(m.data[8:16].tobytes(), "little") == 1 << 32

@@ -94,10 +94,15 @@ _ATOMIC = re.compile(r"^(GLOBAL|FLAT)_ATOMIC_([A-Z]+?)(_X2|_B64|_U64|_I64|_B32|_
 
 def atomicop(opcode: str) -> AtomicOp | None:
     m = _ATOMIC.match(opcode)
-    if not m or m.group(2) not in ATOMIC_OPS:
+    if not m:
+        return None
+    op = m.group(2)
+    if op in ("MIN", "MAX") and m.group(3):  # RDNA3 `GLOBAL_ATOMIC_MIN_I32` = CDNA `_SMIN`
+        op = ("S" if m.group(3)[1] == "I" else "U") + op
+    if op not in ATOMIC_OPS or op in ("RSUB", "MSKOR"):
         return None
     bits = 64 if m.group(3) in ("_X2", "_B64", "_U64", "_I64") else 32
-    return AtomicOp(SEGMENTS[m.group(1)], m.group(2), bits)
+    return AtomicOp(SEGMENTS[m.group(1)], op, bits)
 
 
 @dataclass(frozen=True, slots=True)
