@@ -25,20 +25,15 @@ class KnownFailure:
     klass: str
 
 
-
 KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {}
 """Empty: the six gfx90a failures found when every case first ran on every target, and
 rustc-amdgpu's flat atomics at the LDS aperture, are fixed in the simulator
 (docs/conformance.md)."""
 
-ATOMIC_CASES = ("atomic_one_winner", "atomic_rmw_global", "atomic_rmw_shared",
-                "atomic_slots_cas")
-"""The atomics conformance cases (docs/conformance.md "Atomics")."""
-
 UNSUPPORTED_BUDGET: dict[tuple[str, str], str] = {}
-"""The atomics table (docs/conformance.md "Atomics"): which pipelines do not run which
-atomics case yet. Every other pipeline runs every case. An entry is removed when its
-pipeline gains the feature (the suite then reports the stale entry)."""
+"""Which pipelines cannot run which case yet (docs/conformance.md "`Unsupported` budget");
+empty since the simulator runs LDS atomics. An entry is removed when its pipeline gains
+the feature (the suite then reports the stale entry)."""
 
 
 def known_failure(name: str, label: str) -> KnownFailure | None:
