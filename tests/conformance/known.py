@@ -25,34 +25,15 @@ class KnownFailure:
     klass: str
 
 
-_RUSTC_AMDGPU = tuple(f"rustc-amdgpu:{t}:O{o}" for t in ("gfx942", "gfx90a", "gfx1100")
-                      for o in (0, 2))
+KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {}
+"""Empty: the six gfx90a failures found when every case first ran on every target, and
+rustc-amdgpu's flat atomics at the LDS aperture, are fixed in the simulator
+(docs/conformance.md)."""
 
-KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
-    (case, label): KnownFailure(
-        "RunCrash(sim-oob-access): `flat_atomic_add` / `flat_atomic_cmpswap` at the LDS "
-        "aperture (0x1000000000000)",
-        "sim: FLAT atomics are not dispatched by aperture to LDS")
-    for case in ("atomic_rmw_shared", "atomic_one_winner") for label in _RUSTC_AMDGPU}
-"""rustc 1.95 reaches shared arrays through flat pointers into the LDS aperture (the
-minicore's `Shared` handle); the simulator runs flat loads and stores there but not flat
-atomics (docs/conformance.md "Atomics"). The six gfx90a failures found when every case
-first ran on every target are fixed in the simulator (docs/conformance.md)."""
-
-_SIM_LABELS = tuple(f"amdgpu-sim:{t}:O{o}" for t in ("gfx942", "gfx90a", "gfx1100")
-                    for o in range(4))
-ATOMIC_CASES = ("atomic_one_winner", "atomic_rmw_global", "atomic_rmw_shared",
-                "atomic_slots_cas")
-"""The atomics conformance cases (docs/conformance.md "Atomics")."""
-
-UNSUPPORTED_BUDGET: dict[tuple[str, str], str] = {
-    **{(case, label): "LDS atomics (`ds_add_u32`, `ds_cmpst_rtn_b32` / gfx1100 "
-       "`ds_cmpstore_rtn_b32`...) are not simulated yet"
-       for case in ("atomic_one_winner", "atomic_rmw_shared") for label in _SIM_LABELS},
-}
-"""The atomics table (docs/conformance.md "Atomics"): which pipelines do not run which
-atomics case yet. Every other pipeline runs every case. An entry is removed when its
-pipeline gains the feature (the suite then reports the stale entry)."""
+UNSUPPORTED_BUDGET: dict[tuple[str, str], str] = {}
+"""Which pipelines cannot run which case yet (docs/conformance.md "`Unsupported` budget");
+empty since the simulator runs LDS atomics. An entry is removed when its pipeline gains
+the feature (the suite then reports the stale entry)."""
 
 
 def _globalisel(cases: str, targets: str, levels: str, observed: str,

@@ -1,6 +1,6 @@
-"""Binding vector memory instructions (GLOBAL, FLAT, SCRATCH, MUBUF, and their atomics) to
-closures; scalar memory (SMEM) is `bound.smem`'s, LDS (DS) `bound.ds`'s, the per-lane data and
-address helpers they share `bound.memdata`'s.
+"""Binding vector memory instructions (GLOBAL, FLAT, SCRATCH, MUBUF) to closures; their
+atomics are `bound.atomic`'s (re-exported here); scalar memory (SMEM) is `bound.smem`'s,
+LDS (DS) `bound.ds`'s, the per-lane data and address helpers they share `bound.memdata`'s.
 
 Loads park their data until the `s_waitcnt` that covers them (`rgpu_fuzz.sim.bound.inflight`);
 uniform-address SCRATCH accesses (O0 spills) take the row-copy steps of
@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import Step, Unbindable
+from rgpu_fuzz.sim.bound.atomic import bind_atomic
 from rgpu_fuzz.sim.bound.inflight import STORED as _STORED
 from rgpu_fuzz.sim.bound.inflight import complete, drain, forget_parts, span, wait
 from rgpu_fuzz.sim.bound.inflight import issue_vector_load as _issue_vector_load
@@ -39,7 +40,7 @@ from rgpu_fuzz.sim.bound.scratch import (
 )
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.semantics.memops import ATOMIC_OPS, AtomicOp, MemOp
+from rgpu_fuzz.sim.semantics.memops import MemOp
 from rgpu_fuzz.sim.state.halves import half_mask
 from rgpu_fuzz.sim.state.wave import FULL, Pending, Wave
 
@@ -449,67 +450,3 @@ def bind_buffer(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         return step
     return buffer_rows(inst, step, access, ioff, *form)
 
-
-def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
-    """GLOBAL/FLAT atomics, lane by lane in lane order (the hardware's order between lanes
-    of one wave is unspecified; any order is a valid execution). With the GLC/SC0 bit the
-    pre-operation value is returned (LLVM then prints a destination)."""
-    ops = list(inst.operands)
-    returns = len(ops) == 4 or (len(ops) == 3 and ops[2].kind is not OpKind.SGPR
-                                and ops[2].kind is not OpKind.OFF)
-    if returns:
-        dst, vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:4]
-    else:
-        dst = None
-        vaddr, vdata, saddr = [*ops, Opnd(OpKind.OFF, 0, 0)][:3]
-    words = op.bits // 32
-    fn = ATOMIC_OPS[op.op]
-    bits = op.bits
-    has_saddr = saddr.kind is OpKind.SGPR
-    sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
-                                                                  (lambda w: True))
-    counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
-    offset = signed_offset(inst, 13)
-
-    def step(w: Wave) -> None:
-        e = w.exec
-        if not e.any():
-            return
-        if has_saddr:
-            a, d = _vaddr32(w, vaddr)
-            addrs = a.astype(np.uint64) + np.uint64(sget(w))
-            if not sdef(w):
-                raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
-        else:
-            addrs, d = _vaddr64(w, vaddr)
-        addrs = addrs + np.uint64(offset & (2**64 - 1))
-        _check_addr(w, d, inst)
-        col = vcol(vdata)
-        n = words * (2 if op.op == "CMPSWAP" else 1)
-        if w.pend_v and any(c in w.pend_v for c in range(col, col + n)):
-            raise hazard(w, f"v{col} used by an atomic before its load completed")
-        if not bool(np.all(w.vdef[e, col:col + n])):
-            raise uninit(w, f"{inst.mnemonic}: data from an undefined register")
-        data = w.V[:, col:col + n].astype(np.uint64)
-        out = np.zeros((w.lanes, words), np.uint32)
-        for lane in np.nonzero(e)[0].tolist():
-            addr = np.array([addrs[lane]], np.uint64)
-            old = int.from_bytes(w.mem.glob.read(addr, 4 * words, inst.mnemonic).tobytes(),
-                                 "little")
-            src = int(data[lane, 0]) | (int(data[lane, 1]) << 32 if words == 2 else 0)
-            cmp = 0
-            if op.op == "CMPSWAP":
-                cmp = int(data[lane, words]) | (int(data[lane, words + 1]) << 32
-                                                if words == 2 else 0)
-            new = fn(old, src, cmp, bits)
-            w.mem.glob.write(addr, np.frombuffer(new.to_bytes(4 * words, "little"),
-                                                 np.uint8)[None, :], inst.mnemonic)
-            out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
-        if dst is None:
-            if counted:
-                w.vm_queue.append(Pending(vm=True, lgkm=op.segment == "flat", smem=False,
-                                          done=True))
-            return
-        _issue_vector_load(w, vcol(dst), out, np.ones(out.shape, bool), vm=True,
-                           lgkm=op.segment == "flat")
-    return step

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import Step, Unbindable, bind_valu
+from rgpu_fuzz.sim.bound.atomic import bind_ds_atomic
 from rgpu_fuzz.sim.bound.dpp import LANE_PERMUTING, bind_dpp, is_dpp
 from rgpu_fuzz.sim.bound.ds import bind_ds
 from rgpu_fuzz.sim.bound.gpr_idx import bind_gpr_idx
@@ -33,7 +34,7 @@ from rgpu_fuzz.sim.bound.salu import bind_salu
 from rgpu_fuzz.sim.bound.smem import bind_smem
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
-from rgpu_fuzz.sim.semantics.memops import atomicop, memop
+from rgpu_fuzz.sim.semantics.memops import atomicop, dsatomicop, memop
 from rgpu_fuzz.sim.semantics.salu import SALU
 from rgpu_fuzz.sim.semantics.valu import VALU
 from rgpu_fuzz.sim.state.wave import VCC, Wave
@@ -326,6 +327,9 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
         aop = atomicop(name)
         if aop is not None:
             return bind_atomic(inst, aop, env, mem)
+        dop = dsatomicop(name)
+        if dop is not None:
+            return bind_ds_atomic(inst, dop, env, mem)
     except (Unbindable, ValueError, KeyError, IndexError) as e:
         return _unsupported(inst, f"cannot bind: {type(e).__name__}: {e}")
     return _unsupported(inst, "not implemented")

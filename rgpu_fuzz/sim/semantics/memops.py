@@ -5,7 +5,9 @@ spellings share one table of widths (CDNA3 ISA ch. 9-11, RDNA3 ISA ch. 10-12).""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 SEGMENTS = {"S": "smem", "GLOBAL": "global", "FLAT": "flat", "SCRATCH": "scratch",
             "DS": "ds", "BUFFER": "buffer"}
@@ -61,6 +63,7 @@ ATOMIC_OPS = {
     "CMPSWAP": lambda old, src, cmp, bits: src if old == cmp else old,
     "ADD": lambda old, src, cmp, bits: (old + src) % (1 << bits),
     "SUB": lambda old, src, cmp, bits: (old - src) % (1 << bits),
+    "RSUB": lambda old, src, cmp, bits: (src - old) % (1 << bits),
     "AND": lambda old, src, cmp, bits: old & src,
     "OR": lambda old, src, cmp, bits: old | src,
     "XOR": lambda old, src, cmp, bits: old ^ src,
@@ -70,9 +73,13 @@ ATOMIC_OPS = {
     "SMAX": lambda old, src, cmp, bits: max(old, src, key=lambda v: _signed(v, bits)),
     "INC": lambda old, src, cmp, bits: 0 if old >= src else old + 1,
     "DEC": lambda old, src, cmp, bits: src if old == 0 or old > src else old - 1,
+    "MSKOR": lambda old, src, cmp, bits: (old & ~src) | cmp,
 }
-"""Read-modify-write of one lane's element (CDNA3 ISA §10.3 "Global atomics" pseudocode):
-`old` the memory value, `src` DATA[0], `cmp` DATA[1] of CMPSWAP."""
+"""Read-modify-write of one lane's element (CDNA3 ISA §10.3 "Global atomics" pseudocode;
+RSUB and MSKOR are LDS-only, CDNA3 ISA §11 "LDS instructions": DS_RSUB_U32 MEM = DATA - MEM,
+DS_MSKOR_B32 MEM = (MEM & ~DATA) | DATA2): `old` the memory value, `src` DATA[0] (the new
+value of CMPSWAP, the mask of MSKOR), `cmp` DATA[1] (CMPSWAP's compare value, MSKOR's
+bits)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +94,73 @@ _ATOMIC = re.compile(r"^(GLOBAL|FLAT)_ATOMIC_([A-Z]+?)(_X2|_B64|_U64|_I64|_B32|_
 
 def atomicop(opcode: str) -> AtomicOp | None:
     m = _ATOMIC.match(opcode)
-    if not m or m.group(2) not in ATOMIC_OPS:
+    if not m:
+        return None
+    op = m.group(2)
+    if op in ("MIN", "MAX") and m.group(3):  # RDNA3 `GLOBAL_ATOMIC_MIN_I32` = CDNA `_SMIN`
+        op = ("S" if m.group(3)[1] == "I" else "U") + op
+    if op not in ATOMIC_OPS or op in ("RSUB", "MSKOR"):
         return None
     bits = 64 if m.group(3) in ("_X2", "_B64", "_U64", "_I64") else 32
-    return AtomicOp(SEGMENTS[m.group(1)], m.group(2), bits)
+    return AtomicOp(SEGMENTS[m.group(1)], op, bits)
+
+
+@dataclass(frozen=True, slots=True)
+class DsAtomicOp:
+    """An LDS read-modify-write: `op` an `ATOMIC_OPS` key, `returns` the `_RTN_` form (the
+    pre-operation value to a destination), `swapped` a GFX9 `DS_CMPST` whose DATA is the
+    compare value and DATA2 the new one (CDNA3 ISA §11 DS_CMPST_B32: MEM = (MEM == DATA) ?
+    DATA2 : MEM), the reverse of GFX11's `DS_CMPSTORE` (RDNA3 ISA DS_CMPSTORE_B32: src =
+    DATA, cmp = DATA2, MEM = (MEM == cmp) ? src : MEM) and of GLOBAL/FLAT CMPSWAP."""
+
+    op: str
+    bits: int
+    returns: bool
+    swapped: bool = False
+
+
+_DS_NAMES = {"ADD": "ADD", "SUB": "SUB", "RSUB": "RSUB", "INC": "INC", "DEC": "DEC",
+             "AND": "AND", "OR": "OR", "XOR": "XOR", "MSKOR": "MSKOR", "WRXCHG": "SWAP",
+             "STOREXCHG": "SWAP", "CMPST": "CMPSWAP", "CMPSTORE": "CMPSWAP"}
+_DS_ATOMIC = re.compile(r"^DS_(ADD|SUB|RSUB|INC|DEC|MIN|MAX|AND|OR|XOR|MSKOR|WRXCHG|"
+                        r"STOREXCHG|CMPST|CMPSTORE)(_RTN)?_(U32|I32|B32|U64|I64|B64)$")
+"""The integer LDS atomics, CDNA (`DS_CMPST_RTN_B32`, `DS_WRXCHG_RTN_B64`) and RDNA3
+(`DS_CMPSTORE_RTN_B32`, `DS_STOREXCHG_RTN_B32`) spellings; the float, `2`-address and
+`CONDXCHG` forms are not matched."""
+
+
+def dsatomicop(opcode: str) -> DsAtomicOp | None:
+    m = _DS_ATOMIC.match(opcode)
+    if not m:
+        return None
+    name, rtn, ty = m.groups()
+    if name in ("MIN", "MAX"):
+        op = ("S" if ty[0] == "I" else "U") + name
+    else:
+        op = _DS_NAMES[name]
+    return DsAtomicOp(op, 64 if ty.endswith("64") else 32, bool(rtn), name == "CMPST")
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """A memory instruction's cache-policy bits as decoded: GFX9/GFX11 `glc`/`slc`/`dlc`,
+    CDNA3 `sc0`/`sc1`/`nt` (CDNA3 ISA §10.1 "Memory scope and temporal controls"; RDNA3 ISA
+    §10.1). One wave runs at a time against one coherent memory, so none changes a result;
+    only `glc`/`sc0` on an atomic means something here: return the pre-operation value."""
+
+    glc: bool = False
+    slc: bool = False
+    dlc: bool = False
+    sc0: bool = False
+    sc1: bool = False
+    nt: bool = False
+
+    @property
+    def returns(self) -> bool:
+        """An atomic's "return pre-op value" bit (GLC on GFX9/GFX11, SC0 on CDNA3)."""
+        return self.glc or self.sc0
+
+
+def cache_policy(mods: Mapping[str, Any]) -> CachePolicy:
+    return CachePolicy(*(bool(mods.get(k, 0)) for k in ("glc", "slc", "dlc", "sc0", "sc1",
+                                                         "nt")))
