@@ -39,7 +39,7 @@ from rgpu_fuzz.pipelines.llvm_stages import (
 from rgpu_fuzz.pipelines.registry import ClassRef
 from rgpu_fuzz.pipelines.stages import outcome_of
 from rgpu_fuzz.pipelines.toolchain import Llc, LlvmError, Target
-from rgpu_fuzz.targets import PIPELINE_TARGETS
+from rgpu_fuzz.targets import PIPELINE_TARGETS, by_name
 
 GPU_CPUS = PIPELINE_TARGETS
 """The processors every GPU pipeline supports (docs/design.md §3): the target table's rows with ISA
@@ -68,9 +68,12 @@ def lowering_for(target: Target, waveops: WaveOps = WaveOps.INTRINSIC) -> Target
     lowered by `waveops`; the wave size follows the target's features."""
     if target.triple == NVPTX_TRIPLE:
         return NvptxTarget(cpu=target.cpu, waveops=waveops)
+    row = by_name(target.cpu)
+    # `+wavefrontsize64`: the target's wider mode, from the target table; 0: its default
+    wide = max(row.wave_sizes) if row is not None else 0
     wave64 = WAVE64 in target.features.split(",")
     return AmdgcnTarget(cpu=target.cpu, atomic_scope=target.atomics.scope,
-                        atomic_flat=target.atomics.flat, wave_size=64 if wave64 else 0,
+                        atomic_flat=target.atomics.flat, wave_size=wide if wave64 else 0,
                         waveops=waveops)
 
 

@@ -188,7 +188,7 @@ def test_triage_show_prints_the_kept_facts(tmp_path: Path, monkeypatch: pytest.M
     assert main(["triage", "show", bid, "--store", str(store)]) == 0
     assert "evidence: not gathered" in capsys.readouterr().out
     with FindingStore(store, readonly=True) as fs:
-        signature = fs.bucket(bid).signature
+        signature = str(fs.bucket(bid).signature)
     ev = Evidence("flipbits", "ref", (Probe("llc-19", "s", True),))
     culprit = Culprit(("si-fold-operands",), "opt-bisect", "by hand")
     record_facts(store, facts_of(signature, "c", ev, culprit))

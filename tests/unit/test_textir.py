@@ -56,8 +56,16 @@ def _assert_identical(cases: list[Case]) -> None:
     assert differ == []
 
 
+def _without_atomics(names: list[str]) -> list[str]:
+    """The conformance cases llvmlite's builder can lower: it writes no `syncscope`, so the
+    lowering refuses atomics there (docs/design.md: the text IR builder is the default)."""
+    return [n for n in names
+            if "Atomic" not in (k := casefile.load(CASES / f"{n}.toml").kernel)
+            and "fence(" not in k]
+
+
 def test_text_equals_llvmlite_on_30_kernels() -> None:
-    names = case_names()
+    names = _without_atomics(case_names())
     cases = [casefile.load(CASES / f"{n}.toml") for n in names[::len(names) // 8][:8]]
     cases += [casefile.load(p) for p in sorted((ROOT / "corpus").glob("*.toml"))][:4]
     cases += (_generated("default", 5_550_000, 6) + _generated("barriers", 1_000, 6)
@@ -68,7 +76,7 @@ def test_text_equals_llvmlite_on_30_kernels() -> None:
 
 @pytest.mark.slow
 def test_text_equals_llvmlite_on_the_conformance_kernels_corpus_and_500_cases() -> None:
-    cases = [casefile.load(CASES / f"{n}.toml") for n in case_names()]
+    cases = [casefile.load(CASES / f"{n}.toml") for n in _without_atomics(case_names())]
     cases += [casefile.load(p) for p in sorted((ROOT / "corpus").glob("*.toml"))]
     cases += (_generated("default", 5_550_000, 250) + _generated("barriers", 1_000, 150)
               + _generated("floats", 2_000, 100))

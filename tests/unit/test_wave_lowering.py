@@ -351,7 +351,16 @@ def test_wide_kernel(spec: str) -> None:
         assert [int(v) for v in got[:, j]] == want, (spec, field)
 
 
-@pytest.mark.parametrize("spec", [*HOST, "amdgpu-sim:gfx1100:O0", "amdgpu-sim:gfx942:O3"])
+_FOLD = pytest.mark.xfail(
+    strict=True, raises=AssertionError,
+    reason="LLVM 22.1 InstCombine folds wave.reduce.add of a constant: the loop's "
+           "wave_sum(1u32) over 40 lanes reads 1, not 40 (llvm/llvm-project#193142; "
+           "docs/findings/wave-reduce-fold.md); O0 and the DPP ladder are right")
+
+
+@pytest.mark.parametrize("spec", [*HOST, "amdgpu-sim:gfx1100:O0",
+                                  "amdgpu-sim:gfx942:O3:waveops=ladder",
+                                  pytest.param("amdgpu-sim:gfx942:O3", marks=_FOLD)])
 def test_wave_ops_in_a_loop_and_a_wave_uniform_if(spec: str) -> None:
     ws = _ws(spec)
     got = _outputs(spec, "loop")["out"]
