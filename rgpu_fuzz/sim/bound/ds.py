@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import Step
-from rgpu_fuzz.sim.bound.inflight import forget_parts, span
 from rgpu_fuzz.sim.bound.inflight import issue_vector_load as _issue_vector_load
+from rgpu_fuzz.sim.bound.inflight import span
 from rgpu_fuzz.sim.bound.memdata import _check_addr, _store_bytes, _to_words, _vaddr32
-from rgpu_fuzz.sim.bound.operands import Env, hazard, uninit, vcol
+from rgpu_fuzz.sim.bound.operands import Env, _forget, hazard, uninit, vcol
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
 from rgpu_fuzz.sim.semantics.memops import MemOp
 from rgpu_fuzz.sim.state.halves import half_mask
@@ -109,9 +109,8 @@ def bind_ds(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
         fdef = np.zeros(full.shape, bool)
         fdef[lanes] = np.concatenate(oks, axis=1)
         wmask = FULL if not op.d16 else half_mask(op.d16 == "hi")
-        if w.vpart and not op.d16:
-            forget_parts(w, vcol(dst), full.shape[1],  # type: ignore[arg-type]
-                         None if w.exec_full else e)
+        if w.vpart and not op.d16:  # a whole-dword load: earlier half-defined records go
+            _forget(w, vcol(dst), full.shape[1])  # type: ignore[arg-type]
         _issue_vector_load(w, vcol(dst), full, fdef, vm=False, lgkm=True,  # type: ignore[arg-type]
                            wmask=wmask)
     return step

@@ -235,22 +235,3 @@ def issue_vector_load(w: Wave, col: int, data: np.ndarray, defined: np.ndarray,
         w.vm_queue.append(p)
     if lgkm:
         w.lgkm_queue.append(p)
-
-
-def forget_parts(w: Wave, col: int, n: int, m: np.ndarray | None) -> None:
-    """A load of whole dwords overwrites `col ...` in the lanes of `m` (None: all): the
-    partly defined entries (`Wave.vpart`) earlier 16-bit writes left there are stale from
-    its issue on (reading the registers before it completes is a hazard of its own); the
-    load's own entries, if its data is partly defined, are made after this. A stale one
-    outlived a `ds_load_b32 v5` over a VGPR whose high half a true16 `v_mov_b16 v5.l` had
-    left undefined, and the store of the loaded value was reported undefined (gfx1100 O3)."""
-    lanes = set(range(w.lanes) if m is None else np.nonzero(m)[0].tolist())
-    for c in range(col, col + n):
-        part = w.vpart.get(c)
-        if part is None:
-            continue
-        left = {lane: bits for lane, bits in part.items() if lane not in lanes}
-        if left:
-            w.vpart[c] = left
-        else:
-            del w.vpart[c]

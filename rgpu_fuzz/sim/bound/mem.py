@@ -17,7 +17,7 @@ import numpy as np
 from rgpu_fuzz.sim.bound.alu import Step, Unbindable
 from rgpu_fuzz.sim.bound.atomic import bind_atomic
 from rgpu_fuzz.sim.bound.inflight import STORED as _STORED
-from rgpu_fuzz.sim.bound.inflight import complete, drain, forget_parts, span, wait
+from rgpu_fuzz.sim.bound.inflight import complete, drain, span, wait
 from rgpu_fuzz.sim.bound.inflight import issue_vector_load as _issue_vector_load
 from rgpu_fuzz.sim.bound.memdata import (
     _byte_definedness,
@@ -28,7 +28,7 @@ from rgpu_fuzz.sim.bound.memdata import (
     _vaddr32,
     _vaddr64,
 )
-from rgpu_fuzz.sim.bound.operands import Env, hazard, scalar_source, uninit, vcol
+from rgpu_fuzz.sim.bound.operands import Env, _forget, hazard, scalar_source, uninit, vcol
 from rgpu_fuzz.sim.bound.scratch import (
     all_defined,
     buffer_rows,
@@ -185,8 +185,8 @@ def _vmem_general(inst: Inst, op: MemOp, env: Env, dst: Opnd | None, vdata: Opnd
                                           done=True))
             return
         col = vcol(dst)  # type: ignore[arg-type]
-        if w.vpart and not op.d16 and op.width >= 4:
-            forget_parts(w, col, op.width // 4, None if w.exec_full else e)
+        if w.vpart and not op.d16 and op.width >= 4:  # whole dwords: stale half records go
+            _forget(w, col, op.width // 4)
         raw, bits = _route_load(w, w.mem, seg, lanes, act, op.width, inst)
         rdef = _dword_definedness(w, col, lanes, bits) if op.width >= 4 else \
             (bits == 0xFF).all(axis=1)
