@@ -14,9 +14,11 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
+from rgpu_fuzz.sim.common.fault import SimStop
 from rgpu_fuzz.sim.state.wave import Wave
-from tests.sim.asm_steps import assemble, run_steps
+from tests.sim.asm_steps import ENV, assemble, run_steps
 from tests.sim.test_dpp import ENV32
 
 ALL = (1 << 64) - 1
@@ -118,3 +120,77 @@ def test_the_cross_half_shuffle_in_a_partial_wave() -> None:
     assert w.V[:, 0].tolist() == [100 + (ln - 16) % 64 for ln in range(40)] + [7] * 24
     assert int(w.V[39, 0]) == 123
     assert w.exec_bits == (1 << 40) - 1
+
+
+# RDNA3 ISA §7.2.3.2 "Wave64 Destination Restrictions": the first pass (lanes 0-31) of a
+# wave64 VALU instruction may not overwrite a scalar value the second pass (lanes 32-63)
+# reads. Written in wave32 syntax (llvm-mc accepts SGPR pairs as lane masks only in wave64;
+# the encodings are the same): `s2` as SDST is the mask pair s[2:3] in wave64.
+
+def _overlap_stop(lines: list[str], w: Wave) -> str:
+    with pytest.raises(SimStop) as stop:
+        _run(lines, w)
+    return stop.value.fault.signature
+
+
+def test_a_compare_over_its_own_source_stops_when_lanes_32_up_run() -> None:
+    """`v_cmp_lt_u64_e64 s[2:3], v[1:2], s[2:3]` (LLVM 22's -O0 bounds check): the first pass
+    writes s2, which the second pass reads as the low dword of the 64-bit source."""
+    w = _wave()
+    w.S[2], w.S[3] = 40, 0
+    w.sdef[2] = w.sdef[3] = 0xFFFF_FFFF
+    w.V[:, 2] = 0
+    assert _overlap_stop(["v_cmp_lt_u64_e64 s2, v[1:2], s[2:3]"], w) == \
+        "sim-wave64-sgpr-overlap"
+
+
+def test_the_same_compare_with_lanes_32_up_disabled_runs() -> None:
+    """EXEC = lanes 0-31: no lane of the second pass runs, so nothing it reads matters. v1 =
+    100 + l, v2 = 0 (the u64 lane value 100 + l), s[2:3] = 120: lanes 0-19 (100..119) are
+    below 120, lanes 20-31 not, lanes 32-63 are disabled (mask bit 0): s2 = 0x000fffff,
+    s3 = 0."""
+    w = _wave((1 << 32) - 1)
+    w.S[2], w.S[3] = 120, 0
+    w.sdef[2] = w.sdef[3] = 0xFFFF_FFFF
+    w.V[:, 2] = 0
+    _run(["v_cmp_lt_u64_e64 s2, v[1:2], s[2:3]"], w)
+    assert (int(w.S[2]), int(w.S[3])) == (0x000F_FFFF, 0)
+
+
+def test_a_carry_in_each_pass_reads_its_own_dword_of() -> None:
+    """`v_add_co_ci_u32_e64 v0, s[2:3], v1, v1, s[2:3]`: the carry-in s[2:3] is read one
+    dword per pass (RDNA3 ISA §7.2.6), the dword that pass then writes, so no overlap.
+    v1 = 100 + l, carry-in all ones: v0 = 2·(100 + l) + 1, no carry out (s[2:3] = 0)."""
+    w = _wave()
+    w.S[2], w.S[3] = 0xFFFF_FFFF, 0xFFFF_FFFF
+    w.sdef[2] = w.sdef[3] = 0xFFFF_FFFF
+    _run(["v_add_co_ci_u32_e64 v0, s2, v1, v1, s2"], w)
+    assert w.V[:, 0].tolist() == [2 * (100 + ln) + 1 for ln in range(64)]
+    assert (int(w.S[2]), int(w.S[3])) == (0, 0)
+
+
+def test_a_carry_out_over_a_plain_source_stops() -> None:
+    """`v_add_co_u32 v0, s[2:3], s2, v1`: s2 is an addend both passes read; the first pass
+    writes it."""
+    w = _wave()
+    w.S[2] = 5
+    w.sdef[2] = 0xFFFF_FFFF
+    assert _overlap_stop(["v_add_co_u32 v0, s2, s2, v1"], w) == "sim-wave64-sgpr-overlap"
+
+
+def test_gfx9_and_wave32_have_no_second_pass() -> None:
+    """The same compare on gfx942 (wave64 in one issue) and on gfx1100 in wave32 (one pass):
+    computed from the values before the instruction. s[2:3] = 120: lanes 0-19 below."""
+    w = _wave()
+    w.S[2], w.S[3] = 120, 0
+    w.sdef[2] = w.sdef[3] = 0xFFFF_FFFF
+    w.V[:, 2], w.V[:, 3] = 100 + np.arange(64), 0     # gfx942: aligned pairs, v[2:3]
+    run_steps(assemble(["v_cmp_lt_u64_e64 s[2:3], v[2:3], s[2:3]"], "gfx942"), w, ENV)
+    assert (int(w.S[2]), int(w.S[3])) == (0x000F_FFFF, 0)
+    w = Wave(32, 0, 0)
+    w.V[:, 1] = 100 + np.arange(32)
+    w.vdef[:, :4] = True
+    w.S[2], w.S[3] = 120, 0
+    w.sdef[2] = w.sdef[3] = 0xFFFF_FFFF
+    run_steps(assemble(["v_cmp_lt_u64_e64 s2, v[1:2], s[2:3]"], "gfx1100"), w, ENV32)
+    assert int(w.S[2]) == 0x000F_FFFF
