@@ -22,10 +22,10 @@ ACO keeps the rule by allocating such sources "late kill"; LLVM 22 does not
 from __future__ import annotations
 
 from rgpu_fuzz.sim.bound.alu import Step
-from rgpu_fuzz.sim.bound.dpp import gfx9
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
+from rgpu_fuzz.sim.isa.tables import TARGETS
 from rgpu_fuzz.sim.state.wave import Wave
 
 CARRY_IN = frozenset({"V_ADD_CO_CI_U32", "V_SUB_CO_CI_U32", "V_SUBREV_CO_CI_U32"})
@@ -59,11 +59,13 @@ def guard_passes(inst: Inst, env: Env, step: Step) -> Step:
     """`step`, stopping first with `sim-wave64-sgpr-overlap` where `inst` runs its second
     pass on RDNA in wave64 with an SDST its first pass writes over a source (module
     docstring); `step` itself elsewhere."""
-    if env.lanes != 64 or gfx9(inst):
+    if env.lanes != 64:
         return step
     sgpr = overlapping_sgpr(inst)
-    if sgpr is None:
-        return step
+    key = inst.share_key or inst.origin     # (target, words) of a decoded instruction
+    tables = TARGETS.get(str(key[0])) if key else None
+    if sgpr is None or tables is None or tables.family == "cdna":
+        return step                          # GFX9/CDNA issues wave64 at once
     what = (f"{inst.text}: wave64 writes s{sgpr} in its first pass (lanes 0-31) and reads it "
             "in its second (RDNA3 ISA 7.2.3.2: unpredictable)")
 
