@@ -159,7 +159,7 @@ def test_the_same_compare_with_lanes_32_up_disabled_runs() -> None:
 
 def test_a_carry_in_each_pass_reads_its_own_dword_of() -> None:
     """`v_add_co_ci_u32_e64 v0, s[2:3], v1, v1, s[2:3]`: the carry-in s[2:3] is read one
-    dword per pass (RDNA3 ISA §7.2.6), the dword that pass then writes, so no overlap.
+    dword per pass (its own lanes' bits), the dword that pass then writes, so no overlap.
     v1 = 100 + l, carry-in all ones: v0 = 2·(100 + l) + 1, no carry out (s[2:3] = 0)."""
     w = _wave()
     w.S[2], w.S[3] = 0xFFFF_FFFF, 0xFFFF_FFFF

@@ -9,7 +9,8 @@ wave64 VALU instruction may not overwrite a scalar value used by the second half
 The SGPR results of a VALU instruction are lane masks (a VOPC SDST or VCC, a VOP3SD
 carry-out), one dword per pass: the first pass writes the low dword, lanes 0-31. The second
 pass reads every SGPR source again, except a carry-in mask, of which each pass reads its own
-dword (§7.2.6). So the instruction is unpredictable where its SDST's low dword is one of its
+dword (the pass's own lanes' bits; Mesa's ACO exempts the carry-in from the rule for
+that reason). So the instruction is unpredictable where its SDST's low dword is one of its
 SGPR sources' dwords (the carry-in left out), and lanes 32-63 run (a lane of EXEC[63:32]:
 with none, no result of the second pass depends on what it reads). The simulator computes
 every lane from the values before the instruction, which is what the program meant but not
