@@ -147,6 +147,9 @@ def test_packed_integer_clamp_saturates(line: str, want: int) -> None:
     ("gfx1100", "v_add_f16 v0.h, v1.h, v2.l", 0xBC00_5678),
     ("gfx1100", "v_fma_f16 v0.l, v1.h, v2.h, v1.l", 0x1234_4000),
     ("gfx1100", "v_max_f16 v0.l, v1.l, v2.h", 0x1234_3C00),
+    # K = 0x4000 (2.0): 1 * 2 + -3 = -1; 1 * -3 + 2 = -1
+    ("gfx1100", "v_fmamk_f16 v0.l, v1.l, 0x4000, v2.l", 0x1234_BC00),
+    ("gfx1100", "v_fmaak_f16 v0.l, v1.l, v2.l, 0x4000", 0x1234_BC00),
     # V_PACK_B32_F16: D[15:0] = -S0 = -1, D[31:16] = S1 = -3
     ("gfx942", "v_pack_b32_f16 v0, -v1, v2", 0xC200_BC00),
     ("gfx1100", "v_pack_b32_f16 v0, v1.h, v2.h", 0x3800_4000),
@@ -236,3 +239,17 @@ def test_flushing_f16_denormal_mode_is_unsupported(line: str) -> None:
         run_steps(assemble([line]), _wave(), env)
     assert stop.value.fault.kind is FaultKind.UNSUPPORTED
     assert "FLOAT_DENORM_MODE_16_64" in stop.value.fault.detail
+
+
+def test_bfi_keeps_the_defined_half_of_a_half_defined_source() -> None:
+    """LLVM's gfx1100 binary16 copysign: `v_bfi_b32 v0, 0x7fff, v5, v6` with v5 and v6 filled
+    by D16 loads (high halves undefined). D = (0x7fff & v5) | (~0x7fff & v6): bits 14:0 from
+    v5, bit 15 and 31:16 from v6, so D[15:0] is defined, D[31:16] not."""
+    w = _wave(32)
+    for col, low in ((5, 0x3C00), (6, 0x8000)):
+        w.vdef[:, col] = False
+        w.vpart[col] = {lane: 0x0000_FFFF for lane in range(32)}
+        w.V[:, col] = low
+    _run("v_bfi_b32 v0, 0x7fff, v5, v6", "gfx1100", w)
+    assert w.V[:, 0].tolist() == [0xBC00] * 32   # -1.0: 1.0's magnitude, v6's sign
+    assert defined_bits(w, 0).tolist() == [0x0000_FFFF] * 32

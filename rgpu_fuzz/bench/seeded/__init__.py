@@ -17,6 +17,7 @@ ones that only tests need) stay in `tests/plugins/`.
 | `minnum_nan.py` | `llvm-cpu-minnan` | float `min`/`max` return NaN for one NaN operand |
 | `srem_crash.py` | `llvm-cpu-sremcrash` | codegen aborts on a signed `%` |
 | `fptosi_and_shl.py` | `llvm-cpu-fptosi-shl` | the fptosi and shl bugs together |
+| `op_sel.py` | `amdgpu-sim-opsel` | a code-object hook flips OPSEL[0] of the first `v_pk_*` |
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def _const32(o: Opnd, f16: bool) -> int:
     return v
 
 
-def _sources16(inst: Inst, ops: tuple[Opnd, ...], env: Env, f16: bool) -> list[Any]:
+def _sources16(ops: tuple[Opnd, ...], env: Env, f16: bool) -> list[Any]:
     """Per source: ("const", low half, high half) or (kind, value getter, ...) with the
     half each result reads and its definedness."""
     sources: list[tuple[Any, ...]] = []
@@ -148,7 +148,7 @@ def bind_pk16(inst: Inst, spec: Any, env: Env) -> Callable[[Wave], None]:
                 raise ValueError("clamp on a packed integer operation other than add/sub")
             fn = PK16_CLAMP[inst.opcode]
         lo_fn = hi_fn = fn
-    sources = _sources16(inst, ops[1:], env, f16)
+    sources = _sources16(ops[1:], env, f16)
     dst = vcol(ops[0])
 
     def step(w: Wave) -> None:

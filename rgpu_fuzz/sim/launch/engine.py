@@ -23,6 +23,7 @@ from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.fused.runs import MAX_RUN, RUN_BASE, RunStop
 from rgpu_fuzz.sim.isa.inst import Inst
 from rgpu_fuzz.sim.launch import tiers
+from rgpu_fuzz.sim.launch.float_mode import unmodelled_float_mode
 from rgpu_fuzz.sim.launch.image import CODE_OBJECT_BASE
 from rgpu_fuzz.sim.launch.loader import (
     KernargBuilder,
@@ -186,6 +187,10 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     lanes = cfg.wave_size
 
     kd = kernel.descriptor
+    refused = unmodelled_float_mode(kd)
+    if refused is not None:
+        return SimResult(Status.FAULT, {}, Fault(FaultKind.UNSUPPORTED, refused,
+                                                 kernel.entry_address, "float-mode"))
     private_size = entry_plan(kd).private_size
     mem = LaunchMemory(lanes, private_size)
     group_size = kd.group_segment_fixed_size + dynamic_lds

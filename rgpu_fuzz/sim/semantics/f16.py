@@ -25,8 +25,8 @@ operand gives the other); V_DIV_FIXUP_F16 (below); V_PACK_B32_F16
 Not modelled (as for f32, docs/simulator.md §7): the hardware's approximations of V_RCP,
 V_RSQ, V_EXP, V_LOG (IEEE results here), NaN payloads other than numpy's (an operand's NaN
 quieted), and f16 denormal flushing: a code object whose FLOAT_DENORM_MODE_16_64 flushes
-gets `unsupported-instruction` on its first f16 instruction (`F16_TYPES`,
-`bound.alu.bind_valu`).
+gets `unsupported-instruction` on its first f16 instruction (`bound.alu.bind_valu`,
+`bound.packed`).
 """
 
 from __future__ import annotations
@@ -185,9 +185,5 @@ F16_OPS: dict[str, Row] = {
 }
 """AMD name → (shape, destination type, source types, function, takes the IEEE mode)."""
 
-F16_TYPES = frozenset({"f16"})
-"""Operand types whose values a flushing FLOAT_DENORM_MODE_16_64 would change."""
-
-
-__all__ = ["F16_OPS", "F16_TYPES", "div_fixup16", "fma16", "fmax16", "fmin16", "ldexp16",
+__all__ = ["F16_OPS", "div_fixup16", "fma16", "fmax16", "fmin16", "ldexp16",
            "quiet16"]
