@@ -19,7 +19,8 @@ hook's finding like any other.
 
 What the simulator reports besides outputs becomes an outcome:
 * `s_trap` (our trap record written first) → `Trap`, as every executor decodes it;
-* `sim-oob-access`, `sim-uninit-read`, `sim-waitcnt-hazard`, `sim-internal-error` →
+* `sim-oob-access`, `sim-uninit-read`, `sim-waitcnt-hazard`, `sim-wave64-sgpr-overlap`,
+  `sim-internal-error` →
   `RunCrash(signal=<kind>)` with the instruction and address in the log (the oracle's
   signature is `run-crash|<label>|<kind>`);
 * an instruction the simulator does not implement → `Unsupported(
