@@ -22,6 +22,11 @@ block size `n`:
   `A`; `shuffle_xor` flips only bits below `G`, the largest power of two dividing every
   wave's lane count (a lane below such a count, its low bits flipped, stays below it);
   `shuffle_down` is defined for every delta.
+
+A ballot's vote is half the time a lane-dependent comparison (`lane_vote`) and its result half
+the time replaced by its vote count (`vote_count`): a random condition is often the same in
+every lane, and an output narrower than 64 bits keeps only a stored ballot's low half, so
+without these the votes of lanes 32..63 rarely reached an output.
 """
 
 from __future__ import annotations
@@ -136,6 +141,8 @@ class WaveGen:
                 out.append(self._for(pos, nest))
             else:
                 out.append(self.call(kind, arg_pos))
+                if kind == "ballot" and self.b.src.boolean(0.5):
+                    out.append(self.vote_count())
         return out
 
     def _if(self, pos: Pos, nest: int) -> ast.Stmt:
@@ -175,7 +182,10 @@ class WaveGen:
             ty = b.int_type()
         else:
             ty = Scalar.BOOL
-        value = expr(b, ty, depth(b), pos)
+        if kind == "ballot" and b.src.boolean(0.5):
+            value = self.lane_vote(pos)
+        else:
+            value = expr(b, ty, depth(b), pos)
         args: tuple[ast.Expr, ...] = (value,)
         if kind == "read_lane":
             args += (self._uniform_lane(),)
@@ -194,6 +204,27 @@ class WaveGen:
             self.uniform.append(var)
         return ast.Let(name=var.name, mutable=False, ty=ast.ScalarType(scalar=result),
                        init=ast.Call(func=kind, args=args))
+
+    def vote_count(self) -> ast.Stmt:
+        """`let c: u32 = w.count_ones();` of the last result (a ballot), which the count
+        replaces among the results the outputs store: every lane's vote reaches a u32, where
+        an output narrower than 64 bits keeps only the low half (lanes 0..31) of the ballot
+        itself. A wave function must be a `let`'s whole value, hence a statement of its own."""
+        ballot = self.results.pop()
+        var = Var(self.b.fresh("w"), U32, reserved=True)
+        self.b.bind(var)
+        self.results.append(var)
+        self.uniform.append(var)
+        return ast.Let(name=var.name, mutable=False, ty=ast.ScalarType(scalar=U32),
+                       init=ast.MethodCall(receiver=ast.Name(ident=ballot.name),
+                                           method="count_ones"))
+
+    def lane_vote(self, pos: Pos) -> ast.Expr:
+        """A vote that differs between the lanes of a wave: `lane_below(m) < r`, so a
+        ballot has bits set and clear across the whole wave, 32..63 included."""
+        m = self.b.src.integer(2, 7)
+        return ast.Binary(op=BinOp.LT, lhs=self.lane_below(m, pos),
+                          rhs=int_literal(self.b.src.integer(1, m - 1), U32))
 
     def _uniform_lane(self) -> ast.Expr:
         if self.active_min == 1 or self.b.src.boolean(0.4):
