@@ -7,7 +7,8 @@ A kernel with `limits.wave_share` percent probability gets a section right after
 its barriers, another after the last phase, where its arguments may read shared slots that
 other waves wrote. Every result is a `let` that later statements (and the final output
 stores) read, so the values flow into the outputs. While `wave_share` is 0 no choice is spent
-here and every seed of a profile keeps its case.
+here and every seed of a profile keeps its case; with a share, only the seeds whose kernels
+get sections name new cases (`wanted`).
 
 Well-defined by construction, at every wave size some target has (32 and 64), for the launch's
 block size `n`:
@@ -34,6 +35,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from generators.barriers import uniform_cond
+from generators.choice import SeededChoices
 from generators.context import Builder, Pos, Var
 from generators.expr import convert, expr
 from generators.stmt import depth
@@ -233,10 +235,23 @@ class WaveGen:
                           rhs=int_literal(self.active_min, U32))
 
 
+_SHARE_STREAM = 0x57A7E5
+"""Offsets a seed into the stream of its wave-share draw (`wanted`)."""
+
+
 def wanted(b: Builder) -> bool:
-    """Whether this kernel gets wave sections (no choice spent while the share is 0)."""
+    """Whether this kernel gets wave sections. None while the share is 0 and all at 100,
+    without a choice. In between, a seeded kernel draws from a stream of its own (seed
+    offset by `_SHARE_STREAM`), not from `b.src`: a kernel without wave sections then takes
+    every decision as before, so a profile that gains a share (the default's 10 %) keeps
+    the cases of the seeds that do not get one, and the tests and filed findings that name
+    them. Other drivers (Hypothesis, atheris) draw from `b.src`."""
     share = b.limits.wave_share
-    return share > 0 and (share >= 100 or b.src.integer(1, 100) <= share)
+    if share <= 0 or share >= 100:
+        return share >= 100
+    if isinstance(b.src, SeededChoices):
+        return SeededChoices(b.src.seed + _SHARE_STREAM).integer(1, 100) <= share
+    return b.src.integer(1, 100) <= share
 
 
 __all__ = ["WaveGen", "wanted"]
