@@ -10,7 +10,10 @@ compile and run atomics, beyond the default that `test_semantics.py` runs everyw
 * interleaved waves (`interleave=SEED`): a well-defined kernel computes the same under any
   schedule the simulator draws.
 
-`amdgpu-sim:gfx942:O3:atomic-opt=dpp` runs in `make test`; the rest is `slow`."""
+The host pipelines, `rustc-cpu` and `rustc-amdgpu` (every target, O0 and O2) run the same
+cases here too, so that one run of this file answers for atomics on every pipeline
+(`test_semantics.py` runs them with every other case). `ref`, `llvm-cpu` and
+`amdgpu-sim:gfx942:O3:atomic-opt=dpp` run in `make test`; the rest is `slow`."""
 
 from __future__ import annotations
 
@@ -19,18 +22,20 @@ from functools import cache
 import pytest
 
 from rgpu_fuzz.casefile import load
-from rgpu_fuzz.model.outcome import Ok, Outcome
+from rgpu_fuzz.model.outcome import Ok, Outcome, Unavailable
 from rgpu_fuzz.pipelines.registry import Registry
 from tests.semantics.expected_values import CASES, case_names, load_expected, output_mismatches
 
 TARGETS = ("gfx942", "gfx90a", "gfx1100")
 STRATEGIES = ("dpp", "iterative", "none")
-FAST = "amdgpu-sim:gfx942:O3:atomic-opt=dpp"
+FAST = ("ref", "llvm-cpu:O0", "llvm-cpu:O3", "amdgpu-sim:gfx942:O3:atomic-opt=dpp")
+RUSTC = ("rustc-cpu:O2", *(f"rustc-amdgpu:{t}:O{o}" for t in TARGETS for o in (0, 2)))
 
 
 def _specs() -> list[str]:
-    specs = [f"amdgpu-sim:{t}:O{o}:atomic-opt={s}" for t in TARGETS for o in (0, 3)
-             for s in STRATEGIES]
+    specs = [*FAST, *RUSTC]
+    specs += [f"amdgpu-sim:{t}:O{o}:atomic-opt={s}" for t in TARGETS for o in (0, 3)
+              for s in STRATEGIES]
     specs += [f"amdgpu-sim:{t}:O0:flat" for t in TARGETS]
     specs += [f"amdgpu-sim:{t}:O{o}:interleave={k}" for k, (t, o) in enumerate(
         (t, o) for t in TARGETS for o in (0, 3))]
@@ -52,10 +57,12 @@ def _outcomes(spec: str) -> dict[str, Outcome]:
 
 def _params() -> list[object]:
     out: list[object] = []
-    for spec in _specs():
+    for spec in dict.fromkeys(_specs()):
         marks = [pytest.mark.xdist_group(f"atomics-{spec}")]
-        if spec != FAST:
+        if spec not in FAST:
             marks.append(pytest.mark.slow)
+        if spec in RUSTC:
+            marks.append(pytest.mark.rustc)
         out += [pytest.param(spec, name, marks=marks, id=f"{spec}-{name}")
                 for name in atomic_cases()]
     return out
@@ -64,6 +71,8 @@ def _params() -> list[object]:
 @pytest.mark.parametrize(("spec", "name"), _params())
 def test_atomics_compute_what_rustc_computed(spec: str, name: str) -> None:
     outcome = _outcomes(spec)[name]
+    if isinstance(outcome, Unavailable):
+        pytest.skip(f"{spec}: {outcome.reason}")
     assert isinstance(outcome, Ok), f"{spec}: {outcome}"
     got = {buf: outcome.outputs[buf].bits() for buf in outcome.outputs}
     case = load(CASES / f"{name}.toml")
