@@ -19,7 +19,7 @@ from types import MappingProxyType
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import children, walk
-from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
+from rgpu_fuzz.lang.methods import NEW_METHODS, WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case, Launch
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -28,7 +28,7 @@ _METHODS = (
     "wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_div", "wrapping_rem",
     "wrapping_neg", "wrapping_shl", "wrapping_shr", "rotate_left", "rotate_right",
     "count_ones", "leading_zeros", "trailing_zeros", "min", "max", "abs", "wrapping_abs",
-    "sqrt", "mul_add", "to_bits", "len",
+    "sqrt", "mul_add", "to_bits", "len", *sorted(NEW_METHODS),
 )
 _FORMS = (
     "stmt:let", "stmt:let-mut", "stmt:let-inferred", "stmt:let-array", "stmt:shadowing",
@@ -38,8 +38,8 @@ _FORMS = (
     "expr:if", "expr:else-if", "expr:block", "expr:unsafe-block", "expr:array-repeat",
     "expr:array-list", "expr:index-input", "expr:index-output", "expr:index-local",
     "expr:index-shared", "expr:call", "expr:assoc-MIN", "expr:assoc-MAX",
-    "expr:from_bits-f32", "expr:from_bits-f64", "value:nan", "value:inf", "value:-0.0",
-    "value:subnormal",
+    "expr:from_bits-f32", "expr:from_bits-f64", "expr:from_bits-f16", "value:nan", "value:inf",
+    "value:-0.0", "value:subnormal",
     "item:const", "item:shared", "item:helper", "item:inline-never", "item:helper-unit",
     "item:helper-mut-param", "item:shared-len-const",
     "gpu:barrier", "gpu:barrier-in-loop", "gpu:output-store", "gpu:shared-store",
@@ -62,6 +62,15 @@ ALL_FEATURES: tuple[str, ...] = (
     *_LAUNCH,
 )
 """Every feature of docs/language.md that coverage can see, by category prefix."""
+
+HALF_FEATURES: frozenset[str] = frozenset(
+    f for f in ALL_FEATURES
+    if "f16" in f or f.removeprefix("method:") in NEW_METHODS)
+"""The features only the `half` profile writes (`f16` and the methods the default mix
+leaves out to keep its kernels unchanged: `lang.methods.NEW_METHODS`)."""
+
+DEFAULT_FEATURES: tuple[str, ...] = tuple(f for f in ALL_FEATURES if f not in HALF_FEATURES)
+"""The features the default profile can reach."""
 
 
 
@@ -123,6 +132,9 @@ def _float_value_features(bits: int, ty: Scalar) -> list[str]:
     if ty is Scalar.F32:
         v = struct.unpack("<f", struct.pack("<I", bits & 0xFFFF_FFFF))[0]
         tiny = 2.0**-126
+    elif ty is Scalar.F16:
+        v = struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
+        tiny = 2.0**-14
     else:
         v = struct.unpack("<d", struct.pack("<Q", bits & (2**64 - 1)))[0]
         tiny = 2.0**-1022
