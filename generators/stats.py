@@ -45,7 +45,7 @@ _FORMS = (
     "gpu:barrier", "gpu:barrier-in-loop", "gpu:output-store", "gpu:shared-store",
     "gpu:barrier-in-if", "gpu:barrier-in-else", "gpu:barrier-in-while",
     "gpu:barrier-in-nested-loop", "gpu:break-in-barrier-loop", "gpu:continue-in-barrier-loop",
-    "gpu:return-in-barrier-loop", "gpu:return-after-barrier",
+    "gpu:return-in-barrier-loop", "gpu:return-after-barrier", "gpu:pair-store-16",
 )
 _LAUNCH = ("launch:1d", "launch:2d", "launch:3d", "launch:multi-block")
 
@@ -65,7 +65,7 @@ ALL_FEATURES: tuple[str, ...] = (
 
 HALF_FEATURES: frozenset[str] = frozenset(
     f for f in ALL_FEATURES
-    if "f16" in f or f.removeprefix("method:") in NEW_METHODS)
+    if "f16" in f or f.removeprefix("method:") in NEW_METHODS or f == "gpu:pair-store-16")
 """The features only the `half` profile writes (`f16` and the methods the default mix
 leaves out to keep its kernels unchanged: `lang.methods.NEW_METHODS`)."""
 
@@ -185,6 +185,8 @@ def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
             case ast.ExprStmt(expr=ast.If() as e, semi=False):
                 found["stmt:if"] += 1
                 _else_features(e, "stmt", found)
+                if _pair_store(e):
+                    found["gpu:pair-store-16"] += 1
             case ast.ExprStmt(expr=ast.BlockExpr(unsafe=u), semi=False):
                 found["stmt:unsafe-block" if u else "stmt:block"] += 1
             case ast.While():
@@ -249,6 +251,26 @@ def _barrier_features(body: ast.Block, found: Counter[str]) -> None:
             visit(c, loop, barrier_loops)
 
     visit(body, None, 0)
+
+
+def _pair_store(e: ast.If) -> bool:
+    """`if ... { o[x + k] = a; o[x + k + 1] = b; }` on a 16-bit output: two adjacent
+    elements in one block, the shape `generators/half.py` writes for LLVM's SLP vectoriser."""
+    stmts = e.then.stmts
+    if e.else_ is not None or len(stmts) != 2:
+        return False
+    slots = []
+    for st in stmts:
+        match st:
+            case ast.Assign(op=None, target=ast.Index(
+                    base=ast.Name(ident=base), index=ast.Binary(
+                        op=ast.BinOp.ADD, lhs=lhs, rhs=ast.IntLit(value=k)))):
+                slots.append((base, lhs, k, st.target.ty))
+            case _:
+                return False
+    (b0, x0, k0, t0), (b1, x1, k1, _) = slots
+    sixteen = t0 in (Scalar.F16, Scalar.I16, Scalar.U16) or t0 is None
+    return b0 == b1 and x0 == x1 and k1 == k0 + 1 and sixteen
 
 
 def _else_features(e: ast.If, where: str, found: Counter[str]) -> None:

@@ -65,6 +65,9 @@ KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
             "rustc-amdgpu:gfx1100:O2",
             "Unsupported: unsupported-instruction:v_add_nc_i16",
             "sim: unsupported-instruction:v_add_nc_i16 (i16 `saturating_add`, VOP3 clamp)"),
+    **_rows("half_pairs", f"{_sims('gfx1100', 'O1 O2 O3')} rustc-amdgpu:gfx1100:O2",
+            "Unsupported: unsupported-instruction:v_maxmin_f16",
+            "sim: unsupported-instruction:v_maxmin_f16 (gfx11's fused f16 max-then-min)"),
 }
 """The f16 and method cases' known failures (docs/conformance.md "Methods and f16"). A
 case the simulator cannot run yet (`Unsupported`) is here too, not in the budget: it is a
