@@ -34,7 +34,7 @@ DPP_CTRL_LO, DPP_CTRL_MASK = 8, 0x1FF
 def _dpp_dword(inst: object) -> int | None:
     """Byte offset of the DPP dword within the instruction: dword 1 of a VOP1/VOP2/VOPC DPP
     form, dword 2 of an RDNA3 VOP3 DPP form; None for an instruction without DPP16."""
-    from rgpu_fuzz.sim.isa.instruction import Encoding
+    from rgpu_fuzz.sim import Encoding
 
     encoding = getattr(inst, "encoding", None)
     mods = getattr(inst, "modifiers", {})
@@ -51,7 +51,7 @@ def row_shr_1_to_2(code_object: bytes) -> bytes:
     """The code object with the first `row_shr:1` of `.text` made `row_shr:2` (unchanged
     when there is none)."""
     from rgpu_fuzz.codeobj.reader import read_code_object
-    from rgpu_fuzz.sim.isa.decode import decode
+    from rgpu_fuzz.sim import decode
 
     co = read_code_object(code_object)
     text = co.text
