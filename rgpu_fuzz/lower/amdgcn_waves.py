@@ -158,9 +158,10 @@ class AmdgcnWaves:
         """Each lane gets `v` of lane `lane` (ISA "DS_BPERMUTE_B32": byte address / 4)."""
         b = self.b
         addr = b.shl(lane, self.i32(2))
-        moved = [self.intr("llvm.amdgcn.ds.bpermute", I32, [addr, w]) for w in words(b, v, s)]
+        ws = words(b, v, s)
+        moved = [self.intr("llvm.amdgcn.ds.bpermute", I32, [addr, w]) for w in ws]
         if self.permute_halves:
-            moved = self.across_halves(lane, addr, words(b, v, s), moved)
+            moved = self.across_halves(lane, addr, ws, moved)
         return unwords(b, moved, s)
 
     def across_halves(self, lane: ir.Value, addr: ir.Value, ws: list[ir.Value],
