@@ -198,7 +198,7 @@ def test_trap_record_cmpxchg_is_a_candidate_of_a_kernel_that_may_trap(target: st
 # Rows of AMDGPUUsage's GFX942 code-sequence table (llvm/docs/AMDGPUUsage.rst, table "AMDHSA
 # Memory Model Code Sequences GFX940, GFX941, GFX942", the GFX942 column, non-TgSplit, not
 # OpenCL), transcribed by hand: (op, side, scope, space) -> what the row asks for.
-GFX942_TABLE = {
+GFX942_TABLE: dict[tuple[str, str, str, str], dict[str, tuple[str, ...]]] = {
     # "load atomic monotonic - workgroup/agent/system - global/generic": buffer/global/flat_load
     # sc0=1 / sc1=1 / sc0=1 sc1=1; "store atomic monotonic" the same bits on the store
     ("load", "monotonic", "workgroup", "global"): {"bits": ("sc0",)},
