@@ -14,6 +14,11 @@ with global memory), no threadgroup-split mode on GFX90A/GFX942, WGP mode on GFX
   sc1`: that instruction with those bits);
 * `after`: what must follow an acquire before the next memory instruction: `own` (a wait
   for the atomic's own counter at 0) and invalidates.
+
+Two checks of these rows: llc-22's code (LLVM implements the tables) is accepted as it is
+and a copy with one item edited out is not, and the GFX942 rows of monotonic loads, stores
+and read-modify-writes, acquire loads, release stores and fences are compared with the
+table's text read by hand (`tests/unit/test_memmodel.py`).
 """
 
 from __future__ import annotations

@@ -193,3 +193,57 @@ def test_trap_record_cmpxchg_is_a_candidate_of_a_kernel_that_may_trap(target: st
     case = load(CASES / "atomic_one_winner.toml")
     outcome = Registry().create(f"amdgpu-sim:{target}:O3").run(case)
     assert isinstance(outcome, Ok), outcome
+
+
+# Rows of AMDGPUUsage's GFX942 code-sequence table (llvm/docs/AMDGPUUsage.rst, table "AMDHSA
+# Memory Model Code Sequences GFX940, GFX941, GFX942", the GFX942 column, non-TgSplit, not
+# OpenCL), transcribed by hand: (op, side, scope, space) -> what the row asks for.
+GFX942_TABLE: dict[tuple[str, str, str, str], dict[str, tuple[str, ...]]] = {
+    # "load atomic monotonic - workgroup/agent/system - global/generic": buffer/global/flat_load
+    # sc0=1 / sc1=1 / sc0=1 sc1=1; "store atomic monotonic" the same bits on the store
+    ("load", "monotonic", "workgroup", "global"): {"bits": ("sc0",)},
+    ("load", "monotonic", "agent", "global"): {"bits": ("sc1",)},
+    ("load", "monotonic", "system", "global"): {"bits": ("sc0", "sc1")},
+    ("store", "monotonic", "workgroup", "global"): {"bits": ("sc0",)},
+    ("store", "monotonic", "agent", "global"): {"bits": ("sc1",)},
+    ("store", "monotonic", "system", "global"): {"bits": ("sc0", "sc1")},
+    # "atomicrmw monotonic - system - global/generic": flat_atomic sc1=1
+    ("rmw", "monotonic", "system", "global"): {"bits": ("sc1",)},
+    # "load atomic acquire - workgroup - global": 2. s_waitcnt vmcnt(0), 3. buffer_inv sc0=1,
+    # both "If not TgSplit execution mode, omit."
+    ("load", "acquire", "workgroup", "global"): {"after": ()},
+    # "load atomic acquire - agent - global": 1. global_load sc1=1, 2. s_waitcnt vmcnt(0),
+    # 3. buffer_inv sc1=1
+    ("load", "acquire", "agent", "global"): {"after": ("own", "buffer_inv sc1")},
+    # "load atomic acquire - workgroup - local": 1. ds_load, 2. s_waitcnt lgkmcnt(0)
+    ("load", "acquire", "workgroup", "lds"): {"after": ("own",)},
+    # "store atomic release - workgroup - global": 1. s_waitcnt lgkm/vmcnt(0) ("Use lgkmcnt(0)
+    # if not TgSplit")
+    ("store", "release", "workgroup", "global"): {"before": ("lgkm",)},
+    # "store atomic release - agent - global": 1. buffer_wbl2 sc1=1, 2. s_waitcnt lgkmcnt(0) &
+    # vmcnt(0)
+    ("store", "release", "agent", "global"): {"before": ("vm", "lgkm", "buffer_wbl2 sc1")},
+    # "fence release - agent": buffer_wbl2 sc1=1, s_waitcnt lgkmcnt(0) & vmcnt(0); "- system":
+    # buffer_wbl2 sc0=1 sc1=1 and the same wait
+    ("fence", "release", "agent", "global"): {"before": ("vm", "lgkm", "buffer_wbl2 sc1")},
+    ("fence", "release", "system", "global"): {"before": ("vm", "lgkm",
+                                                           "buffer_wbl2 sc0 sc1")},
+    # "fence acquire - agent": s_waitcnt ..., buffer_inv sc1=1; "- system": buffer_inv sc0=1
+    # sc1=1 (the fence's waits are for its paired atomic, which the check does not see)
+    ("fence", "acquire", "agent", "global"): {"after": ("buffer_inv sc1",)},
+    ("fence", "acquire", "system", "global"): {"after": ("buffer_inv sc0 sc1",)},
+}
+
+
+@pytest.mark.parametrize("key", list(GFX942_TABLE), ids=lambda k: "-".join(k))
+def test_gfx942_rows_say_what_the_table_says(key: tuple[str, str, str, str]) -> None:
+    """`memmodel.rows` against the GFX942 table read by hand (above), independently of
+    llc: the bits, the waits and write-backs before a release, the wait and invalidate
+    after an acquire."""
+    from rgpu_fuzz.memmodel.rows import row
+
+    op, side, scope, space = key
+    r = row("gfx942", op, side, scope, space)
+    assert r is not None, key
+    for field_name, want in GFX942_TABLE[key].items():
+        assert sorted(getattr(r, field_name)) == sorted(want), (key, field_name)

@@ -24,7 +24,7 @@ Atomics bugs, on `amdgpu-sim` (found and reduced by `tests/quality/test_seeded_a
 | file | pipeline | the bug |
 |---|---|---|
 | `rmw_split.py` | `amdgpu-sim-rmwsplit` | `atomicrmw add` becomes load, add, store (IR) |
-| `dpp_step.py` | `amdgpu-sim-dppstep` | the atomic optimizer's first DPP scan step shifts by 2 |
+| `dpp_step.py` | `amdgpu-sim-dppstep` | the first DPP scan step shifts by 2 (code object) |
 | `scope_bit.py` | `amdgpu-sim-scopebit` | `sc1` dropped from one gfx942 atomic (code object) |
 """
 
