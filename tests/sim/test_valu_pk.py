@@ -78,8 +78,12 @@ def test_a_half_read_from_an_undefined_half_is_undefined_alone() -> None:
     assert defined_bits(w, 0).tolist() == [0x0000_FFFF] * 64
 
 
-@pytest.mark.parametrize("line", ["v_pk_add_u16 v0, v1, v2 clamp",
-                                  "v_pk_add_f16 v0, v1, v2"])
+@pytest.mark.parametrize("line", [
+    "v_pk_mul_lo_u16 v0, v1, v2 clamp",  # saturation of a product: not modelled
+    "v_pk_add_u16 v0, v1, v2 neg_lo:[1,0]",  # NEG bits on integers
+    # the high dword of a constant other than 0 in a packed f32 operation
+    "v_pk_add_f32 v[0:1], v[2:3], 2.0",
+])
 def test_what_is_not_modelled_is_unsupported(line: str) -> None:
     with pytest.raises(SimStop) as stop:
         run_steps(assemble([line]), _wave())

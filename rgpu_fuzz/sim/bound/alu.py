@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound import lane_steps
+from rgpu_fuzz.sim.bound.bitsel import bind_bfi
 from rgpu_fuzz.sim.bound.defined import (
     CONSTS,
     _all,
@@ -36,7 +37,7 @@ from rgpu_fuzz.sim.bound.operands import (
     vector_dest,
     vector_source,
 )
-from rgpu_fuzz.sim.bound.packed import bind_pk16
+from rgpu_fuzz.sim.bound.packed import bind_fma_mix, bind_pk16, bind_pkf32
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics.valu import INT_CLAMP, VALU, VOp
@@ -95,8 +96,13 @@ COPIES = frozenset({"V_MOV_B32", "V_ACCVGPR_WRITE", "V_ACCVGPR_READ", "V_ACCVGPR
 
 def bind_valu(inst: Inst, env: Env) -> Step:
     spec = VALU[inst.opcode]
+    if env.flush64 and (spec.dst == "f16" or "f16" in spec.src):
+        # semantics.f16: binary16 denormal flushing is not modelled
+        raise Unbindable("FLOAT_DENORM_MODE_16_64 flushes binary16 denormals: not modelled")
     binder = _VALU_SHAPES[spec.shape]
     step = binder(inst, spec, env)
+    if inst.opcode == "V_BFI_B32":
+        return bind_bfi(inst, env, step)
     ops = inst.operands
     if inst.opcode in COPIES and len(ops) == 2 and ops[1].kind in (OpKind.VGPR, OpKind.AGPR) \
             and not inst.mods.get("dst_sel") and not getattr(ops[1], "sel", ""):
@@ -547,7 +553,7 @@ def _pk_mov(inst: Inst, spec: VOp, env: Env) -> Step:
 
 _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
     "swap": lane_steps.swap,
-    "pk_mov": _pk_mov, "pk16": bind_pk16,
+    "pk_mov": _pk_mov, "pk16": bind_pk16, "pkf32": bind_pkf32, "fma_mix": bind_fma_mix,
     "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
     "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,
     "div_scale": _div_scale, "div_fmas": _div_fmas, "readlane": _readlane,

@@ -68,7 +68,7 @@ def _v_plain(e: RunCode, inst: Inst, spec: Any) -> None:
     bitdef = inst.opcode in BITDEF_RULES and post is None and len(srcs) == 2 and \
         ops[0].kind is OpKind.VGPR and not inst.mods.get("dst_sel") and \
         not any(getattr(o, "sel", "") for o in ops[1:])
-    if bitdef or inst.opcode in READS or halves or \
+    if bitdef or inst.opcode in READS or halves or inst.opcode == "V_BFI_B32" or \
             any(getattr(o, "sel", "") not in ("", "DWORD") for o in ops[1:]):
         _vpart_bail(e, ops[1:])
     whole = "True" if halves else e.all_of([e.vdef(o, t) for o, t in srcs])

@@ -20,7 +20,8 @@ import numpy as np
 
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics import valu_fp as vf
-from rgpu_fuzz.sim.semantics.packed import PK16
+from rgpu_fuzz.sim.semantics.f16 import F16_OPS
+from rgpu_fuzz.sim.semantics.packed import PK16, PKF16, PKF32
 from rgpu_fuzz.sim.semantics.valu_mad import MAD_OPS
 from rgpu_fuzz.sim.semantics.valu_rdna3 import RDNA3_OPS
 
@@ -529,6 +530,20 @@ def _cvt_ops() -> dict[str, VOp]:
     return t
 
 
+def _half_ops() -> dict[str, VOp]:
+    """binary16 rows (`semantics.f16`) and the packed float rows (`semantics.packed`,
+    bound by `bound.packed`)."""
+    t = {name: VOp(shape, dst, src, fn, mode)
+         for name, (shape, dst, src, fn, mode) in F16_OPS.items()}
+    for name, (n, fn, mode) in PKF16.items():
+        t[name] = VOp("pk16", "b32", ("b32",) * n, fn, mode)
+    for name, (n, _) in PKF32.items():
+        t[name] = VOp("pkf32", "b64", ("b64",) * n, lambda *a: a)
+    for name in ("V_FMA_MIX_F32", "V_MAD_MIX_F32"):
+        t[name] = VOp("fma_mix", "f32", ("f32",) * 3, lambda *a: a)
+    return t
+
+
 def _table() -> dict[str, VOp]:
     t: dict[str, VOp] = {}
     with np.errstate(all="ignore"):  # float ops report IEEE results, never numpy warnings
@@ -537,6 +552,7 @@ def _table() -> dict[str, VOp]:
             t.update(family())
         for name, (shape, dst, src, fn) in {**MAD_OPS, **RDNA3_OPS}.items():
             t[name] = VOp(shape, dst, src, fn)
+        t.update(_half_ops())
     return t
 
 
