@@ -14,8 +14,9 @@ Where the field is (public sources):
 * The DPP_CTRL enumeration of the same manuals: DPP_ROW_SR1..15 (`row_shr:n`) are
   0x111..0x11F, i.e. 0x110 + n, on GFX9, CDNA3 and RDNA3 alike.
 
-The hook reads the decoder's `dpp_ctrl` to find the instruction, then checks the raw bits of
-the dword it edits against 0x111 before writing 0x112. Load it with `--plugin
+The hook reads the simulator's decoding (`dpp_ctrl`, the instruction's size) to find the
+instruction, then checks the raw bits of the dword it edits against 0x111 before writing
+0x112. Load it with `--plugin
 rgpu_fuzz/bench/seeded/dpp_row_shr.py` and use `amdgpu-sim-dpp-shr2:<target>` (with
 `waveops=ladder`, whose reductions and scans are the DPP ladder)."""
 
@@ -31,39 +32,21 @@ DPP_CTRL_LO, DPP_CTRL_MASK = 8, 0x1FF
 """DPP_CTRL: bits 16:8 of the DPP dword (9 bits)."""
 
 
-def _dpp_dword(inst: object) -> int | None:
-    """Byte offset of the DPP dword within the instruction: dword 1 of a VOP1/VOP2/VOPC DPP
-    form, dword 2 of an RDNA3 VOP3 DPP form; None for an instruction without DPP16."""
-    from rgpu_fuzz.sim import Encoding
-
-    encoding = getattr(inst, "encoding", None)
-    mods = getattr(inst, "modifiers", {})
-    if "dpp_ctrl" not in mods:
-        return None
-    if encoding is Encoding.DPP:
-        return 4
-    if encoding in (Encoding.VOP3, Encoding.VOP3SD) and getattr(inst, "size", 0) == 12:
-        return 8
-    return None
-
-
 def row_shr_1_to_2(code_object: bytes) -> bytes:
     """The code object with the first `row_shr:1` of `.text` made `row_shr:2` (unchanged
-    when there is none)."""
+    when there is none). The DPP dword is an instruction's last: dword 1 of a VOP1/VOP2/VOPC
+    DPP form (8 bytes), dword 2 of an RDNA3 VOP3 DPP form (12 bytes); no literal follows it."""
     from rgpu_fuzz.codeobj.reader import read_code_object
-    from rgpu_fuzz.sim import decode
+    from rgpu_fuzz.sim import decode_text
 
     co = read_code_object(code_object)
     text = co.text
     if text is None:
         return code_object
-    for inst in decode(co.text_bytes, co.target.name, text.addr):
-        if inst.modifiers.get("dpp_ctrl") != DPP_ROW_SHR + 1:
+    for inst in decode_text(co):
+        if inst.mods.get("dpp_ctrl") != DPP_ROW_SHR + 1 or inst.size not in (8, 12):
             continue
-        rel = _dpp_dword(inst)
-        if rel is None:
-            continue
-        at = text.offset + inst.address - text.addr + rel
+        at = text.offset + inst.address - text.addr + inst.size - 4
         (word,) = struct.unpack_from("<I", code_object, at)
         if (word >> DPP_CTRL_LO) & DPP_CTRL_MASK != DPP_ROW_SHR + 1:
             continue  # not where the manuals put it: leave the instruction alone
