@@ -24,6 +24,7 @@ from rgpu_fuzz.model.outcome import Unsupported
 from rgpu_fuzz.model.scalars import Scalar
 from rgpu_fuzz.pipelines import toolchain
 from rgpu_fuzz.pipelines.gpu_build import GpuBuild, build_gpu, gpu_target
+from tests.conformance.known import known_failure
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "tests" / "semantics" / "cases").glob("*.toml")) + sorted(
@@ -62,8 +63,22 @@ def _build(cpu: str = "gfx942", level: int = 2) -> GpuBuild:
     return got
 
 
-@pytest.mark.parametrize("level", [0, 3])
-@pytest.mark.parametrize("path", CASES, ids=lambda p: p.stem)
+def _compile_params() -> list[object]:
+    """Every case at O0 and O3, but those whose known failure on gfx942 is an LLVM crash:
+    `LLVM ERROR` aborts the process that compiles (the pipelines compile in workers, this
+    test in-process), and tests/conformance/known.py already holds them as strict xfails."""
+    params: list[object] = []
+    for level in (0, 3):
+        for path in CASES:
+            known = known_failure(path.stem, f"amdgpu-sim:gfx942:O{level}")
+            crash = known is not None and known.observed.startswith("CompileCrash")
+            marks = (pytest.mark.skip(reason=f"aborts LLVM: {known.klass}"),) \
+                if crash and known is not None else ()
+            params.append(pytest.param(path, level, marks=marks, id=f"{path.stem}-{level}"))
+    return params
+
+
+@pytest.mark.parametrize(("path", "level"), _compile_params())
 def test_every_conformance_and_corpus_kernel_compiles_for_gfx942(path: Path, level: int) -> None:
     """The IR verifies (the toolchain parses and verifies before optimising) and LLVM emits
     an AMDGPU relocatable object whose kernel is the case's entry."""
@@ -209,6 +224,9 @@ def test_build_in_worker_same_bytes_and_a_plugin_hook() -> None:
 def test_every_kernel_compiles_for_the_other_processors(path: Path, cpu: str) -> None:
     case = casefile.load(path)
     for level in range(4):
+        known = known_failure(path.stem, f"amdgpu-sim:{cpu}:O{level}")
+        if known is not None and known.observed.startswith("CompileCrash"):
+            continue  # aborts LLVM in-process; a strict xfail of the conformance suite
         got = build_gpu(case, gpu_target(cpu), level, assembly=False)
         assert isinstance(got, GpuBuild), (level, got)
         assert got.object[:4] == b"\x7fELF"
@@ -238,4 +256,9 @@ def test_every_kernel_through_debian_llc(major: int) -> None:
         for level in (0, 3):
             got = build_gpu(casefile.load(path), gpu_target("gfx942"), level, llc=llc,
                             assembly=False)
+            known = known_failure(path.stem, f"amdgpu-sim:gfx942:O{level}")
+            if known is not None and known.observed.startswith("CompileCrash"):
+                # the same LLVM bug in llc 19 and 22 (docs/conformance.md "Methods and f16")
+                assert "Cannot select" in str(got), (path.stem, level, got)
+                continue
             assert isinstance(got, GpuBuild), (path.stem, level, got)
