@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from generators import half
 from generators.context import Builder, Helper, Pos, Var
 from generators.values import explicit_from_bits, int_literal, literal, one, usize, zero
 from rgpu_fuzz.lang import ast
@@ -72,7 +73,9 @@ def _applicable(b: Builder, ty: Scalar, pos: Pos) -> dict[str, int]:
     w = dict(b.profile.expressions)
     is_int, is_float, is_bool = ty.is_int, ty.is_float, ty is Scalar.BOOL
     if not (is_int or is_float):
-        w["arith"] = w["divrem"] = w["method"] = 0
+        w["arith"] = w["divrem"] = 0
+        if not (is_bool and half.bool_methods_on(b)):  # `is_nan`: the half profile only
+            w["method"] = 0
     if not (is_int or is_bool):
         w["bitwise"] = 0
     if not is_int:
@@ -221,14 +224,18 @@ def _method(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
         if ty.is_signed:
             names += SIGNED_UNARY
         names += INT_COUNT  # u32 results, converted to `ty`
-        if ty in (Scalar.U32, Scalar.U64):
+        if ty in (Scalar.U32, Scalar.U64) or (ty is Scalar.U16 and Scalar.F16 in b.types):
             names.append("to_bits")
-    else:
+    elif ty.is_float:
         names += [*FLOAT_UNARY, *FLOAT_BIN, "mul_add"]
+    # zero-weight names are never drawn: the default profile's choices are unchanged
+    names += half.method_names(b, ty)
     weights = {n: b.profile.methods.get(n, 0) for n in names}
     if not any(weights.values()):
         return None
     name = b.src.weighted(weights)
+    if name in half.NEW_METHODS:
+        return half.new_method(b, ty, name, depth, pos)
     call = ast.MethodCall
     if name in INT_COUNT:
         recv_ty = b.int_type()
@@ -236,7 +243,7 @@ def _method(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
     if name == "to_bits":
         if not b.features.floats:
             return None
-        src_ty = Scalar.F32 if ty is Scalar.U32 else Scalar.F64
+        src_ty = {Scalar.U16: Scalar.F16, Scalar.U32: Scalar.F32}.get(ty, Scalar.F64)
         return call(receiver=expr(b, src_ty, depth, pos), method=name)
     recv = expr(b, ty, depth, pos)
     if name in INT_DIV:
@@ -388,7 +395,7 @@ def _index(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr | None:
 def _assoc(b: Builder, ty: Scalar, depth: int, pos: Pos) -> ast.Expr:
     if ty.is_int:
         return ast.AssocConst(scalar=ty, name=b.src.choice(("MIN", "MAX")))
-    bits_ty = Scalar.U32 if ty is Scalar.F32 else Scalar.U64
+    bits_ty = ty.uint
     if b.src.boolean(0.5) and b.features.float_specials:
         return explicit_from_bits(b.src.bits(ty.bits), ty)
     # from_bits of a computed pattern: any u32/u64 is a valid (maybe NaN) float

@@ -23,6 +23,7 @@ PROFILE_DIR = Path(__file__).resolve().parent / "profiles"
 STATEMENT_KINDS: tuple[str, ...] = (
     "let", "let_array", "assign", "compound", "array_store", "output_store", "shared_store",
     "if", "for", "while", "loop", "block", "call", "break", "continue", "return",
+    "pair_store",
 )
 EXPRESSION_KINDS: tuple[str, ...] = (
     "literal", "var", "unary", "arith", "bitwise", "shift", "divrem", "compare", "logic",
@@ -30,6 +31,7 @@ EXPRESSION_KINDS: tuple[str, ...] = (
 )
 TYPE_NAMES: tuple[str, ...] = (
     "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize", "f32", "f64",
+    "f16",
 )
 OPERATOR_NAMES: tuple[str, ...] = (
     "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=",
@@ -40,6 +42,10 @@ METHOD_NAMES: tuple[str, ...] = (
     "wrapping_neg", "wrapping_shl", "wrapping_shr", "rotate_left", "rotate_right",
     "count_ones", "leading_zeros", "trailing_zeros", "min", "max", "abs", "wrapping_abs",
     "sqrt", "mul_add", "to_bits",
+    "count_zeros", "leading_ones", "trailing_ones", "swap_bytes", "reverse_bits",
+    "saturating_add", "saturating_sub", "saturating_mul", "abs_diff", "unsigned_abs",
+    "div_euclid", "rem_euclid", "pow", "wrapping_pow", "copysign", "signum", "floor", "ceil",
+    "round", "trunc", "is_nan", "is_sign_negative", "clamp",
 )
 
 

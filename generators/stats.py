@@ -19,7 +19,7 @@ from types import MappingProxyType
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.features import children, walk
-from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
+from rgpu_fuzz.lang.methods import NEW_METHODS, WAVE_FUNCTIONS
 from rgpu_fuzz.model.case import Case, Launch
 from rgpu_fuzz.model.scalars import Scalar
 
@@ -28,7 +28,7 @@ _METHODS = (
     "wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_div", "wrapping_rem",
     "wrapping_neg", "wrapping_shl", "wrapping_shr", "rotate_left", "rotate_right",
     "count_ones", "leading_zeros", "trailing_zeros", "min", "max", "abs", "wrapping_abs",
-    "sqrt", "mul_add", "to_bits", "len",
+    "sqrt", "mul_add", "to_bits", "len", *sorted(NEW_METHODS),
 )
 _FORMS = (
     "stmt:let", "stmt:let-mut", "stmt:let-inferred", "stmt:let-array", "stmt:shadowing",
@@ -38,14 +38,14 @@ _FORMS = (
     "expr:if", "expr:else-if", "expr:block", "expr:unsafe-block", "expr:array-repeat",
     "expr:array-list", "expr:index-input", "expr:index-output", "expr:index-local",
     "expr:index-shared", "expr:call", "expr:assoc-MIN", "expr:assoc-MAX",
-    "expr:from_bits-f32", "expr:from_bits-f64", "value:nan", "value:inf", "value:-0.0",
-    "value:subnormal",
+    "expr:from_bits-f32", "expr:from_bits-f64", "expr:from_bits-f16", "value:nan", "value:inf",
+    "value:-0.0", "value:subnormal",
     "item:const", "item:shared", "item:helper", "item:inline-never", "item:helper-unit",
     "item:helper-mut-param", "item:shared-len-const",
     "gpu:barrier", "gpu:barrier-in-loop", "gpu:output-store", "gpu:shared-store",
     "gpu:barrier-in-if", "gpu:barrier-in-else", "gpu:barrier-in-while",
     "gpu:barrier-in-nested-loop", "gpu:break-in-barrier-loop", "gpu:continue-in-barrier-loop",
-    "gpu:return-in-barrier-loop", "gpu:return-after-barrier",
+    "gpu:return-in-barrier-loop", "gpu:return-after-barrier", "gpu:pair-store-16",
 )
 _LAUNCH = ("launch:1d", "launch:2d", "launch:3d", "launch:multi-block")
 
@@ -62,6 +62,15 @@ ALL_FEATURES: tuple[str, ...] = (
     *_LAUNCH,
 )
 """Every feature of docs/language.md that coverage can see, by category prefix."""
+
+HALF_FEATURES: frozenset[str] = frozenset(
+    f for f in ALL_FEATURES
+    if "f16" in f or f.removeprefix("method:") in NEW_METHODS or f == "gpu:pair-store-16")
+"""The features only the `half` profile writes (`f16` and the methods the default mix
+leaves out to keep its kernels unchanged: `lang.methods.NEW_METHODS`)."""
+
+DEFAULT_FEATURES: tuple[str, ...] = tuple(f for f in ALL_FEATURES if f not in HALF_FEATURES)
+"""The features the default profile can reach."""
 
 
 
@@ -123,6 +132,9 @@ def _float_value_features(bits: int, ty: Scalar) -> list[str]:
     if ty is Scalar.F32:
         v = struct.unpack("<f", struct.pack("<I", bits & 0xFFFF_FFFF))[0]
         tiny = 2.0**-126
+    elif ty is Scalar.F16:
+        v = struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
+        tiny = 2.0**-14
     else:
         v = struct.unpack("<d", struct.pack("<Q", bits & (2**64 - 1)))[0]
         tiny = 2.0**-1022
@@ -173,6 +185,8 @@ def _fn_features(fn: ast.Fn, shared: set[str], found: Counter[str]) -> None:
             case ast.ExprStmt(expr=ast.If() as e, semi=False):
                 found["stmt:if"] += 1
                 _else_features(e, "stmt", found)
+                if _pair_store(e):
+                    found["gpu:pair-store-16"] += 1
             case ast.ExprStmt(expr=ast.BlockExpr(unsafe=u), semi=False):
                 found["stmt:unsafe-block" if u else "stmt:block"] += 1
             case ast.While():
@@ -237,6 +251,26 @@ def _barrier_features(body: ast.Block, found: Counter[str]) -> None:
             visit(c, loop, barrier_loops)
 
     visit(body, None, 0)
+
+
+def _pair_store(e: ast.If) -> bool:
+    """`if ... { o[x + k] = a; o[x + k + 1] = b; }` on a 16-bit output: two adjacent
+    elements in one block, the shape `generators/half.py` writes for LLVM's SLP vectoriser."""
+    stmts = e.then.stmts
+    if e.else_ is not None or len(stmts) != 2:
+        return False
+    slots = []
+    for st in stmts:
+        match st:
+            case ast.Assign(op=None, target=ast.Index(
+                    base=ast.Name(ident=base), index=ast.Binary(
+                        op=ast.BinOp.ADD, lhs=lhs, rhs=ast.IntLit(value=k)))):
+                slots.append((base, lhs, k, st.target.ty))
+            case _:
+                return False
+    (b0, x0, k0, t0), (b1, x1, k1, _) = slots
+    sixteen = t0 in (Scalar.F16, Scalar.I16, Scalar.U16) or t0 is None
+    return b0 == b1 and x0 == x1 and k1 == k0 + 1 and sixteen
 
 
 def _else_features(e: ast.If, where: str, found: Counter[str]) -> None:

@@ -14,6 +14,7 @@ Termination and memory discipline by construction:
 
 from __future__ import annotations
 
+from generators import half
 from generators.context import Builder, LocalArray, Pos, Var
 from generators.expr import (
     call_args,
@@ -71,6 +72,7 @@ def _applicable(b: Builder, pos: Pos) -> dict[str, int]:
         w["array_store"] = 0
     if not (pos.output_access and b.outputs and b.gid is not None):
         w["output_store"] = 0
+        w["pair_store"] = 0
     if not (pos.shared_write and b.shared and b.tid is not None):
         w["shared_store"] = 0
     if pos.block_depth >= b.limits.block_depth:
@@ -172,6 +174,12 @@ def _array_store(b: Builder, pos: Pos) -> list[ast.Stmt]:
     idx = in_range(b, length, a.len, depth(b) - 1, pos)
     target = ast.Index(base=ast.Name(ident=a.name), index=idx)
     return [_assignment(b, target, a.elem, pos, b.src.boolean(0.3))]
+
+
+def _pair_store(b: Builder, pos: Pos) -> list[ast.Stmt]:
+    """Two adjacent own output slots from one expression tree (`generators/half.py`); a
+    plain output store when the kernel has no 16-bit output with two slots."""
+    return half.pair_store(b, pos) or _output_store(b, pos)
 
 
 def _output_store(b: Builder, pos: Pos) -> list[ast.Stmt]:
@@ -360,7 +368,7 @@ def _return(b: Builder, pos: Pos) -> list[ast.Stmt]:
 
 _PRODUCTIONS = {
     "let": _let, "let_array": _let_array, "assign": _assign, "compound": _compound,
-    "array_store": _array_store, "output_store": _output_store,
+    "array_store": _array_store, "output_store": _output_store, "pair_store": _pair_store,
     "shared_store": _shared_store, "if": _if, "for": _for, "while": _while, "loop": _loop,
     "block": _block, "call": _call, "break": _break, "continue": _continue,
     "return": _return,

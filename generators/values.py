@@ -13,7 +13,7 @@ from functools import cache
 
 from generators.choice import ChoiceSource
 from rgpu_fuzz.lang import ast
-from rgpu_fuzz.lang.literals import float_literal, int_literal
+from rgpu_fuzz.lang.literals import float_bits, float_literal, int_literal
 from rgpu_fuzz.model.scalars import Scalar
 
 _FLOAT_EDGES: tuple[float, ...] = (
@@ -31,6 +31,16 @@ _F64_SPECIAL_BITS: tuple[int, ...] = (
     0x0010_0000_0000_0000, 0x7FEF_FFFF_FFFF_FFFF, 0x8000_0000_0000_0001,
 )
 
+_F16_SPECIAL_BITS: tuple[int, ...] = (
+    0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01,  # ±inf, quiet NaNs, a signalling NaN
+    0x0001, 0x03FF, 0x0400, 0x8001, 0x7BFF, 0xFBFF, 0x3C01, 0x3555,
+)
+
+
+def _special_bits(ty: Scalar) -> tuple[int, ...]:
+    return {Scalar.F16: _F16_SPECIAL_BITS, Scalar.F32: _F32_SPECIAL_BITS}.get(
+        ty, _F64_SPECIAL_BITS)
+
 
 @cache
 def int_edges(ty: Scalar) -> tuple[int, ...]:
@@ -43,6 +53,8 @@ def int_edges(ty: Scalar) -> tuple[int, ...]:
 
 
 def float_value(bits: int, ty: Scalar) -> float:
+    if ty is Scalar.F16:
+        return float(struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0])
     if ty is Scalar.F32:
         return float(struct.unpack("<f", struct.pack("<I", bits & 0xFFFF_FFFF))[0])
     return float(struct.unpack("<d", struct.pack("<Q", bits & 0xFFFF_FFFF_FFFF_FFFF))[0])
@@ -53,18 +65,16 @@ def float_from_bits(bits: int, ty: Scalar) -> ast.Expr:
     otherwise `f32::from_bits(...)` (NaN payloads survive only that way)."""
     value = float_value(bits, ty)
     if math.isnan(value):
-        bits_ty = Scalar.U32 if ty is Scalar.F32 else Scalar.U64
         return ast.AssocCall(scalar=ty, name="from_bits",
-                             args=(ast.IntLit(value=bits, suffix=bits_ty),))
+                             args=(ast.IntLit(value=bits, suffix=ty.uint),))
     return float_literal(value, ty)
 
 
 def explicit_from_bits(bits: int, ty: Scalar) -> ast.Expr:
     """`f32::from_bits(0x...)` even where a decimal would do: the constant form itself is a
     feature the pipelines must get right."""
-    bits_ty = Scalar.U32 if ty is Scalar.F32 else Scalar.U64
     return ast.AssocCall(scalar=ty, name="from_bits",
-                         args=(ast.IntLit(value=bits, suffix=bits_ty),))
+                         args=(ast.IntLit(value=bits, suffix=ty.uint),))
 
 
 def literal(src: ChoiceSource, ty: Scalar, *, specials: bool = True) -> ast.Expr:
@@ -82,8 +92,7 @@ def literal(src: ChoiceSource, ty: Scalar, *, specials: bool = True) -> ast.Expr
     if kind < 6 or not specials:
         return float_literal(src.choice(_FLOAT_EDGES), ty)
     if kind < 8:
-        table = _F32_SPECIAL_BITS if ty is Scalar.F32 else _F64_SPECIAL_BITS
-        return explicit_from_bits(src.choice(table), ty)
+        return explicit_from_bits(src.choice(_special_bits(ty)), ty)
     bits = src.bits(ty.bits)
     if not specials and math.isnan(float_value(bits, ty)):
         bits = 0
@@ -118,6 +127,8 @@ def value_bits(src: ChoiceSource, ty: Scalar) -> int:
         return v & ((1 << ty.bits) - 1)
     if src.boolean(0.6):
         x = src.choice(_FLOAT_EDGES)
+        if ty is Scalar.F16:  # rounded to binary16, past 65504 infinite
+            return float_bits(x, ty)
         fmt = ("<f", "<I") if ty is Scalar.F32 else ("<d", "<Q")
         return int(struct.unpack(fmt[1], struct.pack(fmt[0], x))[0])
     return src.bits(ty.bits)

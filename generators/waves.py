@@ -7,7 +7,8 @@ A kernel with `limits.wave_share` percent probability gets a section right after
 its barriers, another after the last phase, where its arguments may read shared slots that
 other waves wrote. Every result is a `let` that later statements (and the final output
 stores) read, so the values flow into the outputs. While `wave_share` is 0 no choice is spent
-here and every seed of a profile keeps its case.
+here and every seed of a profile keeps its case; with a share, only the seeds whose kernels
+get sections name new cases (`wanted`).
 
 Well-defined by construction, at every wave size some target has (32 and 64), for the launch's
 block size `n`:
@@ -22,6 +23,11 @@ block size `n`:
   `A`; `shuffle_xor` flips only bits below `G`, the largest power of two dividing every
   wave's lane count (a lane below such a count, its low bits flipped, stays below it);
   `shuffle_down` is defined for every delta.
+
+A ballot's vote is half the time a lane-dependent comparison (`lane_vote`) and its result half
+the time replaced by its vote count (`vote_count`): a random condition is often the same in
+every lane, and an output narrower than 64 bits keeps only a stored ballot's low half, so
+without these the votes of lanes 32..63 rarely reached an output.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from generators.barriers import uniform_cond
+from generators.choice import SeededChoices
 from generators.context import Builder, Pos, Var
 from generators.expr import convert, expr
 from generators.stmt import depth
@@ -136,6 +143,8 @@ class WaveGen:
                 out.append(self._for(pos, nest))
             else:
                 out.append(self.call(kind, arg_pos))
+                if kind == "ballot" and self.b.src.boolean(0.5):
+                    out.append(self.vote_count())
         return out
 
     def _if(self, pos: Pos, nest: int) -> ast.Stmt:
@@ -175,7 +184,10 @@ class WaveGen:
             ty = b.int_type()
         else:
             ty = Scalar.BOOL
-        value = expr(b, ty, depth(b), pos)
+        if kind == "ballot" and b.src.boolean(0.5):
+            value = self.lane_vote(pos)
+        else:
+            value = expr(b, ty, depth(b), pos)
         args: tuple[ast.Expr, ...] = (value,)
         if kind == "read_lane":
             args += (self._uniform_lane(),)
@@ -195,6 +207,27 @@ class WaveGen:
         return ast.Let(name=var.name, mutable=False, ty=ast.ScalarType(scalar=result),
                        init=ast.Call(func=kind, args=args))
 
+    def vote_count(self) -> ast.Stmt:
+        """`let c: u32 = w.count_ones();` of the last result (a ballot), which the count
+        replaces among the results the outputs store: every lane's vote reaches a u32, where
+        an output narrower than 64 bits keeps only the low half (lanes 0..31) of the ballot
+        itself. A wave function must be a `let`'s whole value, hence a statement of its own."""
+        ballot = self.results.pop()
+        var = Var(self.b.fresh("w"), U32, reserved=True)
+        self.b.bind(var)
+        self.results.append(var)
+        self.uniform.append(var)
+        return ast.Let(name=var.name, mutable=False, ty=ast.ScalarType(scalar=U32),
+                       init=ast.MethodCall(receiver=ast.Name(ident=ballot.name),
+                                           method="count_ones"))
+
+    def lane_vote(self, pos: Pos) -> ast.Expr:
+        """A vote that differs between the lanes of a wave: `lane_below(m) < r`, so a
+        ballot has bits set and clear across the whole wave, 32..63 included."""
+        m = self.b.src.integer(2, 7)
+        return ast.Binary(op=BinOp.LT, lhs=self.lane_below(m, pos),
+                          rhs=int_literal(self.b.src.integer(1, m - 1), U32))
+
     def _uniform_lane(self) -> ast.Expr:
         if self.active_min == 1 or self.b.src.boolean(0.4):
             return int_literal(self.b.src.integer(0, self.active_min - 1), U32)
@@ -202,10 +235,23 @@ class WaveGen:
                           rhs=int_literal(self.active_min, U32))
 
 
+_SHARE_STREAM = 0x57A7E5
+"""Offsets a seed into the stream of its wave-share draw (`wanted`)."""
+
+
 def wanted(b: Builder) -> bool:
-    """Whether this kernel gets wave sections (no choice spent while the share is 0)."""
+    """Whether this kernel gets wave sections. None while the share is 0 and all at 100,
+    without a choice. In between, a seeded kernel draws from a stream of its own (seed
+    offset by `_SHARE_STREAM`), not from `b.src`: a kernel without wave sections then takes
+    every decision as before, so a profile that gains a share (the default's 10 %) keeps
+    the cases of the seeds that do not get one, and the tests and filed findings that name
+    them. Other drivers (Hypothesis, atheris) draw from `b.src`."""
     share = b.limits.wave_share
-    return share > 0 and (share >= 100 or b.src.integer(1, 100) <= share)
+    if share <= 0 or share >= 100:
+        return share >= 100
+    if isinstance(b.src, SeededChoices):
+        return SeededChoices(b.src.seed + _SHARE_STREAM).integer(1, 100) <= share
+    return b.src.integer(1, 100) <= share
 
 
 __all__ = ["WaveGen", "wanted"]

@@ -74,7 +74,7 @@ def _shown(value: object, limit: int = 40) -> str:
 
 def _value_bits(raw: Any, ty: Scalar, where: str) -> int:
     """One TOML value as the bit pattern of `ty`. Bit-pattern strings (`"0x7fc00000"`) are
-    accepted for every type; decimal floats for f32 are rounded through f64 (use a bit
+    accepted for every type; decimal floats for f32 and f16 are rounded through f64 (use a bit
     pattern when the exact value matters)."""
     if isinstance(raw, str):
         if not re.fullmatch(r"0[xX][0-9a-fA-F_]+|0[bB][01_]+", raw):
@@ -105,6 +105,10 @@ def _value_bits(raw: Any, ty: Scalar, where: str) -> int:
         if math.isfinite(value) and abs(value) > 3.4028235677973366e38:
             raise CaseError(where, f"{raw} overflows f32 (write inf or a bit pattern)")
         return struct.unpack("<I", struct.pack("<f", value))[0]
+    if ty is Scalar.F16:
+        if math.isfinite(value) and abs(value) >= 65520.0:
+            raise CaseError(where, f"{raw} overflows f16 (write inf or a bit pattern)")
+        return struct.unpack("<H", struct.pack("<e", value))[0]
     return struct.unpack("<Q", struct.pack("<d", value))[0]
 
 
@@ -118,6 +122,8 @@ def _bits_value(bits: int, ty: Scalar) -> Any:
     width = ty.bits // 4
     if ty is Scalar.F32:
         value = float(struct.unpack("<f", struct.pack("<I", bits))[0])
+    elif ty is Scalar.F16:
+        value = float(struct.unpack("<e", struct.pack("<H", bits))[0])
     else:
         value = struct.unpack("<d", struct.pack("<Q", bits))[0]
     if math.isnan(value):

@@ -9,11 +9,18 @@ same case, code generation by an llc that undoes just this bug (one MIR edit). W
 run agrees with the arbiter, the bug explains the finding and its bucket signature's detail
 becomes `known LLVM bug <upstream> (<name>)`; otherwise it is bucketed as before. Either
 way the finding is stored. Cost: one extra compile and simulation per applicable finding.
+
+A bug that code generation cannot undo (an IR optimisation's, such as LLVM 22.1's constant
+fold of wave reductions, docs/findings/wave-reduce-fold.md) names a `recheck_pipeline`
+instead: a pipeline class (`module:Class`) made with the finding pipeline's options, whose
+`transform_ir` keeps the bug from happening. Such a recheck applies only to the plain
+pipeline its `pipelines` name (a plugin subclass's own `transform_ir` would be lost).
 """
 
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import shutil
 import sys
@@ -49,9 +56,12 @@ class KnownBug:
     opt: frozenset[int]
     wave_sizes: frozenset[int]
     recheck: str
-    """Module of the llc wrapper (run as a script: `LLC LLC-ARGS...`)."""
+    """Module of the llc wrapper (run as a script: `LLC LLC-ARGS...`); "" with a
+    `recheck_pipeline`."""
     llc: tuple[str, ...]
     """Candidates for the real llc the wrapper drives; the first found is used."""
+    recheck_pipeline: str = ""
+    """`module:Class` of a pipeline that runs the finding's spec without the bug."""
 
     @property
     def detail(self) -> str:
@@ -64,8 +74,9 @@ def known_bugs() -> tuple[KnownBug, ...]:
                          .read_text())
     return tuple(KnownBug(b["name"], b["upstream"], frozenset(b["kinds"]),
                           frozenset(b["pipelines"]), frozenset(b["opt"]),
-                          frozenset(b["wave_sizes"]),
-                          b["recheck"], tuple(b["llc"])) for b in data["bug"])
+                          frozenset(b["wave_sizes"]), b.get("recheck", ""),
+                          tuple(b.get("llc", ())), b.get("recheck_pipeline", ""))
+                 for b in data["bug"])
 
 
 def is_known_bug(signature: Signature | None) -> bool:
@@ -77,6 +88,8 @@ def _applies(bug: KnownBug, finding: Finding, pipeline: Pipeline) -> bool:
     if finding.kind.value not in bug.kinds or "llc" in dict(_options(pipeline)):
         return False
     names = {getattr(c, "name", None) for c in type(pipeline).__mro__}
+    if bug.recheck_pipeline:
+        names = {type(pipeline).name}  # the plain pipeline only (module docstring)
     if not names & bug.pipelines:
         return False
     opts = dict(_options(pipeline))
@@ -119,6 +132,20 @@ class KnownBugs:
 
     def _recheck_pipeline(self, pipeline: Pipeline, wrapper: str) -> Pipeline | None:
         spec = f"{pipeline.spec}:llc={wrapper}"
+        return self._make(spec)
+
+    def _replacement(self, pipeline: Pipeline, ref: str) -> Pipeline | None:
+        """`pipeline`'s spec run by the class `ref` (`module:Class`) instead."""
+        module_name, _, attr = ref.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module_name), attr)
+            if cls.name not in self.registry.names():
+                self.registry.register(cls)
+        except (ImportError, AttributeError, PipelineError):
+            return None
+        return self._make(":".join((cls.name, *pipeline.spec.options)))
+
+    def _make(self, spec: str) -> Pipeline | None:
         if spec not in self._made:
             try:
                 self._made[spec] = self.registry.create(spec)
@@ -133,8 +160,13 @@ class KnownBugs:
         if pipeline is None or outcomes.get(self.policy.arbiter) is None:
             return None
         for bug in known_bugs():
-            wrapper = _wrapper(bug) if _applies(bug, finding, pipeline) else None
-            again = self._recheck_pipeline(pipeline, wrapper) if wrapper else None
+            if not _applies(bug, finding, pipeline):
+                continue
+            if bug.recheck_pipeline:
+                again = self._replacement(pipeline, bug.recheck_pipeline)
+            else:
+                wrapper = _wrapper(bug)
+                again = self._recheck_pipeline(pipeline, wrapper) if wrapper else None
             if again is None:
                 continue
             self.rechecks += 1

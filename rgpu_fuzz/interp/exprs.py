@@ -23,6 +23,7 @@ from rgpu_fuzz.lang import ast, semantics
 from rgpu_fuzz.lang.features import children
 from rgpu_fuzz.lang.literals import float_literal_value
 from rgpu_fuzz.lang.methods import WAVE_FUNCTIONS
+from rgpu_fuzz.lang.semantics import floats
 from rgpu_fuzz.lang.source import Span
 from rgpu_fuzz.lang.types import ArrayTy, SliceTy, Special, Type
 from rgpu_fuzz.model.outcome import RejectReason, TrapKind
@@ -277,7 +278,9 @@ class ExprCompiler:
         ty = scalar_of(e.receiver.ty)
         name = e.method
         operands = self.exprs((e.receiver, *e.args))
-        if name in ("wrapping_div", "wrapping_rem"):
+        if name == "clamp":
+            return self._clamp(e, ty, operands)
+        if name in ("wrapping_div", "wrapping_rem", "div_euclid", "rem_euclid"):
             span = e.span
 
             def checked(st: LaneState, m: np.ndarray) -> np.ndarray:
@@ -292,6 +295,20 @@ class ExprCompiler:
             return semantics.method(name, ty, vals[0], vals[1:])
 
         return call
+
+    @staticmethod
+    def _clamp(e: ast.MethodCall, ty: Scalar, operands: Callable[..., Any]) -> ExprFn:
+        """`x.clamp(lo, hi)`: core's `assert!(min <= max)` panics first (trap `assert`)."""
+        span = e.span
+
+        def checked(st: LaneState, m: np.ndarray) -> np.ndarray:
+            (r, lo, hi), m = operands(st, m)
+            bad = floats.clamp_trap(lo, hi) & m
+            if bad.any():
+                raise TrapSignal(TrapKind.ASSERT, span, first_lane(bad))
+            return semantics.method("clamp", ty, r, [lo, hi])
+
+        return checked
 
     def length(self, receiver: ast.Expr) -> ExprFn:
         ty = receiver.ty

@@ -31,7 +31,7 @@ import numpy as np
 from rgpu_fuzz.interp.memory import SharedArray, Tracked, global_buffer
 from rgpu_fuzz.interp.nanbits import latitudes, observes_nan_bits, with_consts_evaluated_again
 from rgpu_fuzz.interp.program import CompiledFn, program_for
-from rgpu_fuzz.interp.schedules import block_starts, explore
+from rgpu_fuzz.interp.schedules import block_starts, explore, lane_masks
 from rgpu_fuzz.interp.signals import BudgetSignal, RejectSignal, StopLanes, TrapSignal
 from rgpu_fuzz.interp.state import LaneState
 from rgpu_fuzz.interp.stmts import over_budget
@@ -220,12 +220,13 @@ class _Launch:
                 st.gtid = st.lane_ids.astype(np.int64) + first * threads
                 st.shared = {name: SharedArray(name, ty.elem, ty.len, g, threads)
                              for name, ty in shared.items()}
-                frame: list[object] = [None] * compiled.bindings
-                for binding, value in params:
-                    frame[binding] = value
-                st.frame, st.ret, st.brk, st.cont, st.retval = (
-                    frame, st.none, st.none, st.none, None)
-                compiled.body(st, st.full)
+                for mask in lane_masks(st.full, threads):  # lock step, or chunk by chunk
+                    frame: list[object] = [None] * compiled.bindings
+                    for binding, value in params:
+                        frame[binding] = value
+                    st.frame, st.ret, st.brk, st.cont, st.retval = (
+                        frame, st.none, st.none, st.none, None)
+                    compiled.body(st, mask)
             except StopLanes as stop:
                 return stop, st.block
             steps = st.steps

@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from rgpu_fuzz.lang.checker import CheckedModule
 
 _WIDTHS = {np.dtype(np.float32): 32, np.dtype(np.float64): 64, np.dtype(np.uint32): 32,
-           np.dtype(np.int32): 32, np.dtype(np.uint64): 64, np.dtype(np.int64): 64}
+           np.dtype(np.int32): 32, np.dtype(np.uint64): 64, np.dtype(np.int64): 64,
+           np.dtype(np.float16): 16, np.dtype(np.uint16): 16, np.dtype(np.int16): 16}
 
 
 def observes_nan_bits(saw_nan_bits: bool, outputs: Mapping[str, np.ndarray]) -> bool:

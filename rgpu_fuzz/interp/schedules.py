@@ -13,14 +13,24 @@ never a finding:
 * `shuffled`: the same wave, a fresh seeded permutation of the lanes at every atomic
   operation (an interleaving choice at each one);
 * `blocks-descending`: blocks one by one, the last block first, lanes descending;
-* `blocks-shuffled`: blocks one by one in a seeded order, lanes permuted at every operation.
+* `blocks-shuffled`: blocks one by one in a seeded order, lanes permuted at every operation;
+* `chunks-ascending`, `chunks-descending`: blocks one by one, and in each block the threads
+  in chunks of `SERIAL_CHUNK` consecutive threads (a wave of the smallest wave size any
+  pipeline runs), each chunk running the whole kernel before the next starts, first chunk
+  first or last chunk first. So a thread's later atomic operations can come before another
+  thread's earlier ones, as between the waves of a GPU (the simulator runs each wave to its
+  next barrier by default): a counter read while other waves still add to it is
+  schedule-dependent. A kernel that reaches `sync_threads()` (or a wave operation at a
+  wave size the chunk does not cover) cannot run in chunks; these schedules are then left
+  out (`_NOT_APPLICABLE`).
 
-In a wave, every thread does its k-th atomic operation of one program point before any does
-its (k+1)-th: the reference runs threads in lock step. Known gap: schedules in which one
-thread of a block runs several atomic operations ahead of another (or takes the `else` arm
-of an `if` before another takes the `then` arm) are not explored, so a hand-written case
-whose result depends only on such an order may be accepted; the generator writes only
-order-independent patterns (generators/atomics.py).
+In a wave (or chunk), every thread does its k-th atomic operation of one program point before
+any does its (k+1)-th: the reference runs threads in lock step. Known gap: between barriers
+of a kernel that has them, schedules in which one thread of a block runs several atomic
+operations ahead of another (or takes the `else` arm of an `if` before another takes the
+`then` arm) are not explored, so a hand-written case whose result depends only on such an
+order may be accepted; the generator writes only order-independent patterns
+(generators/atomics.py).
 """
 
 from __future__ import annotations
@@ -47,6 +57,8 @@ class Schedule:
     lanes: str          # "ascending", "descending" or "shuffled"
     waves: bool         # blocks of a wave in lock step, or blocks one by one
     blocks: str         # block order when one by one: "ascending", "descending", "shuffled"
+    chunks: str = ""    # "": a block's threads in lock step; "ascending"/"descending": in
+    #                     chunks of SERIAL_CHUNK threads, one after another in that order
 
 
 ASCENDING = Schedule("ascending", "ascending", True, "ascending")
@@ -56,7 +68,17 @@ SCHEDULES: tuple[Schedule, ...] = (
     Schedule("shuffled", "shuffled", True, "ascending"),
     Schedule("blocks-descending", "descending", False, "descending"),
     Schedule("blocks-shuffled", "shuffled", False, "shuffled"),
+    Schedule("chunks-ascending", "ascending", False, "ascending", "ascending"),
+    Schedule("chunks-descending", "descending", False, "descending", "descending"),
 )
+SERIAL_CHUNK = 32
+"""Threads per chunk of the `chunks-*` schedules: the wave of gfx1100 and of nvptx, the
+smallest wave any pipeline runs (a wave64 GPU's waves are unions of such chunks)."""
+_NOT_APPLICABLE = frozenset({RejectReason.BARRIER_DIVERGENCE, RejectReason.WAVE_DIVERGENCE,
+                             RejectReason.INACTIVE_LANE})
+"""What a kernel that cannot run chunk by chunk stops with under a `chunks-*` schedule (a
+barrier or a wave operation reached by one chunk of the block): that schedule is left out,
+not the case rejected."""
 
 
 class _Active:
@@ -89,6 +111,22 @@ def lane_order(lanes: np.ndarray) -> np.ndarray:
     return run.rng.permutation(lanes)
 
 
+def lane_masks(full: np.ndarray, threads: int) -> list[np.ndarray]:
+    """The initial masks a block's run starts from, one run each in this order: `full`
+    itself (lock step), or under a `chunks-*` schedule of a block of more than one chunk,
+    each chunk of `SERIAL_CHUNK` consecutive threads alone."""
+    run = _ACTIVE.get()
+    if run is None or not run.schedule.chunks or threads <= SERIAL_CHUNK \
+            or len(full) != threads:
+        return [full]
+    masks = []
+    for start in range(0, threads, SERIAL_CHUNK):
+        m = np.zeros(threads, dtype=bool)
+        m[start:start + SERIAL_CHUNK] = True
+        masks.append(m)
+    return masks[::-1] if run.schedule.chunks == "descending" else masks
+
+
 SHUFFLED_BLOCKS_MAX = 1 << 16
 """Larger grids run their blocks in descending order under `blocks-shuffled` (a permutation
 of every block of a huge grid would not fit in memory; the step budget stops such runs)."""
@@ -114,6 +152,8 @@ def explore(run: Callable[[bool], InterpResult]) -> InterpResult:
         with active(schedule):
             result = run(schedule.waves)
         if isinstance(result, Rejected):
+            if schedule.chunks and result.reason in _NOT_APPLICABLE:
+                continue
             return result
         results.append((schedule, result))
     first_schedule, first = results[0]

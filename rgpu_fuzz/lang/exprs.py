@@ -31,6 +31,7 @@ from rgpu_fuzz.lang.methods import (
     ASSOC_FUNCTIONS,
     BARRIER,
     LEN,
+    LITERAL_EXPONENT,
     PRELUDE_FUNCTIONS,
     WAVE_FUNCTIONS,
     assoc_const_value,
@@ -439,6 +440,9 @@ class ExprChecker:
         if sig is None:
             return self._no_method(e, recv)
         args = self.args(e.args, sig.params, e.span, "method")
+        if e.method in LITERAL_EXPONENT and args and not isinstance(args[0], ast.IntLit):
+            self.env.error(f"the exponent of `{e.method}` must be an integer literal",
+                           args[0].span, "write the exponent as a literal, e.g. `x.pow(3)`")
         return evolve(e, receiver=recv, args=args, ty=sig.result)
 
     def _no_method(self, e: ast.MethodCall, recv: ast.Expr) -> ast.MethodCall:

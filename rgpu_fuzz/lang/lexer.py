@@ -48,7 +48,7 @@ PUNCTUATION: tuple[str, ...] = (
 """Longest first, so that the first match is the longest (maximal munch)."""
 
 INT_SUFFIXES: frozenset[str] = frozenset(s.value for s in Scalar if s.is_int)
-FLOAT_SUFFIXES: frozenset[str] = frozenset(("f32", "f64"))
+FLOAT_SUFFIXES: frozenset[str] = frozenset(("f16", "f32", "f64"))
 _SCALARS: dict[str, Scalar] = {s.value: s for s in Scalar}
 
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -25,6 +25,7 @@ _FLOAT_TEXT = re.compile(r"(?P<int>[0-9_]+)(?:\.(?P<frac>[0-9_]*))?(?:[eE](?P<ex
 _FORMATS: dict[Scalar, tuple[int, int, int]] = {
     Scalar.F32: (24, -126, 127),
     Scalar.F64: (53, -1022, 1023),
+    Scalar.F16: (11, -14, 15),
 }
 
 
@@ -78,9 +79,11 @@ def float_literal_value(text: str, ty: Scalar) -> float:
 def float_bits(value: float, ty: Scalar) -> int:
     """The IEEE bit pattern of `value` rounded to `ty` (NaN keeps Python's payload)."""
     _float_format(ty)
-    if ty is Scalar.F32:
+    if ty in (Scalar.F32, Scalar.F16):
         if math.isfinite(value):
             value = round_to_float(Fraction(value), ty) if value != 0 else value
+        if ty is Scalar.F16:  # struct's "e" is binary16 (and rounds, but value is exact)
+            return struct.unpack("<H", struct.pack("<e", value))[0]
         return struct.unpack("<I", struct.pack("<f", value))[0]
     return struct.unpack("<Q", struct.pack("<d", value))[0]
 
@@ -88,7 +91,7 @@ def float_bits(value: float, ty: Scalar) -> int:
 def _shortest_text(value: float, ty: Scalar) -> str:
     """Shortest decimal that reads back as `value` in `ty`, in the lexer's canonical form:
     positional for 1e-4 <= value < 1e16 (as Python's repr), scientific otherwise."""
-    v: np.floating = np.float32(value) if ty is Scalar.F32 else np.float64(value)
+    v: np.floating = np.dtype(ty.dtype).type(value)
     if value == 0 or 1e-4 <= value < 1e16:
         text = np.format_float_positional(v, unique=True, trim="0")
         return text
@@ -103,8 +106,8 @@ def float_literal(value: float, ty: Scalar) -> ast.Expr:
     a suffixed `FloatLit` with the shortest round-tripping text, `-` in front for negative
     values including -0.0, and `f32::from_bits(...)`/`f64::from_bits(...)` for NaN and ±inf."""
     _float_format(ty)
-    bits_ty = Scalar.U32 if ty is Scalar.F32 else Scalar.U64
-    if math.isfinite(value) and ty is Scalar.F32:
+    bits_ty = ty.uint
+    if math.isfinite(value) and ty in (Scalar.F32, Scalar.F16):
         value = round_to_float(Fraction(value), ty) if value != 0 else value
     if not math.isfinite(value):
         return ast.AssocCall(scalar=ty, name="from_bits",

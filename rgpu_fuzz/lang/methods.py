@@ -22,8 +22,11 @@ __all__ = [
     "ASSOC_FUNCTIONS",
     "BARRIER",
     "LEN",
+    "LITERAL_EXPONENT",
     "METHODS",
+    "NEW_METHODS",
     "PRELUDE_FUNCTIONS",
+    "TRAPPING_METHODS",
     "UNIFORM_PRELUDE",
     "WAVE_FUNCTIONS",
     "AssocFnSig",
@@ -42,7 +45,10 @@ class Operand(Enum):
     SELF = "T"
     """The receiver type itself."""
     BITS = "bits"
-    """The unsigned integer of the receiver's width (`f32` → `u32`, `f64` → `u64`)."""
+    """The unsigned integer of the receiver's width (`f16` → `u16`, `f32` → `u32`, ...)."""
+    UNSIGNED = "unsigned"
+    """The unsigned integer of the receiver's width, `usize` for `usize` (`abs_diff`,
+    `unsigned_abs`: Rust's `Self::Unsigned`)."""
 
 
 ParamTy: TypeAlias = Scalar | Operand
@@ -50,7 +56,7 @@ ParamTy: TypeAlias = Scalar | Operand
 _SIGNED: frozenset[Scalar] = frozenset(s for s in INT_TYPES if s.is_signed)
 _INTS: frozenset[Scalar] = frozenset(INT_TYPES)
 _FLOATS: frozenset[Scalar] = frozenset(FLOAT_TYPES)
-_BITS_OF: Mapping[Scalar, Scalar] = {Scalar.F32: Scalar.U32, Scalar.F64: Scalar.U64}
+_BITS_OF: Mapping[Scalar, Scalar] = {f: f.uint for f in FLOAT_TYPES}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +93,8 @@ def _subst(p: ParamTy, receiver: Scalar) -> Scalar:
         return receiver
     if p is Operand.BITS:
         return _BITS_OF[receiver]
+    if p is Operand.UNSIGNED:
+        return Scalar.USIZE if receiver is Scalar.USIZE else receiver.uint
     assert isinstance(p, Scalar)
     return p
 
@@ -111,8 +119,40 @@ METHODS: Final[Mapping[str, MethodSig]] = _table(
     MethodSig("sqrt", _FLOATS, (), _T),
     MethodSig("mul_add", _FLOATS, (_T, _T), _T),
     MethodSig("to_bits", _FLOATS, (), Operand.BITS),
+    # integer methods with GPU instructions behind them (v_bfrev, v_perm, v_*_sat, ...)
+    *(MethodSig(name, _INTS, (), Scalar.U32)
+      for name in ("count_zeros", "leading_ones", "trailing_ones")),
+    *(MethodSig(name, _INTS, (), _T) for name in ("swap_bytes", "reverse_bits")),
+    *(MethodSig(f"saturating_{op}", _INTS, (_T,), _T) for op in ("add", "sub", "mul")),
+    MethodSig("abs_diff", _INTS, (_T,), Operand.UNSIGNED),
+    MethodSig("unsigned_abs", _SIGNED, (), Operand.UNSIGNED),
+    MethodSig("div_euclid", _INTS, (_T,), _T),
+    MethodSig("rem_euclid", _INTS, (_T,), _T),
+    MethodSig("pow", _INTS, (Scalar.U32,), _T),
+    MethodSig("wrapping_pow", _INTS, (Scalar.U32,), _T),
+    # float methods
+    MethodSig("copysign", _FLOATS, (_T,), _T),
+    *(MethodSig(name, _FLOATS, (), _T) for name in ("signum", "floor", "ceil", "round", "trunc")),
+    *(MethodSig(name, _FLOATS, (), Scalar.BOOL) for name in ("is_nan", "is_sign_negative")),
+    MethodSig("clamp", _FLOATS, (_T, _T), _T),
 )
 """Every scalar method, by name."""
+
+LITERAL_EXPONENT: Final[frozenset[str]] = frozenset({"pow", "wrapping_pow"})
+"""Methods whose argument must be an integer literal (docs/language.md: the exponent is a
+constant, so the compiled pipelines see the unrolled multiplications LLVM makes of it)."""
+
+TRAPPING_METHODS: Final[frozenset[str]] = frozenset({"div_euclid", "rem_euclid", "clamp"})
+"""Methods that panic on some operands: `div_euclid`/`rem_euclid` as `/` and `%` do,
+`clamp` when `min > max` or a bound is NaN."""
+
+NEW_METHODS: Final[frozenset[str]] = frozenset({
+    "count_zeros", "leading_ones", "trailing_ones", "swap_bytes", "reverse_bits",
+    "saturating_add", "saturating_sub", "saturating_mul", "abs_diff", "unsigned_abs",
+    "div_euclid", "rem_euclid", "pow", "wrapping_pow", "copysign", "signum", "floor", "ceil",
+    "round", "trunc", "is_nan", "is_sign_negative", "clamp"})
+"""The methods the generator's default mix never writes (the `half` profile does): adding
+them to its choices would change every default-profile kernel."""
 
 LEN: Final = "len"
 """`.len()` on a local array, a slice parameter or a shared array; gives `usize`."""
@@ -139,7 +179,7 @@ class AssocFnSig:
 ASSOC_FUNCTIONS: Final[Mapping[tuple[Scalar, str], AssocFnSig]] = MappingProxyType({
     (f, "from_bits"): AssocFnSig(f, "from_bits", (_BITS_OF[f],), f) for f in FLOAT_TYPES
 })
-"""`f32::from_bits(u32)` and `f64::from_bits(u64)`."""
+"""`f16::from_bits(u16)`, `f32::from_bits(u32)` and `f64::from_bits(u64)`."""
 
 ASSOC_CONSTS: Final[frozenset[str]] = frozenset({"MIN", "MAX"})
 """`T::MIN` and `T::MAX`, on the integer types only."""

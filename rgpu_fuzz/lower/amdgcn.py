@@ -76,7 +76,7 @@ from rgpu_fuzz.lower.values import (
 from rgpu_fuzz.lower.waves import WaveOps
 from rgpu_fuzz.model.kernel_abi import LEN_SUFFIX, TRAP_PARAM
 from rgpu_fuzz.model.scalars import Scalar
-from rgpu_fuzz.targets import GpuTarget, by_name
+from rgpu_fuzz.targets import Generation, GpuTarget, by_name
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lower.context import ModuleState
@@ -163,8 +163,13 @@ class AmdgcnTarget(TargetHooks):
 
     def wave_op(self, st: FnState, op: str, args: list[ir.Value],
                 types: list[Scalar]) -> ir.Value:
-        gfx9 = not self._row().is_gfx10_plus  # GFX9 has DPP row broadcasts
-        return AmdgcnWaves(st, self.lanes, self.waveops, gfx9).op(op, args, types)
+        row = self._row()
+        gfx9 = not row.is_gfx10_plus  # GFX9 has DPP row broadcasts
+        # GFX10/GFX11 wave64: ds_bpermute reaches a 32-lane half (amdgcn_waves docstring)
+        halves = self.lanes == 64 and row.generation in (Generation.GFX10, Generation.GFX11)
+        waves = AmdgcnWaves(st, self.lanes, self.waveops, gfx9, halves,
+                            permlane64=row.generation is not Generation.GFX10)
+        return waves.op(op, args, types)
 
     def emit_barrier(self, st: FnState) -> None:
         st.b.fence("release", "workgroup")

@@ -12,6 +12,15 @@ A wave is `wave_size` consecutive work-items (64 on gfx942/gfx90a, 32 on gfx1100
 * `shuffle`, `shuffle_xor`, `shuffle_down`: `llvm.amdgcn.ds.bpermute` (byte address = source
   lane × 4), one per 32-bit word. `shuffle_down`'s source past the last active lane (the
   highest set bit of `ballot(true)`) is the lane itself, as CUDA's `__shfl_down_sync`.
+  On GFX10/GFX11 in wave64 a `ds_bpermute_b32` reaches only the lane's own 32-lane half
+  (RDNA3 ISA "DS_BPERMUTE_B32": the lane index is "MOD 32 regardless of wave size"; LLVM's
+  `GCNSubtarget::supportsWaveWideBPermute`), so there a word is also moved through its
+  `llvm.amdgcn.permlane64` copy (the halves swapped) and each lane picks the own-half or the
+  swapped read by bit 5 of `lane_id ^ source` — the shape LLVM gives
+  `llvm.amdgcn.wave.shuffle` there. The swapped read runs in whole-wave mode
+  (`set.inactive`, `strict.wwm`): the lane it reads stands in for the source lane across
+  the halves and must be enabled. GFX10 has no `v_permlane64_b32`: wave64 shuffles there
+  are a lowering error.
 * reductions (`WaveOps.INTRINSIC`): `llvm.amdgcn.wave.reduce.<op>.{i32,i64}(v, 0)`, strategy 0
   (the back end's choice), after widening 8/16-bit values to i32; `wave_all`/`wave_any` as
   `wave.reduce.umin`/`umax` of the zero-extended bool.
@@ -68,13 +77,18 @@ class AmdgcnWaves:
     """The wave operations of one function being lowered for amdgcn."""
 
     def __init__(self, st: FnState, wave_size: int, strategy: WaveOps,
-                 dpp_broadcasts: bool) -> None:
+                 dpp_broadcasts: bool, permute_halves: bool = False, *,
+                 permlane64: bool = True) -> None:
         self.st = st
         self.b = st.b
         self.ws = wave_size
         self.strategy = strategy
         self.dpp_broadcasts = dpp_broadcasts
         """GFX9 has DPP row broadcasts; GFX10+ joins rows with permlanex16 / readlane."""
+        self.permute_halves = permute_halves
+        """`ds_bpermute` reaches only a 32-lane half (GFX10/GFX11 wave64, module docstring)."""
+        self.permlane64 = permlane64
+        """The target has `v_permlane64_b32` (GFX11+)."""
 
     def intr(self, name: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
         fn = self.st.ms.intrinsics.get(name, ret, [a.type for a in args])
@@ -145,7 +159,32 @@ class AmdgcnWaves:
         b = self.b
         addr = b.shl(lane, self.i32(2))
         moved = [self.intr("llvm.amdgcn.ds.bpermute", I32, [addr, w]) for w in words(b, v, s)]
+        if self.permute_halves:
+            moved = self.across_halves(lane, addr, words(b, v, s), moved)
         return unwords(b, moved, s)
+
+    def across_halves(self, lane: ir.Value, addr: ir.Value, ws: list[ir.Value],
+                      own: list[ir.Value]) -> list[ir.Value]:
+        """Where a `ds_bpermute` reaches only the lane's own half (`own`: those reads), the
+        same read of each word's `permlane64` copy gives the lane at the same position in the
+        other half; a lane whose source is in the other half (bit 5 of `lane_id ^ lane`)
+        takes that. Whole-wave mode, with inactive lanes' addresses and data 0, so the lane
+        read on the source's behalf is enabled (module docstring)."""
+        b = self.b
+        if not self.permlane64:
+            raise LowerError("a wave64 lane move across halves needs v_permlane64_b32 "
+                             "(GFX11+)")
+        wide = self.intr("llvm.amdgcn.set.inactive.i32", I32, [addr, self.i32(0)])
+        crosses = b.icmp_unsigned("!=", b.and_(b.xor(self.lane_id(), lane), self.i32(32)),
+                                  self.i32(0))
+        out = []
+        for w, mine in zip(ws, own, strict=True):
+            x = self.intr("llvm.amdgcn.set.inactive.i32", I32, [w, self.i32(0)])
+            swapped = self.intr("llvm.amdgcn.permlane64.i32", I32, [x])
+            theirs = self.intr("llvm.amdgcn.ds.bpermute", I32, [wide, swapped])
+            theirs = self.intr("llvm.amdgcn.strict.wwm.i32", I32, [theirs])
+            out.append(b.select(crosses, theirs, mine))
+        return out
 
     def last_active(self) -> ir.Value:
         """The highest active lane (i32): wave_size − 1 − ctlz(ballot(true))."""

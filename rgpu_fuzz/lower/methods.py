@@ -3,7 +3,13 @@
 Each method maps to the instruction or intrinsic whose LangRef semantics equal Rust's:
 `llvm.fma` (one rounding), `llvm.minnum`/`llvm.maxnum` (a NaN operand is ignored),
 `llvm.ctlz`/`llvm.cttz` with `is_zero_poison = false` (so `0.leading_zeros()` is the width),
-`llvm.fshl`/`llvm.fshr` for rotates, `llvm.abs` with `is_int_min_poison = false` (wraps).
+`llvm.fshl`/`llvm.fshr` for rotates, `llvm.abs` with `is_int_min_poison = false` (wraps),
+`llvm.bswap`/`llvm.bitreverse`, `llvm.[su]add.sat`/`llvm.[su]sub.sat` (LangRef "Saturation
+Arithmetic Intrinsics"), `llvm.copysign`, `llvm.floor`/`ceil`/`round`/`trunc` (`llvm.round`
+rounds half away from zero, as Rust's `round`). What LLVM has no intrinsic for is written
+as core 1.95 writes it: `saturating_mul` through `llvm.[su]mul.with.overflow`, `abs_diff`,
+`div_euclid`/`rem_euclid`, `pow` by square and multiply, `signum` and `clamp` (with its
+`assert!`, `lower/methods_ext.py`).
 """
 
 from __future__ import annotations
@@ -12,19 +18,14 @@ from typing import TYPE_CHECKING
 
 from rgpu_fuzz.lang import ast
 from rgpu_fuzz.lang.ast import BinOp
-from rgpu_fuzz.lower.context import LowerError
 from rgpu_fuzz.lower.irapi import ir
-from rgpu_fuzz.lower.values import I1, int_const, type_suffix, value_type
+from rgpu_fuzz.lower.methods_ext import intrinsic as _intrinsic
+from rgpu_fuzz.lower.methods_ext import lower_float_method, lower_int_method
+from rgpu_fuzz.lower.values import I1, int_const, value_type
 from rgpu_fuzz.model.scalars import Scalar
 
 if TYPE_CHECKING:
     from rgpu_fuzz.lower.exprs import ExprLowerer
-
-
-def _intrinsic(lw: ExprLowerer, base: str, ret: ir.Type, args: list[ir.Value]) -> ir.Value:
-    name = f"{base}.{type_suffix(args[0].type)}"
-    fn = lw.st.ms.intrinsics.get(name, ret, [a.type for a in args])
-    return lw.b.call(fn, args)
 
 
 def _to_u32(lw: ExprLowerer, v: ir.Value, s: Scalar) -> ir.Value:
@@ -55,7 +56,7 @@ def lower_method(lw: ExprLowerer, e: ast.MethodCall) -> ir.Value:
                 return _intrinsic(lw, "llvm.maxnum", t, [recv, args[0]])
             case "to_bits":
                 return b.bitcast(recv, ir.IntType(s.bits))
-        raise LowerError(f"float method {m}")
+        return lower_float_method(lw, e, s, recv, args)
     simple = {"wrapping_add": b.add, "wrapping_sub": b.sub, "wrapping_mul": b.mul}
     if m in simple:
         return simple[m](recv, args[0])
@@ -86,4 +87,4 @@ def lower_method(lw: ExprLowerer, e: ast.MethodCall) -> ir.Value:
             return b.select(less, args[0], recv)
         case "abs" | "wrapping_abs":
             return _intrinsic(lw, "llvm.abs", t, [recv, ir.Constant(I1, 0)])
-    raise LowerError(f"integer method {m}")
+    return lower_int_method(lw, e, s, recv, args)

@@ -32,6 +32,8 @@ def value_type(s: Scalar) -> ir.Type:
         return ir.FloatType()
     if s is Scalar.F64:
         return ir.DoubleType()
+    if s is Scalar.F16:
+        return ir.HalfType()
     return ir.IntType(s.bits)
 
 
@@ -70,6 +72,8 @@ def float_const(s: Scalar, bits: int) -> ir.Constant:
     f32 -> f64 widening sets the quiet bit."""
     if s is Scalar.F64:
         return ir.FormattedConstant(value_type(s), f"0x{bits:016X}")
+    if s is Scalar.F16:  # LangRef: `0xH` and the four hex digits of the half's own bits
+        return ir.FormattedConstant(value_type(s), f"0xH{bits:04X}")
     sign, exponent, mantissa = bits >> 31, (bits >> 23) & 0xFF, bits & 0x7F_FFFF
     if exponent == 0xFF:  # inf and NaN: exponent all ones, payload moved to the top
         double = sign << 63 | 0x7FF << 52 | mantissa << 29
@@ -121,7 +125,9 @@ class Intrinsics:
 
 
 def type_suffix(t: ir.Type) -> str:
-    """The overload suffix of an intrinsic name (`i32`, `f32`, `f64`)."""
+    """The overload suffix of an intrinsic name (`i32`, `f16`, `f32`, `f64`)."""
+    if isinstance(t, ir.HalfType):
+        return "f16"
     if isinstance(t, ir.FloatType):
         return "f32"
     if isinstance(t, ir.DoubleType):

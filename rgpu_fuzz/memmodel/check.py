@@ -143,14 +143,18 @@ def _judged(family: str, irs: list[IrAtomic], code: list[MachineInst], used: set
             ) -> tuple[list[Finding], int, int]:
     """Each machine read-modify-write against the rows of every IR atomic it may
     implement: a finding only when it fails them all (reported against the one it misses
-    least), so a guess never makes one. Returns findings, checked and unchecked counts."""
+    least), so a guess never makes one. The trap record's cmpxchg is a candidate beside the
+    kernel's own atomics (a kernel that may trap keeps it), but a machine atomic that only
+    it can be is the harness's, not judged. Returns findings, checked and unchecked
+    counts."""
     findings: list[Finding] = []
     checked = unchecked = 0
     for inst in code:
         if not inst.rmw:
             continue
         candidates = _candidates(irs, inst)
-        if not candidates:
+        if all(a.harness for a in candidates):
+            # none, or only the trap record's (`IrAtomic.harness`): not code under test
             unchecked += 1
             continue
         checked += 1
@@ -164,8 +168,10 @@ def _judged(family: str, irs: list[IrAtomic], code: list[MachineInst], used: set
 def _counted(family: str, irs: list[IrAtomic], code: list[MachineInst],
              used: set[str]) -> list[Finding]:
     """Atomic loads and stores by their bits; fences and the cache operations of loads and
-    stores by presence in the kernel."""
+    stores by presence in the kernel. The trap record's atomics (`IrAtomic.harness`) ask
+    for nothing here: the linker drops them from a kernel that never traps."""
     out = []
+    irs = [a for a in irs if not a.harness]
     for op, kind in (("load", "_load"), ("store", "_store")):
         need: Counter[tuple[str, ...]] = Counter()
         first: dict[tuple[str, ...], tuple[Row, IrAtomic]] = {}

@@ -32,6 +32,8 @@ class IrAtomic:
     one_as: bool
     space: str
     line: str
+    harness: bool = False
+    """Part of the harness's trap record (`rgpu.trap`), not of the code under test."""
 
     @property
     def acquire(self) -> bool:
@@ -61,19 +63,19 @@ def _space(line: str, op: str) -> str:
 
 
 def atomics(ir_text: str) -> list[IrAtomic]:
-    """The module's atomics in text order (non-atomic and `unordered` ones skipped)."""
+    """The module's atomics in text order (non-atomic and `unordered` ones skipped). Those
+    of the harness's trap record (`rgpu.trap`: a cmpxchg and a `fence release` that publish
+    a trap's location) are marked `harness`: the linker drops the record from a kernel that
+    never traps (its fence then has no instructions at all), so nothing may be required of
+    them, but a kernel that may trap keeps its cmpxchg, a machine atomic that implements
+    it and nothing else."""
     out = []
     in_trap_record = False
     for line in ir_text.splitlines():
         if line.startswith("define "):
-            # the harness's trap record (`rgpu.trap`: a cmpxchg and a `fence release` that
-            # publish a trap's location) is not code under test, and the linker drops it
-            # from a kernel that never traps (its fence then has no instructions at all)
             in_trap_record = _TRAP_RECORD.search(line) is not None
         elif line.startswith("}"):
             in_trap_record = False
-        if in_trap_record:
-            continue
         head = _OP.search(line)
         tail = _TAIL.search(line) if head is not None else None
         if head is None or tail is None:
@@ -90,5 +92,5 @@ def atomics(ir_text: str) -> list[IrAtomic]:
         kind = "cmpxchg" if head["rmw"] == "cmpxchg" else (head["kind"] or op)
         kind = {"umin": "min", "umax": "max"}.get(kind, kind)
         out.append(IrAtomic(op, kind, ordering, scope, "one-as" in raw, _space(line, op),
-                            line.strip()))
+                            line.strip(), in_trap_record))
     return out

@@ -24,6 +24,14 @@ def _f64_bits(x: float) -> int:
     return struct.unpack("<Q", struct.pack("<d", x))[0]
 
 
+def _f16_bits(x: float) -> int:
+    """binary16 bits of `x`; values past its range (65504) are infinite."""
+    try:
+        return struct.unpack("<H", struct.pack("<e", x))[0]
+    except OverflowError:
+        return 0x7c00
+
+
 def edge_bits(ty: Scalar) -> tuple[int, ...]:
     """Edge values of a type as bit patterns: what breaks arithmetic, casts and comparisons."""
     mask = (1 << ty.bits) - 1 if ty is not Scalar.BOOL else 1
@@ -34,8 +42,8 @@ def edge_bits(ty: Scalar) -> tuple[int, ...]:
                 ty.max_value - 1, 7, 8, ty.bits - 1, ty.bits, ty.bits + 1}
         vals |= {1 << k for k in range(0, ty.bits, 7)}
         return tuple(sorted(v & mask for v in vals))
-    pack = _f32_bits if ty is Scalar.F32 else _f64_bits
-    mant = 23 if ty is Scalar.F32 else 52
+    pack = {Scalar.F16: _f16_bits, Scalar.F32: _f32_bits, Scalar.F64: _f64_bits}[ty]
+    mant = {Scalar.F16: 10, Scalar.F32: 23, Scalar.F64: 52}[ty]
     sign = 1 << (ty.bits - 1)
     exp_all = ((1 << (ty.bits - 1 - mant)) - 1) << mant
     specials = {
@@ -46,6 +54,8 @@ def edge_bits(ty: Scalar) -> tuple[int, ...]:
     }
     specials |= {pack(v) for v in (1.0, 2.0, 0.5, 1.5, 3.0, 0.1, 1e10, 16777217.0, 2.0**31,
                                    2.0**32, 2.0**63, 2.0**64, 255.5, 65535.0)}
+    if ty is Scalar.F16:  # and its own: integers at the significand's end, rounding ties
+        specials |= {pack(v) for v in (2048.0, 2049.0, 1.0 + 2.0**-10, 0.333, 65504.0, -0.0)}
     both = specials | {s | sign for s in specials}
     return tuple(sorted(both))
 

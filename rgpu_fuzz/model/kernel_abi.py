@@ -32,6 +32,7 @@ TRAP_CODES: dict[TrapKind, int] = {
     TrapKind.DIV_BY_ZERO: 1,
     TrapKind.DIV_OVERFLOW: 2,
     TrapKind.OUT_OF_BOUNDS: 3,
+    TrapKind.ASSERT: 4,
 }
 """The `code` word of the trap record (0: no trap)."""
 

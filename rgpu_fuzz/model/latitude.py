@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_FRACTION_BITS = {32: 23, 64: 52}
+_FRACTION_BITS = {16: 10, 32: 23, 64: 52}
 
 
 def float_nan_bits(bits: np.ndarray, width: int) -> np.ndarray:

@@ -37,6 +37,9 @@ class TrapKind(StrEnum):
     DIV_BY_ZERO = "div-by-zero"
     DIV_OVERFLOW = "div-overflow"  # MIN / -1 and MIN % -1
     OUT_OF_BOUNDS = "out-of-bounds"
+    ASSERT = "assert"
+    """A library precondition core checks with `assert!` in release builds too: `clamp`
+    with `min > max` or a NaN bound."""
 
 
 class RejectReason(StrEnum):

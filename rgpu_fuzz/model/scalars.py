@@ -26,6 +26,9 @@ class Scalar(StrEnum):
     USIZE = "usize"
     F32 = "f32"
     F64 = "f64"
+    F16 = "f16"
+    """IEEE binary16, Rust's unstable `f16` (`#![feature(f16)]`): last, so that code iterating
+    the enum sees the older types in their old order."""
 
     @property
     def bits(self) -> int:
@@ -34,11 +37,11 @@ class Scalar(StrEnum):
 
     @property
     def is_int(self) -> bool:
-        return self not in (Scalar.BOOL, Scalar.F32, Scalar.F64)
+        return self not in (Scalar.BOOL, Scalar.F32, Scalar.F64, Scalar.F16)
 
     @property
     def is_float(self) -> bool:
-        return self in (Scalar.F32, Scalar.F64)
+        return self in (Scalar.F32, Scalar.F64, Scalar.F16)
 
     @property
     def is_signed(self) -> bool:
@@ -57,6 +60,11 @@ class Scalar(StrEnum):
         if not self.is_int:
             raise TypeError(f"{self} is not an integer type")
         return (1 << (self.bits - 1)) - 1 if self.is_signed else (1 << self.bits) - 1
+
+    @property
+    def uint(self) -> Scalar:
+        """The unsigned integer type of the same width (`f16` → `u16`: `to_bits`'s result)."""
+        return _UINT_OF_WIDTH[self.bits]
 
     @property
     def dtype(self) -> np.dtype:
@@ -82,6 +90,7 @@ _BITS: dict[Scalar, int] = {
     Scalar.USIZE: 64,  # docs/language.md: usize is 64-bit on every target we run
     Scalar.F32: 32,
     Scalar.F64: 64,
+    Scalar.F16: 16,
 }
 
 _DTYPES: dict[Scalar, str] = {
@@ -97,6 +106,7 @@ _DTYPES: dict[Scalar, str] = {
     Scalar.USIZE: "uint64",
     Scalar.F32: "float32",
     Scalar.F64: "float64",
+    Scalar.F16: "float16",
 }
 
 _BITS_DTYPES: dict[Scalar, str] = {
@@ -112,10 +122,13 @@ _BITS_DTYPES: dict[Scalar, str] = {
     Scalar.USIZE: "uint64",
     Scalar.F32: "uint32",
     Scalar.F64: "uint64",
+    Scalar.F16: "uint16",
 }
 
+_UINT_OF_WIDTH: dict[int, Scalar] = {8: Scalar.U8, 16: Scalar.U16, 32: Scalar.U32, 64: Scalar.U64}
+
 INT_TYPES: tuple[Scalar, ...] = tuple(s for s in Scalar if s.is_int)
-FLOAT_TYPES: tuple[Scalar, ...] = (Scalar.F32, Scalar.F64)
+FLOAT_TYPES: tuple[Scalar, ...] = (Scalar.F32, Scalar.F64, Scalar.F16)
 
 
 def to_bits(values: np.ndarray, ty: Scalar) -> list[int]:

@@ -2,11 +2,15 @@
 code object → the ISA simulator (`rgpu_fuzz.sim`), loaded as the ROCm loader would.
 
 Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:isel=dag|global][:scope=SCOPE]
-[:atomic-opt=default|dpp|iterative|none][:flat][:llc=PATH][:steps=N][:timeout=S][:det]`, e.g.
+[:atomic-opt=default|dpp|iterative|none][:flat][:interleave=SEED][:llc=PATH][:steps=N]
+[:timeout=S][:det]`, e.g.
 `amdgpu-sim:gfx942:O3`; `isel=global` generates the code with GlobalISel instead of
 SelectionDAG (`toolchain.Isel`), a third opinion on a finding. `scope=`, `atomic-opt=` and
 `flat` say how atomics are compiled (`toolchain.AtomicConfig`: the sync scope the lowering
 writes, LLVM's atomic optimizer strategy, generic pointers); they change nothing else.
+`interleave=SEED` (SEED > 0) has the simulator switch waves after every memory instruction
+in an order drawn from SEED (`rgpu_fuzz.sim.launch.engine`), so a read-modify-write that is
+not atomic loses updates; 0, the default, runs each wave to its next barrier.
 Everything runs in a worker (LLVM may abort): the stages are `check`, `lower`, `transform`,
 `optimise`, `codegen`, `link`, `code-object-hook`, `memory-model` (kernels with atomics:
 the code-sequence check, `rgpu_fuzz.memmodel`), then `simulate`.
@@ -19,7 +23,8 @@ hook's finding like any other.
 
 What the simulator reports besides outputs becomes an outcome:
 * `s_trap` (our trap record written first) → `Trap`, as every executor decodes it;
-* `sim-oob-access`, `sim-uninit-read`, `sim-waitcnt-hazard`, `sim-internal-error` →
+* `sim-oob-access`, `sim-uninit-read`, `sim-waitcnt-hazard`, `sim-wave64-sgpr-overlap`,
+  `sim-internal-error` →
   `RunCrash(signal=<kind>)` with the instruction and address in the log (the oracle's
   signature is `run-crash|<label>|<kind>`);
 * an instruction the simulator does not implement → `Unsupported(
@@ -109,6 +114,7 @@ class Job:
     isel: Isel = Isel.DAG
     waveops: WaveOps = WaveOps.INTRINSIC
     wave64: bool = False
+    interleave: int = 0
 
 
 def sim_target(cpu: str, isel: Isel, atomics: AtomicConfig = DEFAULT_ATOMICS,
@@ -155,7 +161,11 @@ class AmdgpuSimPipeline(Pipeline):
                              "(rgpu_fuzz.lower.amdgcn_waves)")
     WAVE64 = Flag(name="wave64", help="build for wave64 (+wavefrontsize64; a gfx1100 runs "
                                       "wave32 by default)")
-    options = (TARGET, OPT, ISEL, SCOPE, ATOMIC_OPT, FLAT, WAVEOPS, WAVE64, LLC, STEPS, DET)
+    INTERLEAVE = Int(name="interleave", value=0, min=0,
+                     help="switch waves after every memory instruction, in an order drawn "
+                          "from this seed (0: each wave runs to its next barrier)")
+    options = (TARGET, OPT, ISEL, SCOPE, ATOMIC_OPT, FLAT, WAVEOPS, WAVE64, INTERLEAVE, LLC,
+               STEPS, DET)
 
     def __init__(self, spec: PipelineSpec | str) -> None:
         super().__init__(spec)
@@ -195,7 +205,7 @@ class AmdgpuSimPipeline(Pipeline):
                    ClassRef.of(type(self)), str(self.spec), self.option(self.LLC),
                    self.option(self.STEPS), self.option(self.DET), trace, texts,
                    Isel(self.option(self.ISEL)), WaveOps(self.option(self.WAVEOPS)),
-                   self.option(self.WAVE64))
+                   self.option(self.WAVE64), self.option(self.INTERLEAVE))
 
     def _run(self, case: Case) -> Outcome:
         from rgpu_fuzz.pipelines.workers import call_in_worker
@@ -230,7 +240,7 @@ class AmdgpuSimPipeline(Pipeline):
                         self.option(self.OPT), ClassRef.of(type(self)), str(self.spec),
                         self.option(self.LLC), self.option(self.STEPS), self.timeout,
                         Isel(self.option(self.ISEL)), WaveOps(self.option(self.WAVEOPS)),
-                        self.option(self.WAVE64))
+                        self.option(self.WAVE64), self.option(self.INTERLEAVE))
 
     def _run_many(self, cases: Sequence[Case]) -> list[Outcome]:
         """A chunk's cases compiled into one code object and launched from it
@@ -424,7 +434,7 @@ def _simulate(job: Job, built: _Built, *, trace: bool = False,
     res = simulate(launch.code_object, launch.kernel, launch.grid, launch.block,
                    launch.args, launch.buffers, decode=decode_text, target=job.target,
                    step_limit=job.steps, trace_wave=0 if trace else None,
-                   read=loaded.code_object)
+                   read=loaded.code_object, interleave=job.interleave)
     cpu = time.process_time() - cpu0
     seconds = {**built.seconds, **{f"sim-{k}": v for k, v in res.seconds.items()}}
     stats = Stats(seconds=seconds, artefacts=built.artefacts)

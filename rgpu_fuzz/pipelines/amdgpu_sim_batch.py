@@ -73,12 +73,13 @@ class BatchJob:
     isel: Isel = Isel.DAG
     waveops: WaveOps = WaveOps.INTRINSIC
     wave64: bool = False
+    interleave: int = 0
 
     def job(self, i: int) -> Job:
         """Case `i` as the single-case job it would be alone."""
         return Job(self.cases[i], self.target, self.opt_level, self.pipeline_class, self.spec,
                    self.llc, self.steps, isel=self.isel, waveops=self.waveops,
-                   wave64=self.wave64)
+                   wave64=self.wave64, interleave=self.interleave)
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, TypeVar
 
 import numpy as np
@@ -291,12 +292,33 @@ def _object(ir_opt: str, level: int, llc: Llc | None, isel: Isel) -> bytes:
     return toolchain.emit_object(ir_opt, Target.host(isel), level, llc)
 
 
+@cache
+def _half_runtime() -> None:
+    """Make the half-precision conversions x86-64 code calls resolvable in this process.
+    Without F16C (the host target is a generic CPU) LLVM computes `half` in `float` and
+    converts with the runtime's `__extendhfsf2`, `__truncsfhf2` and `__truncdfhf2`
+    (compiler-rt; libgcc_s since GCC 12, same ABI: the value in an XMM register). MCJIT
+    resolves an external symbol among the libraries loaded into the process, and libgcc_s
+    is not always one of them: an unresolved symbol is address 0, a SIGSEGV at the call."""
+    import ctypes.util
+
+    import llvmlite.binding as llvm
+
+    name = ctypes.util.find_library("gcc_s")
+    if name is not None:
+        try:
+            llvm.load_library_permanently(name)
+        except RuntimeError:
+            pass  # then an f16 kernel crashes, which the case's outcome reports
+
+
 def _engine(objects: Sequence[bytes], level: int, isel: Isel) -> Any:
     """An MCJIT engine holding `objects`, relocated and ready to call. MCJIT runs the very
     object the determinism check hashes (no second code generation inside MCJIT); the engine
     must outlive the calls."""
     import llvmlite.binding as llvm
 
+    _half_runtime()
     # MCJIT takes ownership of its target machine: a fresh one for every engine
     tm = toolchain.target_machine(Target.host(isel), level, fresh=True)
     try:

@@ -70,6 +70,7 @@ TRAP_KINDS: dict[int, TrapKind | None] = {
     2: TrapKind.DIV_OVERFLOW,
     3: TrapKind.OUT_OF_BOUNDS,
     4: None,  # any other panic: not a trap of the language, a run crash
+    5: TrapKind.ASSERT,  # `clamp`'s assert!
 }
 """The minicore's `trap::*` codes (0: no trap)."""
 

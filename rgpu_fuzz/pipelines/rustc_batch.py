@@ -30,6 +30,8 @@ from pathlib import Path
 
 from rgpu_fuzz.model.outcome import TrapKind
 from rgpu_fuzz.pipelines.rustc_program import (
+    F16_ENV,
+    F16_FEATURE,
     RUST_FLAGS,
     Program,
     ProgramCase,
@@ -119,7 +121,8 @@ def build_program(units: Sequence[ProgramCase], workdir: Path, *, rustc: str, op
     src.write_text(program.source, encoding="utf-8")
     digest = hashlib.sha256(program.source.encode()).hexdigest()
     cmd = [rustc, *RUST_FLAGS, "-C", f"opt-level={opt_level}", "-o", str(binary), str(src)]
-    proc = run_bounded(cmd, timeout=timeout, cwd=workdir)
+    env = F16_ENV if program.source.startswith(F16_FEATURE) else None
+    proc = run_bounded(cmd, timeout=timeout, cwd=workdir, env=env)
     common = {"program": program, "cases": len(units), "seconds": proc.seconds,
               "source_sha256": digest, "log": proc.stderr}
     if proc.returncode is None:

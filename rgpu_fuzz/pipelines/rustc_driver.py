@@ -206,6 +206,15 @@ fn launch_grid(dims: [[u32; 3]; 2], threaded: bool, body: &(dyn Fn() + Sync)) {
 
 """
 
+F16_ELEM = """
+impl Elem for f16 {
+    const SIZE: usize = 2;
+    fn read(b: &[u8]) -> Self { f16::from_le_bytes(b.try_into().unwrap()) }
+    fn bits(self) -> u64 { self.to_bits() as u64 }
+}
+"""
+"""`Elem` for `f16`, added only to programs with the `f16` feature (`rustc_program`)."""
+
 RUNNER = """
 fn run_@INDEX@(rd: &mut Reader) -> Vec<String> {
 @ARG_READS@

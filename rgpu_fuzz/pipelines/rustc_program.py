@@ -52,6 +52,8 @@ from rgpu_fuzz.pipelines import rustc_driver as driver
 from rgpu_fuzz.pipelines.frontend import prepare
 
 __all__ = [
+    "F16_ENV",
+    "F16_FEATURE",
     "RUST_FLAGS",
     "KernelParam",
     "Program",
@@ -72,6 +74,7 @@ __all__ = [
     "strip_comments",
     "unit_input_bytes",
     "uses_barrier",
+    "uses_f16",
 ]
 
 RUST_FLAGS: tuple[str, ...] = (
@@ -86,6 +89,7 @@ _TRAP_MESSAGES: tuple[tuple[str, TrapKind], ...] = (
     ("attempt to divide with overflow", TrapKind.DIV_OVERFLOW),
     ("attempt to calculate the remainder with overflow", TrapKind.DIV_OVERFLOW),
     ("index out of bounds", TrapKind.OUT_OF_BOUNDS),
+    ("min > max, or either was NaN", TrapKind.ASSERT),
 )
 
 _ATTRIBUTE = re.compile(r"#\s*\[\s*(?:kernel|shared)\s*\]")
@@ -316,10 +320,26 @@ def atomic_view(v: str, elem: Scalar) -> str:
     return f"unsafe {{ &*({v}_ptr.slice() as *mut [{elem}] as *const [{atomic}]) }}"
 
 
+F16_FEATURE = "#![feature(f16)]\n"
+"""The crate attribute `f16` needs in rustc 1.95 (unstable: rust-lang/rust#116909), and
+with it `RUSTC_BOOTSTRAP=1` (`F16_ENV`); only a program whose kernels use `f16` gets it,
+so every other program is the stable Rust it always was."""
+
+F16_ENV: dict[str, str] = {"RUSTC_BOOTSTRAP": "1"}
+
+
+def uses_f16(units: Sequence[ProgramCase]) -> bool:
+    """Whether a kernel or an argument of `units` has the type `f16`."""
+    return any(re.search(r"\bf16\b", u.kernel_source) or any(p.ty is Scalar.F16 for p in u.params)
+               for u in units)
+
+
 def program_source(units: Sequence[ProgramCase]) -> Program:
     """One program running any of `units`, chosen by the index on its command line."""
-    parts = [driver.HEAD]
-    line = driver.HEAD.count("\n") + 1
+    half = uses_f16(units)
+    head = (F16_FEATURE if half else "") + driver.HEAD
+    parts = [head]
+    line = head.count("\n") + 1
     ranges: list[tuple[int, int]] = []
     for i, unit in enumerate(units):
         head = _fill(driver.CASE_HEAD, MODULE=f"case_{i}_{unit.case.id}", ID=unit.case.id)
@@ -333,6 +353,8 @@ def program_source(units: Sequence[ProgramCase]) -> Program:
         line = end + 2
     trap_table = ", ".join(f'("{msg}", "{kind}")' for msg, kind in _TRAP_MESSAGES)
     parts.append(driver.DRIVER.replace("TRAP_TABLE", trap_table))
+    if half:
+        parts.append(driver.F16_ELEM)
     parts += [_runner(i, f"case_{i}_{u.case.id}", u, *ranges[i]) for i, u in enumerate(units)]
     arms = "\n".join(f"        {i} => run_{i}(&mut rd)," for i in range(len(units)))
     parts.append(_fill(driver.MAIN, ARMS=arms))

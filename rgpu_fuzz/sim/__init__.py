@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
     from rgpu_fuzz.sim.isa.bench import decode_throughput
     from rgpu_fuzz.sim.isa.code import decode_text
+    from rgpu_fuzz.sim.isa.decode import decode
+    from rgpu_fuzz.sim.isa.instruction import Encoding
     from rgpu_fuzz.sim.isa.tables import UnknownTarget, tables
     from rgpu_fuzz.sim.launch.engine import Arg, SimResult, Status, TraceRow, simulate
     from rgpu_fuzz.sim.launch.loader import TargetConfig, target_config
@@ -35,6 +37,7 @@ _WHERE = {
     "Fault": "rgpu_fuzz.sim.common.fault", "FaultKind": "rgpu_fuzz.sim.common.fault",
     "SimStop": "rgpu_fuzz.sim.common.fault",
     "decode_text": "rgpu_fuzz.sim.isa.code", "decode_throughput": "rgpu_fuzz.sim.isa.bench",
+    "decode": "rgpu_fuzz.sim.isa.decode", "Encoding": "rgpu_fuzz.sim.isa.instruction",
     "UnknownTarget": "rgpu_fuzz.sim.isa.tables", "tables": "rgpu_fuzz.sim.isa.tables",
     "Arg": "rgpu_fuzz.sim.launch.engine", "SimResult": "rgpu_fuzz.sim.launch.engine",
     "Status": "rgpu_fuzz.sim.launch.engine", "TraceRow": "rgpu_fuzz.sim.launch.engine",
@@ -52,6 +55,6 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["Arg", "Fault", "FaultKind", "SimResult", "SimStop", "Status", "TargetConfig",
-           "TraceRow", "UnknownTarget", "decode_text", "decode_throughput", "simulate", "tables",
-           "target_config"]
+__all__ = ["Arg", "Encoding", "Fault", "FaultKind", "SimResult", "SimStop", "Status",
+           "TargetConfig", "TraceRow", "UnknownTarget", "decode", "decode_text",
+           "decode_throughput", "simulate", "tables", "target_config"]

@@ -28,6 +28,8 @@ def load_expected(name: str) -> dict[str, Any]:
 
 
 def _is_nan(bits: int, ty: Scalar) -> bool:
+    if ty is Scalar.F16:
+        return (bits & 0x7C00) == 0x7C00 and bits & 0x03FF != 0
     if ty is Scalar.F32:
         return (bits & 0x7F800000) == 0x7F800000 and bits & 0x007FFFFF != 0
     return (bits & 0x7FF0000000000000) == 0x7FF0000000000000 and bits & ((1 << 52) - 1) != 0

@@ -1,5 +1,5 @@
 """The atomics profile writes only order-independent kernels (generators/atomics.py): the
-reference, which runs each under five schedules, accepts every one, and the kernels contain
+reference, which runs each under seven schedules, accepts every one, and the kernels contain
 the atomics constructs."""
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ kernel text."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 import pytest
 
@@ -17,7 +19,7 @@ HEAD = "use rgpu::*;\n\n"
 
 def run(src: str, grid: int = 1, block: int = 64, **args: object) -> object:
     return run_kernel(check(HEAD + src), "k", grid=(grid, 1, 1), block=(block, 1, 1),
-                      args=args, step_budget=100_000)
+                      args=cast(dict[str, Any], args), step_budget=100_000)
 
 
 def test_counter_old_values_sum_to_n_n_minus_1_over_2() -> None:
@@ -214,3 +216,84 @@ pub fn k(out: &mut [u64]) {
 """
     res = run(src, grid=2, block=16, out=np.zeros(32, np.uint64))
     assert outputs(res) == {"out": [324] * 32}
+
+
+@pytest.mark.parametrize(("what", "src", "kw"), [
+    ("the last swap wins", """#[kernel]
+pub fn k(a: &[AtomicU32]) {
+    a[0].swap(thread_idx_x(), Ordering::SeqCst);
+}
+""", {"a": 1}),
+    ("each thread's ticket (fetch_add's old value) kept per thread", """#[kernel]
+pub fn k(a: &[AtomicU32], out: &mut [u32]) {
+    out[thread_idx_x() as usize] = a[0].fetch_add(1, Ordering::Relaxed);
+}
+""", {"a": 1, "out": 64}),
+    ("a counter read while others still add (no barrier between)", """#[kernel]
+pub fn k(a: &[AtomicU32], out: &mut [u32]) {
+    a[0].fetch_add(1, Ordering::Release);
+    out[thread_idx_x() as usize] = a[0].load(Ordering::Acquire);
+}
+""", {"a": 1, "out": 64}),
+    ("a shared fetch_sub's old value kept per thread", """#[shared]
+static S: [AtomicI32; 1] = [const { AtomicI32::new(0) }; 1];
+
+#[kernel]
+pub fn k(out: &mut [u32]) {
+    let t = thread_idx_x();
+    if t == 0 {
+        S[0].store(100, Ordering::Relaxed);
+    }
+    sync_threads();
+    out[t as usize] = S[0].fetch_sub(t as i32, Ordering::AcqRel) as u32;
+}
+""", {"out": 64}),
+    ("fetch_max's old value summed (not commutative: the old values depend on the order)",
+     """#[kernel]
+pub fn k(a: &[AtomicU32]) {
+    let old = a[0].fetch_max(thread_idx_x(), Ordering::Relaxed);
+    a[1].fetch_add(old, Ordering::Relaxed);
+}
+""", {"a": 2}),
+])
+def test_order_dependent_outputs_are_rejected(what: str, src: str, kw: dict[str, int]) -> None:
+    """Kernels whose outputs depend on the order the atomics run in (by hand: under
+    `ascending` thread 63 runs last and under `descending` thread 0 does, so the swapped
+    value, the tickets, the counter a thread reads, the old values differ): rejected as
+    schedule-dependent, never compared."""
+    buffers: dict[str, Any] = {k: u32s(n) for k, n in kw.items()}
+    res = run(src, 1, 64, **buffers)
+    assert isinstance(res, Rejected) and res.reason is RejectReason.SCHEDULE_DEPENDENT, \
+        (what, res)
+
+
+def test_plain_shared_data_published_by_an_atomic_flag_is_a_race() -> None:
+    """A mixed plain/atomic pattern in LDS: thread 0 writes a plain shared word and
+    releases a shared atomic flag; another thread acquires the flag and reads the word with
+    no barrier between. Rust's model orders it, but the reference's race detection does not
+    see atomics (docs/language.md "Atomics and schedules"): rejected as a shared race, not
+    a finding."""
+    src = """#[shared]
+static FLAG: [AtomicU32; 1] = [const { AtomicU32::new(0) }; 1];
+
+#[shared]
+static mut DATA: [u32; 1] = [0; 1];
+
+#[kernel]
+pub fn k(out: &mut [u32]) {
+    let t = thread_idx_x();
+    if t == 0 {
+        FLAG[0].store(0, Ordering::Relaxed);
+        unsafe { DATA[0] = 7; }
+    }
+    sync_threads();
+    if t == 0 {
+        unsafe { DATA[0] = 9; }
+        FLAG[0].store(1, Ordering::Release);
+    } else if FLAG[0].load(Ordering::Acquire) == 1 {
+        out[t as usize] = unsafe { DATA[0] };
+    }
+}
+"""
+    res = run(src, block=2, out=u32s(2))
+    assert isinstance(res, Rejected) and res.reason is RejectReason.SHARED_RACE, res

@@ -368,3 +368,17 @@ def test_compound_assignment_types() -> None:
     assert assigns[0].value.ty is Scalar.U16 and assigns[1].value.ty is Scalar.I32
     expect_error(kernel("    let mut b = true;\n    b += true;\n"),
                  "`+=` cannot be applied to type `bool`", 5, 5)
+
+
+def test_pow_exponent_must_be_a_literal_and_f16_types_as_rust() -> None:
+    """docs/language.md "Method table": `pow`'s exponent is an integer literal; `abs_diff`
+    of a signed type gives its unsigned type (Rust's `Self::Unsigned`); `f16` literals,
+    `to_bits` (u16) and `from_bits` type as rustc types them."""
+    expect_error(kernel("    out[0] = n.pow(n);\n"),
+                 "the exponent of `pow` must be an integer literal", 4, 20)
+    ok(kernel("    out[0] = n.pow(3) + n.wrapping_pow(0u32);\n"))
+    ok(kernel("    let d: u16 = (n as i16).abs_diff(-3);\n"
+              "    let h: f16 = 1.5f16.mul_add(f16::from_bits(d), 0.25);\n"
+              "    out[0] = h.to_bits() as u32 + h.clamp(-1.0, 1.0).is_nan() as u32;\n"))
+    expect_error(kernel("    let d: i16 = (n as i16).abs_diff(3);\n    out[0] = d as u32;\n"),
+                 "mismatched types", 4, 19)

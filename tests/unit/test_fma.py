@@ -221,3 +221,26 @@ def test_shapes_broadcast(shape: tuple[int, ...]) -> None:
     a = np.full(shape, 1.0 + 2**-30)
     assert fma64(a, a, -(a * a)).shape == shape
     assert np.all(fma64(a, a, -(a * a)) == 2.0**-60)
+
+
+F16 = (11, -24, 16)
+
+
+def test_binary16_every_exponent_pair_and_specials() -> None:
+    """`fma16` on random binary16 patterns (all exponents, subnormals, inf, NaN) and on
+    products that land a hair beside a rounding tie, where rounding the binary64 sum to
+    nearest first and then to binary16 would round twice."""
+    from rgpu_fuzz.model.fma import fma16
+
+    rng = np.random.default_rng(16)
+    bits = rng.integers(0, 2**16, (3, 4000), dtype=np.uint16)
+    a, b, c = (x.view(np.float16) for x in bits)
+    # (1 + 2**-10) * (1 + 2**-10) - 1 = 2**-9 + 2**-20: exact only with one rounding
+    a = np.concatenate([a, np.float16([1.0009765625, 2049 / 2048, -0.0, 65504.0])])
+    b = np.concatenate([b, np.float16([1.0009765625, 2049 / 2048, 0.0, 2.0])])
+    c = np.concatenate([c, np.float16([-1.0, -1.0, -0.0, -65504.0])])
+    got = fma16(a, b, c)
+    bad = [(x, y, z, g) for x, y, z, g in zip(a.tolist(), b.tolist(), c.tolist(),
+                                              got.astype(np.float64).tolist(), strict=True)
+           if not _same(g, _expected(x, y, z, F16))]
+    assert not bad, bad[:5]

@@ -176,3 +176,20 @@ def test_seeded_scope_bit_hook_is_found() -> None:
     findings = check_code_object(hooked, ir, "gfx942").findings
     assert [(f.row.row, f.missing) for f in findings] == [
         ("atomicrmw monotonic - system - global/generic", "cache bit sc1")]
+
+
+@pytest.mark.parametrize("target", ["gfx942", "gfx90a", "gfx1100"])
+def test_trap_record_cmpxchg_is_a_candidate_of_a_kernel_that_may_trap(target: str) -> None:
+    """A kernel that may trap keeps the trap record (`rgpu.trap`): its system-scope
+    monotonic cmpxchg (`sc0 sc1` on gfx942) is a machine atomic that implements the
+    record's IR cmpxchg, not the kernel's agent acq_rel one; with the record left out of
+    the candidates it was reported as missing the acq_rel's `buffer_wbl2`/`buffer_inv`.
+    `atomic_one_winner` run alone (not in a batch, whose other cases' atomics hid it)."""
+    from rgpu_fuzz.casefile import load
+    from rgpu_fuzz.model.outcome import Ok
+    from rgpu_fuzz.pipelines.registry import Registry
+    from tests.semantics.expected_values import CASES
+
+    case = load(CASES / "atomic_one_winner.toml")
+    outcome = Registry().create(f"amdgpu-sim:{target}:O3").run(case)
+    assert isinstance(outcome, Ok), outcome

@@ -449,3 +449,35 @@ def test_min_max_ignore_signalling_nans_too(ty: S) -> None:
         assert method(name, ty, two, [s])[0] == 2.0
         assert method(name, ty, s, [two])[0] == 2.0
     assert np.isnan(method("max", ty, s, [s])[0])
+
+
+def test_new_methods_on_the_examples_of_rusts_documentation() -> None:
+    """Expected values are the examples in core's docs (`i32::div_euclid`, `rem_euclid`,
+    `saturating_*`, `abs_diff`, `unsigned_abs`, `reverse_bits`, `swap_bytes`, `f32::round`,
+    `signum`, `clamp`), worked by hand, not computed by the code under test."""
+    i32 = S.I32
+    a = np.array([7, -7, 7, -7], dtype=np.int32)
+    b = np.array([4, 4, -4, -4], dtype=np.int32)
+    assert method("div_euclid", i32, a, [b]).tolist() == [1, -2, -1, 2]
+    assert method("rem_euclid", i32, a, [b]).tolist() == [3, 1, 3, 1]
+    assert method("saturating_add", S.I8, np.int8([100, -100]),
+                      [np.int8([100, -100])]).tolist() == [127, -128]
+    assert method("saturating_mul", S.U16, np.uint16([300]),
+                      [np.uint16([300])]).tolist() == [65535]
+    assert method("abs_diff", S.I8, np.int8([-128]), [np.int8([127])]).tolist() \
+        == [255]
+    assert method("unsigned_abs", S.I16, np.int16([-32768]), []).tolist() == [32768]
+    assert method("reverse_bits", S.U16, np.uint16([0x1234]), []).tolist() \
+        == [0x2C48]
+    assert method("swap_bytes", S.U32, np.uint32([0x12345678]), []).tolist() \
+        == [0x78563412]
+    assert method("pow", S.U8, np.uint8([3]), [np.uint32([5])]).tolist() == [243]
+    assert method("wrapping_pow", S.I8, np.int8([3]), [np.uint32([5])]).tolist() \
+        == [-13]  # 243 - 256
+    f = np.float32([3.3, -3.3, -3.7, 2.5, -2.5, -0.0])
+    assert method("round", S.F32, f, []).tolist() == [3.0, -3.0, -4.0, 3.0, -3.0, -0.0]
+    assert np.signbit(method("round", S.F32, f, []))[-1]
+    assert method("signum", S.F16, np.float16([-0.0, 3.5]), []).tolist() == [-1.0, 1.0]
+    lo, hi = np.float64([-2.0] * 3), np.float64([1.0] * 3)
+    assert method("clamp", S.F64, np.float64([-3.0, 0.0, 2.0]), [lo, hi]).tolist() \
+        == [-2.0, 0.0, 1.0]

@@ -18,6 +18,14 @@ ones that only tests need) stay in `tests/plugins/`.
 | `srem_crash.py` | `llvm-cpu-sremcrash` | codegen aborts on a signed `%` |
 | `fptosi_and_shl.py` | `llvm-cpu-fptosi-shl` | the fptosi and shl bugs together |
 | `op_sel.py` | `amdgpu-sim-opsel` | a code-object hook flips OPSEL[0] of the first `v_pk_*` |
+
+Atomics bugs, on `amdgpu-sim` (found and reduced by `tests/quality/test_seeded_atomics.py`):
+
+| file | pipeline | the bug |
+|---|---|---|
+| `rmw_split.py` | `amdgpu-sim-rmwsplit` | `atomicrmw add` becomes load, add, store (IR) |
+| `dpp_step.py` | `amdgpu-sim-dppstep` | the atomic optimizer's first DPP scan step shifts by 2 |
+| `scope_bit.py` | `amdgpu-sim-scopebit` | `sc1` dropped from one gfx942 atomic (code object) |
 """
 
 from __future__ import annotations

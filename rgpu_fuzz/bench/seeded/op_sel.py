@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from rgpu_fuzz.codeobj.reader import read_code_object
 from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
-from rgpu_fuzz.sim.isa.decode import decode
-from rgpu_fuzz.sim.isa.tables import tables
+from rgpu_fuzz.sim import decode, tables
 
 
 def flip_op_sel(code_object: bytes) -> bytes:

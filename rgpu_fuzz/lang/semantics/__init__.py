@@ -110,11 +110,12 @@ def _wrapping(ufunc: np.ufunc, dtype: np.dtype, bits: np.dtype) -> Callable[[_Ar
 
 
 def trap_lanes(op: str, ty: Scalar, a: _Arr, b: _Arr) -> tuple[_Arr, _Arr]:
-    """(div-by-zero, div-overflow) masks for `op` in `/`, `%`, `wrapping_div`, `wrapping_rem`.
+    """(div-by-zero, div-overflow) masks for `op` in `/`, `%`, `wrapping_div`, `wrapping_rem`,
+    `div_euclid`, `rem_euclid`.
 
     Float division never traps (IEEE gives inf/NaN); `wrapping_*` never overflow-trap.
     """
-    if op not in ("/", "%", "wrapping_div", "wrapping_rem"):
+    if op not in ("/", "%", "wrapping_div", "wrapping_rem", "div_euclid", "rem_euclid"):
         raise ValueError(f"{op!r} cannot trap")
     if ty.is_float:
         shape = np.broadcast_shapes(np.shape(a), np.shape(b))
@@ -141,6 +142,20 @@ def _int_methods() -> dict[str, Callable[[Scalar, _Arr, Sequence[_Arr]], _Arr]]:
         "max": lambda t, r, a: np.maximum(r, a[0]),
         "abs": lambda t, r, a: ints.wrapping_abs(t, r),
         "wrapping_abs": lambda t, r, a: ints.wrapping_abs(t, r),
+        "count_zeros": lambda t, r, a: ints.count_zeros(t, r),
+        "leading_ones": lambda t, r, a: ints.leading_ones(t, r),
+        "trailing_ones": lambda t, r, a: ints.trailing_ones(t, r),
+        "swap_bytes": lambda t, r, a: ints.swap_bytes(t, r),
+        "reverse_bits": lambda t, r, a: ints.reverse_bits(t, r),
+        "saturating_add": lambda t, r, a: ints.saturating_add(t, r, a[0]),
+        "saturating_sub": lambda t, r, a: ints.saturating_sub(t, r, a[0]),
+        "saturating_mul": lambda t, r, a: ints.saturating_mul(t, r, a[0]),
+        "abs_diff": lambda t, r, a: ints.abs_diff(t, r, a[0]),
+        "unsigned_abs": lambda t, r, a: ints.unsigned_abs(t, r),
+        "div_euclid": lambda t, r, a: ints.div_euclid(t, r, a[0]),
+        "rem_euclid": lambda t, r, a: ints.rem_euclid(t, r, a[0]),
+        "pow": lambda t, r, a: ints.wrapping_pow(t, r, a[0]),
+        "wrapping_pow": lambda t, r, a: ints.wrapping_pow(t, r, a[0]),
     }
 
 
@@ -152,7 +167,24 @@ def _float_methods() -> dict[str, Callable[[Scalar, _Arr, Sequence[_Arr]], _Arr]
         "min": lambda t, r, a: floats.fmin(r, a[0]),
         "max": lambda t, r, a: floats.fmax(r, a[0]),
         "to_bits": lambda t, r, a: to_bits(r, t),
+        "copysign": lambda t, r, a: floats.copysign(r, a[0]),
+        "signum": lambda t, r, a: floats.signum(r),
+        "floor": lambda t, r, a: floats.floor(r),
+        "ceil": lambda t, r, a: floats.ceil(r),
+        "round": lambda t, r, a: floats.round_away(r),
+        "trunc": lambda t, r, a: floats.trunc(r),
+        "is_nan": lambda t, r, a: np.isnan(r),
+        "is_sign_negative": lambda t, r, a: _sign_bit(r, t),
+        "clamp": lambda t, r, a: floats.clamp(r, a[0], a[1]),
     }
+
+
+def _sign_bit(a: _Arr, ty: Scalar) -> _Arr:
+    """Rust `is_sign_negative`: the sign bit, NaNs included, so it observes a NaN's sign
+    as `to_bits` does (reported to `nan.observing`)."""
+    a = np.asarray(a, dtype=ty.dtype)
+    nan.observe_bits(a)
+    return (a.view(ty.bits_dtype) >> (ty.bits - 1)).astype(bool)
 
 
 _INT_METHODS = _int_methods()

@@ -15,7 +15,7 @@ from rgpu_fuzz.lang.semantics.ints import bit_length
 from rgpu_fuzz.lang.semantics.nan import chosen
 from rgpu_fuzz.model.scalars import Scalar
 
-_SIGNIFICAND_BITS = {Scalar.F32: 24, Scalar.F64: 53}
+_SIGNIFICAND_BITS = {Scalar.F16: 11, Scalar.F32: 24, Scalar.F64: 53}
 
 
 def cast(a: np.ndarray, src: Scalar, dst: Scalar) -> np.ndarray:

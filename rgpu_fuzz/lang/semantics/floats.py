@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rgpu_fuzz.lang.semantics.nan import EXPLORER, chosen
-from rgpu_fuzz.model.fma import fma32, fma64
+from rgpu_fuzz.model.fma import fma16, fma32, fma64
 from rgpu_fuzz.model.scalars import Scalar
 
 _exploring = EXPLORER.get
@@ -82,5 +82,63 @@ def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def mul_add(ty: Scalar, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """`a * b + c` with one rounding (IEEE 754 fusedMultiplyAdd), shared with the simulator's
     `V_FMA_*` (`model.fma`)."""
-    r = (fma32 if ty is Scalar.F32 else fma64)(a, b, c)
+    fma = {Scalar.F16: fma16, Scalar.F32: fma32, Scalar.F64: fma64}[ty]
+    r = fma(a, b, c)
     return r if _exploring() is None else chosen(r, a, b, c)
+
+
+def copysign(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Rust `copysign`: `a`'s bits with `b`'s sign bit; a sign operation, so a NaN `a`
+    keeps its payload (not arithmetic: docs/language.md "NaN bits")."""
+    return np.copysign(a, b)
+
+
+def signum(a: np.ndarray) -> np.ndarray:
+    """Rust `signum`: `1.0.copysign(a)` (so `-0.0` gives `-1.0`), NaN for NaN. core returns
+    its `NAN` constant, whose bits Rust does not promise: an arithmetic NaN here."""
+    with np.errstate(all="ignore"):
+        one = np.ones_like(np.asarray(a))
+        r = np.where(np.isnan(a), a, np.copysign(one, a))
+    return r if _exploring() is None else chosen(r, a)
+
+
+def _rounded(fn: np.ufunc, a: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        r = fn(a)
+    return r if _exploring() is None else chosen(r, a)
+
+
+def floor(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.floor, a)
+
+
+def ceil(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.ceil, a)
+
+
+def trunc(a: np.ndarray) -> np.ndarray:
+    return _rounded(np.trunc, a)
+
+
+def round_away(a: np.ndarray) -> np.ndarray:
+    """Rust `round` (C `round`, LLVM `llvm.round`): to nearest, ties away from zero (not
+    numpy's ties-to-even `round`). `a - trunc(a)` is exact in any binary format (Sterbenz),
+    so the tie test is exact; `t ± 1` is exact where a fraction exists."""
+    with np.errstate(all="ignore"):
+        t = np.trunc(a)
+        up = np.abs(a - t) >= 0.5
+        r = np.where(up, t + np.copysign(np.ones_like(t), a), t)
+    return r if _exploring() is None else chosen(r, a)
+
+
+def clamp(a: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Rust `clamp` once its bounds passed the assertion (`clamp_trap`): `lo` below `lo`,
+    `hi` above `hi`, else `a` itself, every bit (a NaN `a` compares false both ways and is
+    returned unchanged: core's body is two comparisons and moves)."""
+    return np.where(a < lo, lo, np.where(a > hi, hi, a))
+
+
+def clamp_trap(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The lanes where Rust's `clamp` panics: `assert!(min <= max, "min > max, or either
+    was NaN ...")`, false exactly when `min > max` or either bound is NaN."""
+    return ~(np.asarray(lo) <= np.asarray(hi))

@@ -61,7 +61,7 @@ def trap_masks(op: str, ty: Scalar, a: np.ndarray, b: np.ndarray) -> tuple[np.nd
     b = np.asarray(b, dtype=ty.dtype)
     shape = np.broadcast_shapes(a.shape, b.shape)
     zero = np.broadcast_to(b == 0, shape).copy()
-    if ty.is_signed and op in ("/", "%"):
+    if ty.is_signed and op in ("/", "%", "div_euclid", "rem_euclid"):
         overflow = np.broadcast_to((a == ty.min_value) & (b == -1), shape).copy()
     else:
         overflow = np.zeros(shape, dtype=bool)
@@ -166,3 +166,104 @@ def trailing_zeros(ty: Scalar, a: np.ndarray) -> np.ndarray:
 def bit_length(u: np.ndarray) -> np.ndarray:
     """Number of significant bits of unsigned 64-bit values (0 for 0), as int64."""
     return 64 - leading_zeros(Scalar.U64, u).astype(np.int64)
+
+
+def count_zeros(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    return (ty.bits - np.bitwise_count(_u(a, ty)).astype(np.int64)).astype(np.uint32)
+
+
+def leading_ones(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    """Rust `leading_ones`: `(!x).leading_zeros()`."""
+    return leading_zeros(ty, bit_not(ty, a))
+
+
+def trailing_ones(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    """Rust `trailing_ones`: `(!x).trailing_zeros()`."""
+    return trailing_zeros(ty, bit_not(ty, a))
+
+
+def swap_bytes(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    """Rust `swap_bytes`: the bytes in reverse order (the identity on 8-bit types)."""
+    return _back(_u(a, ty).byteswap(), ty)
+
+
+def reverse_bits(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    """Rust `reverse_bits`: bit i goes to bit `bits-1-i`."""
+    u = _u(a, ty).astype(np.uint64)
+    out = np.zeros(u.shape, dtype=np.uint64)
+    one = np.uint64(1)
+    for i in range(ty.bits):
+        out |= ((u >> np.uint64(i)) & one) << np.uint64(ty.bits - 1 - i)
+    return _back(out, ty)
+
+
+def _exact(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    """Lanes as Python ints (object array): exact sums and products of 64-bit values."""
+    return np.asarray(a, dtype=ty.dtype).astype(object)
+
+
+def _saturate(ty: Scalar, v: np.ndarray) -> np.ndarray:
+    lo, hi = ty.min_value, ty.max_value
+    clipped = [min(max(int(x), lo), hi) for x in v.ravel()]
+    return np.array(clipped, dtype=object).reshape(v.shape).astype(ty.dtype)
+
+
+def saturating_add(ty: Scalar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _saturate(ty, _exact(ty, a) + _exact(ty, b))
+
+
+def saturating_sub(ty: Scalar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _saturate(ty, _exact(ty, a) - _exact(ty, b))
+
+
+def saturating_mul(ty: Scalar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _saturate(ty, _exact(ty, a) * _exact(ty, b))
+
+
+def abs_diff(ty: Scalar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Rust `abs_diff`: `|a - b|` in the unsigned type of the same width (never overflows)."""
+    d = np.abs(_exact(ty, a) - _exact(ty, b))
+    return d.astype(ty.uint.dtype)
+
+
+def unsigned_abs(ty: Scalar, a: np.ndarray) -> np.ndarray:
+    """Rust `unsigned_abs` (signed types): `|a|` as the unsigned type (`MIN` → 2**(bits-1))."""
+    return np.abs(_exact(ty, a)).astype(ty.uint.dtype)
+
+
+def div_euclid(ty: Scalar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Rust `div_euclid`: the `q` with `a = q*b + r`, `0 <= r < |b|`. Trapping lanes (zero
+    divisor, `MIN / -1`) give 0; the caller masks them (`trap_masks` of `/`)."""
+    q, r = _divmod_trunc(ty, a, b)
+    if not ty.is_signed:
+        return q
+    b = np.asarray(b, dtype=ty.dtype)
+    adjust = np.where(b > 0, np.asarray(-1, ty.dtype), np.asarray(1, ty.dtype))
+    return np.where(r < 0, wrapping_add(ty, q, adjust), q)
+
+
+def rem_euclid(ty: Scalar, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Rust `rem_euclid`: the least non-negative remainder (`r + |b|` when `%` is
+    negative, core's `r.wrapping_add(rhs.wrapping_abs())`)."""
+    _, r = _divmod_trunc(ty, a, b)
+    if not ty.is_signed:
+        return r
+    return np.where(r < 0, wrapping_add(ty, r, wrapping_abs(ty, b)), r)
+
+
+def wrapping_pow(ty: Scalar, a: np.ndarray, exp: np.ndarray) -> np.ndarray:
+    """`a.wrapping_pow(exp)` (and `pow` in release builds, which wraps): the product of `exp`
+    copies of `a` modulo 2**bits (1 for `exp == 0`), by square and multiply per lane."""
+    base = np.asarray(a, dtype=ty.dtype)
+    e = np.asarray(exp, dtype=np.uint32).astype(np.uint64)
+    shape = np.broadcast_shapes(base.shape, e.shape)
+    base = np.broadcast_to(base, shape)
+    e = np.broadcast_to(e, shape)
+    out = np.ones(shape, dtype=ty.dtype)
+    for bit in range(32):
+        if not (e >> np.uint64(bit)).any():
+            break
+        odd = ((e >> np.uint64(bit)) & np.uint64(1)) == 1
+        out = np.where(odd, wrapping_mul(ty, out, base), out)
+        base = wrapping_mul(ty, base, base)
+    return out

@@ -62,7 +62,8 @@ def preferred(width: int) -> int:
 _LAYOUT = {
     np.dtype(f): (w, np.dtype(u), np.dtype(u).type(1 << (w - 1)), np.dtype(u).type(quiet_bit(w)),
                   np.dtype(u).type(preferred(w)))
-    for f, u, w in ((np.float32, np.uint32, 32), (np.float64, np.uint64, 64))}
+    for f, u, w in ((np.float16, np.uint16, 16), (np.float32, np.uint32, 32),
+                    (np.float64, np.uint64, 64))}
 """Per float dtype: width, bits dtype, sign bit, quiet bit, preferred NaN."""
 
 
@@ -72,7 +73,8 @@ class Explorer:
     (sign cleared) that were operands of arithmetic, which may come out unchanged."""
 
     choice: NanChoice
-    signalling: dict[int, set[int]] = field(default_factory=lambda: {32: set(), 64: set()})
+    signalling: dict[int, set[int]] = field(
+        default_factory=lambda: {16: set(), 32: set(), 64: set()})
     produced: bool = False
     """Whether any arithmetic returned a NaN (no NaN: nothing else to explore)."""
 
@@ -140,9 +142,9 @@ def _cast_operand(explorer: Explorer, source: np.ndarray, width: int) -> np.ndar
     arithmetic's operands are: `x as f64 as f32` may return a signalling `x` unchanged
     (LLVM folds the pair away: campaign buckets 1d8255727b and 680ac55e4c)."""
     swidth, sudt, ssign, sq, _ = _LAYOUT[source.dtype]
-    _, udt, _, _, _ = _LAYOUT[np.dtype(np.float32 if width == 32 else np.float64)]
+    _, udt, _, _, _ = _LAYOUT[np.dtype({16: np.float16, 32: np.float32, 64: np.float64}[width])]
     bits = source.view(sudt).astype(np.uint64)
-    frac_bits = {32: 23, 64: 52}
+    frac_bits = {16: 10, 32: 23, 64: 52}
     shift = frac_bits[width] - frac_bits[swidth]
     frac = bits & np.uint64((1 << frac_bits[swidth]) - 1)
     frac = frac << np.uint64(shift) if shift > 0 else frac >> np.uint64(-shift)

@@ -13,7 +13,7 @@ an asked-for name already used becomes `name.N` (`llvmlite.ir._utils.NameScope`)
 value reference is quoted (`%"x"`), a label is quoted only when it is not a simple
 identifier (LangRef "Identifiers").
 
-Implemented: integer, float, double, void, opaque pointer (with address space), array,
+Implemented: integer, half, float, double, void, opaque pointer (with address space), array,
 function and literal struct types; integer/float/null/undef constants and preformatted ones;
 modules with functions, global variables and named metadata of constants and strings;
 function and argument attributes; and the builder operations in `IRBuilder`. Anything else
@@ -29,6 +29,7 @@ from rgpu_fuzz.lower.textir.types import (
     FloatType,
     FormattedConstant,
     FunctionType,
+    HalfType,
     IntType,
     LiteralStructType,
     PointerType,
@@ -39,6 +40,6 @@ from rgpu_fuzz.lower.textir.types import (
 )
 
 __all__ = ["ArrayType", "Block", "Constant", "DoubleType", "FloatType", "FormattedConstant",
-           "Function", "FunctionType", "GlobalVariable", "IRBuilder", "IntType",
+           "Function", "FunctionType", "GlobalVariable", "HalfType", "IRBuilder", "IntType",
            "LiteralStructType", "Module", "NameScope", "PointerType", "Type", "Undefined",
            "Value", "VoidType"]

@@ -67,6 +67,12 @@ class _Unique(Type):
         return one  # type: ignore[return-value]
 
 
+class HalfType(_Unique):
+    __slots__ = ()
+    null = "0.0"
+    _text = "half"
+
+
 class FloatType(_Unique):
     __slots__ = ()
     null = "0.0"
@@ -180,5 +186,5 @@ class FormattedConstant(Constant):
 
 
 __all__ = ["ArrayType", "Constant", "DoubleType", "FloatType", "FormattedConstant",
-           "FunctionType", "IntType", "LiteralStructType", "PointerType", "Type", "Undefined",
-           "Value", "VoidType"]
+           "FunctionType", "HalfType", "IntType", "LiteralStructType", "PointerType", "Type",
+           "Undefined", "Value", "VoidType"]

@@ -2,7 +2,8 @@
 // becomes a trap. Appended after minicore.rs (rgpu_fuzz.pipelines.rustc_amdgpu_program).
 
 /// The trap record (8 little-endian u32 words, the first argument of every kernel):
-/// kind (1 div-by-zero, 2 div-overflow, 3 out-of-bounds, 4 other panic; 0 none), program line
+/// kind (1 div-by-zero, 2 div-overflow, 3 out-of-bounds, 4 other panic, 5 a failed
+/// `assert!` of `clamp`; 0 none), program line
 /// of the failing operation, block x, y, z, thread x, y, z.
 pub mod trap {
     use crate::gpu;
@@ -200,6 +201,14 @@ pub mod wave {
         fn to_u64(self) -> u64 { unsafe { intrinsics::transmute::<f32, u32>(self) as u64 } }
         #[inline(always)]
         fn from_u64(v: u64) -> f32 { unsafe { intrinsics::transmute::<u32, f32>(v as u32) } }
+    }
+    impl WaveScalar for f16 {
+        const WIDE: bool = false;
+        const SIGNED: bool = false;
+        #[inline(always)]
+        fn to_u64(self) -> u64 { unsafe { intrinsics::transmute::<f16, u16>(self) as u64 } }
+        #[inline(always)]
+        fn from_u64(v: u64) -> f16 { unsafe { intrinsics::transmute::<u16, f16>(v as u16) } }
     }
     impl WaveScalar for f64 {
         const WIDE: bool = true;

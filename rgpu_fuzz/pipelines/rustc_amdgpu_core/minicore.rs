@@ -12,7 +12,7 @@
 // this file with the `gpu` module of GPU functions) defines.
 
 #![feature(no_core, lang_items, intrinsics, rustc_attrs, abi_gpu_kernel, link_llvm_intrinsics)]
-#![feature(abi_unadjusted, adt_const_params, auto_traits, negative_impls, thread_local, freeze_impls)]
+#![feature(f16, abi_unadjusted, adt_const_params, auto_traits, negative_impls, thread_local, freeze_impls)]
 #![no_core]
 #![rustc_coherence_is_core]
 #![allow(internal_features, incomplete_features, improper_ctypes, improper_ctypes_definitions)]
@@ -53,7 +53,7 @@ macro_rules! each {
 macro_rules! copy { ($t:ty) => { impl Copy for $t {} }; }
 macro_rules! const_param { ($t:ty) => { impl ConstParamTy_ for $t {} }; }
 each!(const_param: bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
-each!(copy: bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+each!(copy: bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f16, f32, f64);
 impl<'a, T: PointeeSized> Copy for &'a T {}
 impl<T: PointeeSized> Copy for *const T {}
 impl<T: PointeeSized> Copy for *mut T {}
@@ -87,6 +87,31 @@ pub mod intrinsics {
     #[rustc_intrinsic] pub const fn minnumf64(x: f64, y: f64) -> f64;
     #[rustc_intrinsic] pub const fn maxnumf32(x: f32, y: f32) -> f32;
     #[rustc_intrinsic] pub const fn maxnumf64(x: f64, y: f64) -> f64;
+    #[rustc_intrinsic] pub const fn fabsf16(x: f16) -> f16;
+    #[rustc_intrinsic] pub fn sqrtf16(x: f16) -> f16;
+    #[rustc_intrinsic] pub const fn fmaf16(a: f16, b: f16, c: f16) -> f16;
+    #[rustc_intrinsic] pub const fn minnumf16(x: f16, y: f16) -> f16;
+    #[rustc_intrinsic] pub const fn maxnumf16(x: f16, y: f16) -> f16;
+    #[rustc_intrinsic] pub const fn copysignf16(x: f16, y: f16) -> f16;
+    #[rustc_intrinsic] pub const fn copysignf32(x: f32, y: f32) -> f32;
+    #[rustc_intrinsic] pub const fn copysignf64(x: f64, y: f64) -> f64;
+    #[rustc_intrinsic] pub const fn floorf16(x: f16) -> f16;
+    #[rustc_intrinsic] pub const fn floorf32(x: f32) -> f32;
+    #[rustc_intrinsic] pub const fn floorf64(x: f64) -> f64;
+    #[rustc_intrinsic] pub const fn ceilf16(x: f16) -> f16;
+    #[rustc_intrinsic] pub const fn ceilf32(x: f32) -> f32;
+    #[rustc_intrinsic] pub const fn ceilf64(x: f64) -> f64;
+    #[rustc_intrinsic] pub const fn roundf16(x: f16) -> f16;
+    #[rustc_intrinsic] pub const fn roundf32(x: f32) -> f32;
+    #[rustc_intrinsic] pub const fn roundf64(x: f64) -> f64;
+    #[rustc_intrinsic] pub const fn truncf16(x: f16) -> f16;
+    #[rustc_intrinsic] pub const fn truncf32(x: f32) -> f32;
+    #[rustc_intrinsic] pub const fn truncf64(x: f64) -> f64;
+    #[rustc_intrinsic] pub const fn bswap<T: Copy>(x: T) -> T;
+    #[rustc_intrinsic] pub const fn bitreverse<T: Copy>(x: T) -> T;
+    #[rustc_intrinsic] pub const fn saturating_add<T: Copy>(a: T, b: T) -> T;
+    #[rustc_intrinsic] pub const fn saturating_sub<T: Copy>(a: T, b: T) -> T;
+    #[rustc_intrinsic] pub const fn mul_with_overflow<T: Copy>(x: T, y: T) -> (T, bool);
     #[rustc_intrinsic] pub const fn ptr_metadata<P: crate::Pointee<Metadata = M> + PointeeSized, M>(ptr: *const P) -> M;
     #[rustc_intrinsic] pub const unsafe fn offset<Ptr, Delta>(dst: Ptr, offset: Delta) -> Ptr;
     #[rustc_intrinsic] pub unsafe fn volatile_store<T>(dst: *mut T, val: T);
@@ -236,9 +261,9 @@ macro_rules! impl_shift {
         }
     )*};
 }
-each!(impl_arith: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64);
+each!(impl_arith: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f16, f32, f64);
 each!(impl_bits: bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
-each!(impl_neg: i8, i16, i32, i64, isize, f32, f64);
+each!(impl_neg: i8, i16, i32, i64, isize, f16, f32, f64);
 each!(impl_shifts: i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 impl_compare!(bool);
 
@@ -275,6 +300,29 @@ macro_rules! int_methods {
             #[inline(always)] pub const fn trailing_zeros(self) -> u32 { intrinsics::cttz(self) }
             #[inline(always)] pub fn min(self, other: $t) -> $t { if other < self { other } else { self } }
             #[inline(always)] pub fn max(self, other: $t) -> $t { if other < self { self } else { other } }
+            #[inline(always)] pub const fn count_zeros(self) -> u32 { (!self).count_ones() }
+            #[inline(always)] pub const fn leading_ones(self) -> u32 { (!self).leading_zeros() }
+            #[inline(always)] pub const fn trailing_ones(self) -> u32 { (!self).trailing_zeros() }
+            #[inline(always)] pub const fn swap_bytes(self) -> $t { intrinsics::bswap(self) }
+            #[inline(always)] pub const fn reverse_bits(self) -> $t { intrinsics::bitreverse(self) }
+            #[inline(always)] pub const fn saturating_add(self, rhs: $t) -> $t { intrinsics::saturating_add(self, rhs) }
+            #[inline(always)] pub const fn saturating_sub(self, rhs: $t) -> $t { intrinsics::saturating_sub(self, rhs) }
+            /// core's loop (`wrapping_pow`; `pow` with overflow checks off is the same).
+            #[inline(always)]
+            pub const fn wrapping_pow(self, mut exp: u32) -> $t {
+                if exp == 0 { return 1; }
+                let mut base = self;
+                let mut acc: $t = 1;
+                loop {
+                    if (exp & 1) == 1 {
+                        acc = acc.wrapping_mul(base);
+                        if exp == 1 { return acc; }
+                    }
+                    exp /= 2;
+                    base = base.wrapping_mul(base);
+                }
+            }
+            #[inline(always)] pub const fn pow(self, exp: u32) -> $t { self.wrapping_pow(exp) }
         }
     };
 }
@@ -283,14 +331,47 @@ macro_rules! int_methods {
 macro_rules! unsigned_methods {
     ($t:ty) => {
         impl $t {
+            #[inline(always)]
+            pub const fn saturating_mul(self, rhs: $t) -> $t {
+                let (v, o) = intrinsics::mul_with_overflow(self, rhs);
+                if o { <$t>::MAX } else { v }
+            }
+            #[inline(always)]
+            pub const fn abs_diff(self, other: $t) -> $t {
+                if self < other { other - self } else { self - other }
+            }
+            #[inline(always)] #[track_caller] pub const fn div_euclid(self, rhs: $t) -> $t { self / rhs }
+            #[inline(always)] #[track_caller] pub const fn rem_euclid(self, rhs: $t) -> $t { self % rhs }
             #[inline(always)] #[track_caller] pub const fn wrapping_div(self, rhs: $t) -> $t { self / rhs }
             #[inline(always)] #[track_caller] pub const fn wrapping_rem(self, rhs: $t) -> $t { self % rhs }
         }
     };
 }
 macro_rules! signed_methods {
-    ($t:ty) => {
+    ($t:ty, $u:ty) => {
         impl $t {
+            #[inline(always)]
+            pub const fn saturating_mul(self, rhs: $t) -> $t {
+                let (v, o) = intrinsics::mul_with_overflow(self, rhs);
+                if !o { v } else if (self < 0) == (rhs < 0) { <$t>::MAX } else { <$t>::MIN }
+            }
+            #[inline(always)]
+            pub const fn abs_diff(self, other: $t) -> $u {
+                if self < other { (other as $u).wrapping_sub(self as $u) }
+                else { (self as $u).wrapping_sub(other as $u) }
+            }
+            #[inline(always)] pub const fn unsigned_abs(self) -> $u { self.wrapping_abs() as $u }
+            #[inline(always)] #[track_caller]
+            pub const fn div_euclid(self, rhs: $t) -> $t {
+                let q = self / rhs;
+                if self % rhs < 0 { return if rhs > 0 { q - 1 } else { q + 1 }; }
+                q
+            }
+            #[inline(always)] #[track_caller]
+            pub const fn rem_euclid(self, rhs: $t) -> $t {
+                let r = self % rhs;
+                if r < 0 { r.wrapping_add(rhs.wrapping_abs()) } else { r }
+            }
             #[inline(always)] #[track_caller]
             pub const fn wrapping_div(self, rhs: $t) -> $t {
                 if self == <$t>::MIN && rhs == -1 { self } else { self / rhs }
@@ -315,12 +396,41 @@ int_methods!(u16, 16, 0, 0xffff);
 int_methods!(u32, 32, 0, 0xffff_ffff);
 int_methods!(u64, 64, 0, 0xffff_ffff_ffff_ffff);
 int_methods!(usize, 64, 0, 0xffff_ffff_ffff_ffff);
-each!(signed_methods: i8, i16, i32, i64);
+signed_methods!(i8, u8);
+signed_methods!(i16, u16);
+signed_methods!(i32, u32);
+signed_methods!(i64, u64);
 each!(unsigned_methods: u8, u16, u32, u64, usize);
 
 macro_rules! float_methods {
-    ($t:ty, $bits:ty, $abs:ident, $sqrt:ident, $fma:ident, $min:ident, $max:ident) => {
+    ($t:ty, $bits:ty, $abs:ident, $sqrt:ident, $fma:ident, $min:ident, $max:ident,
+     $copysign:ident, $floor:ident, $ceil:ident, $round:ident, $trunc:ident, $one:expr) => {
         impl $t {
+            #[inline(always)] pub const fn copysign(self, sign: $t) -> $t { intrinsics::$copysign(self, sign) }
+            #[inline(always)] pub const fn floor(self) -> $t { intrinsics::$floor(self) }
+            #[inline(always)] pub const fn ceil(self) -> $t { intrinsics::$ceil(self) }
+            #[inline(always)] pub const fn round(self) -> $t { intrinsics::$round(self) }
+            #[inline(always)] pub const fn trunc(self) -> $t { intrinsics::$trunc(self) }
+            #[inline(always)] pub const fn is_nan(self) -> bool { self != self }
+            #[inline(always)]
+            pub const fn is_sign_negative(self) -> bool {
+                let b: $bits = unsafe { intrinsics::transmute(self) };
+                (b >> (<$bits>::BITS - 1)) != 0
+            }
+            /// core: `NAN` for a NaN (`0.0 / 0.0`), else `1.0.copysign(self)`.
+            #[inline(always)]
+            pub const fn signum(self) -> $t {
+                if self.is_nan() { (0.0 as $t) / (0.0 as $t) } else { intrinsics::$copysign($one, self) }
+            }
+            /// core's `assert!(min <= max, "min > max, or either was NaN ...")`, then two
+            /// compare-and-moves.
+            #[inline(always)] #[track_caller]
+            pub fn clamp(mut self, min: $t, max: $t) -> $t {
+                if !(min <= max) { panic_clamp(); }
+                if self < min { self = min; }
+                if self > max { self = max; }
+                self
+            }
             #[inline(always)] pub const fn abs(self) -> $t { intrinsics::$abs(self) }
             #[inline(always)] pub fn sqrt(self) -> $t { intrinsics::$sqrt(self) }
             #[inline(always)] pub const fn mul_add(self, a: $t, b: $t) -> $t { intrinsics::$fma(self, a, b) }
@@ -331,8 +441,12 @@ macro_rules! float_methods {
         }
     };
 }
-float_methods!(f32, u32, fabsf32, sqrtf32, fmaf32, minnumf32, maxnumf32);
-float_methods!(f64, u64, fabsf64, sqrtf64, fmaf64, minnumf64, maxnumf64);
+float_methods!(f16, u16, fabsf16, sqrtf16, fmaf16, minnumf16, maxnumf16,
+               copysignf16, floorf16, ceilf16, roundf16, truncf16, 1.0f16);
+float_methods!(f32, u32, fabsf32, sqrtf32, fmaf32, minnumf32, maxnumf32,
+               copysignf32, floorf32, ceilf32, roundf32, truncf32, 1.0f32);
+float_methods!(f64, u64, fabsf64, sqrtf64, fmaf64, minnumf64, maxnumf64,
+               copysignf64, floorf64, ceilf64, roundf64, truncf64, 1.0f64);
 
 // ---------------------------------------------------------------- slices and indexing
 
@@ -519,7 +633,12 @@ pub mod trap_kind {
     pub const DIV_OVERFLOW: u32 = 2;
     pub const OUT_OF_BOUNDS: u32 = 3;
     pub const OTHER: u32 = 4;
+    pub const ASSERT: u32 = 5;
 }
+
+/// `clamp`'s failed `assert!` (core's `panic_fmt` with its message; no formatting here).
+#[track_caller] #[inline(never)] #[cold]
+pub fn panic_clamp() -> ! { trap::raise(trap_kind::ASSERT, panic::Location::caller().line()) }
 
 #[lang = "panic_bounds_check"] #[track_caller] #[inline(never)] #[cold]
 fn panic_bounds_check(index: usize, len: usize) -> ! {

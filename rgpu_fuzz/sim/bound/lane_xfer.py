@@ -17,6 +17,14 @@ Semantics from AMD's ISA pseudocode (the ISA XML's, CDNA3 and RDNA3; lane maps i
 - DS_PERMUTE_B32: each enabled lane i sends DATA0 to lane ((ADDR_i + OFFSET) / 4) mod 64
   (RDNA3: mod 32), the highest-numbered sender winning; lanes no one sent to get 0; written
   to the lanes of EXEC.
+- RDNA (GFX10/GFX11) in wave64: the RDNA3 pseudocode's lane index is "MOD 32 regardless of
+  wave size", and the permute runs once per 32-lane half (docs/simulator.md "RDNA wave64"):
+  a lane of half h (lanes 32h..32h+31) reads, or sends to, lane 32h + index mod 32, with the
+  EXEC bit of that lane. The other half is out of reach. That per-half reading is the one
+  LLVM's own code generation relies on (`GCNSubtarget::supportsWaveWideBPermute` is false
+  for GFX10/GFX11 wave64, and `llvm.amdgcn.wave.shuffle` is lowered there to a
+  `ds_bpermute_b32` of the value, one of its `v_permlane64_b32` swap and a select on bit 5 of
+  `lane ^ index`), as are Mesa's ACO and LLPC.
 - DS_SWIZZLE_B32: lane i reads DATA0 of the lane the offset's map picks, 0 where it is
   disabled ("thread_valid[j] ? thread_in[j] : 0").
 
@@ -24,8 +32,7 @@ The DS forms are LDS-queue instructions: their result is parked like a DS load
 (`inflight.issue_vector_load`, lgkmcnt) and written at its `s_waitcnt`; reading it earlier is
 `sim-waitcnt-hazard`. An ADDR lane of EXEC or a lane select (S1, S2 of permlane) that is
 undefined is `sim-uninit-read` (an observation point, as an address is); data moves with the
-definedness of its source lane (a zero supplied for a disabled lane is defined). RDNA3
-`ds_(b)permute_b32` in wave64 (the pseudocode's mod 32 for 64 lanes) is not modelled.
+definedness of its source lane (a zero supplied for a disabled lane is defined).
 """
 
 from __future__ import annotations
@@ -144,11 +151,12 @@ def _permute(inst: Inst, env: Env, backward: bool) -> Step:
         raise ValueError("unexpected operands")
     dst, addr, data = _vector(ops[0], "VDST"), _vector(ops[1], "ADDR"), \
         _vector(ops[2], "DATA0")
-    if env.lanes == 64 and not gfx9(inst):
-        raise ValueError("RDNA wave64 ds_(b)permute (lane index mod 32) is not modelled")
     offset = _offset(inst)
     lanes = env.lanes
     lane_ids = np.arange(lanes)
+    # the lanes one permute reaches: the whole wave on GFX9, a 32-lane half on RDNA
+    reach = lanes if gfx9(inst) else 32
+    base = lane_ids & ~(reach - 1)
     mnemonic = inst.mnemonic
 
     def step(w: Wave) -> None:
@@ -157,7 +165,7 @@ def _permute(inst: Inst, env: Env, backward: bool) -> Step:
         if not bool(np.all(ad[e])):
             raise uninit(w, f"{mnemonic}: address from an undefined register")
         v, d = _read(w, data, "read")
-        other = ((a.astype(np.int64) + offset) >> 2) % lanes
+        other = base + ((a.astype(np.int64) + offset) >> 2) % reach
         if backward:
             valid = e[other]
             value = np.where(valid, v[other], np.uint32(0))

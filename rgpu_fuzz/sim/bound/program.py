@@ -32,6 +32,7 @@ from rgpu_fuzz.sim.bound.movrel import MOVREL, bind_movrel
 from rgpu_fuzz.sim.bound.operands import Env, scalar_dest, scalar_source, uninit
 from rgpu_fuzz.sim.bound.salu import bind_salu
 from rgpu_fuzz.sim.bound.smem import bind_smem
+from rgpu_fuzz.sim.bound.wave64 import guard_passes
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
 from rgpu_fuzz.sim.semantics.memops import atomicop, dsatomicop, memop
@@ -316,7 +317,7 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
         if flow is not None:
             return flow
         if name in VALU:
-            return bind_valu(inst, env)
+            return guard_passes(inst, env, bind_valu(inst, env))
         if name in SALU:
             return bind_salu(inst, env)
         op = memop(name)

@@ -16,6 +16,10 @@ class FaultKind(StrEnum):
     a branch condition, EXEC, or data stored to global or LDS memory."""
     WAITCNT_HAZARD = "sim-waitcnt-hazard"
     """A load's destination was read (or overwritten) before the `s_waitcnt` that covers it."""
+    WAVE64_SGPR_OVERLAP = "sim-wave64-sgpr-overlap"
+    """RDNA in wave64: a VALU instruction whose first pass (lanes 0-31) writes an SGPR its
+    second pass (lanes 32-63, some enabled) reads, which the ISA calls unpredictable
+    (RDNA3 ISA §7.2.3.2; `bound.wave64`)."""
     UNSUPPORTED = "unsupported-instruction"
     """An instruction the simulator does not implement: `unsupported-instruction:<mnemonic>`."""
     STEP_LIMIT = "sim-step-limit"

@@ -161,7 +161,7 @@ def fusible_kind(inst: Inst, env: Env) -> bool | None:
 def _fusible(inst: Inst, env: Env) -> bool:
     step = SHARED.get(env, {}).get(inst.share_key) or \
         bind_one(inst, env, None, lambda address: 0)
-    if getattr(step, "unsupported", False):
+    if getattr(step, "unsupported", False) or getattr(step, "bound_only", False):
         return False
     try:
         Emitter([inst], env).emit(inst)

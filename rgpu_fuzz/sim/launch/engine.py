@@ -1,14 +1,16 @@
 """Run one launch of a kernel: memory set up as the runtime would, waves initialised by
-`loader`, every work-group's waves stepped round-robin between barriers, the first trap or
+`loader`, every work-group's waves stepped round-robin between barriers (or, with
+`interleave`, switched at every memory instruction in a seeded order), the first trap or
 fault ending the launch. `simulate` is the simulator's one entry point."""
 
 from __future__ import annotations
 
 import gc
 import hashlib
+import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import compress
@@ -94,8 +96,13 @@ class LaunchMemory:
         self.scratch_span = 1 << 40
         """Bytes of the scratch backing a buffer resource may point into."""
         self._lds: Lds | None = None
+        self.lds_of: dict[int, Lds] = {}
+        """By wave index, the LDS of its work-group where several groups are resident at
+        once (an interleaved launch); empty otherwise."""
 
     def lds(self, w: Wave) -> Lds:
+        if self.lds_of:
+            return self.lds_of[w.index]
         assert self._lds is not None
         return self._lds
 
@@ -166,7 +173,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
              buffers: Mapping[str, bytes],
              *, decode: Callable[[Any, Any], Sequence[Inst]], target: str | None = None,
              step_limit: int = DEFAULT_STEP_LIMIT, trace_wave: int | None = None,
-             dynamic_lds: int = 0, read: Any = None) -> SimResult:
+             dynamic_lds: int = 0, read: Any = None, interleave: int = 0) -> SimResult:
     """Run `kernel_name` of `code_object` over `grid` × `block` with `buffers` mapped into
     global memory; `decode(code_object_reader_value, kernel)` lists the kernel's
     instructions (decoding is cached by the caller's decoder). `args` are the explicit
@@ -179,7 +186,13 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
 
     A launch of a code object whose program is bound already (`_PROGRAMS`) does not call
     `decode`: the program holds the instructions (`bench sim`'s warm launches of 75 cases
-    decoded every code object again, past the decoder's 64-entry cache)."""
+    decoded every code object again, past the decoder's 64-entry cache).
+
+    `interleave`: 0 (the default) runs each wave of a work-group until its next barrier
+    before the next wave runs, so a non-atomic read-modify-write of one address by two
+    waves looks atomic. A seed N > 0 switches waves after every global, FLAT, buffer and DS
+    instruction instead, to a wave drawn by `random.Random(N)` (`_run_group_interleaved`):
+    the outputs of a well-defined kernel do not depend on the draw, a lost update does."""
 
     t0 = time.perf_counter()
     co, kernel, cfg, prog, t1, t2 = _bound_program(code_object, read, kernel_name, target,
@@ -210,35 +223,29 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     runs = [0] * len(prog.steps)
     slow: list[int] = []
     trace: list[TraceRow] = []
-    wave_counter = 0
     items = block[0] * block[1] * block[2]
     n_waves = (items + lanes - 1) // lanes
     old_err = np.seterr(all="ignore")
+    rng = random.Random(interleave) if interleave else None
     try:
         if entry is None:
             raise SimStop(Fault(FaultKind.OOB_ACCESS, f"entry {kernel.entry_address:#x} is not "
                                 "an instruction of .text"))
-        for gz in range(grid[2]):
-            for gy in range(grid[1]):
-                for gx in range(grid[0]):
-                    mem._lds = Lds(group_size)
-                    waves = []
-                    for k in range(n_waves):
-                        w = Wave(lanes, 0, wave_counter)
-                        w.mem = mem
-                        w.private = Private(private_size, lanes)
-                        init_wave(w, (gx, gy, gz), k * lanes, mem.wave_scratch_offset(w))
-                        w.pc = entry
-                        waves.append(w)
-                        wave_counter += 1
-                    status, total = _run_group(waves, prog, counts, runs, slow, total,
-                                               step_limit,
-                                               trace if trace_wave is not None else None,
-                                               trace_wave)
-                    if status is Status.TRAP:
-                        raise _Trapped()
-                    for w in waves:
-                        w.release()
+        groups = _groups(mem, grid, n_waves, private_size, group_size, init_wave, entry,
+                         per_wave_lds=rng is not None)
+        if rng is not None and trace_wave is None:
+            status, total = _run_interleaved(groups, prog, counts, slow, total, step_limit,
+                                             rng)
+            if status is Status.TRAP:
+                raise _Trapped()
+        for waves in groups if rng is None or trace_wave is not None else ():
+            status, total = _run_group(waves, prog, counts, runs, slow, total, step_limit,
+                                       trace if trace_wave is not None else None,
+                                       trace_wave)
+            if status is Status.TRAP:
+                raise _Trapped()
+            for w in waves:
+                w.release()
     except _Trapped:
         status = Status.TRAP
     except SimStop as stop:
@@ -457,6 +464,137 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[i
                 w.at_barrier = False
         elif not progressed:
             raise SimStop(Fault(FaultKind.BARRIER_DEADLOCK, "no wave can make progress"))
+
+
+_MEMORY_PREFIXES = ("global_", "flat_", "buffer_", "ds_", "s_load_", "s_buffer_load_",
+                    "s_store_", "s_buffer_store_")
+"""The instructions after which an interleaved launch switches waves: every access of
+memory another wave of the launch may touch — global, FLAT, buffer, LDS, and scalar
+memory (LLVM loads a uniform address that nothing in the kernel is known to write through
+`s_load_dword`; the kernel-argument loads switch too, harmlessly). Scratch is the wave's
+own."""
+
+
+def _groups(mem: LaunchMemory, grid: tuple[int, int, int], n_waves: int, private_size: int,
+            group_size: int, init_wave: Callable[..., None], entry: int, *,
+            per_wave_lds: bool) -> Iterator[list[Wave]]:
+    """The work-groups of the launch in dispatch order (x fastest), each as its initialised
+    waves with an LDS of its own: `mem`'s current one, or (`per_wave_lds`, several groups
+    resident at once) one recorded for each of its waves in `mem.lds_of`."""
+    lanes = mem.lanes
+    counter = 0
+    for gz in range(grid[2]):
+        for gy in range(grid[1]):
+            for gx in range(grid[0]):
+                lds = Lds(group_size)
+                mem._lds = lds
+                waves = []
+                for k in range(n_waves):
+                    w = Wave(lanes, 0, counter)
+                    w.mem = mem
+                    w.private = Private(private_size, lanes)
+                    init_wave(w, (gx, gy, gz), k * lanes, mem.wave_scratch_offset(w))
+                    w.pc = entry
+                    waves.append(w)
+                    if per_wave_lds:
+                        mem.lds_of[counter] = lds
+                    counter += 1
+                yield waves
+
+
+RESIDENT_GROUPS = 4
+"""Work-groups an interleaved launch keeps running at once (a GPU runs several on its
+compute units; a global read-modify-write split into a load and a store loses updates
+between waves of different groups as well as of one)."""
+
+
+def _run_interleaved(groups: Iterator[list[Wave]], prog: Program, counts: list[int],
+                     slow: list[int], total: int, limit: int,
+                     rng: random.Random) -> tuple[Status, int]:
+    """Run the launch with waves switched after every memory instruction
+    (`_MEMORY_PREFIXES`): up to `RESIDENT_GROUPS` work-groups at once, the next wave drawn
+    by `rng` from all waves of them neither ended nor waiting at their group's barrier (the
+    one that just ran among them), so one wave's load and another's store may fall between
+    a third wave's load and store. A group's barrier is released when every wave of it
+    waits there or has ended, as in `_run_group`; a group whose waves have all ended makes
+    room for the next. The bound steps run one instruction at a time (a fused run may hold
+    several memory instructions); `slow` is noted, so opcode counts come from every index."""
+    is_memory: dict[int, bool] = {}
+    slow.append(-1)
+    resident: list[list[Wave]] = []
+    pending = True
+    while True:
+        while pending and len(resident) < RESIDENT_GROUPS:
+            group = next(groups, None)
+            if group is None:
+                pending = False
+            else:
+                resident.append(group)
+        if not resident:
+            return Status.OK, total
+        ready = []
+        for group in resident:
+            live = [w for w in group if not w.ended]
+            if live and all(w.at_barrier for w in live):
+                for w in live:
+                    w.at_barrier = False
+            ready += [w for w in live if not w.at_barrier]
+        if not ready:  # the resident groups have all ended
+            for group in resident:
+                for w in group:
+                    w.release()
+            resident.clear()
+            continue
+        w = ready[rng.randrange(len(ready))] if len(ready) > 1 else ready[0]
+        r, n = _step_to_memory(w, prog, counts, is_memory, limit - total)
+        total += n
+        if r == TRAP:
+            return Status.TRAP, total
+        if r == END:
+            w.ended = True
+            for group in [g for g in resident if all(v.ended for v in g)]:
+                for v in group:
+                    v.release()
+                resident.remove(group)
+        elif r == BARRIER:
+            w.at_barrier = True
+
+
+def _step_to_memory(w: Wave, prog: Program, counts: list[int], is_memory: dict[int, bool],
+                    budget: int) -> tuple[int | None, int]:
+    """Run `w` on the bound steps until it has executed one memory instruction (result
+    None), ends, waits at a barrier or traps (the step's code), within `budget`."""
+    i = w.pc
+    n = 0
+    steps, insts = prog.steps, prog.insts
+    n_steps = len(steps)
+    try:
+        while True:
+            if i >= n_steps:
+                w.pc = n_steps - 1
+                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
+            mem = is_memory.get(i)
+            if mem is None:
+                mem = is_memory[i] = insts[i].mnemonic.startswith(_MEMORY_PREFIXES)
+            r = steps[i](w)
+            counts[i] += 1
+            n += 1
+            if r is not None and r < 0:
+                w.pc = i + 1
+                return r, n
+            i = i + 1 if r is None else r
+            if n > budget:
+                raise SimStop(Fault(FaultKind.STEP_LIMIT,
+                                    f"more than {budget} wave-instructions", i))
+            if mem:
+                w.pc = i
+                return None, n
+    except SimStop as stop:
+        raise SimStop(replace(stop.fault, pc=i)) from None
+    except Exception as e:  # a simulator bug: reported as a fault of the simulator, with its place
+        import traceback
+        raise SimStop(Fault(FaultKind.INTERNAL, f"{type(e).__name__}: {e}\n"
+                            f"{traceback.format_exc(limit=-4)}", i)) from None
 
 
 def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int], slow: list[int],
