@@ -36,7 +36,6 @@ def _sims(targets: str, levels: str) -> str:
     return " ".join(f"amdgpu-sim:{t}:{o}" for t in targets.split() for o in levels.split())
 
 
-_GCN = "gfx942 gfx90a"
 KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
     **_rows("int_euclid euclid_overflow", _sims("gfx942 gfx90a gfx1100", "O0"),
             "CompileCrash: LLVM ERROR: Cannot select: i16,i16 = sdivrem",
@@ -46,28 +45,6 @@ KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
             "wrong `swap_bytes` of 64-bit values (0x8000000000000000 gives 0)",
             "llvm: gfx1100 -O0 real-true16 `llvm.bswap.i64` copies 16 of 32 bits "
             "(`v_mov_b16` before `v_perm_b32`; docs/conformance.md \"Methods and f16\")"),
-    **_rows("half_methods", f"{_sims('gfx1100', 'O1 O2 O3')} rustc-amdgpu:gfx1100:O2",
-            "RunCrash: sim-uninit-read at `global_store_b16` of a `v_bfi_b32` (copysign) "
-            "of two `global_load_d16_b16` values",
-            "sim: definedness of a bitwise op on d16-loaded halves, suspected "
-            "(docs/conformance.md \"Methods and f16\")"),
-    **_rows("int_bit_methods", "amdgpu-sim:gfx1100:O1",
-            "RunCrash: sim-uninit-read at a `global_store_b32` (true16 code)",
-            "sim: definedness on true16 halves, suspected (docs/conformance.md "
-            "\"Methods and f16\")"),
-    **_rows("int_sat_methods",
-            f"{_sims(_GCN, 'O0 O1 O2 O3')} rustc-amdgpu:gfx942:O0 rustc-amdgpu:gfx942:O2 "
-            "rustc-amdgpu:gfx90a:O0 rustc-amdgpu:gfx90a:O2",
-            "Unsupported: unsupported-instruction:v_add_i16",
-            "sim: unsupported-instruction:v_add_i16 (i16 `saturating_add`, VOP3 clamp)"),
-    **_rows("int_sat_methods",
-            f"{_sims('gfx1100', 'O0 O1 O2 O3')} rustc-amdgpu:gfx1100:O0 "
-            "rustc-amdgpu:gfx1100:O2",
-            "Unsupported: unsupported-instruction:v_add_nc_i16",
-            "sim: unsupported-instruction:v_add_nc_i16 (i16 `saturating_add`, VOP3 clamp)"),
-    **_rows("half_pairs", f"{_sims('gfx1100', 'O1 O2 O3')} rustc-amdgpu:gfx1100:O2",
-            "Unsupported: unsupported-instruction:v_maxmin_f16",
-            "sim: unsupported-instruction:v_maxmin_f16 (gfx11's fused f16 max-then-min)"),
 }
 """The f16 and method cases' known failures (docs/conformance.md "Methods and f16"). A
 case the simulator cannot run yet (`Unsupported`) is here too, not in the budget: it is a

@@ -53,6 +53,7 @@ def float_kernels(ty: str, suffix: str) -> list[Kernel]:
         ("maximum", 2), ("fabs", 1), ("copysign", 2), ("canonicalize", 1), ("sqrt", 1),
         ("floor", 1), ("ceil", 1), ("trunc", 1), ("rint", 1), ("roundeven", 1),
         ("round", 1))]
+    ks += [_intr(f"{fn}_{suffix}", ty, fn, 2, suffix) for fn in ("minimumnum", "maximumnum")]
     ks.append(Kernel(f"fneg_{suffix}", ty, ty, f"  %r = fneg {ty} %a"))
     ks.append(Kernel(f"fnegmul_{suffix}", ty, ty,
                      f"  %n = fneg {ty} %b\n  %r = fmul {ty} %a, %n"))
@@ -115,6 +116,14 @@ def v2half_kernels() -> list[Kernel]:
     return ks
 
 
+def v4half_kernels() -> list[Kernel]:
+    """`<4 x half>`: two packed registers per operand."""
+    ty = "<4 x half>"
+    return [_bin("fadd_v4f16", ty, "fadd"), _bin("fmul_v4f16", ty, "fmul"),
+            _intr("fma_v4f16", ty, "fma", 3, "v4f16"),
+            Kernel("fsubrev_v4f16", ty, ty, f"  %r = fsub {ty} %b, %a")]
+
+
 def v2i16_kernels() -> list[Kernel]:
     ty = "<2 x i16>"
     ks = [_bin(f"{op}_v2i16", ty, op) for op in ("add", "sub", "mul", "shl", "lshr", "ashr",
@@ -139,4 +148,5 @@ def v2float_kernels() -> list[Kernel]:
 
 
 def all_kernels() -> list[Kernel]:
-    return half_kernels() + v2half_kernels() + v2i16_kernels() + v2float_kernels()
+    return (half_kernels() + v2half_kernels() + v4half_kernels() + v2i16_kernels()
+            + v2float_kernels())

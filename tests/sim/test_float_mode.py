@@ -3,16 +3,21 @@
 FLOAT_ROUND_MODE_32 at bits 13:12 and FLOAT_ROUND_MODE_16_64 at bits 15:14 of
 COMPUTE_PGM_RSRC1, descriptor bytes 48..51 (AMDGPUUsage "Kernel Descriptor"). A binary16
 instruction under a flushing FLOAT_DENORM_MODE_16_64 (bits 19:18) is refused where it runs;
-the same code object without f16 still runs."""
+the same code object without f16 still runs. Writes of the MODE register at run time are
+unsupported instructions."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj.reader import read_code_object
-from rgpu_fuzz.sim.common.fault import FaultKind
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
 from rgpu_fuzz.sim.launch.engine import Arg, SimResult, Status
+from rgpu_fuzz.sim.state.wave import Wave
+from tests.sim.asm_steps import ENV, assemble, run_steps
 from tests.sim.kernels import build, run
 from tests.sim.packed_kernels import Kernel
 
@@ -65,3 +70,20 @@ def test_flushing_f16_denormals_refuses_f16_code_only(cpu: str) -> None:
     assert ok.status is Status.OK
     assert np.frombuffer(ok.buffers["out"], np.int32).tolist() == \
         [2 * i for i in range(1, 65)]
+
+
+@pytest.mark.parametrize(("cpu", "line"), [
+    ("gfx942", "s_setreg_imm32_b32 hwreg(HW_REG_MODE, 4, 4), 0xf"),
+    ("gfx90a", "s_setreg_b32 hwreg(HW_REG_MODE, 0, 4), s2"),
+    ("gfx1100", "s_denorm_mode 0xf"),
+    ("gfx1100", "s_round_mode 0x1"),
+])
+def test_a_float_mode_written_at_run_time_is_unsupported(cpu: str, line: str) -> None:
+    """The MODE register's FP_ROUND (bits 3:0) and FP_DENORM (bits 7:4) fields written by
+    `s_setreg` or GFX11's `s_denorm_mode`/`s_round_mode` would change what every later float
+    row computes: not modelled, so the instruction is unsupported, not ignored."""
+    w = Wave(32 if cpu == "gfx1100" else 64, 0, 0)
+    w.sdef[2] = 0xFFFF_FFFF
+    with pytest.raises(SimStop) as stop:
+        run_steps(assemble([line], cpu), w, replace(ENV, lanes=w.lanes))
+    assert stop.value.fault.kind is FaultKind.UNSUPPORTED

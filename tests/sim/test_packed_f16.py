@@ -147,6 +147,9 @@ def test_packed_integer_clamp_saturates(line: str, want: int) -> None:
     ("gfx1100", "v_add_f16 v0.h, v1.h, v2.l", 0xBC00_5678),
     ("gfx1100", "v_fma_f16 v0.l, v1.h, v2.h, v1.l", 0x1234_4000),
     ("gfx1100", "v_max_f16 v0.l, v1.l, v2.h", 0x1234_3C00),
+    # V_MAXMIN_F16: min(max(1, -3), 2) = 1; V_MINMAX_F16: max(min(1, -3), 0.5) = 0.5
+    ("gfx1100", "v_maxmin_f16 v0.l, v1.l, v2.l, v1.h", 0x1234_3C00),
+    ("gfx1100", "v_minmax_f16 v0.l, v1.l, v2.l, v2.h", 0x1234_3800),
     # K = 0x4000 (2.0): 1 * 2 + -3 = -1; 1 * -3 + 2 = -1
     ("gfx1100", "v_fmamk_f16 v0.l, v1.l, 0x4000, v2.l", 0x1234_BC00),
     ("gfx1100", "v_fmaak_f16 v0.l, v1.l, v2.l, 0x4000", 0x1234_BC00),
@@ -253,3 +256,21 @@ def test_bfi_keeps_the_defined_half_of_a_half_defined_source() -> None:
     _run("v_bfi_b32 v0, 0x7fff, v5, v6", "gfx1100", w)
     assert w.V[:, 0].tolist() == [0xBC00] * 32   # -1.0: 1.0's magnitude, v6's sign
     assert defined_bits(w, 0).tolist() == [0x0000_FFFF] * 32
+
+
+@pytest.mark.parametrize(("cpu", "line", "want"), [
+    # 32767 + 1 wraps to -32768 (0x8000); with clamp it saturates at 32767
+    ("gfx942", "v_add_i16 v0, v5, v6", 0x0000_8000),
+    ("gfx942", "v_add_i16 v0, v5, v6 clamp", 0x0000_7FFF),
+    # -32768 - 1: wraps to 32767, saturates at -32768
+    ("gfx90a", "v_sub_i16 v0, v7, v6", 0x0000_7FFF),
+    ("gfx90a", "v_sub_i16 v0, v7, v6 clamp", 0x0000_8000),
+    # gfx1100 true16: the result into v0.l, v0.h kept
+    ("gfx1100", "v_add_nc_i16 v0.l, v5.l, v6.l clamp", 0x1234_7FFF),
+    ("gfx1100", "v_sub_nc_i16 v0.l, v7.l, v6.l clamp", 0x1234_8000),
+    ("gfx1100", "v_add_nc_i16 v0.l, v5.l, v6.l", 0x1234_8000),
+])
+def test_signed_16_bit_add_sub_wrap_or_saturate(cpu: str, line: str, want: int) -> None:
+    w = _wave(32 if cpu == "gfx1100" else 64)
+    w.V[:, 5], w.V[:, 6], w.V[:, 7] = 0x7FFF, 0x0001, 0x8000
+    assert set(_run(line, cpu, w).V[:, 0].tolist()) == {want}

@@ -5,9 +5,10 @@ on a hand-written case whose i16 loop LLVM's loop vectorizer runs two iterations
 (`data/cases/o3_i16_loop_packed.toml`: `v_pk_mul_lo_u16 v11, v5, 3 op_sel_hi:[1,0]`, the
 induction variables of iterations i and i+1 in one VGPR) the simulated result differs from
 `ref` on every target, the oracle reports wrong code, and the reducer shrinks the case
-while the finding holds. The generator writes no `f16` or side-by-side pairs yet: O3 code
-of 300 `default` seeds has no packed instruction, so a campaign test waits for the f16
-language."""
+while the finding holds. No campaign test: the gfx942 O3 code of 300 `default`, 200
+`integers` and 96 `half` seeds (the `half` profile's 16-bit pairs stored side by side, and
+the `half_pairs` conformance case) has no packed instruction, so generated cases do not
+reach the hook yet."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound import lane_steps
-from rgpu_fuzz.sim.bound.bitsel import bind_bfi
+from rgpu_fuzz.sim.bound.bitsel import SCANS, bind_bfi, bind_scan
 from rgpu_fuzz.sim.bound.defined import (
     CONSTS,
     _all,
@@ -103,6 +103,8 @@ def bind_valu(inst: Inst, env: Env) -> Step:
     step = binder(inst, spec, env)
     if inst.opcode == "V_BFI_B32":
         return bind_bfi(inst, env, step)
+    if inst.opcode in SCANS:
+        return bind_scan(inst, env, step)
     ops = inst.operands
     if inst.opcode in COPIES and len(ops) == 2 and ops[1].kind in (OpKind.VGPR, OpKind.AGPR) \
             and not inst.mods.get("dst_sel") and not getattr(ops[1], "sel", ""):

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.bound.alu import COPIES, LOW_HALF_OPS, VCC_OP, _omod_clamp, _with_vcc
+from rgpu_fuzz.sim.bound.bitsel import PER_BIT
 from rgpu_fuzz.sim.bound.operands import DTYPES, vcol
 from rgpu_fuzz.sim.fused.code import M32, NotFusible, RunCode
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
@@ -68,7 +69,7 @@ def _v_plain(e: RunCode, inst: Inst, spec: Any) -> None:
     bitdef = inst.opcode in BITDEF_RULES and post is None and len(srcs) == 2 and \
         ops[0].kind is OpKind.VGPR and not inst.mods.get("dst_sel") and \
         not any(getattr(o, "sel", "") for o in ops[1:])
-    if bitdef or inst.opcode in READS or halves or inst.opcode == "V_BFI_B32" or \
+    if bitdef or inst.opcode in READS or halves or inst.opcode in PER_BIT or \
             any(getattr(o, "sel", "") not in ("", "DWORD") for o in ops[1:]):
         _vpart_bail(e, ops[1:])
     whole = "True" if halves else e.all_of([e.vdef(o, t) for o, t in srcs])

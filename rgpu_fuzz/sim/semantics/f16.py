@@ -164,6 +164,12 @@ F16_OPS: dict[str, Row] = {
     "V_MIN3_F16": ("plain", "f16", ("f16", "f16", "f16"), _minmax3(fmin16), True),
     "V_MAX3_F16": ("plain", "f16", ("f16", "f16", "f16"), _minmax3(fmax16), True),
     "V_MED3_F16": ("plain", "f16", ("f16", "f16", "f16"), _med3, True),
+    # RDNA3 `V_MAXMIN_F16: D0.f16 = v_min_f16(v_max_f16(S0.f16, S1.f16), S2.f16)`,
+    # V_MINMAX_F16 the other way round
+    "V_MAXMIN_F16": ("plain", "f16", ("f16", "f16", "f16"),
+                     lambda ieee, a, b, c: fmin16(ieee, fmax16(ieee, a, b), c), True),
+    "V_MINMAX_F16": ("plain", "f16", ("f16", "f16", "f16"),
+                     lambda ieee, a, b, c: fmax16(ieee, fmin16(ieee, a, b), c), True),
     "V_SQRT_F16": ("plain", "f16", ("f16",), np.sqrt, False),
     "V_RCP_F16": ("plain", "f16", ("f16",), lambda a: F16(1) / a, False),
     "V_RSQ_F16": ("plain", "f16", ("f16",),

@@ -21,6 +21,7 @@ import numpy as np
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics import valu_fp as vf
 from rgpu_fuzz.sim.semantics.f16 import F16_OPS
+from rgpu_fuzz.sim.semantics.int16 import INT16_CLAMP, INT16_OPS
 from rgpu_fuzz.sim.semantics.packed import PK16, PKF16, PKF32
 from rgpu_fuzz.sim.semantics.valu_mad import MAD_OPS
 from rgpu_fuzz.sim.semantics.valu_rdna3 import RDNA3_OPS
@@ -541,6 +542,8 @@ def _half_ops() -> dict[str, VOp]:
         t[name] = VOp("pkf32", "b64", ("b64",) * n, lambda *a: a)
     for name in ("V_FMA_MIX_F32", "V_MAD_MIX_F32"):
         t[name] = VOp("fma_mix", "f32", ("f32",) * 3, lambda *a: a)
+    for name, (shape, dst, src, fn) in INT16_OPS.items():
+        t[name] = VOp(shape, dst, src, fn)
     return t
 
 
@@ -568,6 +571,7 @@ INT_CLAMP: dict[str, object] = {
     "V_SUB_I32": lambda a, b: np.clip(a.astype(I64) - b, -2**31, 2**31 - 1).astype(I32),
     "V_ADD_U16": lambda a, b: np.minimum(a.astype(U32) + b, 0xFFFF).astype(np.uint16),
     "V_SUB_U16": lambda a, b: np.where(b > a, 0, a - b).astype(np.uint16),
+    **INT16_CLAMP,
 }
 """With the `clamp` modifier an integer add/subtract saturates (CDNA3 ISA §6.2 "clamp":
 unsigned results to [0, 2**n - 1], signed to [-2**(n-1), 2**(n-1) - 1])."""
