@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rgpu_fuzz.sim.isa import vop3_dpp
+from rgpu_fuzz.sim.isa.bitop3 import is_bitop3, truth_table
 from rgpu_fuzz.sim.isa.formats import (
     DPP8_EXT,
     DPP16_EXT,
@@ -368,6 +369,8 @@ class _Decoder:
         index = {"src0": 0, "src1": 1, "vsrc1": 1, "src2": 2}.get(fname)
         if enc is Encoding.VOP3P and _MATRIX.match(self.info.name):
             return self._matrix_operand(fname, op)
+        if enc is Encoding.VOP3 and index is not None and is_bitop3(self.info.name):
+            return _replace(op, hi=bool(v["opsel"] >> index & 1))   # no abs/neg: the table
         if enc in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P) and index is not None:
             neg = bool(v["neg"] >> index & 1)
             abs_ = bool(v.get("abs", 0) >> index & 1)
@@ -421,6 +424,9 @@ class _Decoder:
         if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
             mods = {"cbsz": v["neg_hi"], "abid": v["opsel"] | v["opsel_hi2"] << 3,
                     "blgp": v["neg"]}
+        if self.encoding is Encoding.VOP3 and is_bitop3(self.info.name):
+            mods.pop("omod", None)
+            mods["bitop3"] = truth_table(v)
         if self.extension is not None:
             for n in ("src0", "sdst"):
                 mods.pop(n, None)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
+from rgpu_fuzz.sim.isa.bitop3 import render_bitop3
 from rgpu_fuzz.sim.isa.decode import K_CONSTANT
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
 from rgpu_fuzz.sim.isa.render_imm import (
@@ -361,6 +362,8 @@ def _vector(inst: Instruction) -> str:
     elif enc is Encoding.VOP3P and _has_op_sel(inst):
         mods += _vop3p_mods(inst)
     elif enc in (Encoding.VOP3, Encoding.VOP3SD):
+        if "bitop3" in m:
+            mods += render_bitop3(m["bitop3"])
         mods += _vop3_op_sel(inst)
     if m.get("clamp"):
         mods += " clamp"

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from rgpu_fuzz import targets as target_table
 from rgpu_fuzz.sim.isa.formats import Format
 from rgpu_fuzz.sim.isa.formats_cdna import GFX90A, GFX942
+from rgpu_fuzz.sim.isa.formats_cdna4 import GFX950
 from rgpu_fuzz.sim.isa.formats_rdna3 import GFX1100
 from rgpu_fuzz.sim.isa.instruction import Special
 from rgpu_fuzz.targets import GpuIsa, GpuTarget
@@ -77,7 +78,7 @@ class TargetSpec:
 
 
 _FORMATS: Mapping[str, tuple[type[Format], ...]] = MappingProxyType({
-    "GFX942": GFX942, "GFX90A": GFX90A, "GFX1100": GFX1100})
+    "GFX942": GFX942, "GFX950": GFX950, "GFX90A": GFX90A, "GFX1100": GFX1100})
 """The encoding-format tuples a target-table row names (`gpu.toml` `isa.formats`)."""
 _SPECIALS: Mapping[str, Mapping[int, Special]] = MappingProxyType({
     "gfx9": _SPECIAL_GFX9, "gfx11": _SPECIAL_GFX11})
