@@ -2,13 +2,14 @@
 
 The facts are rows of `gpu.toml` (beside this module), each with its source as a comment
 (LLVM AMDGPUUsage "Processors", "AMDGPU ELF Header Enumeration Values", "Kernel Descriptor",
-"Memory Spaces", the CDNA3 / RDNA3 ISA guides); this module reads them once, checks them and
-hands them out as frozen dataclasses. Every consumer reads its view from here: the code-object
-reader and verifier (`rgpu_fuzz.codeobj.targets`: machine number, descriptor generation,
-register and LDS limits, allowed wave sizes), the simulator's decoder (`sim.isa.tables`: wave
-size, SGPR count, the decoder parameters of `GpuIsa`) and loader (`sim.launch.loader.
-target_config`: wave size, work-item id packing, flat scratch, `s_waitcnt` layout, true16,
-vscnt), and the GPU pipelines (`PIPELINE_TARGETS`: the targets they compile for and simulate).
+"Memory Spaces", the CDNA3 / CDNA4 / RDNA3 / RDNA4 ISA guides); this module reads them once,
+checks them and hands them out as frozen dataclasses. Every consumer reads its view from here:
+the code-object reader and verifier (`rgpu_fuzz.codeobj.targets`: machine number, descriptor
+generation, register and LDS limits, allowed wave sizes), the simulator's decoder
+(`sim.isa.tables`: wave size, SGPR count, the decoder parameters of `GpuIsa`) and loader
+(`sim.launch.loader.target_config`: wave size, work-item id packing, flat scratch,
+`s_waitcnt` layout, true16, vscnt), and the GPU pipelines (`PIPELINE_TARGETS`: the targets
+they compile for and simulate).
 Nothing else states a GPU target's wave size (`tests/unit/test_targets.py` checks).
 
 Why data and not code: the targets differ in facts, not in code paths; a table keeps each fact
@@ -56,6 +57,7 @@ class Generation(StrEnum):
     GFX90A = "gfx90a"      # GFX90A/GFX942: COMPUTE_PGM_RSRC3 has ACCUM_OFFSET, TG_SPLIT
     GFX10 = "gfx10"
     GFX11 = "gfx11"
+    GFX12 = "gfx12"        # COMPUTE_PGM_RSRC1 bits 21/23 are WG_RR_EN/DISABLE_PERF, RSRC3 GFX12
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,7 +127,7 @@ class GpuTarget:
 
     @property
     def is_gfx10_plus(self) -> bool:
-        return self.generation in (Generation.GFX10, Generation.GFX11)
+        return self.generation in (Generation.GFX10, Generation.GFX11, Generation.GFX12)
 
     def vgpr_encoding_granule(self, wave_size: int) -> int:
         """Granule of COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT (AMDGPUUsage

@@ -268,7 +268,15 @@ class _Decoder:
         name = self.info.name
         if "_LOAD_" in name:
             return True
-        return "_ATOMIC_" in name and bool(self.values.get("sc0", self.values.get("glc", 0)))
+        return "_ATOMIC_" in name and self._returns()
+
+    def _returns(self) -> bool:
+        """An atomic's return bit: GLC (GFX9, RDNA3), SC0 (gfx940+), TH bit 0
+        (TH_ATOMIC_RETURN, RDNA4 ISA "Memory Scope and Temporal Hints")."""
+        v = self.values
+        if "th" in v:
+            return bool(v["th"] & 1)
+        return bool(v.get("sc0", v.get("glc", 0)))
 
     def _atomic_without_return(self) -> bool:
         """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
@@ -276,7 +284,7 @@ class _Decoder:
         if "_ATOMIC_" not in self.info.name or self.encoding not in (
                 Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH):
             return False
-        return not self.values.get("sc0", self.values.get("glc", 0))
+        return not self._returns()
 
     def _implicit_vcc(self, defs: list[Operand], uses: list[Operand]) -> None:
         """`vcc` that LLVM prints for VOPC and carry VOP2 in 32-bit, SDWA and DPP forms.
@@ -333,7 +341,8 @@ class _Decoder:
             return out
         soffset = scalar(v["soffset"], None, self.spec)
         out.append(soffset)
-        out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, 21), width=21))
+        width = self.fmt.fields["offset"].width          # 21 bits on RDNA3, 24 on RDNA4
+        out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, width), width=width))
         return out
 
     def _flat_address(self, fname: str, optype: OperandType | None) -> Operand:
@@ -434,7 +443,7 @@ class _Decoder:
             for n in ("dst_sel", "dst_unused", "clamp", "omod"):   # VOPC: bits 47:40 are sdst/sd
                 mods.pop(n, None)
         if self.encoding in (Encoding.GLOBAL, Encoding.SCRATCH) or (
-                self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width == 13):
+                self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width in (13, 24)):
             mods["offset"] = _signed(v["offset"], self.fmt.fields["offset"].width)
         if self.encoding is Encoding.SOPP and self._optype("simm16") is not None and (
                 self.info.operands["simm16"].type == "OPR_LABEL"):
