@@ -82,6 +82,9 @@ class GpuIsa:
     vop3_literal: bool
     sdwa: bool
     dpp8: bool
+    architected_sgprs: bool = False
+    """The work-group ids are in TTMP9 (x) and TTMP7 (y in 15:0, z in 31:16) at entry
+    (AMDGPUUsage "Processors": "Architected SGPRs", GFX12)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -170,15 +173,23 @@ def _fields(where: str, raw: list[Any]) -> tuple[tuple[int, int], ...]:
     return tuple((int(lo), int(width)) for lo, width in raw)
 
 
+_ISA_OPTIONAL: Mapping[str, type] = MappingProxyType({"architected_sgprs": bool})
+"""ISA keys a row states only where they hold (absent: false)."""
+
+
 def _isa(where: str, raw: Mapping[str, Any]) -> GpuIsa:
-    _checked(where, raw, _ISA_KEYS)
+    _checked(where, raw, _ISA_KEYS, optional=frozenset(_ISA_OPTIONAL))
+    for key, typ in _ISA_OPTIONAL.items():
+        if key in raw and not isinstance(raw[key], typ):
+            raise TargetTableError(f"{where}: {key} = {raw[key]!r} is not a {typ.__name__}")
     return GpuIsa(packed_workitem_ids=raw["packed_workitem_ids"],
                   architected_flat_scratch=raw["architected_flat_scratch"],
                   vmcnt=_fields(f"{where}.vmcnt", raw["vmcnt"]),
                   lgkmcnt=_fields(f"{where}.lgkmcnt", raw["lgkmcnt"]),
                   true16=raw["true16"], stores_in_vmcnt=raw["stores_in_vmcnt"],
                   tables=raw["tables"], formats=raw["formats"], specials=raw["specials"],
-                  vop3_literal=raw["vop3_literal"], sdwa=raw["sdwa"], dpp8=raw["dpp8"])
+                  vop3_literal=raw["vop3_literal"], sdwa=raw["sdwa"], dpp8=raw["dpp8"],
+                  architected_sgprs=raw.get("architected_sgprs", False))
 
 
 def _target(name: str, raw: Mapping[str, Any]) -> GpuTarget:

@@ -36,6 +36,7 @@ from rgpu_fuzz.sim.bound.smem import bind_smem
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
 from rgpu_fuzz.sim.semantics.memops import atomicop, dsatomicop, memop
+from rgpu_fuzz.sim.semantics.rdna4 import ALIASES as RDNA4_ALIASES
 from rgpu_fuzz.sim.semantics.salu import SALU
 from rgpu_fuzz.sim.semantics.valu import VALU
 from rgpu_fuzz.sim.state.wave import VCC, Wave
@@ -260,6 +261,7 @@ ALIASES: dict[str, str] = {
 }
 """Other targets' names for operations implemented once (the semantic tables are keyed by
 the CDNA name)."""
+ALIASES.update(RDNA4_ALIASES)
 
 
 def _vgprs(ops: Sequence[Any]) -> set[int]:
