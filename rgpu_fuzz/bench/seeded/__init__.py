@@ -17,7 +17,7 @@ ones that only tests need) stay in `tests/plugins/`.
 | `minnum_nan.py` | `llvm-cpu-minnan` | float `min`/`max` return NaN for one NaN operand |
 | `srem_crash.py` | `llvm-cpu-sremcrash` | codegen aborts on a signed `%` |
 | `fptosi_and_shl.py` | `llvm-cpu-fptosi-shl` | the fptosi and shl bugs together |
-| `bitop3_swap.py` | `amdgpu-sim-bitop3swap` | gfx950: bits 0 and 7 of the first `v_bitop3` table swapped (code-object hook) |
+| `bitop3_swap.py` | `amdgpu-sim-bitop3swap` | gfx950: one `v_bitop3` table, bits 0, 7 swapped |
 """
 
 from __future__ import annotations
