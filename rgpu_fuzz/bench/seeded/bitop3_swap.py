@@ -23,13 +23,13 @@ def swap_bitop3_bits(code_object: bytes) -> bytes:
     """The code object with truth-table bits 0 and 7 of its first `v_bitop3` swapped
     (unchanged when it has none, the bits are equal, or the target is not gfx950)."""
     from rgpu_fuzz.codeobj.reader import read_code_object
-    from rgpu_fuzz.sim.isa.decode import decode
+    from rgpu_fuzz.sim import decode_text
 
     co = read_code_object(code_object)
     text = co.text
     if co.target.name != "gfx950" or text is None:
         return code_object
-    for inst in decode(co.text_bytes, co.target.name, text.addr):
+    for inst in decode_text(co):
         if not inst.opcode.startswith("V_BITOP3_"):
             continue
         at = text.offset + inst.address - text.addr + 4
