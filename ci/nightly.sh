@@ -11,9 +11,10 @@
 #   NIGHTLY_TIME           campaign time budget per shard (default 30m)
 #   NIGHTLY_SHARDS         shards `all` runs (default 1)
 #   NIGHTLY_JOBS           worker processes per shard and for the recheck (default: all cores)
-#   NIGHTLY_PIPELINES      pipeline specs (default: the campaign's default mix and GlobalISel
+#   NIGHTLY_PIPELINES      pipeline specs (default: the campaign's default mix, GlobalISel
 #                          for gfx942 at O3, `amdgpu-sim:gfx942:O3:isel=global`: a third
-#                          opinion on every AMDGPU finding, and GlobalISel's own crashes)
+#                          opinion on every AMDGPU finding, and GlobalISel's own crashes; and
+#                          the newest targets, `amdgpu-sim:gfx950:O3`, `amdgpu-sim:gfx1200:O3`)
 #   NIGHTLY_PLUGINS        plugin files, space-separated
 #   NIGHTLY_SEED           first seed; every shard of one night must share it (default: UTC
 #                          days since 1970 x 1,000,000, a new seed range every night)
@@ -39,7 +40,9 @@ reports=${NIGHTLY_REPORTS:-20}
 # `rgpu-fuzz campaign`'s default mix (rgpu_fuzz/cli/campaign.py, DEFAULT_PIPELINES) and
 # GlobalISel. Not `llvm-cpu:...:isel=global`: x86's GlobalISel in LLVM 22 cannot lower the
 # `fastcc` calls of every optimised host kernel (one known crash per case, no information).
-pipelines=${NIGHTLY_PIPELINES:-ref,llvm-cpu:O0,llvm-cpu:O3:det:detsample=4,amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3,amdgpu-sim:gfx942:O3:isel=global}
+# The newest targets at O3 as well (gfx950, CDNA4; gfx1200, RDNA4): where the back end's
+# least-tested code runs (docs/simulator.md §2).
+pipelines=${NIGHTLY_PIPELINES:-ref,llvm-cpu:O0,llvm-cpu:O3:det:detsample=4,amdgpu-sim:gfx942:O0,amdgpu-sim:gfx942:O3,amdgpu-sim:gfx942:O3:isel=global,amdgpu-sim:gfx950:O3,amdgpu-sim:gfx1200:O3}
 if [ -n "${RGPU_FUZZ:-}" ]; then
   read -r -a fuzz <<< "$RGPU_FUZZ"
 elif [ -x "$root/.venv/bin/rgpu-fuzz" ]; then

@@ -30,7 +30,7 @@ from rgpu_fuzz.process import run_bounded
 
 DATA = Path(__file__).parent / "data" / "amdgcn"
 KERNEL_FILES = tuple(sorted(p.stem for p in DATA.glob("*.ll")))
-TARGETS = ("gfx942", "gfx90a", "gfx1100")
+TARGETS = ("gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1200")
 OPTS = (0, 3)
 _EMIT = Path(__file__).parent / "amdgcn_emit.py"
 _LOWERED_EMIT = Path(__file__).parent / "lowered_emit.py"

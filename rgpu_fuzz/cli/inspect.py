@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rgpu_fuzz.targets import PIPELINE_TARGETS
+
 EXAMPLE = "rgpu-fuzz inspect corpus/254dd5a67c19.toml --target gfx90a --opt O3 --out /tmp/k"
-TARGETS = ("gfx942", "gfx90a", "gfx1100")
+TARGETS = PIPELINE_TARGETS
 _WIDTH = 78
 
 

@@ -52,9 +52,12 @@ _ALL = frozenset(Generation)
 _GFX9 = frozenset({Generation.GFX9, Generation.GFX90A})
 _GFX9_ONLY = frozenset({Generation.GFX9})
 _GFX90A = frozenset({Generation.GFX90A})
-_GFX10P = frozenset({Generation.GFX10, Generation.GFX11})
+_GFX10P = frozenset({Generation.GFX10, Generation.GFX11, Generation.GFX12})
 _GFX10 = frozenset({Generation.GFX10})
 _GFX11 = frozenset({Generation.GFX11})
+_GFX10_11 = frozenset({Generation.GFX10, Generation.GFX11})
+_TO_GFX11 = _ALL - {Generation.GFX12}
+_GFX12 = frozenset({Generation.GFX12})
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +103,11 @@ FIELDS: Final[tuple[BitField, ...]] = (
     _f(_R1, "FLOAT_DENORM_MODE_32", 16, 2, directive=".amdhsa_float_denorm_mode_32"),
     _f(_R1, "FLOAT_DENORM_MODE_16_64", 18, 2, directive=".amdhsa_float_denorm_mode_16_64"),
     _f(_R1, "PRIV", 20, zero=True),
-    _f(_R1, "ENABLE_DX10_CLAMP", 21, directive=".amdhsa_dx10_clamp"),
+    _f(_R1, "ENABLE_DX10_CLAMP", 21, 1, _TO_GFX11, ".amdhsa_dx10_clamp"),
+    _f(_R1, "ENABLE_WG_RR_EN", 21, 1, _GFX12, ".amdhsa_round_robin_scheduling"),
     _f(_R1, "DEBUG_MODE", 22, zero=True),
-    _f(_R1, "ENABLE_IEEE_MODE", 23, directive=".amdhsa_ieee_mode"),
+    _f(_R1, "ENABLE_IEEE_MODE", 23, 1, _TO_GFX11, ".amdhsa_ieee_mode"),
+    _f(_R1, "DISABLE_PERF", 23, 1, _GFX12),
     _f(_R1, "BULKY", 24, zero=True),
     _f(_R1, "CDBG_USER", 25, zero=True),
     _f(_R1, "FP16_OVFL", 26, directive=".amdhsa_fp16_overflow"),
@@ -116,7 +121,8 @@ FIELDS: Final[tuple[BitField, ...]] = (
         ".amdhsa_enable_private_segment",
         ".amdhsa_system_sgpr_private_segment_wavefront_offset")),
     _f(_R2, "USER_SGPR_COUNT", 1, 5, directive=".amdhsa_user_sgpr_count"),
-    _f(_R2, "ENABLE_TRAP_HANDLER", 6),
+    _f(_R2, "ENABLE_TRAP_HANDLER", 6, 1, _TO_GFX11),
+    _f(_R2, "ENABLE_DYNAMIC_VGPR", 6, 1, _GFX12),
     _f(_R2, "ENABLE_SGPR_WORKGROUP_ID_X", 7, directive=".amdhsa_system_sgpr_workgroup_id_x"),
     _f(_R2, "ENABLE_SGPR_WORKGROUP_ID_Y", 8, directive=".amdhsa_system_sgpr_workgroup_id_y"),
     _f(_R2, "ENABLE_SGPR_WORKGROUP_ID_Z", 9, directive=".amdhsa_system_sgpr_workgroup_id_z"),
@@ -147,17 +153,21 @@ FIELDS: Final[tuple[BitField, ...]] = (
     _f(_R3, "RESERVED0", 6, 10, _GFX90A, zero=True),
     _f(_R3, "TG_SPLIT", 16, 1, _GFX90A, ".amdhsa_tg_split"),
     _f(_R3, "RESERVED1", 17, 15, _GFX90A, zero=True),
-    # compute_pgm_rsrc3 for GFX10-GFX11
-    _f(_R3, "SHARED_VGPR_COUNT", 0, 4, _GFX10P, ("; SHARED_VGPR_COUNT",
-                                                ".amdhsa_shared_vgpr_count")),
+    # compute_pgm_rsrc3 for GFX10-GFX11, and GFX12 (AMDHSAKernelDescriptor.h)
+    _f(_R3, "SHARED_VGPR_COUNT", 0, 4, _GFX10_11, ("; SHARED_VGPR_COUNT",
+                                                  ".amdhsa_shared_vgpr_count")),
+    _f(_R3, "RESERVED0", 0, 4, _GFX12, zero=True),
     _f(_R3, "RESERVED1", 4, 8, _GFX10, zero=True),
     _f(_R3, "INST_PREF_SIZE", 4, 6, _GFX11, ".amdhsa_inst_pref_size"),
     _f(_R3, "TRAP_ON_START", 10, 1, _GFX11, "; TRAP_ON_START"),
     _f(_R3, "TRAP_ON_END", 11, 1, _GFX11, "; TRAP_ON_END"),
-    _f(_R3, "RESERVED2", 12, 2, _GFX10P, zero=True),
+    _f(_R3, "INST_PREF_SIZE", 4, 8, _GFX12, ".amdhsa_inst_pref_size"),
+    _f(_R3, "RESERVED2", 12, 2, _GFX10_11, zero=True),
+    _f(_R3, "RESERVED2", 12, 1, _GFX12, zero=True),
+    _f(_R3, "GLG_EN", 13, 1, _GFX12, "; GLG_EN"),
     _f(_R3, "RESERVED4", 14, 17, _GFX10P, zero=True),
     _f(_R3, "RESERVED5", 31, 1, _GFX10, zero=True),
-    _f(_R3, "IMAGE_OP", 31, 1, _GFX11, "; IMAGE_OP"),
+    _f(_R3, "IMAGE_OP", 31, 1, _GFX11 | _GFX12, "; IMAGE_OP"),
     # Kernel Code Properties
     _f(_KCP, "ENABLE_SGPR_PRIVATE_SEGMENT_BUFFER", 0,
        directive=".amdhsa_user_sgpr_private_segment_buffer"),

@@ -1,9 +1,9 @@
-"""`amdgpu-sim`: our lowering → amdgcn LLVM IR → object for gfx942/gfx90a/gfx1100 → ld.lld →
+"""`amdgpu-sim`: our lowering → amdgcn LLVM IR → object for a target of the table → ld.lld →
 code object → the ISA simulator (`rgpu_fuzz.sim`), loaded as the ROCm loader would.
 
-Spec: `amdgpu-sim[:gfx942|gfx90a|gfx1100][:O0..O3][:isel=dag|global][:scope=SCOPE]
-[:atomic-opt=default|dpp|iterative|none][:flat][:interleave=SEED][:llc=PATH][:steps=N]
-[:timeout=S][:det]`, e.g.
+Spec: `amdgpu-sim[:gfx942|gfx950|gfx90a|gfx1100|gfx1200][:O0..O3][:isel=dag|global]
+[:scope=SCOPE][:atomic-opt=default|dpp|iterative|none][:flat][:interleave=SEED][:llc=PATH]
+[:steps=N][:timeout=S][:det]`, e.g.
 `amdgpu-sim:gfx942:O3`; `isel=global` generates the code with GlobalISel instead of
 SelectionDAG (`toolchain.Isel`), a third opinion on a finding. `scope=`, `atomic-opt=` and
 `flat` say how atomics are compiled (`toolchain.AtomicConfig`: the sync scope the lowering

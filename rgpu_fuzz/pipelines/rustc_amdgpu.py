@@ -1,7 +1,7 @@
 """`rustc-amdgpu`: the printed kernel compiled by the real rustc for `amdgcn-amd-amdhsa`
 with this project's minimal core, linked into a code object, and executed.
 
-Spec: `rustc-amdgpu[:gfx942|gfx90a|gfx1100][:O0..O3]` (default `gfx942:O2`).
+Spec: `rustc-amdgpu[:gfx942|gfx950|gfx90a|gfx1100|gfx1200][:O0..O3]` (default `gfx942:O2`).
 
 Path: canonical printed kernel (as `rustc-cpu` compiles it) → one `#![no_core]` crate per
 batch (`rustc_amdgpu_program`) → rustc → object → ld.lld → code object

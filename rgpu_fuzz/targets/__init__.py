@@ -2,13 +2,14 @@
 
 The facts are rows of `gpu.toml` (beside this module), each with its source as a comment
 (LLVM AMDGPUUsage "Processors", "AMDGPU ELF Header Enumeration Values", "Kernel Descriptor",
-"Memory Spaces", the CDNA3 / RDNA3 ISA guides); this module reads them once, checks them and
-hands them out as frozen dataclasses. Every consumer reads its view from here: the code-object
-reader and verifier (`rgpu_fuzz.codeobj.targets`: machine number, descriptor generation,
-register and LDS limits, allowed wave sizes), the simulator's decoder (`sim.isa.tables`: wave
-size, SGPR count, the decoder parameters of `GpuIsa`) and loader (`sim.launch.loader.
-target_config`: wave size, work-item id packing, flat scratch, `s_waitcnt` layout, true16,
-vscnt), and the GPU pipelines (`PIPELINE_TARGETS`: the targets they compile for and simulate).
+"Memory Spaces", the CDNA3 / CDNA4 / RDNA3 / RDNA4 ISA guides); this module reads them once,
+checks them and hands them out as frozen dataclasses. Every consumer reads its view from here:
+the code-object reader and verifier (`rgpu_fuzz.codeobj.targets`: machine number, descriptor
+generation, register and LDS limits, allowed wave sizes), the simulator's decoder
+(`sim.isa.tables`: wave size, SGPR count, the decoder parameters of `GpuIsa`) and loader
+(`sim.launch.loader.target_config`: wave size, work-item id packing, flat scratch,
+`s_waitcnt` layout, true16, vscnt), and the GPU pipelines (`PIPELINE_TARGETS`: the targets
+they compile for and simulate).
 Nothing else states a GPU target's wave size (`tests/unit/test_targets.py` checks).
 
 Why data and not code: the targets differ in facts, not in code paths; a table keeps each fact
@@ -56,6 +57,7 @@ class Generation(StrEnum):
     GFX90A = "gfx90a"      # GFX90A/GFX942: COMPUTE_PGM_RSRC3 has ACCUM_OFFSET, TG_SPLIT
     GFX10 = "gfx10"
     GFX11 = "gfx11"
+    GFX12 = "gfx12"        # COMPUTE_PGM_RSRC1 bits 21/23 are WG_RR_EN/DISABLE_PERF, RSRC3 GFX12
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +82,9 @@ class GpuIsa:
     vop3_literal: bool
     sdwa: bool
     dpp8: bool
+    architected_sgprs: bool = False
+    """The work-group ids are in TTMP9 (x) and TTMP7 (y in 15:0, z in 31:16) at entry
+    (AMDGPUUsage "Processors": "Architected SGPRs", GFX12)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,7 +130,7 @@ class GpuTarget:
 
     @property
     def is_gfx10_plus(self) -> bool:
-        return self.generation in (Generation.GFX10, Generation.GFX11)
+        return self.generation in (Generation.GFX10, Generation.GFX11, Generation.GFX12)
 
     def vgpr_encoding_granule(self, wave_size: int) -> int:
         """Granule of COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT (AMDGPUUsage
@@ -168,15 +173,23 @@ def _fields(where: str, raw: list[Any]) -> tuple[tuple[int, int], ...]:
     return tuple((int(lo), int(width)) for lo, width in raw)
 
 
+_ISA_OPTIONAL: Mapping[str, type] = MappingProxyType({"architected_sgprs": bool})
+"""ISA keys a row states only where they hold (absent: false)."""
+
+
 def _isa(where: str, raw: Mapping[str, Any]) -> GpuIsa:
-    _checked(where, raw, _ISA_KEYS)
+    _checked(where, raw, _ISA_KEYS, optional=frozenset(_ISA_OPTIONAL))
+    for key, typ in _ISA_OPTIONAL.items():
+        if key in raw and not isinstance(raw[key], typ):
+            raise TargetTableError(f"{where}: {key} = {raw[key]!r} is not a {typ.__name__}")
     return GpuIsa(packed_workitem_ids=raw["packed_workitem_ids"],
                   architected_flat_scratch=raw["architected_flat_scratch"],
                   vmcnt=_fields(f"{where}.vmcnt", raw["vmcnt"]),
                   lgkmcnt=_fields(f"{where}.lgkmcnt", raw["lgkmcnt"]),
                   true16=raw["true16"], stores_in_vmcnt=raw["stores_in_vmcnt"],
                   tables=raw["tables"], formats=raw["formats"], specials=raw["specials"],
-                  vop3_literal=raw["vop3_literal"], sdwa=raw["sdwa"], dpp8=raw["dpp8"])
+                  vop3_literal=raw["vop3_literal"], sdwa=raw["sdwa"], dpp8=raw["dpp8"],
+                  architected_sgprs=raw.get("architected_sgprs", False))
 
 
 def _target(name: str, raw: Mapping[str, Any]) -> GpuTarget:

@@ -31,7 +31,7 @@ from rgpu_fuzz.pipelines.registry import Registry
 from tests.conformance.known import allowed_unsupported, known_failure
 from tests.semantics.expected_values import CASES, case_names, load_expected, output_mismatches
 
-TARGETS = ("gfx942", "gfx90a", "gfx1100")
+TARGETS = ("gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1200")
 SIM_FAST_LEVELS = (0, 3)
 SIM_SLOW_LEVELS = (1, 2)
 RUSTC_AMDGPU_LEVELS = (0, 2)

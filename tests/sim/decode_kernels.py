@@ -20,7 +20,7 @@ from rgpu_fuzz.process import run_bounded
 
 DATA = Path(__file__).parent / "data" / "decode"
 KERNELS = tuple(sorted(p.stem for p in DATA.glob("*.ll")))
-TARGETS = ("gfx942", "gfx90a", "gfx1100")
+TARGETS = ("gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1200")
 OPTS = (0, 3)
 _EMIT = Path(__file__).parents[1] / "amdgcn_emit.py"
 _CACHE = Path(tempfile.gettempdir()) / f"rgpu-test-decode-{os.getuid()}"

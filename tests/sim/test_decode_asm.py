@@ -14,7 +14,8 @@ from rgpu_fuzz.sim.isa import Encoding, decode, render
 from tests.sim.asm_steps import encodings
 
 DATA = Path(__file__).parent / "data" / "asm"
-FILES = {"gfx942": ("gfx9", "gfx942"), "gfx90a": ("gfx9", "gfx90a"), "gfx1100": ("gfx1100",)}
+FILES = {"gfx942": ("gfx9", "gfx942"), "gfx950": ("gfx9", "gfx942", "gfx950"),
+         "gfx90a": ("gfx9", "gfx90a"), "gfx1100": ("gfx1100",), "gfx1200": ("gfx1200",)}
 
 
 @pytest.mark.parametrize("target", sorted(FILES))

@@ -68,14 +68,14 @@ def test_cases_gfx942(opt: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["gfx90a", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx950", "gfx90a", "gfx1100", "gfx1200"])
 @pytest.mark.parametrize("opt", [0, 3])
 def test_cases_other_targets(target: str, opt: int) -> None:
     _check(*_plan(target, opt))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("target", ["gfx942", "gfx90a", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1200"])
 def test_generated_cases(target: str) -> None:
     """Seeds 0..999 of the default profile; even seeds at O0, odd at O3."""
     plan = [(casefile.dumps(from_seed(seed)), target, 3 * (seed % 2)) for seed in range(GENERATED)]

@@ -26,7 +26,7 @@ from rgpu_fuzz.process import run_bounded
 from rgpu_fuzz.sim import target_config
 from rgpu_fuzz.sim.isa import TARGETS as DECODER_TARGETS
 from rgpu_fuzz.sim.isa.tables import tables
-from rgpu_fuzz.targets import GpuTarget, TargetTableError, load_table
+from rgpu_fuzz.targets import Generation, GpuTarget, TargetTableError, load_table
 from tests.toolchain import debian_llvm_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,7 +116,8 @@ def test_addressable_sgprs_equal_llvm_mc(target: GpuTarget, tmp_path: Path) -> N
 def test_isa_facts_equal_llvm(target: GpuTarget, tmp_path: Path) -> None:
     """Per row with ISA facts: the `s_waitcnt` field layout decodes llvm-mc's encoding of
     vmcnt(37) lgkmcnt(9) (SOPP: simm16 in the low half-word); true16, VOP3 literal, DPP8 and
-    SDWA are what llvm-mc accepts; stores outside vmcnt ⇔ `s_waitcnt_vscnt` exists; packed
+    SDWA are what llvm-mc accepts; stores outside vmcnt ⇔ `s_waitcnt_vscnt` (GFX12:
+    `s_wait_storecnt`) exists; packed
     work-item ids ⇔ llc unpacks y from v0."""
     isa = target.isa
     assert isa is not None
@@ -129,7 +130,9 @@ def test_isa_facts_equal_llvm(target: GpuTarget, tmp_path: Path) -> None:
         "vop3_literal": "v_add_f32_e64 v0, 0x12345678, v1",
         "dpp8": "v_mov_b32_dpp v0, v1 dpp8:[7,6,5,4,3,2,1,0]",
         "sdwa": "v_mov_b32_sdwa v0, v1 dst_sel:WORD_1",
-        "vscnt": "s_waitcnt_vscnt null, 0",
+        # stores counted apart from loads: vscnt (GFX10-11) or STOREcnt (GFX12)
+        "vscnt": ("s_wait_storecnt 0" if target.generation is Generation.GFX12
+                  else "s_waitcnt_vscnt null, 0"),
     }
     said = {"true16": isa.true16, "vop3_literal": isa.vop3_literal, "dpp8": isa.dpp8,
             "sdwa": isa.sdwa, "vscnt": not isa.stores_in_vmcnt}

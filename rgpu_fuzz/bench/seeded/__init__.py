@@ -18,6 +18,7 @@ ones that only tests need) stay in `tests/plugins/`.
 | `srem_crash.py` | `llvm-cpu-sremcrash` | codegen aborts on a signed `%` |
 | `fptosi_and_shl.py` | `llvm-cpu-fptosi-shl` | the fptosi and shl bugs together |
 | `op_sel.py` | `amdgpu-sim-opsel` | a code-object hook flips OPSEL[0] of the first `v_pk_*` |
+| `bitop3_swap.py` | `amdgpu-sim-bitop3swap` | gfx950: one `v_bitop3` table, bits 0, 7 swapped |
 
 Atomics bugs, on `amdgpu-sim` (found and reduced by `tests/quality/test_seeded_atomics.py`):
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -243,6 +244,13 @@ def _low_half(inst: Inst, spec: VOp, env: Env, put: Any, srcs: list[Any], fn: An
         vals = [g(w) for g, _ in srcs]
         put(w, np.asarray(fn(*vals), dt), halves(w))
     return step
+
+
+def _bitop3(inst: Inst, spec: VOp, env: Env) -> Step:
+    """V_BITOP3_*: the row's function with the instruction's truth table fixed
+    (`semantics.bitop3`), bound as a plain three-source operation."""
+    table = inst.mods.get("bitop3", 0)
+    return _plain(inst, replace(spec, shape="plain", fn=partial(spec.fn, table)), env)
 
 
 def _fmac(inst: Inst, spec: VOp, env: Env) -> Step:
@@ -556,7 +564,8 @@ def _pk_mov(inst: Inst, spec: VOp, env: Env) -> Step:
 _VALU_SHAPES: dict[str, Callable[[Inst, VOp, Env], Step]] = {
     "swap": lane_steps.swap,
     "pk_mov": _pk_mov, "pk16": bind_pk16, "pkf32": bind_pkf32, "fma_mix": bind_fma_mix,
-    "plain": _plain, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp, "cndmask": _cndmask,
+    "plain": _plain, "bitop3": _bitop3, "fmac": _fmac, "cmp": _cmp, "cmpx": _cmp,
+    "cndmask": _cndmask,
     "carry_out": _carry_out, "carry_in": _carry_in, "mad64": _mad64,
     "div_scale": _div_scale, "div_fmas": _div_fmas, "readlane": _readlane,
     "readfirstlane": _readlane, "writelane": _writelane, "mbcnt_lo": _mbcnt,

@@ -193,6 +193,48 @@ def drain(w: Wave) -> None:
     wait(w, 0, 0)
 
 
+def wait_split(w: Wave, loadcnt: int | None, dscnt: int | None, kmcnt: int | None) -> None:
+    """GFX12's split counters (RDNA4 ISA "S_WAIT_LOADCNT" ... "S_WAIT_KMCNT"; AMDGPUUsage
+    memory model GFX12): LOADcnt counts vector-memory loads and returning atomics (the
+    vm queue: stores are in STOREcnt, not tracked, as vscnt), DScnt LDS operations, KMcnt
+    scalar-memory loads (the lgkm queue's DS and SMEM records). A FLAT access counts in
+    LOADcnt and DScnt both, as it counts in vmcnt and lgkmcnt before GFX12. `None`: that
+    counter is not waited for."""
+    if loadcnt is not None:
+        wait(w, loadcnt, 1 << 30)
+    q = w.lgkm_queue
+    if dscnt is not None and q:
+        # LDS returns in order: the oldest DS records beyond `dscnt` complete
+        ds = [p for p in q if not p.smem]
+        for p in ds[:max(0, len(ds) - dscnt)]:
+            _drop(q, p)
+            complete(w, p)
+            if p.vm:
+                _drop(w.vm_queue, p)
+    if kmcnt == 0 and q:
+        # scalar loads return out of order: only a wait for zero says which have landed
+        for p in [p for p in q if p.smem]:
+            _drop(q, p)
+            complete(w, p)
+
+
+SPLIT_WAITS: dict[str, tuple[str, ...]] = {
+    "S_WAIT_LOADCNT": ("load",), "S_WAIT_DSCNT": ("ds",), "S_WAIT_KMCNT": ("km",),
+    "S_WAIT_LOADCNT_DSCNT": ("load", "ds"), "S_WAIT_STORECNT_DSCNT": ("store", "ds")}
+"""GFX12 wait instructions that wait for a tracked counter, by the counters their SIMM16
+names; the combined forms put the first counter in bits 13:8 and DScnt in bits 5:0 (as
+LLVM's SIInsertWaitcnts encodes them). S_WAIT_STORECNT/SAMPLECNT/BVHCNT/EXPCNT wait for
+nothing the simulator keeps in flight: they are no-ops (`bound.program.NOPS`)."""
+
+
+def split_wait_counts(name: str, simm16: int) -> tuple[int | None, int | None, int | None]:
+    """(loadcnt, dscnt, kmcnt) one GFX12 wait instruction waits for (None: not that one)."""
+    kinds = SPLIT_WAITS[name]
+    values = (simm16 >> 8 & 0x3F, simm16 & 0x3F) if len(kinds) == 2 else (simm16,)
+    got = dict(zip(kinds, values, strict=True))
+    return got.get("load"), got.get("ds"), got.get("km")
+
+
 def _covers(new: np.ndarray | None, old: np.ndarray | None) -> bool:
     """Whether a load under EXEC lanes `new` writes every lane a load under `old` writes
     (None: every lane)."""

@@ -20,6 +20,7 @@ from rgpu_fuzz.sim.bound.atomic import bind_ds_atomic
 from rgpu_fuzz.sim.bound.dpp import LANE_PERMUTING, bind_dpp, is_dpp
 from rgpu_fuzz.sim.bound.ds import bind_ds
 from rgpu_fuzz.sim.bound.gpr_idx import bind_gpr_idx
+from rgpu_fuzz.sim.bound.inflight import SPLIT_WAITS, split_wait_counts, wait_split
 from rgpu_fuzz.sim.bound.lane_xfer import LANE_XFER, bind_lane_xfer
 from rgpu_fuzz.sim.bound.mem import (
     bind_atomic,
@@ -36,6 +37,7 @@ from rgpu_fuzz.sim.bound.wave64 import guard_passes
 from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
 from rgpu_fuzz.sim.semantics.memops import atomicop, dsatomicop, memop
+from rgpu_fuzz.sim.semantics.rdna4 import ALIASES as RDNA4_ALIASES
 from rgpu_fuzz.sim.semantics.salu import SALU
 from rgpu_fuzz.sim.semantics.valu import VALU
 from rgpu_fuzz.sim.state.wave import VCC, Wave
@@ -50,7 +52,11 @@ NOPS = frozenset({"S_NOP", "S_SETPRIO", "S_SLEEP", "S_ICACHE_INV", "S_DCACHE_WB"
                   "BUFFER_GL1_INV", "S_WAITCNT_VSCNT", "S_WAITCNT_VMCNT", "S_WAITCNT_LGKMCNT",
                   "S_WAITCNT_EXPCNT", "S_DELAY_ALU", "S_CLAUSE", "S_INST_PREFETCH",
                   "S_SET_INST_PREFETCH_DISTANCE", "S_TTRACEDATA", "S_CODE_END", "V_NOP",
-                  "S_WAITCNT_DEPCTR", "BUFFER_INV"})
+                  "S_WAITCNT_DEPCTR", "BUFFER_INV",
+                  # GFX12: counters nothing in flight is kept for, the depctr wait (renamed),
+                  # the barrier's signal half (the wave synchronises at s_barrier_wait)
+                  "S_WAIT_STORECNT", "S_WAIT_SAMPLECNT", "S_WAIT_BVHCNT", "S_WAIT_EXPCNT",
+                  "S_WAIT_ALU", "S_BARRIER_SIGNAL", "GLOBAL_WB", "GLOBAL_INV"})
 """Scheduling hints and cache maintenance with no effect on a sequentially consistent,
 cache-less simulation (an s_waitcnt_depctr orders VALU writes the simulator completes at
 once)."""
@@ -134,6 +140,14 @@ def _flow(inst: Inst, env: Env, index_of: Callable[[int], int]) -> Step | None:
     if name == "S_WAITCNT":
         vm, lgkm = waitcnt_counts(inst, env)
         return lambda w: wait(w, vm, lgkm)
+    if name in SPLIT_WAITS:
+        load, ds, km = split_wait_counts(name, inst.operands[0].value & 0xFFFF
+                                         if inst.operands else 0)
+        return lambda w: wait_split(w, load, ds, km)
+    if name == "S_BARRIER_WAIT":             # GFX12: s_barrier_signal -1; s_barrier_wait -1
+        def barrier_wait(w: Wave) -> int:
+            return BARRIER
+        return barrier_wait
     if name.startswith("S_BRANCH") or name.startswith("S_CBRANCH"):
         target = _branch_target(inst)
         cond = name.removeprefix("S_CBRANCH_").removeprefix("S_BRANCH")
@@ -248,6 +262,7 @@ ALIASES: dict[str, str] = {
 }
 """Other targets' names for operations implemented once (the semantic tables are keyed by
 the CDNA name)."""
+ALIASES.update(RDNA4_ALIASES)
 
 
 def _vgprs(ops: Sequence[Any]) -> set[int]:

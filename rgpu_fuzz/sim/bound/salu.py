@@ -140,9 +140,23 @@ def _saveexec(inst: Inst, spec: SOp, env: Env) -> Step:
     return saveexec
 
 
+def _accumulate(inst: Inst, spec: SOp, env: Env) -> Step:
+    """S_FMAC_F32 (RDNA4): `D = fma(S0, S1, D)`, the destination read as the third source;
+    the result is defined when all three are."""
+    ops = inst.operands
+    put = scalar_dest(ops[0], spec.dst_bits)
+    srcs = [scalar_source(o, spec.dst_bits, env) for o in (ops[1], ops[2], ops[0])]
+    fn = spec.write_fn
+
+    def step(w: Wave) -> None:
+        r, _ = fn(*(g(w) for g, _ in srcs))
+        put(w, r, all(d(w) for _, d in srcs))
+    return step
+
+
 _SHAPED: dict[str, Callable[[Inst, SOp, Env], Step]] = {
     "cmp": _cmp, "cmpk": _cmp, "movk": _movk, "cmovk": _movk, "addk": _addk,
-    "getreg": _getreg, "getpc": _getpc, "saveexec": _saveexec,
+    "getreg": _getreg, "getpc": _getpc, "saveexec": _saveexec, "accumulate": _accumulate,
 }
 """The shapes with a binder of their own; `bind_salu` binds the others."""
 

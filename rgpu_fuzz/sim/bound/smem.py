@@ -41,6 +41,8 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     ops = inst.operands
     if op.store:
         raise Unbindable("scalar stores")
+    if op.width < 4:
+        return _sub_dword(inst, op, env)
     dst = ops[0]
     n = op.width // 4
     base, based = scalar_source(ops[1], 64, env)
@@ -98,3 +100,36 @@ def bind_smem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
             pend[r] = p
         w.lgkm_queue.append(p)
     return plain
+
+
+def _sub_dword(inst: Inst, op: MemOp, env: Env) -> Step:
+    """RDNA4's S_LOAD_U8/I8/U16/I16 (and S_BUFFER_ forms): one byte or half-word at the
+    address rounded down to its size, zero- or sign-extended into one SGPR (RDNA4 ISA
+    SMEM: `D0.u32 = 32'U(MEM[addr].u16)`, `D0.i32 = 32'I(signext(MEM[addr].i16))`);
+    defined only when every byte read is."""
+    ops = inst.operands
+    width, signed, reg = op.width, op.signed, ops[0].index
+    base, based = scalar_source(ops[1], 64, env)
+    offs: list[tuple[Callable[[Wave], int], Callable[[Wave], bool]]] = []
+    for o in ops[2:]:
+        if o.kind is OpKind.SGPR:
+            offs.append(scalar_source(o, 32, env))
+        elif o.kind is OpKind.INT:
+            offs.append(((lambda k: lambda w: k)(o.value), lambda w: True))
+    extra = int(inst.mods.get("offset", 0)) if not offs else 0
+    sign = 1 << (8 * width - 1)
+
+    def step(w: Wave) -> None:
+        if not (based(w) and all(d(w) for _, d in offs)):
+            raise uninit(w, f"{inst.mnemonic}: address from an undefined register")
+        addr = (base(w) + sum(g(w) for g, _ in offs) + extra) & (FULL64 ^ (width - 1))
+        v = int.from_bytes(w.mem.glob.read_scalar(addr, width, inst.mnemonic), "little")
+        if signed and v & sign:
+            v -= sign << 1
+        defined = w.mem.glob.scalar_defined(addr, width)
+        whole = defined is None or defined[0] == (1 << 8 * width) - 1
+        p = Pending(vm=False, lgkm=True, smem=True, sregs=(reg,), svalues=(v & 0xFFFF_FFFF,),
+                    sdefs=None if whole else (0,))
+        w.pend_s[reg] = p
+        w.lgkm_queue.append(p)
+    return step

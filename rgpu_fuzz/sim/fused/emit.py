@@ -128,8 +128,8 @@ class Emitter(RunCode):
         make.source = text  # type: ignore[attr-defined]
         return make
 
-FLOW = frozenset({"S_ENDPGM", "S_BARRIER", "S_TRAP", "S_SETPC_B64", "S_SWAPPC_B64",
-                  "S_GETPC_B64", "S_CALL_B64"})
+FLOW = frozenset({"S_ENDPGM", "S_BARRIER", "S_BARRIER_WAIT", "S_TRAP", "S_SETPC_B64",
+                  "S_SWAPPC_B64", "S_GETPC_B64", "S_CALL_B64"})
 
 
 def _opaque(inst: Inst, name: str) -> bool:

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rgpu_fuzz.sim.isa import vop3_dpp
+from rgpu_fuzz.sim.isa.bitop3 import is_bitop3, truth_table
 from rgpu_fuzz.sim.isa.formats import (
     DPP8_EXT,
     DPP16_EXT,
@@ -267,7 +268,15 @@ class _Decoder:
         name = self.info.name
         if "_LOAD_" in name:
             return True
-        return "_ATOMIC_" in name and bool(self.values.get("sc0", self.values.get("glc", 0)))
+        return "_ATOMIC_" in name and self._returns()
+
+    def _returns(self) -> bool:
+        """An atomic's return bit: GLC (GFX9, RDNA3), SC0 (gfx940+), TH bit 0
+        (TH_ATOMIC_RETURN, RDNA4 ISA "Memory Scope and Temporal Hints")."""
+        v = self.values
+        if "th" in v:
+            return bool(v["th"] & 1)
+        return bool(v.get("sc0", v.get("glc", 0)))
 
     def _atomic_without_return(self) -> bool:
         """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
@@ -275,7 +284,7 @@ class _Decoder:
         if "_ATOMIC_" not in self.info.name or self.encoding not in (
                 Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH):
             return False
-        return not self.values.get("sc0", self.values.get("glc", 0))
+        return not self._returns()
 
     def _implicit_vcc(self, defs: list[Operand], uses: list[Operand]) -> None:
         """`vcc` that LLVM prints for VOPC and carry VOP2 in 32-bit, SDWA and DPP forms.
@@ -332,7 +341,8 @@ class _Decoder:
             return out
         soffset = scalar(v["soffset"], None, self.spec)
         out.append(soffset)
-        out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, 21), width=21))
+        width = self.fmt.fields["offset"].width          # 21 bits on RDNA3, 24 on RDNA4
+        out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, width), width=width))
         return out
 
     def _flat_address(self, fname: str, optype: OperandType | None) -> Operand:
@@ -368,6 +378,8 @@ class _Decoder:
         index = {"src0": 0, "src1": 1, "vsrc1": 1, "src2": 2}.get(fname)
         if enc is Encoding.VOP3P and _MATRIX.match(self.info.name):
             return self._matrix_operand(fname, op)
+        if enc is Encoding.VOP3 and index is not None and is_bitop3(self.info.name):
+            return _replace(op, hi=bool(v["opsel"] >> index & 1))   # no abs/neg: the table
         if enc in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P) and index is not None:
             neg = bool(v["neg"] >> index & 1)
             abs_ = bool(v.get("abs", 0) >> index & 1)
@@ -421,6 +433,9 @@ class _Decoder:
         if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
             mods = {"cbsz": v["neg_hi"], "abid": v["opsel"] | v["opsel_hi2"] << 3,
                     "blgp": v["neg"]}
+        if self.encoding is Encoding.VOP3 and is_bitop3(self.info.name):
+            mods.pop("omod", None)
+            mods["bitop3"] = truth_table(v)
         if self.extension is not None:
             for n in ("src0", "sdst"):
                 mods.pop(n, None)
@@ -428,7 +443,7 @@ class _Decoder:
             for n in ("dst_sel", "dst_unused", "clamp", "omod"):   # VOPC: bits 47:40 are sdst/sd
                 mods.pop(n, None)
         if self.encoding in (Encoding.GLOBAL, Encoding.SCRATCH) or (
-                self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width == 13):
+                self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width in (13, 24)):
             mods["offset"] = _signed(v["offset"], self.fmt.fields["offset"].width)
         if self.encoding is Encoding.SOPP and self._optype("simm16") is not None and (
                 self.info.operands["simm16"].type == "OPR_LABEL"):

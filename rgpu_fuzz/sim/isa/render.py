@@ -15,8 +15,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
+from rgpu_fuzz.sim.isa.bitop3 import render_bitop3
 from rgpu_fuzz.sim.isa.decode import K_CONSTANT
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
+from rgpu_fuzz.sim.isa.render_cpol import gfx12_cache_policy
 from rgpu_fuzz.sim.isa.render_imm import (
     _delay_alu,
     _depctr,
@@ -177,6 +179,10 @@ def _sopp(inst: Instruction) -> str:
         text = _delay_alu(imm)
     elif kind == "OPR_WAITCNT_DEPCTR":
         text = _depctr(imm)
+    elif kind == "OPR_WAIT_ALU":          # RDNA4 s_wait_alu: hex when reserved bits 6:5 are set
+        text = f"0x{imm:x}" if imm & 0x60 else _depctr(imm)
+    elif inst.opcode == "S_BARRIER_WAIT":   # decimal while an inline integer, else hex
+        text = str(imm) if imm <= 64 else f"0x{imm:x}"
     elif kind == "OPR_SENDMSG":
         text = _sendmsg(imm, _family(inst))
     elif kind == "OPR_CLAUSE" or inst.opcode in _HEX_SIMM16:
@@ -190,7 +196,11 @@ def _sopp(inst: Instruction) -> str:
 
 # SOPP immediates LLVM prints in hex (AMDGPUInstPrinter: printU16ImmOperand vs. decimal).
 _HEX_SIMM16 = frozenset({"S_SET_INST_PREFETCH_DISTANCE", "S_WAIT_EVENT", "S_ROUND_MODE",
-                         "S_TTRACEDATA_IMM"})
+                         "S_TTRACEDATA_IMM",
+                         # RDNA4's split wait counters (printed `s_wait_loadcnt 0x0`)
+                         "S_WAIT_LOADCNT", "S_WAIT_STORECNT", "S_WAIT_SAMPLECNT",
+                         "S_WAIT_BVHCNT", "S_WAIT_EXPCNT", "S_WAIT_DSCNT", "S_WAIT_KMCNT",
+                         "S_WAIT_LOADCNT_DSCNT", "S_WAIT_STORECNT_DSCNT"})
 
 
 def _sop1(inst: Instruction) -> str:
@@ -240,8 +250,19 @@ def _smem(inst: Instruction) -> str:
     regs = [o for o in uses if o.kind is not OperandKind.IMM]
     ops += [render_operand(o) for o in regs]
     mods = ""
-    rdna = _family(inst) == "rdna3"
-    if rdna:
+    family = _family(inst)
+    if family == "rdna4":                         # a signed 24-bit offset, printed signed
+        soffset = regs[-1] if regs else None
+        is_null = soffset is not None and soffset.kind is OperandKind.SPECIAL and Special(
+            soffset.index) is Special.NULL
+        value = imm.value if imm is not None else 0
+        text = f"-0x{-value:x}" if value < 0 else f"0x{value:x}"
+        if is_null:
+            ops[-1] = text
+        elif soffset is not None:                 # LLVM prints the offset, 0 included
+            mods += f" offset:{text}"
+        mods += gfx12_cache_policy(inst.opcode, inst.modifiers)
+    elif family == "rdna3":
         soffset = regs[-1] if regs else None
         is_null = soffset is not None and soffset.kind is OperandKind.SPECIAL and Special(
             soffset.index) is Special.NULL
@@ -297,7 +318,9 @@ def _flat(inst: Instruction) -> str:
     for name in _CACHE_BITS:
         if m.get(name):
             mods += f" {name}"
-    return f"{inst.mnemonic} {', '.join(ops)}{mods}"
+    if "th" in m:
+        mods += gfx12_cache_policy(inst.opcode, m)
+    return f"{inst.mnemonic} {', '.join(ops)}{mods}" if ops else f"{inst.mnemonic}{mods}"
 
 
 def _mubuf(inst: Instruction) -> str:
@@ -315,6 +338,8 @@ def _mubuf(inst: Instruction) -> str:
         for name in _CACHE_BITS:
             if m.get(name):
                 mods += f" {name}"
+    if "th" in m:
+        mods += gfx12_cache_policy(inst.opcode, m)
     if m.get("lds"):
         mods += " lds"
     if not ops:
@@ -361,6 +386,8 @@ def _vector(inst: Instruction) -> str:
     elif enc is Encoding.VOP3P and _has_op_sel(inst):
         mods += _vop3p_mods(inst)
     elif enc in (Encoding.VOP3, Encoding.VOP3SD):
+        if "bitop3" in m:
+            mods += render_bitop3(m["bitop3"])
         mods += _vop3_op_sel(inst)
     if m.get("clamp"):
         mods += " clamp"

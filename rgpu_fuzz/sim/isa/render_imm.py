@@ -18,6 +18,7 @@ from rgpu_fuzz.sim.isa.tables import tables
 _WAITCNT: Mapping[str, tuple[tuple[str, tuple[tuple[int, int], ...]], ...]] = MappingProxyType({
     "cdna": (("vmcnt", ((3, 0), (15, 14))), ("expcnt", ((6, 4),)), ("lgkmcnt", ((11, 8),))),
     "rdna3": (("vmcnt", ((15, 10),)), ("expcnt", ((2, 0),)), ("lgkmcnt", ((9, 4),))),
+    "rdna4": (("vmcnt", ((15, 10),)), ("expcnt", ((2, 0),)), ("lgkmcnt", ((9, 4),))),
 })
 
 
@@ -115,6 +116,9 @@ _MESSAGES: Mapping[str, Mapping[int, str]] = MappingProxyType({
                               6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
                               9: "MSG_GS_ALLOC_REQ", 10: "MSG_GET_DOORBELL"}),
     "rdna3": MappingProxyType({1: "MSG_INTERRUPT", 3: "MSG_DEALLOC_VGPRS",
+                               6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
+                               9: "MSG_GS_ALLOC_REQ"}),
+    "rdna4": MappingProxyType({1: "MSG_INTERRUPT", 3: "MSG_DEALLOC_VGPRS",
                                6: "MSG_HALT_WAVES", 7: "MSG_ORDERED_PS_DONE",
                                9: "MSG_GS_ALLOC_REQ"}),
 })

@@ -1,10 +1,11 @@
 """Per-target decoding tables: formats, opcodes and operand types, loaded once per process.
 
 Opcodes and operand types come from the `tinygrad` wheel's tables generated from AMD's
-ISA XML (`tinygrad/runtime/autogen/amd/{cdna,rdna3}/{enum,operands}.py`, version pinned
-in pyproject.toml): the enum member per opcode value, and per opcode the width and type
-of each operand field. Where a target differs from its family's XML (gfx942 and gfx90a
-against the CDNA4 tables; LLVM spellings) the difference is a row of
+ISA XML (`tinygrad/runtime/autogen/amd/{cdna,rdna3,rdna4}/{enum,operands}.py`: the
+CDNA4, RDNA3 and RDNA4 XML, version pinned in pyproject.toml): the enum member per opcode
+value, and per opcode the width and type of each operand field. Where a target differs from
+its family's XML (gfx942 and gfx90a against the CDNA4 tables; LLVM spellings) the
+difference is a row of
 `corrections.toml`, with its reason. Everything else about a target (wave size, SGPR count,
 which scalar-operand code map and format tuple, whether VOP3 takes a literal) is a row of the
 target table, `rgpu_fuzz.targets` (`gpu.toml`), which `TARGETS` reads.
@@ -24,7 +25,9 @@ from types import MappingProxyType
 from rgpu_fuzz import targets as target_table
 from rgpu_fuzz.sim.isa.formats import Format
 from rgpu_fuzz.sim.isa.formats_cdna import GFX90A, GFX942
+from rgpu_fuzz.sim.isa.formats_cdna4 import GFX950
 from rgpu_fuzz.sim.isa.formats_rdna3 import GFX1100
+from rgpu_fuzz.sim.isa.formats_rdna4 import GFX1200
 from rgpu_fuzz.sim.isa.instruction import Special
 from rgpu_fuzz.targets import GpuIsa, GpuTarget
 
@@ -65,7 +68,7 @@ class TargetSpec:
     """What the decoder needs to know about a target besides its opcode tables."""
 
     name: str
-    family: str                     # the tinygrad table package: "cdna" or "rdna3"
+    family: str                     # the tinygrad table package: "cdna", "rdna3" or "rdna4"
     formats: tuple[type[Format], ...]
     wave_size: int
     sgprs: int                      # scalar codes 0..sgprs-1 are SGPRs
@@ -77,7 +80,8 @@ class TargetSpec:
 
 
 _FORMATS: Mapping[str, tuple[type[Format], ...]] = MappingProxyType({
-    "GFX942": GFX942, "GFX90A": GFX90A, "GFX1100": GFX1100})
+    "GFX942": GFX942, "GFX950": GFX950, "GFX90A": GFX90A, "GFX1100": GFX1100,
+    "GFX1200": GFX1200})
 """The encoding-format tuples a target-table row names (`gpu.toml` `isa.formats`)."""
 _SPECIALS: Mapping[str, Mapping[int, Special]] = MappingProxyType({
     "gfx9": _SPECIAL_GFX9, "gfx11": _SPECIAL_GFX11})
@@ -136,6 +140,24 @@ def _strip_suffix(name: str) -> str:
     return name
 
 
+_TABLE_NAMES: Mapping[str, str] = MappingProxyType({
+    "VGLOBALOp": "GLOBALOp", "VFLATOp": "FLATOp", "VSCRATCHOp": "SCRATCHOp",
+    "VBUFFEROp": "MUBUFOp"})
+"""RDNA4's XML names of the memory formats (VGLOBAL, VBUFFER, ...), by the RDNA3/CDNA names
+the decoder and simulator use for the same formats (`formats_rdna4`)."""
+_FIELD_NAMES: Mapping[str, str] = MappingProxyType({
+    "vaddr": "addr", "vsrc": "data", "rsrc": "srsrc"})
+"""RDNA4's XML operand names of those formats, by RDNA3's (FLAT `addr`/`data`, MUBUF
+`srsrc`); a MUBUF `vaddr` keeps its name."""
+
+
+def _renamed(table: str, fields: dict[str, OperandType]) -> dict[str, OperandType]:
+    if table not in _TABLE_NAMES:
+        return fields
+    keep = ("vaddr",) if table == "VBUFFEROp" else ()
+    return {(_FIELD_NAMES.get(f, f) if f not in keep else f): t for f, t in fields.items()}
+
+
 @functools.cache
 def _family(family: str) -> tuple[dict[str, dict[int, str]], dict[tuple[str, str], dict]]:
     """The family's opcode enums and operand table, imported once per process."""
@@ -144,15 +166,18 @@ def _family(family: str) -> tuple[dict[str, dict[int, str]], dict[tuple[str, str
     enums: dict[str, dict[int, str]] = {}
     for name, obj in vars(enum_mod).items():
         if name.endswith("Op") and isinstance(obj, type) and issubclass(obj, Enum):
-            enums[name] = {member.value: member.name for member in obj}
+            enums[_TABLE_NAMES.get(name, name)] = {member.value: member.name for member in obj}
     operands: dict[tuple[str, str], dict] = {}
     for op, spec in operands_mod.OPERANDS.items():
         table = type(op).__name__
-        fields = {fname: OperandType(bits=bits, type=optype.name, fmt=fmt.name)
-                  for fname, (fmt, bits, optype) in spec.items()}
-        if table == "VOP3Op" and "vsrc0" in fields and "src0" not in fields:
-            # RDNA3's XML names the VOP3 form's first source of a VOP1 opcode "vsrc0"; it
-            # is the 9-bit SRC0 field like every other VOP3 source (RDNA3 ISA §15.3.3).
+        fields = _renamed(table, {fname: OperandType(bits=bits, type=optype.name, fmt=fmt.name)
+                                  for fname, (fmt, bits, optype) in spec.items()})
+        table = _TABLE_NAMES.get(table, table)
+        if table in ("VOP3Op", "VOP3POp", "VOP3SDOp") and "vsrc0" in fields and (
+                "src0" not in fields):
+            # RDNA3's XML names the VOP3 form's first source of a VOP1 opcode "vsrc0" (RDNA4's
+            # also VOP3P's dot2/mix and VOP3SD's carries); it is the 9-bit SRC0 field like every
+            # other VOP3 source (RDNA3 ISA §15.3.3).
             fields["src0"] = fields.pop("vsrc0")
         operands[(table, op.name)] = fields
         operands.setdefault((table, _strip_suffix(op.name)), fields)

@@ -145,7 +145,9 @@ def _env_of(cfg: TargetConfig, kd: Any) -> Env:
                  (_SRC_SHARED_LIMIT, (SHARED_APERTURE_HI << 32) | 0xFFFF_FFFF),
                  (_SRC_PRIVATE_BASE, PRIVATE_APERTURE_HI << 32),
                  (_SRC_PRIVATE_LIMIT, (PRIVATE_APERTURE_HI << 32) | 0xFFFF_FFFF))
-    return Env(lanes=cfg.wave_size, ieee=bool(kd.field("ENABLE_IEEE_MODE")),
+    # GFX12 has no IEEE mode bit (RSRC1 bit 23 is DISABLE_PERF) and no operation reads one
+    ieee = kd.has_field("ENABLE_IEEE_MODE") and bool(kd.field("ENABLE_IEEE_MODE"))
+    return Env(lanes=cfg.wave_size, ieee=ieee,
                flush32=d32 != 3, flush64=d64 != 3, constants=constants,
                waitcnt=cfg.waitcnt, true16=cfg.true16, code_base=CODE_OBJECT_BASE,
                stores_in_vmcnt=cfg.stores_in_vmcnt)

@@ -83,6 +83,8 @@ class TargetConfig:
     """FLAT_SCRATCH is the SGPR pair s[102:103] (GFX9: CDNA3 ISA "Scalar registers"), which
     architected flat scratch sets at entry; on GFX11 it is a hardware register the scratch
     instructions use and s102, s103 are ordinary SGPRs nothing initialises."""
+    architected_sgprs: bool = False
+    """GFX12: the work-group ids are in TTMP9 and TTMP7 at entry (`GpuIsa.architected_sgprs`)."""
 
     def waitcnt(self, simm16: int) -> tuple[int, int]:
         """(vmcnt, lgkmcnt) of an `s_waitcnt` immediate."""
@@ -106,7 +108,8 @@ def target_config(name: str) -> TargetConfig:
     return TargetConfig(name, target.wave_size, isa.packed_workitem_ids,
                         isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt,
                         isa.true16, isa.stores_in_vmcnt,
-                        isa.architected_flat_scratch and isa.tables == "cdna")
+                        isa.architected_flat_scratch and isa.tables == "cdna",
+                        isa.architected_sgprs)
 
 
 def kernel_config(cfg: TargetConfig, descriptor: Any) -> TargetConfig:
@@ -212,6 +215,7 @@ def _set_up(space: AddressSpace, co: Any, kernel: Any, grid: tuple[int, int, int
     return Launched(mapped, image, st), seg
 
 
+_TTMP7, _TTMP9 = 108 + 7, 108 + 9   # scalar operand codes of ttmp7, ttmp9 (TTMPs 108-123)
 _QUEUE_SIZE = 256
 
 
@@ -449,6 +453,7 @@ def wave_setup(kernel: Any, cfg: TargetConfig, st: EntryState,
     user = [(u.first + k, v) for u in plan.user
             for k, v in enumerate(_user_sgpr_values(u.name, u.count, st))]
     architected = cfg.flat_scratch_sgprs
+    ttmp_ids = cfg.architected_sgprs
     scratch_base = st.scratch_base
     packed = cfg.packed_workitem_ids
     axes, info, nxt0 = plan.group_axes, plan.workgroup_info, plan.user_count
@@ -471,6 +476,12 @@ def wave_setup(kernel: Any, cfg: TargetConfig, st: EntryState,
             S[nxt] = v & 0xFFFF_FFFF
             sdef[nxt] = FULL
             nxt += 1
+        if ttmp_ids:
+            # AMDGPUUsage "Initial Kernel Execution State", architected SGPRs (GFX12):
+            # TTMP9 = work-group id X, TTMP7 = id Y in bits 15:0 and id Z in bits 31:16
+            S[_TTMP9] = group[0] & 0xFFFF_FFFF
+            S[_TTMP7] = (group[1] & 0xFFFF) | (group[2] & 0xFFFF) << 16
+            sdef[_TTMP9] = sdef[_TTMP7] = FULL
         if architected:
             base = scratch_base + wave_scratch_offset
             S[FLAT_SCRATCH], S[FLAT_SCRATCH + 1] = base & 0xFFFF_FFFF, base >> 32

@@ -154,13 +154,16 @@ class CachePolicy:
     sc0: bool = False
     sc1: bool = False
     nt: bool = False
+    th: int = 0
+    """RDNA4's temporal hint (RDNA4 ISA "Memory Scope and Temporal Hints")."""
 
     @property
     def returns(self) -> bool:
-        """An atomic's "return pre-op value" bit (GLC on GFX9/GFX11, SC0 on CDNA3)."""
-        return self.glc or self.sc0
+        """An atomic's "return pre-op value" bit (GLC on GFX9/GFX11, SC0 on CDNA3, TH bit 0
+        `TH_ATOMIC_RETURN` on RDNA4)."""
+        return self.glc or self.sc0 or bool(self.th & 1)
 
 
 def cache_policy(mods: Mapping[str, Any]) -> CachePolicy:
-    return CachePolicy(*(bool(mods.get(k, 0)) for k in ("glc", "slc", "dlc", "sc0", "sc1",
-                                                         "nt")))
+    return CachePolicy(**{k: bool(mods.get(k, 0)) for k in ("glc", "slc", "dlc", "sc0", "sc1",
+                                                             "nt")}, th=int(mods.get("th", 0)))

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import cast
 
+from rgpu_fuzz.sim.semantics.rdna4 import RDNA4_SALU
 from rgpu_fuzz.sim.semantics.salu_lanes import LANE_SALU
 
 M32 = 0xFFFF_FFFF
@@ -449,4 +450,5 @@ def _table() -> dict[str, SOp]:
 
 SALU: dict[str, SOp] = _table()
 SALU.update({name: SOp(*row) for name, row in LANE_SALU.items()})
+SALU.update({name: SOp(*row) for name, row in RDNA4_SALU.items()})
 """Every scalar ALU opcode the simulator implements, by AMD name."""

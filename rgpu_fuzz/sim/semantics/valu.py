@@ -20,9 +20,11 @@ import numpy as np
 
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics import valu_fp as vf
+from rgpu_fuzz.sim.semantics.bitop3 import CDNA4_OPS
 from rgpu_fuzz.sim.semantics.f16 import F16_OPS
 from rgpu_fuzz.sim.semantics.int16 import INT16_CLAMP, INT16_OPS
 from rgpu_fuzz.sim.semantics.packed import PK16, PKF16, PKF32
+from rgpu_fuzz.sim.semantics.rdna4 import RDNA4_OPS
 from rgpu_fuzz.sim.semantics.valu_mad import MAD_OPS
 from rgpu_fuzz.sim.semantics.valu_rdna3 import RDNA3_OPS
 
@@ -553,7 +555,8 @@ def _table() -> dict[str, VOp]:
         for family in (_move_ops, _int32_ops, _carry_ops, _int64_ops, _int16_ops, _f32_ops,
                        _f64_ops, _cvt_ops, _cmp_ops):
             t.update(family())
-        for name, (shape, dst, src, fn) in {**MAD_OPS, **RDNA3_OPS}.items():
+        for name, (shape, dst, src, fn) in {**MAD_OPS, **RDNA3_OPS, **CDNA4_OPS,
+                                          **RDNA4_OPS}.items():
             t[name] = VOp(shape, dst, src, fn)
         t.update(_half_ops())
     return t
