@@ -26,7 +26,7 @@ from rgpu_fuzz.lang.env import (
     is_int,
 )
 from rgpu_fuzz.lang.limits import MAX_LOCAL_ARRAY_LEN
-from rgpu_fuzz.lang.literals import float_literal_value
+from rgpu_fuzz.lang.literals import first_literal, float_literal_value, is_literal
 from rgpu_fuzz.lang.methods import (
     ASSOC_FUNCTIONS,
     BARRIER,
@@ -150,7 +150,7 @@ class ExprChecker:
         """`e` where nothing fixes a provisional type: "cannot infer type" at its literal."""
         if e.ty not in (Infer.INT, Infer.FLOAT):
             return e
-        lit = _first_literal(e)
+        lit = first_literal(e)
         text = self.env.snippet(lit.span) or "literal"
         example = "1u32" if e.ty is Infer.INT else "1.0f32"
         self.env.error(f"type annotations needed: cannot infer type of numeric literal `{text}`",
@@ -372,7 +372,7 @@ class ExprChecker:
         t = operand.ty
         if t in (Infer.INT, Infer.FLOAT):
             # rustc types a literal directly under `as` with the target type when it can
-            if _is_literal(operand) and fits(t, e.to):
+            if is_literal(operand) and fits(t, e.to):
                 operand = self.settle(operand, e.to)
             else:
                 operand = self.need_known(operand)
@@ -576,28 +576,3 @@ class ExprChecker:
 
 def _show(t: AnyTy | None) -> str:
     return t.value if isinstance(t, Infer) else str(t)
-
-
-def _is_literal(e: ast.Expr) -> bool:
-    """A literal, possibly negated: what rustc types from a cast's target."""
-    if isinstance(e, ast.Unary) and e.op is UnOp.NEG:
-        e = e.operand
-    return isinstance(e, ast.IntLit | ast.FloatLit)
-
-
-def _first_literal(e: ast.Expr) -> ast.Expr:
-    """The first unsuffixed literal of a provisional subtree (where an error points)."""
-    match e:
-        case ast.Unary():
-            return _first_literal(e.operand)
-        case ast.Binary():
-            return _first_literal(e.lhs)
-        case ast.If() if e.then.tail is not None and isinstance(e.then.tail.ty, Infer):
-            return _first_literal(e.then.tail)
-        case ast.If() if isinstance(e.else_, ast.Block) and e.else_.tail is not None:
-            return _first_literal(e.else_.tail)
-        case ast.If() if isinstance(e.else_, ast.If):
-            return _first_literal(e.else_)
-        case ast.BlockExpr() if e.block.tail is not None:
-            return _first_literal(e.block.tail)
-    return e

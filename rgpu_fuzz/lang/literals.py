@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from rgpu_fuzz.lang import ast
+from rgpu_fuzz.lang.env import Infer
 from rgpu_fuzz.model.scalars import Scalar
 
 _FLOAT_TEXT = re.compile(r"(?P<int>[0-9_]+)(?:\.(?P<frac>[0-9_]*))?(?:[eE](?P<exp>[+-]?[0-9_]+))?")
@@ -133,3 +134,28 @@ def int_literal(value: int, ty: Scalar) -> ast.Expr:
     if value < 0:
         return ast.Unary(op=ast.UnOp.NEG, operand=ast.IntLit(value=-value, suffix=ty))
     return ast.IntLit(value=value, suffix=ty)
+
+
+def is_literal(e: ast.Expr) -> bool:
+    """A literal, possibly negated: what rustc types from a cast's target."""
+    if isinstance(e, ast.Unary) and e.op is ast.UnOp.NEG:
+        e = e.operand
+    return isinstance(e, ast.IntLit | ast.FloatLit)
+
+
+def first_literal(e: ast.Expr) -> ast.Expr:
+    """The first unsuffixed literal of a provisional subtree (where an error points)."""
+    match e:
+        case ast.Unary():
+            return first_literal(e.operand)
+        case ast.Binary():
+            return first_literal(e.lhs)
+        case ast.If() if e.then.tail is not None and isinstance(e.then.tail.ty, Infer):
+            return first_literal(e.then.tail)
+        case ast.If() if isinstance(e.else_, ast.Block) and e.else_.tail is not None:
+            return first_literal(e.else_.tail)
+        case ast.If() if isinstance(e.else_, ast.If):
+            return first_literal(e.else_)
+        case ast.BlockExpr() if e.block.tail is not None:
+            return first_literal(e.block.tail)
+    return e

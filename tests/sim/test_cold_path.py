@@ -21,7 +21,8 @@ from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.bound.program import bind_program
 from rgpu_fuzz.sim.fused import runs as fuse
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.launch import engine, tiers
+from rgpu_fuzz.sim.launch import counts as launch_counts
+from rgpu_fuzz.sim.launch import tiers
 from rgpu_fuzz.sim.launch.image import load_code_object
 from rgpu_fuzz.sim.launch.tiers import tier_up
 from rgpu_fuzz.sim.state.memory import AddressSpace
@@ -88,7 +89,7 @@ def test_a_launchs_opcode_counts_from_the_indices_it_executed() -> None:
     prog.executed[:] = [0, 4, 3, 1]
     want = {"S_MOV_B32": 5, "S_NOP": 5, "V_ADD_U32": 6, "V_MOV_B32": 2}
     for exact in (True, False):
-        got = engine._opcode_counts(prog, counts, runs, exact=exact)
+        got = launch_counts.opcode_counts(prog, counts, runs, exact=exact)
         assert got == want and list(got) == sorted(want)
 
 
@@ -103,15 +104,15 @@ def test_a_program_launched_again_counts_its_opcodes_as_the_first_launch() -> No
     prog.executed[:] = [0, 4, 3, 1]
     first = {"S_MOV_B32": 5, "S_NOP": 5, "V_ADD_U32": 6, "V_MOV_B32": 2}
     for _ in range(3):
-        got = engine._opcode_counts(prog, [5, 1, 0, 2, 0, 0], [5, 0, 0, 0, 0, 0], exact=True)
+        got = launch_counts.opcode_counts(prog, [5, 1, 0, 2, 0, 0], [5, 0, 0, 0, 0, 0], exact=True)
         assert got == first and list(got) == sorted(first)
-    assert engine._count_plan(prog) is not None
+    assert launch_counts._count_plan(prog) is not None
     # the run twice, index 4 once: each opcode of the run twice, S_ENDPGM once
     again = {"S_ENDPGM": 1, "S_MOV_B32": 2, "S_NOP": 2, "V_ADD_U32": 2}
-    got = engine._opcode_counts(prog, [2, 0, 0, 0, 1, 0], [2, 0, 0, 0, 0, 0], exact=True)
+    got = launch_counts.opcode_counts(prog, [2, 0, 0, 0, 1, 0], [2, 0, 0, 0, 0, 0], exact=True)
     assert got == again and list(got) == sorted(again)
     prog.executed.append(5)                               # a new index ran: S_BRANCH
-    got = engine._opcode_counts(prog, [2, 0, 0, 0, 1, 3], [2, 0, 0, 0, 0, 0], exact=True)
+    got = launch_counts.opcode_counts(prog, [2, 0, 0, 0, 1, 3], [2, 0, 0, 0, 0, 0], exact=True)
     assert got == {**again, "S_BRANCH": 3} and list(got) == sorted(got)
 
 

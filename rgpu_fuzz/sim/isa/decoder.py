@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -23,7 +23,14 @@ from rgpu_fuzz.sim.isa.formats import (
     Format,
     _Extension,
 )
-from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
+from rgpu_fuzz.sim.isa.instruction import (
+    Encoding,
+    Instruction,
+    Operand,
+    OperandKind,
+    Special,
+    make_instruction,
+)
 from rgpu_fuzz.sim.isa.operands import (
     LITERAL_CODE,
     Undecodable,
@@ -54,7 +61,6 @@ _STORE_PREFIXES = ("S_STORE", "S_BUFFER_STORE", "S_SCRATCH_STORE", "S_ATC_PROBE"
 _SOPK_READS = re.compile(r"^S_CMPK_|^S_SETREG_")
 _SOPK_RMW = re.compile(r"^S_(?:ADDK|MULK|CMOVK)_")
 
-_set = object.__setattr__
 
 
 class _Ended(Undecodable):
@@ -141,7 +147,7 @@ class _Decoder:
         fields = dict(self.values)
         if literal is not None:
             fields["literal"] = literal
-        return _instruction(
+        return make_instruction(
             self.address, 4 * self.ndwords, self.encoding, self.spec.name, opcode, mnemonic,
             tuple(defs), tuple(uses), MappingProxyType(modifiers), MappingProxyType(fields),
             self.words[self.i: self.i + self.ndwords], halves)
@@ -564,33 +570,6 @@ def _plan(fmt: type[Format], info: OpInfo) -> _Plan:
                 K_CONSTANT.match(info.name), {})
     _PLANS[(fmt, id(info))] = got
     return got
-
-
-_INSTRUCTION_FIELDS = ("address", "size", "encoding", "target", "opcode", "mnemonic", "defs",
-                       "uses", "modifiers", "fields", "words", "halves")
-assert _INSTRUCTION_FIELDS == tuple(f.name for f in fields(Instruction))
-
-
-def _instruction(address: int, size: int, encoding: Encoding, target: str, opcode: str,
-                 mnemonic: str, defs: tuple[Operand, ...], uses: tuple[Operand, ...],
-                 modifiers: MappingProxyType[str, int], fields: MappingProxyType[str, int],
-                 words: tuple[int, ...], halves: tuple[Instruction, ...]) -> Instruction:
-    """An `Instruction` set field by field (the frozen dataclass's `__init__` goes
-    through `object.__setattr__` per keyword: slower on the decoder's hot path)."""
-    new = object.__new__(Instruction)
-    _set(new, "address", address)
-    _set(new, "size", size)
-    _set(new, "encoding", encoding)
-    _set(new, "target", target)
-    _set(new, "opcode", opcode)
-    _set(new, "mnemonic", mnemonic)
-    _set(new, "defs", defs)
-    _set(new, "uses", uses)
-    _set(new, "modifiers", modifiers)
-    _set(new, "fields", fields)
-    _set(new, "words", words)
-    _set(new, "halves", halves)
-    return new
 
 
 def _not_modifiers(fmt: type[Format]) -> frozenset[str]:

@@ -9,7 +9,7 @@ tables live in `rgpu_fuzz.sim.isa.tables` and the decoding in `rgpu_fuzz.sim.isa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import IntEnum, StrEnum
 from types import MappingProxyType
 
@@ -179,3 +179,34 @@ class Instruction:
     def next_address(self) -> int:
         """Byte address of the following instruction."""
         return self.address + self.size
+
+
+_SET = object.__setattr__
+_INSTRUCTION_FIELDS = ("address", "size", "encoding", "target", "opcode", "mnemonic", "defs",
+                       "uses", "modifiers", "fields", "words", "halves")
+
+
+
+def make_instruction(address: int, size: int, encoding: Encoding, target: str, opcode: str,
+                 mnemonic: str, defs: tuple[Operand, ...], uses: tuple[Operand, ...],
+                 modifiers: MappingProxyType[str, int], fields: MappingProxyType[str, int],
+                 words: tuple[int, ...], halves: tuple[Instruction, ...]) -> Instruction:
+    """An `Instruction` set field by field (the frozen dataclass's `__init__` goes
+    through `object.__setattr__` per keyword: slower on the decoder's hot path)."""
+    new = object.__new__(Instruction)
+    _SET(new, "address", address)
+    _SET(new, "size", size)
+    _SET(new, "encoding", encoding)
+    _SET(new, "target", target)
+    _SET(new, "opcode", opcode)
+    _SET(new, "mnemonic", mnemonic)
+    _SET(new, "defs", defs)
+    _SET(new, "uses", uses)
+    _SET(new, "modifiers", modifiers)
+    _SET(new, "fields", fields)
+    _SET(new, "words", words)
+    _SET(new, "halves", halves)
+    return new
+
+
+assert _INSTRUCTION_FIELDS == tuple(f.name for f in fields(Instruction))

@@ -13,8 +13,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from itertools import compress
-from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -25,8 +23,10 @@ from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.fused.runs import MAX_RUN, RUN_BASE, RunStop
 from rgpu_fuzz.sim.isa.inst import Inst
 from rgpu_fuzz.sim.launch import tiers
+from rgpu_fuzz.sim.launch.counts import opcode_counts
 from rgpu_fuzz.sim.launch.float_mode import unmodelled_float_mode
 from rgpu_fuzz.sim.launch.image import CODE_OBJECT_BASE
+from rgpu_fuzz.sim.launch.interleave import run_interleaved
 from rgpu_fuzz.sim.launch.loader import (
     KernargBuilder,
     TargetConfig,
@@ -193,7 +193,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
     `interleave`: 0 (the default) runs each wave of a work-group until its next barrier
     before the next wave runs, so a non-atomic read-modify-write of one address by two
     waves looks atomic. A seed N > 0 switches waves after every global, FLAT, buffer and DS
-    instruction instead, to a wave drawn by `random.Random(N)` (`_run_group_interleaved`):
+    instruction instead, to a wave drawn by `random.Random(N)` (`interleave.run_interleaved`):
     the outputs of a well-defined kernel do not depend on the draw, a lost update does."""
 
     t0 = time.perf_counter()
@@ -236,9 +236,9 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         groups = _groups(mem, grid, n_waves, private_size, group_size, init_wave, entry,
                          per_wave_lds=rng is not None)
         if rng is not None and trace_wave is None:
-            status, total = _run_interleaved(groups, prog, counts, slow, total, step_limit,
+            trapped, total = run_interleaved(groups, prog, counts, slow, total, step_limit,
                                              rng)
-            if status is Status.TRAP:
+            if trapped:
                 raise _Trapped()
         for waves in groups if rng is None or trace_wave is not None else ():
             status, total = _run_group(waves, prog, counts, runs, slow, total, step_limit,
@@ -257,7 +257,7 @@ def simulate(code_object: bytes, kernel_name: str, grid: tuple[int, int, int],
         np.seterr(**old_err)
     t3 = time.perf_counter()
     _freeze_caches()
-    opcodes = _opcode_counts(prog, counts, runs, exact=not slow and trace_wave is None)
+    opcodes = opcode_counts(prog, counts, runs, exact=not slow and trace_wave is None)
     out = {name: m.data.tobytes() for name, m in mapped.items()}
     return SimResult(status, out, result_fault, total, opcodes,
                      {"decode": t1 - t0, "bind": t2 - t1, "simulate": t3 - t2}, tuple(trace))
@@ -305,82 +305,6 @@ def _at_instruction(f: Fault, prog: Program) -> Fault:
                           f"{inst.text or inst.mnemonic})", inst.address,
                   f.mnemonic or inst.mnemonic)
     return f
-
-
-def _opcode_counts(prog: Program, counts: list[int], runs: list[int], *,
-                   exact: bool) -> dict[str, int]:
-    """Wave-instructions per opcode of one launch: `counts` per index (a fused run counted at
-    its first index), `runs` the executions of the run installed at an index. `exact`: every
-    index the launch executed is in `Program.executed` (it ran on the fused tier only);
-    otherwise every index is looked at (at C speed). Ordered by opcode name.
-
-    Once a program's executed indices and runs are the same at the end of two launches (a
-    kernel launched again), the indices are grouped by opcode (`_count_plan`) and each
-    opcode's count is summed at C speed: walking the indices cost ~70 us per warm O3
-    launch."""
-    if exact:
-        plan = _count_plan(prog)
-        if plan is not None:
-            both = [*counts, *runs, 0]
-            out: dict[str, int] = {}
-            for op, get in plan:
-                n = sum(get(both))
-                if n:
-                    out[op] = n
-            return out
-    indices = prog.executed if exact else compress(range(len(counts)), counts)
-    templates, run_len = prog.templates, prog.run_len
-    opcodes: dict[str, int] = {}
-    get = opcodes.get
-    for i in indices:
-        c = counts[i]
-        if not c:
-            continue
-        op = templates[i].opcode
-        opcodes[op] = get(op, 0) + c
-        r = runs[i]
-        if r:
-            for m in range(i + 1, i + run_len[i]):
-                op = templates[m].opcode
-                opcodes[op] = get(op, 0) + r
-    return dict(sorted(opcodes.items()))
-
-
-_CountPlan = tuple[tuple[str, Any], ...]
-"""(opcode, `operator.itemgetter` over `counts + runs + [0]`), see `_count_plan`."""
-_COUNT_PLANS: dict[int, tuple[Program, int, int, _CountPlan | None]] = {}
-"""By program (its id; the program held): the lengths of `executed` and `run_len` at the
-end of its last launch, and the plan made once they were the same twice."""
-
-
-def _count_plan(prog: Program) -> _CountPlan | None:
-    """Per opcode, in name order: an `itemgetter` of what counts for it in `counts + runs +
-    [0]` — the indices whose own executions count for it, and (after `counts`) the first
-    indices of the runs that hold it, once per instruction of the run it is; the final 0
-    pads a single index (`itemgetter` of one index returns no tuple). Made from
-    `Program.executed` and `run_len`, not before a launch ends with the same executed
-    indices and runs as the one before: a first launch (most of a campaign's) would pay for
-    a plan it never uses. Both only grow (`tier_up`), so their lengths say whether anything
-    changed."""
-    state = (len(prog.executed), len(prog.run_len))
-    held = _COUNT_PLANS.get(id(prog))
-    if held is not None and held[0] is prog and held[1:3] == state:
-        if held[3] is not None:
-            return held[3]
-        templates, run_len = prog.templates, prog.run_len
-        n = len(prog.steps)
-        at: dict[str, list[int]] = {}
-        for i in prog.executed:
-            at.setdefault(templates[i].opcode, []).append(i)
-            for m in range(i + 1, i + run_len.get(i, 1)):
-                at.setdefault(templates[m].opcode, []).append(n + i)
-        plan = tuple((op, itemgetter(*at[op], 2 * n)) for op in sorted(at))
-        _COUNT_PLANS[id(prog)] = (prog, *state, plan)
-        return plan
-    if len(_COUNT_PLANS) >= 2 * _CACHED:
-        _COUNT_PLANS.clear()
-    _COUNT_PLANS[id(prog)] = (prog, *state, None)
-    return None
 
 
 _DIGESTS: OrderedDict[int, tuple[bytes, str]] = OrderedDict()
@@ -468,15 +392,6 @@ def _run_group(waves: list[Wave], prog: Program, counts: list[int], runs: list[i
             raise SimStop(Fault(FaultKind.BARRIER_DEADLOCK, "no wave can make progress"))
 
 
-_MEMORY_PREFIXES = ("global_", "flat_", "buffer_", "ds_", "s_load_", "s_buffer_load_",
-                    "s_store_", "s_buffer_store_")
-"""The instructions after which an interleaved launch switches waves: every access of
-memory another wave of the launch may touch — global, FLAT, buffer, LDS, and scalar
-memory (LLVM loads a uniform address that nothing in the kernel is known to write through
-`s_load_dword`; the kernel-argument loads switch too, harmlessly). Scratch is the wave's
-own."""
-
-
 def _groups(mem: LaunchMemory, grid: tuple[int, int, int], n_waves: int, private_size: int,
             group_size: int, init_wave: Callable[..., None], entry: int, *,
             per_wave_lds: bool) -> Iterator[list[Wave]]:
@@ -502,101 +417,6 @@ def _groups(mem: LaunchMemory, grid: tuple[int, int, int], n_waves: int, private
                         mem.lds_of[counter] = lds
                     counter += 1
                 yield waves
-
-
-RESIDENT_GROUPS = 4
-"""Work-groups an interleaved launch keeps running at once (a GPU runs several on its
-compute units; a global read-modify-write split into a load and a store loses updates
-between waves of different groups as well as of one)."""
-
-
-def _run_interleaved(groups: Iterator[list[Wave]], prog: Program, counts: list[int],
-                     slow: list[int], total: int, limit: int,
-                     rng: random.Random) -> tuple[Status, int]:
-    """Run the launch with waves switched after every memory instruction
-    (`_MEMORY_PREFIXES`): up to `RESIDENT_GROUPS` work-groups at once, the next wave drawn
-    by `rng` from all waves of them neither ended nor waiting at their group's barrier (the
-    one that just ran among them), so one wave's load and another's store may fall between
-    a third wave's load and store. A group's barrier is released when every wave of it
-    waits there or has ended, as in `_run_group`; a group whose waves have all ended makes
-    room for the next. The bound steps run one instruction at a time (a fused run may hold
-    several memory instructions); `slow` is noted, so opcode counts come from every index."""
-    is_memory: dict[int, bool] = {}
-    slow.append(-1)
-    resident: list[list[Wave]] = []
-    pending = True
-    while True:
-        while pending and len(resident) < RESIDENT_GROUPS:
-            group = next(groups, None)
-            if group is None:
-                pending = False
-            else:
-                resident.append(group)
-        if not resident:
-            return Status.OK, total
-        ready = []
-        for group in resident:
-            live = [w for w in group if not w.ended]
-            if live and all(w.at_barrier for w in live):
-                for w in live:
-                    w.at_barrier = False
-            ready += [w for w in live if not w.at_barrier]
-        if not ready:  # the resident groups have all ended
-            for group in resident:
-                for w in group:
-                    w.release()
-            resident.clear()
-            continue
-        w = ready[rng.randrange(len(ready))] if len(ready) > 1 else ready[0]
-        r, n = _step_to_memory(w, prog, counts, is_memory, limit - total)
-        total += n
-        if r == TRAP:
-            return Status.TRAP, total
-        if r == END:
-            w.ended = True
-            for group in [g for g in resident if all(v.ended for v in g)]:
-                for v in group:
-                    v.release()
-                resident.remove(group)
-        elif r == BARRIER:
-            w.at_barrier = True
-
-
-def _step_to_memory(w: Wave, prog: Program, counts: list[int], is_memory: dict[int, bool],
-                    budget: int) -> tuple[int | None, int]:
-    """Run `w` on the bound steps until it has executed one memory instruction (result
-    None), ends, waits at a barrier or traps (the step's code), within `budget`."""
-    i = w.pc
-    n = 0
-    steps, insts = prog.steps, prog.insts
-    n_steps = len(steps)
-    try:
-        while True:
-            if i >= n_steps:
-                w.pc = n_steps - 1
-                raise SimStop(Fault(FaultKind.OOB_ACCESS, "ran past the end of .text", w.pc))
-            mem = is_memory.get(i)
-            if mem is None:
-                mem = is_memory[i] = insts[i].mnemonic.startswith(_MEMORY_PREFIXES)
-            r = steps[i](w)
-            counts[i] += 1
-            n += 1
-            if r is not None and r < 0:
-                w.pc = i + 1
-                return r, n
-            i = i + 1 if r is None else r
-            if n > budget:
-                raise SimStop(Fault(FaultKind.STEP_LIMIT,
-                                    f"more than {budget} wave-instructions", i))
-            if mem:
-                w.pc = i
-                return None, n
-    except SimStop as stop:
-        raise SimStop(replace(stop.fault, pc=i)) from None
-    except Exception as e:  # a simulator bug: reported as a fault of the simulator, with its place
-        import traceback
-        raise SimStop(Fault(FaultKind.INTERNAL, f"{type(e).__name__}: {e}\n"
-                            f"{traceback.format_exc(limit=-4)}", i)) from None
 
 
 def _run_wave(w: Wave, prog: Program, counts: list[int], runs: list[int], slow: list[int],
