@@ -37,10 +37,10 @@ def _sims(targets: str, levels: str) -> str:
 
 
 KNOWN_FAILURES: dict[tuple[str, str], KnownFailure] = {
-    **_rows("int_euclid euclid_overflow", _sims("gfx942 gfx90a gfx1100", "O0"),
+    **_rows("int_euclid euclid_overflow", _sims("gfx942 gfx950 gfx90a gfx1100 gfx1200", "O0"),
             "CompileCrash: LLVM ERROR: Cannot select: i16,i16 = sdivrem",
             "llvm: `sdiv`+`srem` (or `udiv`+`urem`) of one pair of i8/i16 operands at -O0 "
-            "(docs/conformance.md \"Methods and f16\")"),
+            "(docs/llvm-bugs/divrem_i16_o0_cannot_select.ll)"),
     **_rows("int_bit_methods", "amdgpu-sim:gfx1100:O0 rustc-amdgpu:gfx1100:O0",
             "wrong `swap_bytes` of 64-bit values (0x8000000000000000 gives 0)",
             "llvm: gfx1100 -O0 real-true16 `llvm.bswap.i64` copies 16 of 32 bits "

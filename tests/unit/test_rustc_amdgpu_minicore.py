@@ -92,9 +92,12 @@ def _host_results(opt_level: int, workdir: Path) -> tuple[Program, dict[str, dic
     program = amdgpu_program_source(units, target_part=host, abi="C")
     src, lib = workdir / f"host{opt_level}.rs", workdir / f"libhost{opt_level}.so"
     src.write_text(program.source, encoding="utf-8")
+    # a `#![no_core]` library has no compiler_builtins: x86-64 code for `f16` calls
+    # `__extendhfsf2`/`__truncsfhf2`, which libgcc_s provides (GCC 12+, compiler-rt's ABI)
     proc = run_bounded([rustc, "--edition", "2021", "--crate-type", "cdylib", "-C",
                         "panic=abort", "-C", "overflow-checks=off", "-C",
-                        f"opt-level={opt_level}", "-o", str(lib), str(src)],
+                        f"opt-level={opt_level}", "-C", "link-arg=-lgcc_s", "-o", str(lib),
+                        str(src)],
                        timeout=300, cwd=workdir, env={"RUSTC_BOOTSTRAP": "1"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     jobs = [_job_case(i, u) for i, u in enumerate(units)]
