@@ -34,8 +34,16 @@ DPP_CTRL_LO, DPP_CTRL_MASK = 8, 0x1FF
 
 def row_shr_1_to_2(code_object: bytes) -> bytes:
     """The code object with the first `row_shr:1` of `.text` made `row_shr:2` (unchanged
-    when there is none). The DPP dword is an instruction's last: dword 1 of a VOP1/VOP2/VOPC
-    DPP form (8 bytes), dword 2 of an RDNA3 VOP3 DPP form (12 bytes); no literal follows it."""
+    when there is none)."""
+    return widen_first_dpp_step(code_object, frozenset({DPP_ROW_SHR + 1}))
+
+
+def widen_first_dpp_step(code_object: bytes, ctrls: frozenset[int]) -> bytes:
+    """The code object with the first DPP instruction of `.text` whose DPP_CTRL is one of
+    `ctrls` given DPP_CTRL + 1 (`row_shr:1` → `row_shr:2`, `row_xmask:1` → `row_xmask:2`);
+    unchanged when there is none. The DPP dword is an instruction's last: dword 1 of a
+    VOP1/VOP2/VOPC DPP form (8 bytes), dword 2 of an RDNA3 VOP3 DPP form (12 bytes); no
+    literal follows it."""
     from rgpu_fuzz.codeobj.reader import read_code_object
     from rgpu_fuzz.sim import decode_text
 
@@ -44,13 +52,14 @@ def row_shr_1_to_2(code_object: bytes) -> bytes:
     if text is None:
         return code_object
     for inst in decode_text(co):
-        if inst.mods.get("dpp_ctrl") != DPP_ROW_SHR + 1 or inst.size not in (8, 12):
+        ctrl = inst.mods.get("dpp_ctrl")
+        if ctrl not in ctrls or inst.size not in (8, 12):
             continue
         at = text.offset + inst.address - text.addr + inst.size - 4
         (word,) = struct.unpack_from("<I", code_object, at)
-        if (word >> DPP_CTRL_LO) & DPP_CTRL_MASK != DPP_ROW_SHR + 1:
+        if (word >> DPP_CTRL_LO) & DPP_CTRL_MASK != ctrl:
             continue  # not where the manuals put it: leave the instruction alone
-        word = (word & ~(DPP_CTRL_MASK << DPP_CTRL_LO)) | ((DPP_ROW_SHR + 2) << DPP_CTRL_LO)
+        word = (word & ~(DPP_CTRL_MASK << DPP_CTRL_LO)) | ((ctrl + 1) << DPP_CTRL_LO)
         out = bytearray(code_object)
         struct.pack_into("<I", out, at, word)
         return bytes(out)

@@ -15,8 +15,7 @@ another strategy) it changes nothing."""
 
 from __future__ import annotations
 
-import struct
-
+from rgpu_fuzz.bench.seeded.dpp_row_shr import widen_first_dpp_step
 from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline
 
 ROW_SHR_1, ROW_XMASK_1 = 0x111, 0x161
@@ -26,24 +25,8 @@ ROW_SHR_1, ROW_XMASK_1 = 0x111, 0x161
 
 def shift_dpp_step(code_object: bytes) -> bytes:
     """The code object with the first `row_shr:1`/`row_xmask:1` DPP instruction of `.text`
-    changed to a step of 2 (unchanged when there is none)."""
-    from rgpu_fuzz.codeobj.reader import read_code_object
-    from rgpu_fuzz.sim import decode_text
-
-    co = read_code_object(code_object)
-    if co.text is None:
-        return code_object
-    for inst in decode_text(co):
-        if not inst.mnemonic.endswith("_dpp"):
-            continue
-        at = co.text.offset + inst.address - co.text.addr + inst.size - 4
-        (word,) = struct.unpack_from("<I", code_object, at)
-        ctrl = (word >> 8) & 0x1FF
-        if ctrl in (ROW_SHR_1, ROW_XMASK_1):
-            out = bytearray(code_object)
-            struct.pack_into("<I", out, at, (word & ~(0x1FF << 8)) | ((ctrl + 1) << 8))
-            return bytes(out)
-    return code_object
+    changed to a step of 2 (unchanged when there is none); the edit is `dpp_row_shr`'s."""
+    return widen_first_dpp_step(code_object, frozenset({ROW_SHR_1, ROW_XMASK_1}))
 
 
 class DppStepChanged(AmdgpuSimPipeline):
