@@ -294,16 +294,6 @@ CASES = {
     "sum": _case(KERNEL_SUM, {"out": (Scalar.U32, THREADS)}),
 }
 
-SIM_PENDING = frozenset({"ds_bpermute_b32", "s_bitset0_b64", "s_bitset1_b64",
-                         "v_permlanex16_b32", "s_or_saveexec_b64", "s_or_saveexec_b32"})
-"""What LLVM emits for these kernels that the simulator does not model yet, besides any DPP
-form of a VALU instruction (`*_dpp`)."""
-
-
-def _pending(mnemonic: str) -> bool:
-    return mnemonic in SIM_PENDING or mnemonic.endswith("_dpp")
-
-
 @cache
 def _run(spec: str, name: str) -> Outcome:
     return Registry().create(spec).run(CASES[name])
@@ -311,11 +301,6 @@ def _run(spec: str, name: str) -> Outcome:
 
 def _outputs(spec: str, name: str) -> dict[str, np.ndarray]:
     got = _run(spec, name)
-    if isinstance(got, Unsupported) and got.features and all(
-            f.startswith("unsupported-instruction:") for f in got.features):
-        missing = {f.partition(":")[2] for f in got.features}
-        if all(_pending(m) for m in missing):
-            pytest.skip(f"{spec}: the simulator lacks {', '.join(sorted(missing))}")
     assert isinstance(got, Ok), f"{spec}: {got}"
     return {n: b.values for n, b in got.outputs.items()}
 
