@@ -111,7 +111,7 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
     sget, sdef = scalar_source(saddr, 64, env) if has_saddr else ((lambda w: 0),
                                                                   (lambda w: True))
     counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
-    offset = signed_offset(inst, 13)
+    offset = signed_offset(inst)
     n = words * (2 if op.op == "CMPSWAP" else 1)
 
     def step(w: Wave) -> None:

@@ -63,8 +63,7 @@ def bind_vmem(inst: Inst, op: MemOp, env: Env, mem: Memory) -> Step:
     """GLOBAL, FLAT and SCRATCH loads and stores."""
     ops = list(inst.operands)
     seg = op.segment
-    offset = signed_offset(inst, 13 if seg != "flat" else 12) if seg != "flat" else \
-        int(inst.mods.get("offset", 0))
+    offset = signed_offset(inst)
     if op.store:
         vaddr, vdata, saddr = (ops + [Opnd(OpKind.OFF, 0, 0)] * 3)[:3]
         dst = None

@@ -111,12 +111,12 @@ def exec_lanes(w: Wave) -> tuple[int, int]:
     return (0, w.lanes) if w.exec_full else span(w.exec)
 
 
-def signed_offset(inst: Inst, bits: int) -> int:
-    """The instruction's `offset` field as a signed `bits`-bit value."""
-    off = int(inst.mods.get("offset", 0))
-    if off >> (bits - 1) & 1 and off >> bits == 0 and off >= (1 << (bits - 1)):
-        off -= 1 << bits
-    return off
+def signed_offset(inst: Inst) -> int:
+    """The instruction's `offset` modifier: the decoder has already read it as signed at the
+    format's own width (13 bits on GFX9 and GFX11 GLOBAL/SCRATCH, 24 on GFX12: RDNA4 ISA
+    §10.1), so it is used as it is. Sign-extending it again at 13 bits turned a GFX12
+    `offset:4100` into -4092."""
+    return int(inst.mods.get("offset", 0))
 
 
 OFF = Opnd(OpKind.OFF, 0, 0)
@@ -152,7 +152,7 @@ def scratch_form(inst: Inst, op: MemOp, env: Env, d16: bool = False) -> ScratchF
     has = saddr.kind is OpKind.SGPR
     return ScratchForm(vcol(data), saddr if has else None,
                        saddr.index if has and is_plain_sgpr(saddr, env) else None,
-                       signed_offset(inst, 13))
+                       signed_offset(inst))
 
 
 def is_plain_sgpr(op: Opnd, env: Env) -> bool:

@@ -98,7 +98,7 @@ def emit_global_store(em: RunCode, inst: Inst, op: MemOp) -> bool:
     d = vcol(data)
     n = max(1, op.width // 4)
     dcols = frozenset(range(d, d + n))
-    adef = _address(em, vaddr, saddr, signed_offset(inst, 13), dcols, dcols, full=False)
+    adef = _address(em, vaddr, saddr, signed_offset(inst), dcols, dcols, full=False)
     if adef is None:
         return False
     em.line(f"    if b'\\x00' in {adef}.tobytes() or "
@@ -150,7 +150,7 @@ def emit_global_load(em: RunCode, inst: Inst, op: MemOp) -> bool:
     if not _window(em, dcols):
         return False
     mark = len(em.body)
-    adef = _address(em, vaddr, saddr, signed_offset(inst, 13), dcols, dcols, full=True)
+    adef = _address(em, vaddr, saddr, signed_offset(inst), dcols, dcols, full=True)
     if adef is None:
         del em.body[mark:]
         return False
