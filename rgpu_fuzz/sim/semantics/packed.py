@@ -13,8 +13,9 @@ S1[31 : 16].f16`, V_PK_MUL_F16, V_PK_FMA_F16 (`fma`), V_PK_MIN_F16/V_PK_MAX_F16 
 per half: `semantics.f16`), RDNA4's V_PK_MIN_NUM_F16/V_PK_MAX_NUM_F16 (RDNA4 ISA
 guide, Table "Packed Math Opcodes": the renamed V_PK_MIN_F16/V_PK_MAX_F16, LLVM's
 `v_pk_max_f16` alias of `v_pk_max_num_f16` at gfx12; `v_min_num_f16` per half:
-`semantics.rdna4.min_num`, no IEEE mode); V_PK_ADD_F32 `tmp[31 : 0].f32 = S0[31 : 0].f32 + S1[31 : 0].f32;
-tmp[63 : 32].f32 = S0[63 : 32].f32 + S1[63 : 32].f32`, V_PK_MUL_F32, V_PK_FMA_F32, where
+`semantics.rdna4.min_num`, no IEEE mode); V_PK_ADD_F32 `tmp[31 : 0].f32 = S0[31 : 0].f32 +
+S1[31 : 0].f32; tmp[63 : 32].f32 = S0[63 : 32].f32 + S1[63 : 32].f32`, V_PK_MUL_F32,
+V_PK_FMA_F32, where
 "S0[15 : 0]" is the half op_sel picks for the low result and "S0[31 : 16]" the one
 op_sel_hi picks for the high result (CDNA3 and RDNA3 ISA guides, VOP3P encoding: OPSEL
 selects the high half of source k for the low result, OPSEL_HI the same for the high one; a
