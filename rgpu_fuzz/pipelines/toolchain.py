@@ -254,9 +254,10 @@ def tuning_options(level: int) -> Any:
     """The pass builder's tuning options for `default<O<level>>` as `opt-22 -O<level>` and
     clang set them: the loop and SLP vectorisers at O2 and O3 only (at O1 the loop vectoriser
     honours only loops that force it). llvmlite's `PipelineTuningOptions` starts from LLVM's
-    constructor (PassBuilder.h: `LoopVectorization = true`, `SLPVectorization = false`) at
-    every level, which left SLP off at O2/O3 (so two adjacent 16-bit results never became
-    one `v_pk_*` instruction) and the loop vectoriser on at O1. `opt-22 -O<n>
+    constructor (llvm/lib/Passes/PassBuilderPipelines.cpp: `LoopVectorization = true`,
+    `SLPVectorization = false`) at every level, which left SLP off at O2/O3 (so two adjacent
+    16-bit results never became one `v_pk_*` instruction) and the loop vectoriser on at O1.
+    `opt-22 -O<n>
     -print-pipeline-passes` lists `slp-vectorizer` at O2 and O3 and
     `loop-vectorize<...;vectorize-forced-only;>` at O1; clang passes `-vectorize-loops
     -vectorize-slp` to cc1 from -O2 (clang/lib/Driver/ToolChains/Clang.cpp,
