@@ -30,7 +30,7 @@ INT_POW = ("pow", "wrapping_pow")
 FLOAT_UNARY_NEW = ("signum", "floor", "ceil", "round", "trunc")
 FLOAT_BOOL = ("is_nan", "is_sign_negative")
 
-__all__ = ["NEW_METHODS", "method_names", "new_method", "pair_store"]
+__all__ = ["NEW_METHODS", "final_pair", "method_names", "new_method", "pair_store"]
 
 _SIGNED_OF = {Scalar.U8: Scalar.I8, Scalar.U16: Scalar.I16, Scalar.U32: Scalar.I32,
               Scalar.U64: Scalar.I64}
@@ -103,12 +103,14 @@ def pair_output(b: Builder) -> Buffer | None:
     return b.src.choice(outs) if outs else None
 
 
-def pair_store(b: Builder, pos: Pos) -> list[ast.Stmt] | None:
+def pair_store(b: Builder, pos: Pos, out: Buffer | None = None,
+               k: int | None = None) -> list[ast.Stmt] | None:
     """`out[g*s + 2k] = T(x[(g*2 + 0) % n]); out[g*s + 2k + 1] = T(x[(g*2 + 1) % n]);`
     with one random expression tree `T` (the same operators and constants in both lanes),
     `x` an input of the output's type (or a conversion of one); None when the kernel has no
-    16-bit output with two slots."""
-    out = pair_output(b)
+    16-bit output with two slots. `out` and `k` name the output and the slot pair (the final
+    writes, `final_pair`); else both are drawn."""
+    out = out or pair_output(b)
     assert b.gid is not None
     if out is None:
         return None
@@ -119,7 +121,7 @@ def pair_store(b: Builder, pos: Pos) -> list[ast.Stmt] | None:
     ops = [b.src.choice(_FLOAT_PAIR_OPS if ty.is_float else _INT_PAIR_OPS)
            for _ in range(b.src.integer(1, 3))]
     consts = [_pair_constant(b, ty) for _ in ops]
-    k = b.src.integer(0, out.slots // 2 - 1)
+    k = b.src.integer(0, out.slots // 2 - 1) if k is None else k
     names = (b.fresh("pair"), b.fresh("pair"))
     stmts: list[ast.Stmt] = []
     stores: list[ast.Stmt] = []
@@ -142,6 +144,20 @@ def pair_store(b: Builder, pos: Pos) -> list[ast.Stmt] | None:
     stmts.append(ast.ExprStmt(expr=ast.If(cond=guard, then=ast.Block(stmts=tuple(stores)),
                                           else_=None), semi=False))
     return stmts
+
+
+def final_pair(b: Builder, pos: Pos, out: Buffer, j: int) -> list[ast.Stmt] | None:
+    """The final writes of slots `j` and `j + 1` of `out` as one pair (`pair_store`), when
+    the profile writes pairs, `out` is 16-bit, `j` is even and both slots exist; else None.
+    Why: the final writes store to every slot of every output after all other statements
+    (generators/kernel.py), so a pair stored before them is dead and whatever LLVM packs for
+    it never reaches an output; a pair among the final writes is what the kernel returns,
+    so a wrong packed instruction (a seeded op_sel flip, `rgpu_fuzz/bench/seeded/op_sel.py`)
+    changes the outputs. Half of the eligible slot pairs, drawn."""
+    if (not b.profile.statements.get("pair_store", 0) or out.elem not in _SIXTEEN
+            or j % 2 or j + 1 >= out.slots or not b.src.boolean(0.5)):
+        return None
+    return pair_store(b, pos, out, j // 2)
 
 
 def _slot(gid: str, slots: int, j: int) -> ast.Expr:

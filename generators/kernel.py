@@ -22,7 +22,7 @@ Profiles that switch on `barrier_ifs`/`barrier_whiles`/`barrier_nested`/`barrier
 
 from __future__ import annotations
 
-from generators import atomics, barriers, waves
+from generators import atomics, barriers, half, waves
 from generators.context import Buffer, Builder, Helper, Pos, SharedArray, Var
 from generators.expr import convert, expr, shared_read
 from generators.stmt import (
@@ -307,7 +307,15 @@ def _final_writes(b: Builder, pos: Pos, results: list[Var] | None = None) -> lis
     out: list[ast.Stmt] = []
     assert b.gid is not None
     for buf in b.outputs:
+        skip = -1  # the second slot of a pair written by `half.final_pair`
         for j in range(buf.slots):
+            if j == skip:
+                continue
+            pair = None if results and j == 0 else half.final_pair(b, pos, buf, j)
+            if pair is not None:
+                out += pair
+                skip = j + 1
+                continue
             index = ast.Name(ident=b.gid) if buf.slots == 1 else ast.Binary(
                 op=ast.BinOp.ADD, lhs=ast.Binary(op=ast.BinOp.MUL, lhs=ast.Name(ident=b.gid),
                                                  rhs=usize(buf.slots)), rhs=usize(j))

@@ -250,6 +250,27 @@ def optimise(ir_text: str, target: Target, level: int) -> str:
     return str(optimised_module(ir_text, target, level))
 
 
+def tuning_options(level: int) -> Any:
+    """The pass builder's tuning options for `default<O<level>>` as `opt-22 -O<level>` and
+    clang set them: the loop and SLP vectorisers at O2 and O3 only (at O1 the loop vectoriser
+    honours only loops that force it). llvmlite's `PipelineTuningOptions` starts from LLVM's
+    constructor (llvm/lib/Passes/PassBuilderPipelines.cpp: `LoopVectorization = true`,
+    `SLPVectorization = false`) at every level, which left SLP off at O2/O3 (so two adjacent
+    16-bit results never became one `v_pk_*` instruction) and the loop vectoriser on at O1.
+    `opt-22 -O<n>
+    -print-pipeline-passes` lists `slp-vectorizer` at O2 and O3 and
+    `loop-vectorize<...;vectorize-forced-only;>` at O1; clang passes `-vectorize-loops
+    -vectorize-slp` to cc1 from -O2 (clang/lib/Driver/ToolChains/Clang.cpp,
+    `shouldEnableVectorizerAtOLevel`). rustc enables the loop vectoriser at `-C
+    opt-level=2/3` and SLP at 3 only (rustc_codegen_ssa/src/back/write.rs,
+    `ModuleConfig::new`: `vectorize_slp` at `OptLevel::Aggressive`); the `rustc-*` pipelines
+    keep rustc's own choice, ours follows opt."""
+    pto = _llvm().create_pipeline_tuning_options(speed_level=level)
+    pto.loop_vectorization = level >= 2
+    pto.slp_vectorization = level >= 2
+    return pto
+
+
 def optimised_module(ir_text: str, target: Target, level: int) -> Any:
     """`optimise`, returning the optimised module itself, verified again after the passes
     (as parsing its text for code generation would): for one emission from it
@@ -261,8 +282,7 @@ def optimised_module(ir_text: str, target: Target, level: int) -> Any:
     if level > 0:
         tm = target_machine(target, level)
         try:
-            pto = llvm.create_pipeline_tuning_options(speed_level=level)
-            pb = llvm.create_pass_builder(tm, pto)
+            pb = llvm.create_pass_builder(tm, tuning_options(level))
             pb.getModulePassManager().run(mod, pb)
         except RuntimeError as e:
             raise LlvmError("optimise", str(e)) from e

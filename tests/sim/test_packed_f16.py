@@ -97,6 +97,32 @@ def test_pk_max_f16_nan_rules() -> None:
     assert w.V[:, 0].tolist() == [0x7E01_3C00] * 64
 
 
+@pytest.mark.parametrize(("line", "v5", "want"), [
+    # lo max(1, -3) = 1, hi max(2, 0.5) = 2; min: -3, 0.5
+    ("v_pk_max_num_f16 v0, v1, v2", 0, 0x4000_3C00),
+    ("v_pk_min_num_f16 v0, v1, v2", 0, 0x3800_C200),
+    # v5 = (hi signalling NaN 0x7C01, lo quiet NaN 0x7E00): minimumNumber/maximumNumber give
+    # the number for either kind of NaN, no IEEE mode (RDNA4 V_MAX_NUM_F16 pseudocode:
+    # "elsif isNAN(S0): D = S1"), unlike GFX9's V_PK_MAX_F16 above, which quiets the sNaN
+    ("v_pk_max_num_f16 v0, v5, v1", 0x7C01_7E00, 0x4000_3C00),
+    ("v_pk_min_num_f16 v0, v1, v5", 0x7C01_7E00, 0x4000_3C00),
+    # two NaNs: S0 quieted (0x7C01 → 0x7E01 in the high half)
+    ("v_pk_max_num_f16 v0, v5, v5 op_sel:[1,1] op_sel_hi:[1,1]", 0x7C01_7E00, 0x7E01_7E01),
+    # v5 = (hi -0, lo +0) against v6 = (hi +0, lo -0): -0 is below +0 (IEEE 754-2019 §9.6)
+    ("v_pk_max_num_f16 v0, v5, v6", 0x8000_0000, 0x0000_0000),
+    ("v_pk_min_num_f16 v0, v5, v6", 0x8000_0000, 0x8000_8000),
+    # neg_lo:[1,0]: lo max(-1, -3) = -1; clamp: hi 2 → 1, lo -1 → 0
+    ("v_pk_max_num_f16 v0, v1, v2 neg_lo:[1,0] clamp", 0, 0x3C00_0000),
+])
+def test_rdna4_packed_min_max_num(line: str, v5: int, want: int) -> None:
+    """gfx1200's V_PK_MIN_NUM_F16/V_PK_MAX_NUM_F16 (LLVM's O3 code for a pair of f16
+    `min`/`max`): V_MIN_NUM_F16/V_MAX_NUM_F16 on each half (RDNA4 ISA guide, packed math
+    opcodes), values and NaN rules by hand from IEEE 754-2019 minimumNumber/maximumNumber."""
+    w = _wave(32)
+    w.V[:, 5], w.V[:, 6] = v5, 0x0000_8000
+    assert _run(line, "gfx1200", w).V[:, 0].tolist() == [want] * 32
+
+
 @pytest.mark.parametrize(("line", "want"), [
     # (1.5 + 0.25, -2 + 8)
     ("v_pk_add_f32 v[0:1], v[12:13], v[14:15]", (0x3FE0_0000, 0x40C0_0000)),

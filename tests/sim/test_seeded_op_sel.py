@@ -5,10 +5,11 @@ on a hand-written case whose i16 loop LLVM's loop vectorizer runs two iterations
 (`data/cases/o3_i16_loop_packed.toml`: `v_pk_mul_lo_u16 v11, v5, 3 op_sel_hi:[1,0]`, the
 induction variables of iterations i and i+1 in one VGPR) the simulated result differs from
 `ref` on every target, the oracle reports wrong code, and the reducer shrinks the case
-while the finding holds. No campaign test: the gfx942 O3 code of 300 `default`, 200
-`integers` and 96 `half` seeds (the `half` profile's 16-bit pairs stored side by side, and
-the `half_pairs` conformance case) has no packed instruction, so generated cases do not
-reach the hook yet."""
+while the finding holds. A short `half` campaign finds it too: the SLP vectoriser packs the
+profile's pairs of 16-bit values (`toolchain.tuning_options`) and the final writes store
+pairs (`generators/half.py`, `final_pair`), so the packed result reaches an output; measured
+over `half` seeds 0..199 at gfx942 O3, 53 kernels have a packed instruction and 18 show the
+flip (none before either change)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from campaigns.config import CampaignConfig
+from campaigns.jobs import Setup
+from campaigns.orchestrate import Campaign
 from oracles import judge, load_policy
 from rgpu_fuzz import casefile
 from rgpu_fuzz.bench.seeded import plugin
@@ -29,6 +33,7 @@ from rgpu_fuzz.pipelines.registry import Registry
 from rgpu_fuzz.pipelines.runner import run_case
 from rgpu_fuzz.sim.isa import decode_code_object, render
 from triage.reduce import reduce_case, signature_predicate
+from triage.store import FindingStore
 
 CASE = Path(__file__).parent / "data" / "cases" / "o3_i16_loop_packed.toml"
 
@@ -87,3 +92,30 @@ def test_the_finding_reduces() -> None:
     assert "v_pk_" in asm
     with tempfile.TemporaryDirectory():
         assert test(r.case)
+
+
+@pytest.mark.slow
+def test_a_half_campaign_finds_the_flipped_op_sel(tmp_path: Path) -> None:
+    """Seeds 168..175 of the `half` profile: 8 generated cases, unreduced; at least one
+    finding, each a wrong-code bucket of the seeded pipeline whose case has a packed
+    instruction in its gfx942 O3 code (measured: seeds 169, 172 and 174)."""
+    spec = "amdgpu-sim-opsel:gfx942:O3"
+    config = CampaignConfig(out=tmp_path / "c", setup=Setup(("ref", spec), "half", "default",
+                                                             (str(plugin("op_sel.py")),)),
+                            seed_start=168, chunk=8, time_s=600.0, max_cases=8, jobs=1,
+                            reduce=False)
+    campaign = Campaign(config)
+    try:
+        summary = campaign.run().data
+    finally:
+        campaign.close()
+    assert summary["cases"] == 8 and summary["cases_with_findings"] >= 1, summary
+    plain = Registry().create("amdgpu-sim:gfx942:O3")
+    with FindingStore(tmp_path / "c" / "findings.sqlite") as store:
+        buckets = store.buckets()
+        assert buckets
+        for b in buckets:
+            assert str(b.signature).startswith(f"wrong-code|{spec}|"), b.signature
+            assert b.best_case_id is not None
+            asm = plain.artefact_text(store.case(b.best_case_id), "asm")  # type: ignore[attr-defined]
+            assert "v_pk_" in asm

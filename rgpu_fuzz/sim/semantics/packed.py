@@ -10,8 +10,12 @@ for `<2 x half>` (gfx90a, gfx942, gfx1100) and `<2 x float>` (gfx90a, gfx942) ar
 Packed floats (pseudocode, AMD's ISA XML as tinygrad 0.14.0 carries it): V_PK_ADD_F16
 `tmp[15 : 0].f16 = S0[15 : 0].f16 + S1[15 : 0].f16; tmp[31 : 16].f16 = S0[31 : 16].f16 +
 S1[31 : 16].f16`, V_PK_MUL_F16, V_PK_FMA_F16 (`fma`), V_PK_MIN_F16/V_PK_MAX_F16 (`v_min_f16`
-per half: `semantics.f16`); V_PK_ADD_F32 `tmp[31 : 0].f32 = S0[31 : 0].f32 + S1[31 : 0].f32;
-tmp[63 : 32].f32 = S0[63 : 32].f32 + S1[63 : 32].f32`, V_PK_MUL_F32, V_PK_FMA_F32, where
+per half: `semantics.f16`), RDNA4's V_PK_MIN_NUM_F16/V_PK_MAX_NUM_F16 (RDNA4 ISA
+guide, Table "Packed Math Opcodes": the renamed V_PK_MIN_F16/V_PK_MAX_F16, LLVM's
+`v_pk_max_f16` alias of `v_pk_max_num_f16` at gfx12; `v_min_num_f16` per half:
+`semantics.rdna4.min_num`, no IEEE mode); V_PK_ADD_F32 `tmp[31 : 0].f32 = S0[31 : 0].f32 +
+S1[31 : 0].f32; tmp[63 : 32].f32 = S0[63 : 32].f32 + S1[63 : 32].f32`, V_PK_MUL_F32,
+V_PK_FMA_F32, where
 "S0[15 : 0]" is the half op_sel picks for the low result and "S0[31 : 16]" the one
 op_sel_hi picks for the high result (CDNA3 and RDNA3 ISA guides, VOP3P encoding: OPSEL
 selects the high half of source k for the low result, OPSEL_HI the same for the high one; a
@@ -41,6 +45,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rgpu_fuzz.sim.semantics.f16 import fma16, fmax16, fmin16
+from rgpu_fuzz.sim.semantics.rdna4 import max_num, min_num
 
 U16, I16, U32 = np.uint16, np.int16, np.uint32
 
@@ -81,6 +86,8 @@ PKF16: dict[str, tuple[int, Callable[..., np.ndarray], bool]] = {
     "V_PK_FMA_F16": (3, fma16, False),
     "V_PK_MIN_F16": (2, fmin16, True),
     "V_PK_MAX_F16": (2, fmax16, True),
+    "V_PK_MIN_NUM_F16": (2, min_num, False),
+    "V_PK_MAX_NUM_F16": (2, max_num, False),
 }
 """Opcode → (sources, the operation on one binary16 half of each, takes the IEEE mode)."""
 
