@@ -1,9 +1,9 @@
 """The memory-model code-sequence check: every atomic of a code object, with the ordering
 and scope its LLVM IR gave it, against LLVM AMDGPUUsage's "Memory Model" code-sequence
-tables for its target (GFX90A, GFX942, GFX10-GFX11). A mismatch is the finding
-`memory-model-sequence`, its detail citing the table row (`rows`). This catches a memory
-legalizer that drops a scope bit, a wait or a cache invalidate — bugs no sequential
-simulator can show, since their effect needs weak-memory hardware.
+tables for its target (GFX90A; GFX942, which gfx950 takes too; GFX10-GFX11; GFX12). A
+mismatch is the finding `memory-model-sequence`, its detail citing the table row (`rows`).
+This catches a memory legalizer that drops a scope bit, a wait or a cache invalidate — bugs
+no sequential simulator can show, since their effect needs weak-memory hardware.
 
 Face: `check_text` (assembly lines, e.g. from `llc`), `check_code_object` (a linked code
 object, disassembled by the project's decoder), `Finding`, `Report`, `FAMILIES`."""
@@ -11,14 +11,14 @@ object, disassembled by the project's decoder), `Finding`, `Report`, `FAMILIES`.
 from __future__ import annotations
 
 from rgpu_fuzz.memmodel.check import SIGNATURE, Finding, Report, check_text
-from rgpu_fuzz.memmodel.rows import TABLES
+from rgpu_fuzz.memmodel.rows import SHARED, TABLES, family_of
 from rgpu_fuzz.model.outcome import CompileCrash
 
 STAGE = "memory-model"
 """The pipeline stage whose outcome a mismatch is."""
 
-FAMILIES = tuple(TABLES)
-"""The processors whose table the check knows."""
+FAMILIES = (*TABLES, *SHARED)
+"""The processors the check knows a table for."""
 
 
 def uses_atomics(ir_text: str) -> bool:
@@ -30,7 +30,7 @@ def uses_atomics(ir_text: str) -> bool:
 def check_code_object(code_object: bytes, ir_text: str, target: str) -> Report:
     """The check of a linked code object compiled for `target` from `ir_text`; a target
     without a table gives an empty report."""
-    if target not in TABLES:
+    if family_of(target) is None:
         return Report((), 0)
     from rgpu_fuzz.codeobj.reader import read_code_object
     from rgpu_fuzz.sim import decode_text

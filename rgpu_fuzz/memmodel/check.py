@@ -29,8 +29,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rgpu_fuzz.memmodel.ir import IrAtomic, atomics
-from rgpu_fuzz.memmodel.machine import MachineInst, parse_all
-from rgpu_fuzz.memmodel.rows import Row, row
+from rgpu_fuzz.memmodel.machine import COUNTERS, LDS_COUNTERS, MachineInst, parse_all, wait_text
+from rgpu_fuzz.memmodel.rows import Row, family_of, row
 
 SIGNATURE = "memory-model-sequence"
 
@@ -61,7 +61,7 @@ class Report:
 
 def _before(code: list[MachineInst], i: int, items: tuple[str, ...]) -> list[str]:
     """The release items not met between the previous branch and instruction `i`."""
-    waits = {x for x in items if " " not in x and x.startswith(("vm", "vs", "lgkm"))}
+    waits = {x for x in items if x in COUNTERS}
     cache = [x for x in items if x not in waits]
     missing: list[str] = []
     done: set[str] = set()
@@ -72,7 +72,7 @@ def _before(code: list[MachineInst], i: int, items: tuple[str, ...]) -> list[str
         done |= inst.waits & waits
         found |= {c for c in cache if inst.has(c)}
         late = (inst.adds & waits) - done
-        missing += [f"s_waitcnt {c}cnt(0) after `{inst.text}`" for c in sorted(late)]
+        missing += [f"{wait_text(c)} after `{inst.text}`" for c in sorted(late)]
         done |= late    # one report per counter
     return missing + [f"`{c}`" for c in cache if c not in found]
 
@@ -81,7 +81,7 @@ def _after(code: list[MachineInst], i: int, items: tuple[str, ...]) -> list[str]
     """The acquire items not met between instruction `i` and the next access or branch."""
     own = set(code[i].adds) if "own" in items else set()
     if code[i].space == "global":
-        own -= {"lgkm"}     # a flat atomic's LDS side: the vector counter orders the inv
+        own -= LDS_COUNTERS     # a flat atomic's LDS side: the vector counter orders the inv
     cache = [x for x in items if x != "own"]
     found: set[str] = set()
     waited: set[str] = set()
@@ -93,7 +93,7 @@ def _after(code: list[MachineInst], i: int, items: tuple[str, ...]) -> list[str]
         waited |= inst.waits & own
         if own <= waited:
             found |= {c for c in cache if inst.has(c)}
-    return ([f"s_waitcnt {c}cnt(0)" for c in sorted(own - waited)]
+    return ([wait_text(c) for c in sorted(own - waited)]
             + [f"`{c}` after the wait" for c in cache if c not in found])
 
 
@@ -125,8 +125,10 @@ def _one_as(items: tuple[str, ...], a: IrAtomic) -> tuple[str, ...]:
     global order and involve no caching")."""
     if not a.one_as:
         return items
-    drop = {"lgkm"} if a.space == "global" else {"vm", "vs", "lgkm", "own", "buffer_gl0_inv"}
-    return tuple(x for x in items if x not in drop)
+    if a.space == "global":
+        return tuple(x for x in items if x not in LDS_COUNTERS)
+    return tuple(x for x in items if x not in COUNTERS and x != "own"
+                 and not x.startswith(("buffer_gl0_inv", "global_inv")))
 
 
 def _candidates(irs: list[IrAtomic], inst: MachineInst) -> list[IrAtomic]:
@@ -197,15 +199,18 @@ def _counted(family: str, irs: list[IrAtomic], code: list[MachineInst],
                 continue
             used.add(r.source)
             for c in _one_as(r.before + r.after, a):
-                if " " in c or c.startswith("buffer_"):
+                if c not in COUNTERS and c != "own":
                     if not any(m.has(c) for m in code):
                         out.append(Finding(r, f"`{c}` anywhere in the kernel", "", a.line))
     return out
 
 
-def check_text(ir_text: str, lines: list[str], family: str) -> Report:
+def check_text(ir_text: str, lines: list[str], target: str) -> Report:
     """The check of the assembly `lines` (one instruction each) compiled from `ir_text` for
-    `family` (gfx90a, gfx942 or gfx1100)."""
+    `target` (a processor with a table, `rows.family_of`; an empty report for another)."""
+    family = family_of(target)
+    if family is None:
+        return Report((), 0)
     irs = atomics(ir_text)
     code = parse_all(lines, family)
     used: set[str] = set()

@@ -8,8 +8,9 @@ lines that still show them:
   kernel only interleaving shows);
 * `dpp_step.py`: the first `row_shr:1` of the atomic optimizer's DPP scan made `row_shr:2`
   (wrong code, `atomic-opt=dpp`);
-* `scope_bit.py`: `sc1` dropped from the first gfx942 atomic that has it
-  (`memory-model-sequence`, the code-sequence check).
+* `scope_bit.py`: the scope of the first agent- or system-scope atomic narrowed (gfx942:
+  `sc1` dropped; gfx1200: SCOPE's high bit, SYS -> SE and DEV -> CU) (`memory-model-sequence`,
+  the code-sequence check).
 
 Seeds 8..15 of the `atomics` profile hold cases each bug changes (seed 8 and seed 10 for the
 first two, found by a 16-case campaign of each)."""
@@ -50,6 +51,8 @@ def _campaign(out: Path, plugin: str, spec: str) -> dict[str, Any]:
      "wrong-code|amdgpu-sim-dppstep:gfx942:O3:atomic-opt=dpp|"),
     ("scope_bit.py", "amdgpu-sim-scopebit:gfx942:O3",
      "compile-crash|amdgpu-sim-scopebit:gfx942:O3|memory-model|memory-model-sequence: "),
+    ("scope_bit.py", "amdgpu-sim-scopebit:gfx1200:O3",
+     "compile-crash|amdgpu-sim-scopebit:gfx1200:O3|memory-model|memory-model-sequence: "),
 ])
 def test_a_seeded_atomics_bug_is_found_and_reduced(tmp_path: Path, plugin: str, spec: str,
                                                    prefix: str) -> None:

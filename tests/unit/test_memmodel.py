@@ -1,8 +1,9 @@
 """The memory-model code-sequence check (`rgpu_fuzz.memmodel`) against LLVM, the reference
 implementation of AMDGPUUsage's code-sequence tables: kernels with every atomic kind at every
-scope and ordering, compiled by `llc-22` for gfx942, gfx90a and gfx1100, are accepted as
-LLVM writes them, and the same code with one instruction of a table row edited out or one
-scope bit cleared is a finding that cites that row."""
+scope and ordering, compiled by `llc-22` for gfx942, gfx950, gfx90a, gfx1100 and gfx1200, are
+accepted as LLVM writes them, and the same code with one instruction of a table row edited
+out or one scope bit cleared is a finding that cites that row. The GFX942 and GFX12 rows are
+also compared with their tables read by hand."""
 
 from __future__ import annotations
 
@@ -65,6 +66,12 @@ def _llc(cpu: str, level: int, kind: str) -> bytes:
                           capture_output=True, check=True).stdout
 
 
+def _link(obj: bytes) -> bytes:
+    linked = link(obj)
+    assert isinstance(linked, bytes), linked
+    return linked
+
+
 _ASM: dict[tuple[str, int], str] = {}
 
 
@@ -82,15 +89,29 @@ def _ir(name: str) -> str:
 
 
 @pytest.mark.parametrize("level", [0, 2])
-@pytest.mark.parametrize("cpu", ["gfx942", "gfx90a", "gfx1100"])
+@pytest.mark.parametrize("cpu", ["gfx942", "gfx950", "gfx90a", "gfx1100", "gfx1200"])
 def test_llvm_code_objects_pass(cpu: str, level: int) -> None:
     """Every kernel of the module, linked into one code object and disassembled by the
     project's decoder: LLVM's sequences are the tables' (no finding), and every machine
     atomic read-modify-write found its IR atomic."""
-    report = check_code_object(link(_llc(cpu, level, "obj")), MODULE, cpu)
+    report = check_code_object(_link(_llc(cpu, level, "obj")), MODULE, cpu)
     assert report.findings == ()
     assert report.checked == sum(k.startswith(("rmw_", "nr_", "cx_")) for k in KERNELS)
     assert report.unchecked == 0
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_gfx950_code_is_gfx942_code(level: int) -> None:
+    """gfx950 takes the GFX942 table (`rows.SHARED`: AMDGPUUsage has no GFX950 table, and
+    LLVM's memory legalizer gives it the GFX940 cache control): llc-22 writes every kernel
+    of the module for gfx950 instruction for instruction as for gfx942, so the rows LLVM
+    follows for one are the rows it follows for the other."""
+    def body(cpu: str) -> list[str]:
+        text = _llc(cpu, level, "asm").decode()
+        return [line for line in text.splitlines()
+                if line.startswith("\t") and not line.startswith("\t.")]
+
+    assert body("gfx950") == body("gfx942")
 
 
 def _edit(lines: list[str], find: str, replace: str | None) -> list[str]:
@@ -125,6 +146,35 @@ EDITS = [
      "atomicrmw acquire - workgroup - local", "buffer_gl0_inv"),
     ("gfx1100", "fence_agent_acquire", r"buffer_gl1_inv", None,
      "fence acquire - agent - global/generic", "buffer_gl1_inv"),
+    # gfx950: the GFX942 table's rows
+    ("gfx950", "rmw_agent_acq_rel_g", r"buffer_inv sc1", None,
+     "atomicrmw acquire - agent - global/generic", "buffer_inv sc1"),
+    ("gfx950", "st_system_monotonic_g", r"(global_store_dword.*) sc0 sc1", r"\1 sc1",
+     "store atomic monotonic - system - global/generic", "cache bits sc0 sc1"),
+    # gfx1200: GFX12's scopes (one narrowed, one dropped), split waits (one dropped, one
+    # half of a combined wait dropped, the wait after the write-back dropped), invalidates
+    # and write-backs
+    ("gfx1200", "rmw_system_monotonic_g", r"scope:SCOPE_SYS", "scope:SCOPE_DEV",
+     "atomicrmw monotonic - system - global/generic", "cache bit scope:SCOPE_SYS"),
+    ("gfx1200", "ld_workgroup_acquire_g", r"(global_load_b32.*) scope:SCOPE_SE", r"\1",
+     "load atomic monotonic - workgroup - global/generic", "cache bits scope:SCOPE_SE"),
+    ("gfx1200", "rmw_agent_acq_rel_g", r"global_inv scope:SCOPE_DEV", None,
+     "atomicrmw acquire - agent - global/generic", "global_inv scope:SCOPE_DEV"),
+    ("gfx1200", "rmw_agent_acquire_g", r"s_wait_loadcnt 0x0", None,
+     "atomicrmw acquire - agent - global/generic", "s_wait_loadcnt 0x0"),
+    ("gfx1200", "nr_agent_release_g", r"s_wait_storecnt_dscnt 0x0", "s_wait_dscnt 0x0",
+     "atomicrmw release - agent - global/generic", "s_wait_storecnt 0x0 after `global_store"),
+    ("gfx1200", "nr_agent_release_g", r"s_wait_storecnt_dscnt 0x0", "s_wait_storecnt 0x0",
+     "atomicrmw release - agent - global/generic", "s_wait_dscnt 0x0 after `ds_store"),
+    ("gfx1200", "st_system_release_g", r"global_wb scope:SCOPE_SYS", None,
+     "store atomic release - system - global/generic", "global_wb scope:SCOPE_SYS"),
+    ("gfx1200", "rmw_system_release_g", r"s_wait_storecnt 0x0", None,
+     "atomicrmw release - system - global/generic",
+     "s_wait_storecnt 0x0 after `global_wb scope:SCOPE_SYS`"),
+    ("gfx1200", "rmw_workgroup_acquire_l", r"global_inv scope:SCOPE_SE", None,
+     "atomicrmw acquire - workgroup - local", "global_inv scope:SCOPE_SE"),
+    ("gfx1200", "fence_system_acquire", r"global_inv scope:SCOPE_SYS", "global_inv scope:SCOPE_DEV",
+     "fence acquire - system - global/generic", "global_inv scope:SCOPE_SYS"),
 ]
 
 
@@ -134,21 +184,27 @@ def test_edited_sequence_is_reported(cpu: str, kernel: str, find: str, replace: 
                                      row: str, missing: str) -> None:
     """LLVM's code for the kernel passes; with the edit, the finding cites the row (the
     rows are AMDGPUUsage's: e.g. GFX942 "atomicrmw acquire - agent": the atomic, `s_waitcnt
-    vmcnt(0)`, `buffer_inv sc1`)."""
+    vmcnt(0)`, `buffer_inv sc1`; GFX12 "atomicrmw acquire - agent - global": the atomic with
+    `scope:SCOPE_DEV`, `s_wait_loadcnt 0x0`, `global_inv scope:SCOPE_DEV`), and gfx950's
+    findings cite the GFX942 table."""
     lines = _asm(cpu, kernel)
     assert check_text(_ir(kernel), lines, cpu).findings == ()
     findings = check_text(_ir(kernel), _edit(lines, find, replace), cpu).findings
     assert findings, "the edit went unnoticed"
     assert any(f.row.row == row and missing in f.missing for f in findings), \
         [f.detail for f in findings]
-    assert all(cpu in f.row.source or "GFX" in f.row.source for f in findings)
+    table = {"gfx950": "GFX942", "gfx1100": "GFX10-GFX11", "gfx1200": "GFX12"}.get(
+        cpu, cpu.upper())
+    assert all(f.row.source.startswith(
+        f'AMDGPUUsage table "AMDHSA Memory Model Code Sequences {table}"')
+        for f in findings), [f.row.source for f in findings]
 
 
 def test_pipeline_outcome_cites_the_row() -> None:
     """`compile_crash`, what amdgpu-sim returns: stage `memory-model`, signature naming the
     row, the log every mismatch; nothing for a code object without a mismatch."""
     name = "rmw_system_acquire_g"
-    good = link(_llc("gfx942", 2, "obj"))
+    good = _link(_llc("gfx942", 2, "obj"))
     assert compile_crash(good, MODULE, "gfx942") is None
     lines = _edit(_asm("gfx942", name), r"buffer_inv sc0 sc1", None)
     findings = check_text(_ir(name), lines, "gfx942").findings
@@ -157,33 +213,46 @@ def test_pipeline_outcome_cites_the_row() -> None:
         'acquire - system - global/generic"']
 
 
-def test_seeded_scope_bit_hook_is_found() -> None:
-    """The seeded code-object hook (`bench/seeded/scope_bit.py`) clears `sc1` on the first
-    atomic that has it; a gfx942 code object of one system-scope atomicrmw passes before
-    and is a finding after, citing GFX942 "atomicrmw monotonic - system" (sc1=1)."""
+@pytest.mark.parametrize(("cpu", "missing"), [("gfx942", "cache bit sc1"),
+                                               ("gfx1200", "cache bit scope:SCOPE_SYS")])
+def test_seeded_scope_bit_hook_is_found(cpu: str, missing: str) -> None:
+    """The seeded code-object hook (`bench/seeded/scope_bit.py`) narrows the scope of the
+    first atomic at agent or system scope (gfx942: clears `sc1`; gfx1200: clears SCOPE's
+    high bit, SYS -> SE); a code object of one system-scope atomicrmw passes before and is a
+    finding after, citing "atomicrmw monotonic - system" (GFX942: sc1=1; GFX12: the scopes
+    table's system row, `scope:SCOPE_SYS`)."""
     from rgpu_fuzz.bench.seeded.scope_bit import drop_scope_bit
+    from rgpu_fuzz.codeobj.reader import read_code_object
+    from rgpu_fuzz.sim import decode_text
 
     ir = ("define amdgpu_kernel void @k(ptr addrspace(1) %p, ptr addrspace(1) %q) {\n"
           "  %v = atomicrmw add ptr addrspace(1) %p, i32 1 monotonic\n"
           "  store i32 %v, ptr addrspace(1) %q\n  ret void\n}\n")
-    obj = subprocess.run([LLC, "-mtriple=amdgcn-amd-amdhsa", "-mcpu=gfx942", "-O2",
+    obj = subprocess.run([LLC, "-mtriple=amdgcn-amd-amdhsa", f"-mcpu={cpu}", "-O2",
                           "-filetype=obj", "-", "-o", "-"], input=ir.encode(),
                          capture_output=True, check=True).stdout
-    code_object = link(obj)
-    assert check_code_object(code_object, ir, "gfx942").findings == ()
+    code_object = _link(obj)
+    assert check_code_object(code_object, ir, cpu).findings == ()
     hooked = drop_scope_bit(code_object)
     assert hooked != code_object
-    findings = check_code_object(hooked, ir, "gfx942").findings
+    findings = check_code_object(hooked, ir, cpu).findings
     assert [(f.row.row, f.missing) for f in findings] == [
-        ("atomicrmw monotonic - system - global/generic", "cache bit sc1")]
+        ("atomicrmw monotonic - system - global/generic", missing)]
+    if cpu == "gfx1200":
+        # SYS (3) lost its high bit: SE (1), as the decoder reads the hooked code object
+        code = decode_text(read_code_object(hooked))
+        atomic = [i.text for i in code if "_atomic_" in i.text]
+        assert [t.split()[-1] for t in atomic] == ["scope:SCOPE_SE"], atomic
 
 
-@pytest.mark.parametrize("target", ["gfx942", "gfx90a", "gfx1100"])
+@pytest.mark.parametrize("target", ["gfx942", "gfx950", "gfx90a", "gfx1100",
+                                    "gfx1200"])
 def test_trap_record_cmpxchg_is_a_candidate_of_a_kernel_that_may_trap(target: str) -> None:
     """A kernel that may trap keeps the trap record (`rgpu.trap`): its system-scope
-    monotonic cmpxchg (`sc0 sc1` on gfx942) is a machine atomic that implements the
-    record's IR cmpxchg, not the kernel's agent acq_rel one; with the record left out of
-    the candidates it was reported as missing the acq_rel's `buffer_wbl2`/`buffer_inv`.
+    monotonic cmpxchg (`sc0 sc1` on gfx942, `scope:SCOPE_SYS` on gfx1200) is a machine
+    atomic that implements the record's IR cmpxchg, not the kernel's agent acq_rel one;
+    with the record left out of the candidates it was reported as missing the acq_rel's
+    `buffer_wbl2`/`buffer_inv`.
     `atomic_one_winner` run alone (not in a batch, whose other cases' atomics hid it)."""
     from rgpu_fuzz.casefile import load
     from rgpu_fuzz.model.outcome import Ok
@@ -247,3 +316,80 @@ def test_gfx942_rows_say_what_the_table_says(key: tuple[str, str, str, str]) -> 
     assert r is not None, key
     for field_name, want in GFX942_TABLE[key].items():
         assert sorted(getattr(r, field_name)) == sorted(want), (key, field_name)
+
+
+# Rows of AMDGPUUsage's GFX12 code-sequence table (llvm/docs/AMDGPUUsage.rst, tables "AMDHSA
+# Memory Model Code Sequences GFX12" and "... GFX12 - Instruction Scopes", WGP wavefront
+# execution mode, not OpenCL), transcribed by hand: (op, side, scope, space) -> what the row
+# asks for. The scopes table maps workgroup to SCOPE_SE, agent to SCOPE_DEV, system to
+# SCOPE_SYS in WGP mode.
+_SE, _DEV, _SYS = "scope:SCOPE_SE", "scope:SCOPE_DEV", "scope:SCOPE_SYS"
+GFX12_TABLE: dict[tuple[str, str, str, str], dict[str, tuple[str, ...]]] = {
+    # "load/store atomic monotonic - ... - global/generic", "atomicrmw monotonic": the
+    # instruction, "Apply ...-gfx12-scopes-table"
+    ("load", "monotonic", "workgroup", "global"): {"bits": (_SE,)},
+    ("load", "monotonic", "agent", "global"): {"bits": (_DEV,)},
+    ("store", "monotonic", "system", "global"): {"bits": (_SYS,)},
+    ("rmw", "monotonic", "workgroup", "global"): {"bits": (_SE,)},
+    ("rmw", "monotonic", "system", "global"): {"bits": (_SYS,)},
+    # "load atomic acquire - workgroup - global": 1. buffer/global_load scope:SCOPE_SE,
+    # 2. s_wait_loadcnt 0x0, 3. global_inv scope:SCOPE_SE ("If CU wavefront execution mode,
+    # omit": not omitted in WGP mode)
+    ("load", "acquire", "workgroup", "global"): {"after": ("own", f"global_inv {_SE}")},
+    # "load atomic acquire - agent/system - global": 2. s_wait_loadcnt 0x0, 3. global_inv
+    # (scopes table)
+    ("load", "acquire", "agent", "global"): {"after": ("own", f"global_inv {_DEV}")},
+    ("load", "acquire", "system", "global"): {"after": ("own", f"global_inv {_SYS}")},
+    # "load atomic acquire - workgroup - local": 1. ds_load, 2. s_wait_dscnt 0x0,
+    # 3. global_inv scope:SCOPE_SE; "atomicrmw acquire - workgroup - local" the same
+    ("load", "acquire", "workgroup", "lds"): {"after": ("own", f"global_inv {_SE}")},
+    ("rmw", "acquire", "workgroup", "lds"): {"after": ("own", f"global_inv {_SE}")},
+    # "store atomic release - workgroup - global": 1. s_wait_bvhcnt, s_wait_samplecnt,
+    # s_wait_storecnt, s_wait_loadcnt, s_wait_dscnt (all 0x0); then the store
+    ("store", "release", "workgroup", "global"): {"before": ("load", "store", "ds")},
+    # "store atomic release - agent/system - global": 1. global_wb scope:SCOPE_SYS ("If
+    # agent scope, omit"), 2. the same waits; "atomicrmw release" and "fence release" alike
+    ("store", "release", "agent", "global"): {"before": ("load", "store", "ds")},
+    ("store", "release", "system", "global"): {"before": ("load", "store", "ds",
+                                                           f"global_wb {_SYS}")},
+    ("rmw", "release", "system", "global"): {"before": ("load", "store", "ds",
+                                                         f"global_wb {_SYS}")},
+    ("fence", "release", "agent", "global"): {"before": ("load", "store", "ds")},
+    ("fence", "release", "system", "global"): {"before": ("load", "store", "ds",
+                                                           f"global_wb {_SYS}")},
+    # "store atomic release - workgroup - local": the five waits, then ds_store
+    ("store", "release", "workgroup", "lds"): {"before": ("load", "store", "ds")},
+    # "fence acquire - workgroup": waits (for the paired atomic), 2. global_inv
+    # scope:SCOPE_SE; "- agent": 2. global_inv (scopes table)
+    ("fence", "acquire", "workgroup", "global"): {"after": (f"global_inv {_SE}",)},
+    ("fence", "acquire", "agent", "global"): {"after": (f"global_inv {_DEV}",)},
+}
+
+
+@pytest.mark.parametrize("key", list(GFX12_TABLE), ids=lambda k: "-".join(k))
+def test_gfx12_rows_say_what_the_table_says(key: tuple[str, str, str, str]) -> None:
+    """`memmodel.rows` against the GFX12 table read by hand (above), independently of
+    llc."""
+    from rgpu_fuzz.memmodel.rows import row
+
+    op, side, scope, space = key
+    r = row("gfx1200", op, side, scope, space)
+    assert r is not None, key
+    for field_name, want in GFX12_TABLE[key].items():
+        assert sorted(getattr(r, field_name)) == sorted(want), (key, field_name)
+
+
+@pytest.mark.parametrize(("line", "zeroed"), [
+    ("s_wait_loadcnt_dscnt 0x0", {"load", "ds"}),
+    ("s_wait_loadcnt_dscnt 0x100", {"ds"}),
+    ("s_wait_storecnt_dscnt 0x1", {"store"}),
+    ("s_wait_storecnt 0x0", {"store"}),
+    ("s_wait_loadcnt 0x1", set()),
+])
+def test_gfx12_waits_zero_the_counters_their_fields_name(line: str, zeroed: set[str]) -> None:
+    """A GFX12 combined wait holds the first counter in bits 13:8 and DScnt in bits 5:0:
+    llc-22 waits for the first of two global loads and one LDS load with `s_wait_loadcnt_dscnt
+    0x100` (LOADcnt 1 left outstanding, DScnt 0), before a `v_add` of those two."""
+    from rgpu_fuzz.memmodel.machine import parse
+
+    assert parse(0, line, "gfx1200").waits == zeroed

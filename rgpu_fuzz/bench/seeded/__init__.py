@@ -26,7 +26,7 @@ Atomics bugs, on `amdgpu-sim` (found and reduced by `tests/quality/test_seeded_a
 |---|---|---|
 | `rmw_split.py` | `amdgpu-sim-rmwsplit` | `atomicrmw add` becomes load, add, store (IR) |
 | `dpp_step.py` | `amdgpu-sim-dppstep` | the first DPP scan step shifts by 2 (code object) |
-| `scope_bit.py` | `amdgpu-sim-scopebit` | `sc1` dropped from one gfx942 atomic (code object) |
+| `scope_bit.py` | `amdgpu-sim-scopebit` | one atomic's scope narrowed (gfx942, gfx1200) |
 """
 
 from __future__ import annotations
