@@ -1,9 +1,10 @@
 """Instructions that move a VGPR's value between lanes by a lane map of their own:
-`v_permlane16_b32`, `v_permlanex16_b32`, `v_permlane64_b32` (RDNA3), `ds_bpermute_b32`,
+`v_permlane16_b32`, `v_permlanex16_b32`, `v_permlane64_b32` (RDNA3),
+`v_permlane16_swap_b32`, `v_permlane32_swap_b32` (CDNA4), `ds_bpermute_b32`,
 `ds_permute_b32` and `ds_swizzle_b32` (DS, through the LDS crossbar without touching LDS
 memory).
 
-Semantics from AMD's ISA pseudocode (the ISA XML's, CDNA3 and RDNA3; lane maps in
+Semantics from AMD's ISA pseudocode (the ISA XML's, CDNA3, CDNA4 and RDNA3; lane maps in
 `semantics.dpp`):
 - V_PERMLANE64_B32 (wave64 only; a no-op in wave32): lane l of EXEC gets S0 of lane l ^ 32,
   enabled or not.
@@ -11,6 +12,14 @@ Semantics from AMD's ISA pseudocode (the ISA XML's, CDNA3 and RDNA3; lane maps i
   is FI and OP_SEL[1] BOUND_CTRL (LLVM AMDGPUModifierSyntax "dpp_op_sel"), with DPP16's
   meaning: with FI = 0 a disabled source lane is invalid; an invalid lane reads 0 when
   BOUND_CTRL = 1 and is not written otherwise (it keeps `old`, the tied destination).
+- V_PERMLANE16_SWAP_B32 / V_PERMLANE32_SWAP_B32 (gfx950, wave64): lanes l and l ^ 16
+  (l ^ 32) trade, SRC0's lane in an even row (lower half) with VDST's in an odd row (upper
+  half); both registers are written, the other lane of each register keeps its value. The
+  pseudocode names no EXEC; the `_e64` form's modifiers are LLVM's DPP16 FI and BOUND_CTRL
+  operands (VOP1Instructions.td `VOP_PERMLANE_SWAP`: `Dpp16FI`, `DppBoundCtrl`; the
+  `_e32` form has both 0), so a lane is read and written by the V_PERMLANE16_B32 rules
+  above: a lane outside EXEC is not written; with FI = 0 a partner outside EXEC is invalid;
+  an invalid lane reads 0 when BOUND_CTRL = 1 and is not written otherwise.
 - DS_BPERMUTE_B32: lane i reads DATA0 of lane ((ADDR_i + OFFSET) / 4) mod 64 (RDNA3: mod
   32), or 0 where that lane is disabled ("EXEC is applied to the source VGPR reads");
   written to the lanes of EXEC.
@@ -46,18 +55,26 @@ from rgpu_fuzz.sim.bound.dpp import gfx9
 from rgpu_fuzz.sim.bound.inflight import issue_vector_load
 from rgpu_fuzz.sim.bound.operands import Env, hazard, scalar_source, uninit, vcol, vector_dest
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind
-from rgpu_fuzz.sim.semantics.dpp import permlane16_sources, swizzle_sources
+from rgpu_fuzz.sim.semantics.dpp import (
+    permlane16_sources,
+    permlane_swap_sources,
+    swizzle_sources,
+)
 from rgpu_fuzz.sim.state.wave import Wave, mask_of
 
 Step = Callable[[Wave], Any]
 
 LANE_XFER = frozenset({"V_PERMLANE16_B32", "V_PERMLANEX16_B32", "V_PERMLANE64_B32",
+                       "V_PERMLANE16_SWAP_B32", "V_PERMLANE32_SWAP_B32",
                        "DS_BPERMUTE_B32", "DS_PERMUTE_B32", "DS_SWIZZLE_B32"})
+_SWAP_DISTANCE = {"V_PERMLANE16_SWAP_B32": 16, "V_PERMLANE32_SWAP_B32": 32}
 
 
 def bind_lane_xfer(inst: Inst, env: Env) -> Step:
     if inst.opcode == "V_PERMLANE64_B32":
         return _permlane64(inst, env)
+    if inst.opcode in _SWAP_DISTANCE:
+        return _permlane_swap(inst, env, _SWAP_DISTANCE[inst.opcode])
     if inst.opcode.startswith("V_PERMLANE"):
         return _permlane(inst, env)
     if inst.opcode == "DS_SWIZZLE_B32":
@@ -131,6 +148,43 @@ def _permlane64(inst: Inst, env: Env) -> Step:
     def step(w: Wave) -> None:
         v, d = _read(w, src, "read")
         put(w, v[at], d[at])
+    return step
+
+
+def _permlane_swap(inst: Inst, env: Env, distance: int) -> Step:
+    """V_PERMLANE16/32_SWAP_B32 (module docstring): both registers are read before either
+    is written, so VDST = SRC0 swaps the lanes of one register, as the pseudocode's `tmp`."""
+    ops, m = inst.operands, inst.mods
+    if len(ops) != 2 or m.get("clamp") or m.get("omod") or ops[1].neg or ops[1].abs:
+        raise ValueError("unexpected operands")
+    if env.lanes != 64:
+        raise ValueError("a permlane swap in wave32")
+    vd, s0 = _vector(ops[0], "VDST"), _vector(ops[1], "SRC0")
+    fetch_inactive, zero_invalid = bool(m.get("fi")), bool(m.get("bound_ctrl"))
+    put_vd = vector_dest(ops[0], "b32", inst, env)
+    put_s0 = vector_dest(ops[1], "b32", inst, env)
+    partner, s0_side = permlane_swap_sources(distance, env.lanes)
+    vd_side = ~s0_side
+
+    def step(w: Wave) -> None:
+        a, ad = _read(w, s0, "read")
+        b, bd = _read(w, vd, "read")
+        e = w.exec
+        valid = np.ones(64, bool) if fetch_inactive else e[partner]
+        # SRC0's lanes take VDST of their partner, VDST's lanes SRC0 of theirs
+        value = np.where(s0_side, b[partner], a[partner])
+        defined = np.where(s0_side, bd[partner], ad[partner])
+        value = np.where(valid, value, np.uint32(0))
+        defined = np.where(valid, defined, True)
+        written = e & valid if not zero_invalid else e
+        bits = w.exec_bits
+        try:
+            w.refresh_exec(mask_of(written & s0_side))
+            put_s0(w, value, defined)
+            w.refresh_exec(mask_of(written & vd_side))
+            put_vd(w, value, defined)
+        finally:
+            w.refresh_exec(bits)
     return step
 
 
