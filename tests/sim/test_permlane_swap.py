@@ -24,6 +24,7 @@ import pytest
 from rgpu_fuzz.sim.isa.decode import decode
 from rgpu_fuzz.sim.isa.render import render
 from rgpu_fuzz.sim.launch.engine import Arg
+from rgpu_fuzz.sim.state.halves import LOW
 from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import assemble, encodings, run_steps
 from tests.sim.kernels import out, run
@@ -99,6 +100,18 @@ def test_permlane_swap_moves_definedness() -> None:
     _run("v_permlane16_swap_b32 v1, v2", w)
     assert not w.vdef[1, 2] and w.vdef[17, 1] and w.vdef[:, 1].all()
     assert w.vdef[:, 2].sum() == 63
+
+
+def test_permlane_swap_moves_partial_definedness_bit_by_bit() -> None:
+    """VDST lane 48 has only its low half defined (as a D16 load into an undefined register
+    leaves it): it lands in SRC0 lane 32 with the same bits defined; lane 48 itself takes
+    SRC0 lane 32 (defined) and becomes whole."""
+    w = _wave()
+    w.vdef[48, 1] = False
+    w.vpart[1] = {48: LOW}
+    _run("v_permlane16_swap_b32 v1, v2", w)
+    assert int(w.V[32, 2]) == 148 and not w.vdef[32, 2] and w.vpart[2] == {32: LOW}
+    assert int(w.V[48, 1]) == 232 and w.vdef[48, 1] and 1 not in w.vpart
 
 
 @pytest.mark.parametrize("line", [

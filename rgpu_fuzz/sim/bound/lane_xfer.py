@@ -60,6 +60,7 @@ from rgpu_fuzz.sim.semantics.dpp import (
     permlane_swap_sources,
     swizzle_sources,
 )
+from rgpu_fuzz.sim.state.halves import FULL, defined_bits, write_bits
 from rgpu_fuzz.sim.state.wave import Wave, mask_of
 
 Step = Callable[[Wave], Any]
@@ -153,7 +154,9 @@ def _permlane64(inst: Inst, env: Env) -> Step:
 
 def _permlane_swap(inst: Inst, env: Env, distance: int) -> Step:
     """V_PERMLANE16/32_SWAP_B32 (module docstring): both registers are read before either
-    is written, so VDST = SRC0 swaps the lanes of one register, as the pseudocode's `tmp`."""
+    is written, so VDST = SRC0 swaps the lanes of one register, as the pseudocode's `tmp`.
+    Definedness moves bit by bit (`halves.defined_bits`/`write_bits`): a lane a D16 load
+    filled in part arrives in part."""
     ops, m = inst.operands, inst.mods
     if len(ops) != 2 or m.get("clamp") or m.get("omod") or ops[1].neg or ops[1].abs:
         raise ValueError("unexpected operands")
@@ -161,30 +164,22 @@ def _permlane_swap(inst: Inst, env: Env, distance: int) -> Step:
         raise ValueError("a permlane swap in wave32")
     vd, s0 = _vector(ops[0], "VDST"), _vector(ops[1], "SRC0")
     fetch_inactive, zero_invalid = bool(m.get("fi")), bool(m.get("bound_ctrl"))
-    put_vd = vector_dest(ops[0], "b32", inst, env)
-    put_s0 = vector_dest(ops[1], "b32", inst, env)
     partner, s0_side = permlane_swap_sources(distance, env.lanes)
     vd_side = ~s0_side
 
     def step(w: Wave) -> None:
-        a, ad = _read(w, s0, "read")
-        b, bd = _read(w, vd, "read")
+        a, _ = _read(w, s0, "read")
+        b, _ = _read(w, vd, "read")
+        ad, bd = defined_bits(w, s0), defined_bits(w, vd)
         e = w.exec
         valid = np.ones(64, bool) if fetch_inactive else e[partner]
         # SRC0's lanes take VDST of their partner, VDST's lanes SRC0 of theirs
-        value = np.where(s0_side, b[partner], a[partner])
-        defined = np.where(s0_side, bd[partner], ad[partner])
-        value = np.where(valid, value, np.uint32(0))
-        defined = np.where(valid, defined, True)
-        written = e & valid if not zero_invalid else e
-        bits = w.exec_bits
-        try:
-            w.refresh_exec(mask_of(written & s0_side))
-            put_s0(w, value, defined)
-            w.refresh_exec(mask_of(written & vd_side))
-            put_vd(w, value, defined)
-        finally:
-            w.refresh_exec(bits)
+        value = np.where(valid, np.where(s0_side, b[partner], a[partner]), np.uint32(0))
+        defined = np.where(valid, np.where(s0_side, bd[partner], ad[partner]),
+                           np.uint32(FULL))
+        written = e if zero_invalid else e & valid
+        write_bits(w, s0, value, defined, FULL, written & s0_side)
+        write_bits(w, vd, value, defined, FULL, written & vd_side)
     return step
 
 
