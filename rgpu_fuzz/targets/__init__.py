@@ -85,6 +85,10 @@ class GpuIsa:
     architected_sgprs: bool = False
     """The work-group ids are in TTMP9 (x) and TTMP7 (y in 15:0, z in 31:16) at entry
     (AMDGPUUsage "Processors": "Architected SGPRs", GFX12)."""
+    keeps_high16: bool = False
+    """A 16-bit VALU result keeps the other half of its VGPR rather than zeroing D[31:16]
+    (GFX10+; LLVM `GCNSubtarget::zeroesHigh16BitsOfDest`: "On gfx10, all 16-bit
+    instructions preserve the high bits")."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -173,7 +177,8 @@ def _fields(where: str, raw: list[Any]) -> tuple[tuple[int, int], ...]:
     return tuple((int(lo), int(width)) for lo, width in raw)
 
 
-_ISA_OPTIONAL: Mapping[str, type] = MappingProxyType({"architected_sgprs": bool})
+_ISA_OPTIONAL: Mapping[str, type] = MappingProxyType({"architected_sgprs": bool,
+                                                      "keeps_high16": bool})
 """ISA keys a row states only where they hold (absent: false)."""
 
 
@@ -189,7 +194,8 @@ def _isa(where: str, raw: Mapping[str, Any]) -> GpuIsa:
                   true16=raw["true16"], stores_in_vmcnt=raw["stores_in_vmcnt"],
                   tables=raw["tables"], formats=raw["formats"], specials=raw["specials"],
                   vop3_literal=raw["vop3_literal"], sdwa=raw["sdwa"], dpp8=raw["dpp8"],
-                  architected_sgprs=raw.get("architected_sgprs", False))
+                  architected_sgprs=raw.get("architected_sgprs", False),
+                  keeps_high16=raw.get("keeps_high16", False))
 
 
 def _target(name: str, raw: Mapping[str, Any]) -> GpuTarget:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from rgpu_fuzz.sim.common.fault import SimStop
+from rgpu_fuzz.sim.state.halves import LOW
 from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import ENV, assemble, run_steps
 from tests.sim.test_dpp import ENV32
@@ -104,6 +105,26 @@ def test_ds_bpermute_offset_and_disabled_source() -> None:
     w.V[:, 2] = 4
     _run(["ds_bpermute_b32 v0, v2, v1 offset:8", "s_waitcnt lgkmcnt(0)"], w)
     assert (w.V[:, 0] == 103).all()
+
+
+def test_lane_moves_keep_partial_definedness() -> None:
+    """v1 of lane 5 has only its low half defined (a D16 load or a GFX10+ 16-bit result
+    into an undefined register leaves it so: `Wave.vpart`). ds_bpermute (lane l reads lane
+    l + 5) and v_permlanex16 (lane 21 reads lane 5 under the identity lanesel) move it with
+    the same bits defined; lanes that read whole lanes stay whole."""
+    w = _wave()
+    w.vdef[5, 1] = False
+    w.vpart[1] = {5: LOW}
+    w.V[:, 2] = 4 * ((np.arange(64) + 5) % 64)
+    _run(["ds_bpermute_b32 v0, v2, v1", "s_waitcnt lgkmcnt(0)"], w)
+    assert not w.vdef[0, 0] and w.vpart[0] == {0: LOW} and w.vdef[1:, 0].all()
+    w = _wave(32)
+    w.vdef[5, 1] = False
+    w.vpart[1] = {5: LOW}
+    _sgprs(w, s0=0x7654_3210, s1=0xFEDC_BA98)
+    _run(["v_permlanex16_b32 v0, v1, s0, s1"], w, "gfx1100")
+    assert not w.vdef[21, 0] and w.vpart[0] == {21: LOW}
+    assert int(w.V[21, 0]) == 105 and w.vdef[:21, 0].all()
 
 
 def test_ds_permute_pushes_highest_sender_wins() -> None:

@@ -184,10 +184,13 @@ def test_decoder_and_simulator_views_equal_the_row(target: GpuTarget) -> None:
     assert {f.__name__ for f in spec.formats} >= {"SOPP", "VOP1", "VOP3"}
     cfg = target_config(target.name)
     assert (cfg.name, cfg.wave_size, cfg.packed_workitem_ids, cfg.architected_flat_scratch,
-            cfg.agprs, cfg.vmcnt, cfg.lgkmcnt, cfg.true16, cfg.stores_in_vmcnt) == (
+            cfg.agprs, cfg.vmcnt, cfg.lgkmcnt, cfg.true16, cfg.stores_in_vmcnt,
+            cfg.keeps_high16) == (
         target.name, target.wave_size, isa.packed_workitem_ids,
         isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt, isa.true16,
-        isa.stores_in_vmcnt)
+        isa.stores_in_vmcnt, isa.keeps_high16)
+    # a 16-bit result keeps D[31:16] on GFX10+ (gpu.toml [ZH16]), true16 or not
+    assert isa.keeps_high16 == (target.generation.value in ("gfx10", "gfx11", "gfx12"))
 
 
 def test_pipelines_support_the_rows_with_isa_facts() -> None:

@@ -57,6 +57,14 @@ class Env:
     code_base: int = 0
     """Where the code object is loaded: the PC the code sees is `code_base` + the
     instruction's ELF address (`s_getpc`, `s_setpc`, `s_swappc`)."""
+    keeps_high16: bool = False
+    """16-bit results keep D[31:16] (GFX10+) rather than zero it (GFX9); with `true16` the
+    destination names the half written instead."""
+
+    @property
+    def halves(self) -> bool:
+        """A 16-bit result writes one half of its VGPR and keeps the other."""
+        return self.true16 or self.keeps_high16
 
 
 _CONSTS: dict[tuple[tuple[int, int], ...], dict[int, int]] = {}
@@ -417,7 +425,7 @@ def vector_dest(op: Opnd, ty: str, inst: Inst, env: Env) -> Callable[[Wave, Any,
     if bits == 64:
         return _put64(col, lanes)
     conv: Callable[[Any], Any]
-    if bits == 16 and env.true16:
+    if bits == 16 and env.halves:
         return _put16(op, col, lanes)
     if bits == 16 and getattr(op, "hi", False):
         # GFX9 VOP3 op_sel[3]: the result goes to D[31:16]; what D[15:0] keeps is not
@@ -506,8 +514,8 @@ def _put64(col: int, lanes: int) -> Callable[[Wave, Any, Any], None]:
 
 
 def _put16(op: Opnd, col: int, lanes: int) -> Callable[[Wave, Any, Any], None]:
-    """`vector_dest` of a 16-bit result on a true16 target: the half `op` names, the other
-    kept."""
+    """`vector_dest` of a 16-bit result on a GFX10+ target: the half `op` names (a true16
+    `.h`, or VOP3's OP_SEL[3]), the other kept."""
     hi = bool(getattr(op, "hi", False))
     mask = half_mask(hi)
 

@@ -451,8 +451,8 @@ class RunCode:
         dst_sel = inst.mods.get("dst_sel", "")
         if dst_sel not in ("", "DWORD", 6):
             raise NotFusible("SDWA destination")
-        if bits == 16 and self.env.true16:
-            raise NotFusible("true16 destination")
+        if bits == 16 and self.env.halves:
+            raise NotFusible("16-bit destination keeping the other half")
         col = vcol(op)
         cols = (col, col + 1) if bits == 64 else (col,)
         value = expr if array else f"np.asarray({expr})"

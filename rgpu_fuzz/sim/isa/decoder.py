@@ -39,6 +39,7 @@ from rgpu_fuzz.sim.isa.operands import (
     special,
     vgpr,
 )
+from rgpu_fuzz.sim.isa.permlane_swap import is_permlane_swap, swap_controls
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
@@ -386,6 +387,10 @@ class _Decoder:
             return self._matrix_operand(fname, op)
         if enc is Encoding.VOP3 and index is not None and is_bitop3(self.info.name):
             return _replace(op, hi=bool(v["opsel"] >> index & 1))   # no abs/neg: the table
+        if enc is Encoding.VOP3 and index is not None and is_permlane_swap(self.info.name):
+            # OP_SEL holds FI and BOUND_CTRL (`_modifiers`), not SRC0's half
+            return _replace(op, neg=bool(v["neg"] >> index & 1),
+                            abs=bool(v.get("abs", 0) >> index & 1))
         if enc in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P) and index is not None:
             neg = bool(v["neg"] >> index & 1)
             abs_ = bool(v.get("abs", 0) >> index & 1)
@@ -442,6 +447,8 @@ class _Decoder:
         if self.encoding is Encoding.VOP3 and is_bitop3(self.info.name):
             mods.pop("omod", None)
             mods["bitop3"] = truth_table(v)
+        if self.encoding is Encoding.VOP3 and is_permlane_swap(self.info.name):
+            mods.update(swap_controls(v))
         if self.extension is not None:
             for n in ("src0", "sdst"):
                 mods.pop(n, None)

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from rgpu_fuzz.sim.isa.bitop3 import render_bitop3
 from rgpu_fuzz.sim.isa.decode import K_CONSTANT
 from rgpu_fuzz.sim.isa.instruction import Encoding, Instruction, Operand, OperandKind, Special
+from rgpu_fuzz.sim.isa.permlane_swap import is_permlane_swap, render_swap_controls
 from rgpu_fuzz.sim.isa.render_cpol import gfx12_cache_policy
 from rgpu_fuzz.sim.isa.render_imm import (
     _delay_alu,
@@ -388,7 +389,10 @@ def _vector(inst: Instruction) -> str:
     elif enc in (Encoding.VOP3, Encoding.VOP3SD):
         if "bitop3" in m:
             mods += render_bitop3(m["bitop3"])
-        mods += _vop3_op_sel(inst)
+        if is_permlane_swap(inst.opcode):
+            mods += render_swap_controls(inst.fields)
+        else:
+            mods += _vop3_op_sel(inst)
     if m.get("clamp"):
         mods += " clamp"
     if m.get("omod"):

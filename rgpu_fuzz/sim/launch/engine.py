@@ -150,7 +150,7 @@ def _env_of(cfg: TargetConfig, kd: Any) -> Env:
     return Env(lanes=cfg.wave_size, ieee=ieee,
                flush32=d32 != 3, flush64=d64 != 3, constants=constants,
                waitcnt=cfg.waitcnt, true16=cfg.true16, code_base=CODE_OBJECT_BASE,
-               stores_in_vmcnt=cfg.stores_in_vmcnt)
+               stores_in_vmcnt=cfg.stores_in_vmcnt, keeps_high16=cfg.keeps_high16)
 
 
 def program_for(code_hash: str, kernel_name: str, insts: Sequence[Inst], env: Env) -> Program:

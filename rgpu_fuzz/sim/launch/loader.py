@@ -85,6 +85,8 @@ class TargetConfig:
     instructions use and s102, s103 are ordinary SGPRs nothing initialises."""
     architected_sgprs: bool = False
     """GFX12: the work-group ids are in TTMP9 and TTMP7 at entry (`GpuIsa.architected_sgprs`)."""
+    keeps_high16: bool = False
+    """GFX10+: a 16-bit result keeps D[31:16] (`GpuIsa.keeps_high16`)."""
 
     def waitcnt(self, simm16: int) -> tuple[int, int]:
         """(vmcnt, lgkmcnt) of an `s_waitcnt` immediate."""
@@ -109,7 +111,7 @@ def target_config(name: str) -> TargetConfig:
                         isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt,
                         isa.true16, isa.stores_in_vmcnt,
                         isa.architected_flat_scratch and isa.tables == "cdna",
-                        isa.architected_sgprs)
+                        isa.architected_sgprs, isa.keeps_high16)
 
 
 def kernel_config(cfg: TargetConfig, descriptor: Any) -> TargetConfig:

@@ -1,5 +1,5 @@
-"""Which lane each lane reads: the lane maps of DPP16, DPP8, `v_permlane16/x16_b32` and
-`ds_swizzle_b32`, as numpy index vectors (-1: no such lane, "out of range").
+"""Which lane each lane reads: the lane maps of DPP16, DPP8, `v_permlane16/x16_b32`, the
+permlane swaps and `ds_swizzle_b32`, as numpy index vectors (-1: no such lane, "out of range").
 
 Sources. DPP_CTRL values and their meaning: the GFX9/CDNA ISA guides' "DPP_CTRL
 Enumeration" (CDNA3 and CDNA2 ISA, "VOP_DPP"; the same table in LLVM's
@@ -33,6 +33,12 @@ DPP8 (RDNA3 ISA §7.7 "DPP8"; AMDGPUModifierSyntax "dpp8_sel"): lane l reads
 `v_permlane16_b32` / `v_permlanex16_b32` (RDNA3 ISA pseudocode, from AMD's ISA XML):
 lanesel = {S2, S1}; lane 16·row + i reads 16·row' + lanesel[4i+3:4i], row' = row for
 permlane16 and {row[1], ~row[0]} (the other row of the pair) for permlanex16.
+
+`v_permlane16_swap_b32` / `v_permlane32_swap_b32` (CDNA4 ISA pseudocode, from AMD's CDNA4
+ISA XML): lanes l and l ^ 16 (l ^ 32) trade values, SRC0's lane of each pair being the one in
+an even row (the lower half) and VDST's the one in an odd row (the upper half):
+`VGPR[pass*32 + lane][SRC0] <-> VGPR[pass*32 + lane + 16][VDST]` (lane 0-15, pass 0-1) and
+`VGPR[lane][SRC0] <-> VGPR[lane + 32][VDST]` (lane 0-31).
 
 `ds_swizzle_b32` (GFX9 and RDNA3 ISA "DS_SWIZZLE_B32"; the offset fields as LLVM's
 `swizzle(...)` syntax encodes them, SIDefines.h `Swizzle`): offset[15:8] = 0x80 is QDMode,
@@ -121,6 +127,14 @@ def permlane16_sources(sel1: int, sel2: int, lanes: int, cross: bool) -> np.ndar
     return other * ROW + pick[i]
 
 
+def permlane_swap_sources(distance: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """`v_permlane16_swap_b32` (`distance` 16) / `v_permlane32_swap_b32` (32): the partner
+    each lane trades with (l ^ distance) and whether the lane is SRC0's side of its pair
+    (bit `distance` of l clear: an even row, the lower half) rather than VDST's."""
+    lane = _lanes(lanes)
+    return lane ^ distance, (lane & distance) == 0
+
+
 def swizzle_sources(offset: int, lanes: int) -> np.ndarray:
     """`ds_swizzle_b32`'s lane map for the 16-bit offset (QDMode and BitMode)."""
     lane = _lanes(lanes)
@@ -135,5 +149,5 @@ def swizzle_sources(offset: int, lanes: int) -> np.ndarray:
                      "modelled")
 
 
-__all__ = ["dpp8_sources", "dpp16_sources", "permlane16_sources", "swizzle_sources",
-           "write_enabled"]
+__all__ = ["dpp8_sources", "dpp16_sources", "permlane16_sources", "permlane_swap_sources",
+           "swizzle_sources", "write_enabled"]

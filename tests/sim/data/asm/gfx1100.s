@@ -45,3 +45,12 @@ v_mad_u64_u32 v[0:1], null, v2, v3, v[4:5]
 v_add_co_ci_u32_e32 v0, vcc_lo, v1, v2, vcc_lo
 v_sub_co_u32 v0, s2, v1, v2
 v_fma_mixlo_f16 v0, -|v1|, v2, v3 op_sel_hi:[1,0,1] clamp
+global_atomic_cmpswap_b64 v[0:1], v[0:1], v[4:7], off glc
+global_atomic_cmpswap_b64 v[0:1], v2, v[4:7], s[0:1] offset:-8 glc
+global_atomic_cmpswap_b64 v[0:1], v[4:7], off
+global_atomic_cmpswap_f32 v0, v[0:1], v[4:5], off glc
+global_atomic_cmpswap_b32 v0, v[0:1], v[4:5], off glc
+flat_atomic_cmpswap_b64 v[0:1], v[0:1], v[4:7] glc
+flat_atomic_cmpswap_f32 v0, v[0:1], v[4:5] glc
+buffer_atomic_cmpswap_b64 v[0:3], off, s[0:3], 0 glc
+buffer_atomic_cmpswap_b32 v[0:1], v2, s[0:3], 0 idxen glc

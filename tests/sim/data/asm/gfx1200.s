@@ -29,3 +29,8 @@ s_barrier_signal -1
 s_barrier_wait 0xffff
 global_wb scope:SCOPE_SYS
 global_inv scope:SCOPE_SYS
+global_atomic_cmpswap_b64 v[0:1], v[0:1], v[4:7], off th:TH_ATOMIC_RETURN
+global_atomic_cmpswap_b64 v[0:1], v2, v[4:7], s[0:1] offset:-8 th:TH_ATOMIC_RETURN
+global_atomic_cmpswap_b32 v0, v[0:1], v[4:5], off th:TH_ATOMIC_RETURN
+flat_atomic_cmpswap_b64 v[0:1], v[0:1], v[4:7] th:TH_ATOMIC_RETURN
+buffer_atomic_cmpswap_b64 v[0:3], off, s[0:3], null th:TH_ATOMIC_RETURN

@@ -13,3 +13,7 @@ v_fma_mix_f32 v0, v1, v2, v3 op_sel_hi:[1,1,0]
 flat_atomic_cmpswap v0, v[2:3], v[4:5] offset:16 sc0
 global_atomic_add v0, v1, v2, s[2:3] sc0
 v_fma_mix_f32 v0, -v1, |v2|, v3 op_sel:[0,1,0] op_sel_hi:[1,1,0]
+global_atomic_cmpswap_x2 v[0:1], v[0:1], v[4:7], off sc0
+global_atomic_cmpswap_x2 v[0:1], v2, v[4:7], s[0:1] offset:-8 sc0
+flat_atomic_cmpswap_x2 v[0:1], v[0:1], v[4:7] sc0
+buffer_atomic_cmpswap_x2 v[0:3], off, s[0:3], 0 sc0

@@ -10,6 +10,10 @@ v_bitop3_b16 v4, v1, v2, v3 bitop3:0x40 op_sel:[0,1,0,0]
 v_bitop3_b16 v4, v1, v2, v3 bitop3:0x80
 v_permlane16_swap_b32_e32 v1, v2
 v_permlane32_swap_b32_e32 v1, v2
+v_permlane16_swap_b32_e64 v1, v2
+v_permlane16_swap_b32_e64 v1, v2 bound_ctrl:1
+v_permlane32_swap_b32_e64 v1, v2 fi:1
+v_permlane32_swap_b32_e64 v255, v200 bound_ctrl:1 fi:1
 v_cvt_pk_bf16_f32 v1, v2, v3
 v_cvt_pk_f16_f32 v1, v2, v3
 v_cvt_f32_bf16_e32 v1, v2
