@@ -65,7 +65,7 @@ def _globalisel(cases: str, targets: str, levels: str, observed: str,
             for c in cases.split() for t in targets.split() for o in levels.split()}
 
 
-_ALL = "gfx942 gfx90a gfx1100"
+_ALL = "gfx942 gfx90a gfx1100 gfx950 gfx1200"
 GLOBALISEL_FAILURES: dict[tuple[str, str], KnownFailure] = {
     **_globalisel("cast_from_f32 cast_from_f64 cf_returns_calls random_edges_f64", _ALL,
                   "O0 O3", "CompileCrash: unable to legalize G_FPTOSI_SAT/G_FPTOUI_SAT",
@@ -82,10 +82,19 @@ GLOBALISEL_FAILURES: dict[tuple[str, str], KnownFailure] = {
     **_globalisel("shared_barrier_control", _ALL, "O3",
                   "wrong o5: a divergent phi of constants in an SGPR",
                   "llvm: docs/llvm-bugs/globalisel_divergent_phi_sgpr.ll"),
-    **_globalisel("cf_while", "gfx942 gfx90a", "O0",
+    **_globalisel("half_casts", _ALL, "O0 O3",
+                  "CompileCrash: unable to legalize G_FPTOUI_SAT (s64 from s16)",
+                  "llvm: GlobalISel legalizer gap, llvm.fpto[su]i.sat (docs/conformance.md)"),
+    **_globalisel("int_sat_methods", _ALL, "O0 O3",
+                  "CompileCrash: unable to legalize G_SMULH (s64)",
+                  "llvm: GlobalISel legalizer gap, G_SMULH s64 (i64::saturating_mul)"),
+    **_globalisel("atomic_rmw_shared", _ALL, "O3",
+                  "CompileCrash: cannot select G_PHI vcc(s1)",
+                  "llvm: GlobalISel instruction selection, a lane-mask phi (docs/conformance.md)"),
+    **_globalisel("cf_while", "gfx942 gfx90a gfx950", "O0",
                   "Trap(div-by-zero) that rustc does not take",
                   "llvm: llvm/llvm-project#186348 (lane VGPR IMPLICIT_DEF in a loop)"),
-    **_globalisel("local_dynamic_wide", "gfx1100", "O3",
+    **_globalisel("local_dynamic_wide", "gfx1100 gfx1200", "O3",
                   "CompileCrash: unable to legalize G_FREEZE <12 x s64>",
                   "llvm: GlobalISel legalizer gap, G_FREEZE of a wide vector"),
 }

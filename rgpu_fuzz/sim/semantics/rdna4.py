@@ -13,6 +13,12 @@ Semantics from AMD's RDNA4 ISA pseudocode as tinygrad 0.14's
 * V_MIN3_NUM / V_MAX3_NUM / V_MINMAX_NUM / V_MAXMIN_NUM: the two-operand forms composed as
   their pseudocode composes them (`v_min_num(v_min_num(S0, S1), S2)`,
   `v_min_num(v_max_num(S0, S1), S2)`, ...).
+* V_MINIMUM_* / V_MAXIMUM_* (F16, F32, F64) and their MINIMUM3 / MAXIMUM3 /
+  MINIMUMMAXIMUM / MAXIMUMMINIMUM compositions: IEEE 754-2019 minimum / maximum, where a NaN
+  wins: "if isSignalNAN(S0): D = cvtToQuietNAN(S0) elsif isSignalNAN(S1): D =
+  cvtToQuietNAN(S1) elsif isQuietNAN(S0): D = S0 elsif isQuietNAN(S1): D = S1", otherwise
+  the ordered result with -0 below +0. LLVM 22's GlobalISel selects V_MINIMUM_F64 on gfx1200
+  for `f64::clamp`'s bounds check.
 * S_ADD_NC_U64 / S_SUB_NC_U64 / S_MUL_U64: 64-bit scalar arithmetic, modulo 2**64, SCC
   unchanged ("D0.u64 = S0.u64 + S1.u64").
 
@@ -30,7 +36,7 @@ import numpy as np
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics import valu_fp as vf
 
-__all__ = ["ALIASES", "RDNA4_OPS", "RDNA4_SALU", "max_num", "min_num"]
+__all__ = ["ALIASES", "RDNA4_OPS", "RDNA4_SALU", "max_num", "maximum", "min_num", "minimum"]
 
 _QUIET = {np.dtype(np.float16): (np.uint16, 0x0200),
           np.dtype(np.float32): (np.uint32, 0x0040_0000),
@@ -64,11 +70,40 @@ def max_num(a: Any, b: Any) -> np.ndarray:
     return _num(np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b), a, b)
 
 
+def _signalling(x: np.ndarray) -> np.ndarray:
+    ty, bit = _QUIET[x.dtype]
+    return np.isnan(x) & ((x.view(ty) & ty(bit)) == 0)
+
+
+def _nan_wins(ordered: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    if not (nan_a.any() or nan_b.any()):
+        return ordered
+    r = np.where(nan_b, b, ordered)                 # the pseudocode's order, last test first
+    r = np.where(nan_a, a, r)
+    r = np.where(_signalling(b), _quiet(b), r)
+    return np.where(_signalling(a), _quiet(a), r)
+
+
+def minimum(a: Any, b: Any) -> np.ndarray:
+    """V_MINIMUM_*: the smaller operand (-0 below +0); a NaN operand wins, quieted."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    return _nan_wins(np.where((a < b) | ((a == b) & np.signbit(a)), a, b), a, b)
+
+
+def maximum(a: Any, b: Any) -> np.ndarray:
+    """V_MAXIMUM_*: the larger operand (+0 above -0); a NaN operand wins, quieted."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    return _nan_wins(np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b), a, b)
+
+
 def _rows() -> dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]]:
     rows: dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]] = {}
     for t in ("f16", "f32", "f64"):
         rows[f"V_MIN_NUM_{t.upper()}"] = ("plain", t, (t, t), min_num)
         rows[f"V_MAX_NUM_{t.upper()}"] = ("plain", t, (t, t), max_num)
+        rows[f"V_MINIMUM_{t.upper()}"] = ("plain", t, (t, t), minimum)
+        rows[f"V_MAXIMUM_{t.upper()}"] = ("plain", t, (t, t), maximum)
     for t in ("f16", "f32"):
         u = t.upper()
         rows[f"V_MIN3_NUM_{u}"] = ("plain", t, (t, t, t),
@@ -79,6 +114,14 @@ def _rows() -> dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]]:
                                      lambda a, b, c: max_num(min_num(a, b), c))
         rows[f"V_MAXMIN_NUM_{u}"] = ("plain", t, (t, t, t),
                                      lambda a, b, c: min_num(max_num(a, b), c))
+        rows[f"V_MINIMUM3_{u}"] = ("plain", t, (t, t, t),
+                                   lambda a, b, c: minimum(minimum(a, b), c))
+        rows[f"V_MAXIMUM3_{u}"] = ("plain", t, (t, t, t),
+                                   lambda a, b, c: maximum(maximum(a, b), c))
+        rows[f"V_MINIMUMMAXIMUM_{u}"] = ("plain", t, (t, t, t),
+                                         lambda a, b, c: maximum(minimum(a, b), c))
+        rows[f"V_MAXIMUMMINIMUM_{u}"] = ("plain", t, (t, t, t),
+                                         lambda a, b, c: minimum(maximum(a, b), c))
     return rows
 
 
