@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 import shutil
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgpu_fuzz.process import run_bounded
+from triage.lane_padding import add_padding, script_loop, settle
 from triage.upstream import (
     MATRIX_BEGIN,
     MATRIX_END,
@@ -75,22 +76,40 @@ def reduce_run_index(text: str) -> int:
     return int(m.group(1)) if m else 1
 
 
-def interestingness_script(reproducer: Path, run: RunLine, allow_undef: bool) -> str:
+def reduce_with_padding(text: str) -> bool:
+    """Whether the reproducer's `; Reduce:` line asks for lane padding (`pad`): a bug that
+    shows only when some count (SGPR spill lanes, registers) crosses a boundary."""
+    m = re.search(r"^;\s*Reduce:(.*)$", text, re.M)
+    return m is not None and re.search(r"\bpad\b", m.group(1)) is not None
+
+
+def retarget(run: RunLine, cpu: str) -> RunLine:
+    """`run` with its `-mcpu=` naming `cpu` (a RUN line without one gains none)."""
+    return replace(run, command=re.sub(r"-mcpu=\S+", f"-mcpu={cpu}", run.command))
+
+
+def interestingness_script(reproducer: Path, run: RunLine, allow_undef: bool,
+                           pad_hint: Path | None = None) -> str:
     """llvm-reduce's test: `run`, with the candidate ("$1") as input and `reproducer`'s CHECK
     lines, Debian llc-22 first on PATH; exit 0 when it passes. Unless the original IR had
     them (`allow_undef`), a candidate with `undef` or `poison` is not interesting: llvm-reduce
-    puts them in place of operands, and wrong code from an undefined value is no bug."""
+    puts them in place of operands, and wrong code from an undefined value is no bug.
+    With `pad_hint` (a file), the candidate is tried at several padding widths
+    (`triage.lane_padding`)."""
     command = re.sub(r"(FileCheck\b[^|]*?)%s",
                      lambda m: m.group(1) + _shell_quote(str(reproducer.resolve())),
                      run.command)
-    command = command.replace("%s", '"$1"')
-    return ("#!/bin/bash\n"
+    head = ("#!/bin/bash\n"
             f"# llvm-reduce's interestingness test: RUN {run.index} of {reproducer.name}\n"
             "set -o pipefail\n"
             + ("" if allow_undef else
                "grep -qwE 'undef|poison' \"$1\" && exit 1\n")
-            + f"export PATH={_shell_quote(str(LLC_22.parent))}:\"$PATH\"\n"
-            f"{command} >/dev/null 2>&1\n")
+            + f"export PATH={_shell_quote(str(LLC_22.parent))}:\"$PATH\"\n")
+    if pad_hint is not None:
+        padded = command.replace("%s", '"$t"')
+        return head + script_loop(f"( {padded} )", _shell_quote(str(pad_hint.resolve())))
+    plain = command.replace("%s", '"$1"')
+    return head + f"{plain} >/dev/null 2>&1\n"
 
 
 def _shell_quote(s: str) -> str:
@@ -109,18 +128,66 @@ def reduce_ir(source: Path, script: Path, out: Path, timeout: float) -> None:
                             f"{last[-1] if last else ''}")
 
 
+def _padded_round(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
+                  allow_undef: bool, timeout: float) -> Path:
+    """The second llvm-reduce round: `reduced` with lane padding, reduced again with the
+    padding-width search in the test, then settled at the first width that passes."""
+    padded = stem.with_name(stem.name + ".padded.ll")
+    padded.write_text(add_padding(reduced.read_text()))
+    hint = stem.with_name("padding-width")
+    script = stem.with_name("interesting-padded.sh")
+    script.write_text(interestingness_script(reproducer, run, allow_undef, pad_hint=hint))
+    script.chmod(0o755)
+    out = stem.with_name(stem.name + ".llvm-reduce-padded.ll")
+    reduce_ir(padded, script, out, timeout)
+    probe = stem.with_name(stem.name + ".probe.ll")
+    llc22 = debian_variant(22)
+
+    def passes(ir: str) -> bool:
+        probe.write_text(ir)
+        return llc22 is not None and run_line(
+            run, probe, llc22, check_file=reproducer).result is Repro.YES
+
+    settled = settle(out.read_text(), passes)
+    if settled is None:
+        raise UpstreamError(f"{out}: no padding width makes RUN {run.index} pass")
+    out.write_text(settled)
+    probe.unlink(missing_ok=True)
+    return out
+
+
+def tidy_ir(ir: str) -> list[str]:
+    """llvm-reduce's output without what carries no meaning for llc: the ModuleID,
+    source_filename and `; Function Attrs:` comment lines, blank lines inside a function,
+    `; preds =` comments."""
+    out: list[str] = []
+    in_body = False
+    for ln in ir.splitlines():
+        if ln.startswith(("; ModuleID", "source_filename", "; Function Attrs:")):
+            continue
+        in_body = (in_body or ln.startswith("define ")) and not ln.startswith("}")
+        if in_body and not ln.strip():
+            continue
+        out.append(re.sub(r"\s+; preds = .*$", "", ln))
+    while out and not out[-1].strip():
+        out.pop()
+    return out
+
+
 def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str,
-                  culprit: str = "") -> str:
+                  culprit: str = "", rounds: int = 1) -> str:
     """The reduced IR as an upstream test: the RUN line, a header (the matrix, where it
     came from, the culprit pass when known), the CHECK lines."""
     repro_text = reproducer.read_text()
     prefixes = check_prefixes(run.command)
-    body = [ln for ln in reduced_ir.splitlines() if not ln.startswith("; ModuleID")]
+    body = tidy_ir(reduced_ir)
     head = [f"; RUN: {run.command}", "; REQUIRES: amdgpu-registered-target", ";",
             MATRIX_BEGIN, MATRIX_END, ";",
             f"; {origin}",
             *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 94)),
-            f"; Reduced by llvm-reduce-22; predicate: RUN {run.index} of {reproducer.name}"
+            "; Reduced by llvm-reduce-22"
+            + (f" ({rounds} rounds, the second with lane padding)" if rounds > 1 else "")
+            + f"; predicate: RUN {run.index} of {reproducer.name}"
             " (Debian llc-22) with its CHECK lines, copied below."]
     return "\n".join([*head, *body, "", *check_lines(repro_text, prefixes)]) + "\n"
 
@@ -236,10 +303,13 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
                          reproducer: Path, run_index: int | None, out_dir: Path,
                          reduce_timeout: float = 900,
                          observed: tuple[str, ...] = (), culprit: str = "",
-                         facts: str = "") -> UpstreamReport:
+                         facts: str = "", cpu: str | None = None) -> UpstreamReport:
     """Reduce `ir_opt` against RUN `run_index` (default: `reduce_run_index`) of
     `reproducer` and write the report files (`culprit`: the culprit line for the test's
-    header; `facts`: the evidence section of the issue)."""
+    header; `facts`: the evidence section of the issue). When the RUN line as written does
+    not match and names another processor than `cpu` (the finding's), it is retargeted.
+    A reproducer whose `; Reduce:` line says `pad` gets a second llvm-reduce round on the
+    first one's output with lane padding (`triage.lane_padding`)."""
     text = reproducer.read_text()
     run_index = reduce_run_index(text) if run_index is None else run_index
     runs = [r for r in run_lines(text) if r.index == run_index]
@@ -253,6 +323,10 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     source = out_dir / f"{case_id}.opt.ll"
     source.write_text(ir_opt)
     before = run_line(run, source, llc22, check_file=reproducer)
+    if before.result is not Repro.YES and cpu and f"-mcpu={cpu}" not in run.command:
+        moved = retarget(run, cpu)
+        if run_line(moved, source, llc22, check_file=reproducer).result is Repro.YES:
+            run, before = moved, run_line(moved, source, llc22, check_file=reproducer)
     if before.result is not Repro.YES:
         raise UpstreamError(
             f"RUN {run.index} of {reproducer.name} does not match case {case_id}'s IR with "
@@ -263,9 +337,15 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     script.chmod(0o755)
     reduced_ir = out_dir / f"{case_id}.llvm-reduce.ll"
     reduce_ir(source, script, reduced_ir, reduce_timeout)
+    rounds = 1
+    if reduce_with_padding(text):
+        reduced_ir = _padded_round(out_dir / case_id, reduced_ir, reproducer, run,
+                                   allow_undef, reduce_timeout)
+        rounds = 2
     test = out_dir / f"{case_id}.reduced.ll"
     test.write_text(upstream_test(reduced_ir.read_text(), reproducer, run,
-                                  f"From rgpu-fuzz case {case_id} ({pipeline}).", culprit))
+                                  f"From rgpu-fuzz case {case_id} ({pipeline}).", culprit,
+                                  rounds))
     test_run = run_lines(test.read_text())[0]
     if run_line(test_run, test, llc22).result is not Repro.YES:
         raise UpstreamError(f"{test}: the reduced test does not pass its own RUN line")
