@@ -62,7 +62,7 @@ def settle(ir: str, interesting: Callable[[str], bool]) -> str | None:
                  if interesting(c)), None)
 
 
-def script_loop(command: str, hint: str, spread: int = 12) -> str:
+def script_loop(command: str, hint: str, spread: int = 8) -> str:
     """Bash for the interestingness script: run `command` (which reads "$t") on the candidate
     "$1" at the widths `hint` (a file holding the last good width) +-`spread`; exit 0 at the
     first that passes."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 import textwrap
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -116,16 +117,23 @@ def _shell_quote(s: str) -> str:
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def reduce_ir(source: Path, script: Path, out: Path, timeout: float) -> None:
-    """`llvm-reduce --test=script source -o out`; raises UpstreamError when it fails."""
+def reduce_ir(source: Path, script: Path, out: Path, timeout: float,
+              keep_partial: bool = False) -> bool:
+    """`llvm-reduce --test=script source -o out`; raises UpstreamError when it fails.
+    llvm-reduce writes each new best candidate to `out` as it goes: with `keep_partial`, a
+    run stopped by `timeout` leaves that one (False returned; True when it finished)."""
     if not LLVM_REDUCE.exists():
         raise UpstreamError(f"{LLVM_REDUCE} not found (apt-get install llvm-22)")
+    out.unlink(missing_ok=True)
     proc = run_bounded([str(LLVM_REDUCE), f"--test={script}", "-j", "2", str(source),
                         "-o", str(out)], timeout=timeout, cwd=out.parent)
+    if keep_partial and proc.ended_by == "timeout" and out.exists():
+        return False
     if proc.returncode != 0 or not out.exists():
         last = (proc.stderr or proc.stdout or proc.ended_by).strip().splitlines()
         raise UpstreamError(f"llvm-reduce failed ({proc.ended_by}): "
                             f"{last[-1] if last else ''}")
+    return True
 
 
 def _padded_round(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
@@ -139,7 +147,9 @@ def _padded_round(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
     script.write_text(interestingness_script(reproducer, run, allow_undef, pad_hint=hint))
     script.chmod(0o755)
     out = stem.with_name(stem.name + ".llvm-reduce-padded.ll")
-    reduce_ir(padded, script, out, timeout)
+    if not reduce_ir(padded, script, out, timeout, keep_partial=True):
+        print(f"rgpu-fuzz report: note: the padded llvm-reduce round stopped after {timeout:.0f}"
+              " s; its best candidate so far is kept", file=sys.stderr)
     probe = stem.with_name(stem.name + ".probe.ll")
     llc22 = debian_variant(22)
 
@@ -158,12 +168,13 @@ def _padded_round(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
 
 def tidy_ir(ir: str) -> list[str]:
     """llvm-reduce's output without what carries no meaning for llc: the ModuleID,
-    source_filename and `; Function Attrs:` comment lines, blank lines inside a function,
-    `; preds =` comments."""
+    source_filename, `target datalayout` (llc takes the target's own) and `; Function Attrs:`
+    lines, blank lines inside a function, `; preds =` comments."""
     out: list[str] = []
     in_body = False
     for ln in ir.splitlines():
-        if ln.startswith(("; ModuleID", "source_filename", "; Function Attrs:")):
+        if ln.startswith(("; ModuleID", "source_filename", "target datalayout",
+                          "; Function Attrs:")):
             continue
         in_body = (in_body or ln.startswith("define ")) and not ln.startswith("}")
         if in_body and not ln.strip():
