@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rgpu_fuzz.process import run_bounded
-from triage.lane_padding import add_padding, script_loop, settle
+from triage.lane_padding import MAX_WIDTH, add_padding, script_loop, settle
 from triage.upstream import (
     MATRIX_BEGIN,
     MATRIX_END,
@@ -90,13 +90,13 @@ def retarget(run: RunLine, cpu: str) -> RunLine:
 
 
 def interestingness_script(reproducer: Path, run: RunLine, allow_undef: bool,
-                           pad_hint: Path | None = None) -> str:
+                           pad_hint: Path | None = None, spread: int = 8) -> str:
     """llvm-reduce's test: `run`, with the candidate ("$1") as input and `reproducer`'s CHECK
     lines, Debian llc-22 first on PATH; exit 0 when it passes. Unless the original IR had
     them (`allow_undef`), a candidate with `undef` or `poison` is not interesting: llvm-reduce
     puts them in place of operands, and wrong code from an undefined value is no bug.
     With `pad_hint` (a file), the candidate is tried at several padding widths
-    (`triage.lane_padding`)."""
+    (`triage.lane_padding`) within `spread` of the last one that worked."""
     command = re.sub(r"(FileCheck\b[^|]*?)%s",
                      lambda m: m.group(1) + _shell_quote(str(reproducer.resolve())),
                      run.command)
@@ -108,7 +108,8 @@ def interestingness_script(reproducer: Path, run: RunLine, allow_undef: bool,
             + f"export PATH={_shell_quote(str(LLC_22.parent))}:\"$PATH\"\n")
     if pad_hint is not None:
         padded = command.replace("%s", '"$t"')
-        return head + script_loop(f"( {padded} )", _shell_quote(str(pad_hint.resolve())))
+        return head + script_loop(f"( {padded} )", _shell_quote(str(pad_hint.resolve())),
+                                  spread)
     plain = command.replace("%s", '"$1"')
     return head + f"{plain} >/dev/null 2>&1\n"
 
@@ -136,20 +137,28 @@ def reduce_ir(source: Path, script: Path, out: Path, timeout: float,
     return True
 
 
-def _padded_round(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
-                  allow_undef: bool, timeout: float) -> Path:
-    """The second llvm-reduce round: `reduced` with lane padding, reduced again with the
-    padding-width search in the test, then settled at the first width that passes."""
-    padded = stem.with_name(stem.name + ".padded.ll")
-    padded.write_text(add_padding(reduced.read_text()))
+PAD_SPREADS = (8, MAX_WIDTH)
+"""The padded rounds' width searches: near the last good width while the IR is large (each
+candidate is slow to compile), then every width on the much smaller IR."""
+
+
+def _padded_rounds(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
+                   allow_undef: bool, timeout: float) -> Path:
+    """The padded llvm-reduce rounds (`PAD_SPREADS`): `reduced` with lane padding, reduced
+    again with the padding-width search in the test, then settled at the first width that
+    passes."""
+    out = stem.with_name(stem.name + ".padded.ll")
+    out.write_text(add_padding(reduced.read_text()))
     hint = stem.with_name("padding-width")
-    script = stem.with_name("interesting-padded.sh")
-    script.write_text(interestingness_script(reproducer, run, allow_undef, pad_hint=hint))
-    script.chmod(0o755)
-    out = stem.with_name(stem.name + ".llvm-reduce-padded.ll")
-    if not reduce_ir(padded, script, out, timeout, keep_partial=True):
-        print(f"rgpu-fuzz report: note: the padded llvm-reduce round stopped after {timeout:.0f}"
-              " s; its best candidate so far is kept", file=sys.stderr)
+    for n, spread in enumerate(PAD_SPREADS, start=2):
+        script = stem.with_name(f"interesting-round{n}.sh")
+        script.write_text(interestingness_script(reproducer, run, allow_undef,
+                                                 pad_hint=hint, spread=spread))
+        script.chmod(0o755)
+        source, out = out, stem.with_name(f"{stem.name}.llvm-reduce-round{n}.ll")
+        if not reduce_ir(source, script, out, timeout, keep_partial=True):
+            print(f"rgpu-fuzz report: note: llvm-reduce round {n} stopped after "
+                  f"{timeout:.0f} s; its best candidate so far is kept", file=sys.stderr)
     probe = stem.with_name(stem.name + ".probe.ll")
     llc22 = debian_variant(22)
 
@@ -169,7 +178,7 @@ def _padded_round(stem: Path, reduced: Path, reproducer: Path, run: RunLine,
 def tidy_ir(ir: str) -> list[str]:
     """llvm-reduce's output without what carries no meaning for llc: the ModuleID,
     source_filename, `target datalayout` (llc takes the target's own) and `; Function Attrs:`
-    lines, blank lines inside a function, `; preds =` comments."""
+    lines, blank and comment lines inside a function, `; preds =` comments."""
     out: list[str] = []
     in_body = False
     for ln in ir.splitlines():
@@ -177,7 +186,7 @@ def tidy_ir(ir: str) -> list[str]:
                           "; Function Attrs:")):
             continue
         in_body = (in_body or ln.startswith("define ")) and not ln.startswith("}")
-        if in_body and not ln.strip():
+        if in_body and (not ln.strip() or ln.lstrip().startswith(";")):
             continue
         out.append(re.sub(r"\s+; preds = .*$", "", ln))
     while out and not out[-1].strip():
@@ -197,7 +206,8 @@ def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str,
             f"; {origin}",
             *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 94)),
             "; Reduced by llvm-reduce-22"
-            + (f" ({rounds} rounds, the second with lane padding)" if rounds > 1 else "")
+            + (f" ({rounds} rounds, all but the first with lane padding)"
+               if rounds > 1 else "")
             + f"; predicate: RUN {run.index} of {reproducer.name}"
             " (Debian llc-22) with its CHECK lines, copied below."]
     return "\n".join([*head, *body, "", *check_lines(repro_text, prefixes)]) + "\n"
@@ -350,9 +360,9 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     reduce_ir(source, script, reduced_ir, reduce_timeout)
     rounds = 1
     if reduce_with_padding(text):
-        reduced_ir = _padded_round(out_dir / case_id, reduced_ir, reproducer, run,
-                                   allow_undef, reduce_timeout)
-        rounds = 2
+        reduced_ir = _padded_rounds(out_dir / case_id, reduced_ir, reproducer, run,
+                                    allow_undef, reduce_timeout)
+        rounds += len(PAD_SPREADS)
     test = out_dir / f"{case_id}.reduced.ll"
     test.write_text(upstream_test(reduced_ir.read_text(), reproducer, run,
                                   f"From rgpu-fuzz case {case_id} ({pipeline}).", culprit,
