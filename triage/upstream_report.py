@@ -191,6 +191,26 @@ def tidy_ir(ir: str) -> list[str]:
         out.append(re.sub(r"\s+; preds = .*$", "", ln))
     while out and not out[-1].strip():
         out.pop()
+    return _drop_intrinsic_attributes(out)
+
+
+def _drop_intrinsic_attributes(lines: list[str]) -> list[str]:
+    """Without the attribute groups only `llvm.*` declarations use: an intrinsic's
+    attributes come from LLVM's intrinsic table whatever the declaration says (LangRef,
+    "Intrinsic Functions")."""
+    groups = {m.group(1) for ln in lines for m in re.finditer(r" #(\d+)\b", ln)
+              if not ln.startswith("attributes ")}
+    own = {g for g in groups
+           if all(ln.startswith("declare ") and "@llvm." in ln
+                  for ln in lines if re.search(rf" #{g}\b", ln)
+                  and not ln.startswith("attributes "))}
+    if not own:
+        return lines
+    out = [re.sub(r" #(\d+)\b", lambda m: "" if m.group(1) in own else m.group(0), ln)
+           if ln.startswith("declare ") else ln
+           for ln in lines if not re.match(rf"attributes #({'|'.join(own)}) ", ln)]
+    while out and not out[-1].strip():
+        out.pop()
     return out
 
 
@@ -204,7 +224,7 @@ def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str,
     head = [f"; RUN: {run.command}", "; REQUIRES: amdgpu-registered-target", ";",
             MATRIX_BEGIN, MATRIX_END, ";",
             f"; {origin}",
-            *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 94)),
+            *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 110)),
             "; Reduced by llvm-reduce-22"
             + (f" ({rounds} rounds, all but the first with lane padding)"
                if rounds > 1 else "")

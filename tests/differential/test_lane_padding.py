@@ -94,6 +94,16 @@ def test_reduce_line_and_known_bug_reproducer() -> None:
     assert reproducer_of("docs/findings/no-such.md") is None
 
 
+def test_tidy_ir_drops_attribute_groups_only_intrinsics_use() -> None:
+    """LangRef "Intrinsic Functions": an intrinsic's attributes come from LLVM's table, so
+    #0 (only on `@llvm.*` declarations) goes; #1, on a function definition, stays."""
+    ir = ("declare i32 @llvm.amdgcn.workitem.id.x() #0\n\ndefine void @f() #1 {\n"
+          "  ret void\n}\n\nattributes #0 = { nounwind }\nattributes #1 = { noinline }\n")
+    assert tidy_ir(ir) == ["declare i32 @llvm.amdgcn.workitem.id.x()", "",
+                           "define void @f() #1 {", "  ret void", "}", "",
+                           "attributes #1 = { noinline }"]
+
+
 def test_tidy_ir_drops_only_what_llc_ignores() -> None:
     ir = ("; ModuleID = 'x'\nsource_filename = \"x\"\n\n; Function Attrs: nounwind\n"
           "define void @f() {\nentry:\n  br label %a\n\na:                ; preds = %entry\n"
