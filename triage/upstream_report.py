@@ -224,7 +224,8 @@ def upstream_test(reduced_ir: str, reproducer: Path, run: RunLine, origin: str,
     head = [f"; RUN: {run.command}", "; REQUIRES: amdgpu-registered-target", ";",
             MATRIX_BEGIN, MATRIX_END, ";",
             f"; {origin}",
-            *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 110)),
+            *("; " + ln for ln in textwrap.wrap(culprit[:1].upper() + culprit[1:], 110,
+                                                      break_on_hyphens=False)),
             "; Reduced by llvm-reduce-22"
             + (f" ({rounds} rounds, all but the first with lane padding)"
                if rounds > 1 else "")
