@@ -350,7 +350,7 @@ def make_upstream_report(case_id: str, pipeline: str, kernel: str, ir_opt: str,
     `reproducer` and write the report files (`culprit`: the culprit line for the test's
     header; `facts`: the evidence section of the issue). When the RUN line as written does
     not match and names another processor than `cpu` (the finding's), it is retargeted.
-    A reproducer whose `; Reduce:` line says `pad` gets a second llvm-reduce round on the
+    A reproducer whose `; Reduce:` line says `pad` gets two more llvm-reduce rounds on the
     first one's output with lane padding (`triage.lane_padding`)."""
     text = reproducer.read_text()
     run_index = reduce_run_index(text) if run_index is None else run_index

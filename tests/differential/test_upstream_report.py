@@ -73,7 +73,7 @@ def test_upstream_report_of_the_lane_vgpr_corpus_case(tmp_path: Path) -> None:
     """corpus/526d09799032 (the lane-VGPR bug at -O0, llvm/llvm-project#186348): its
     [expect] issue is a finding note, whose known bug (triage/known_bugs.toml) names the
     reproducer; RUN 2 of it, written for gfx1100, is retargeted to the finding's gfx942 and
-    the second round pads the spill lanes. The reduced test is at most 40 lines, lit passes
+    the two later rounds pad the spill lanes. The reduced test is at most 40 lines, lit passes
     it, the bug is in llc-22 and not in llc-19 (which puts every lane-VGPR IMPLICIT_DEF in
     the entry block) nor GlobalISel (the reproducer's matrix), and the culprit is the pass the
     upstream fix changes."""
