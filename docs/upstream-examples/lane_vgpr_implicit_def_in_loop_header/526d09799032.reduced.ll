@@ -7,8 +7,8 @@
 ; (end of matrix)
 ;
 ; From rgpu-fuzz case 526d09799032 (amdgpu-sim:gfx942:O0).
-; Culprit pass: si-lower-sgpr-spills (wrong with every optional pass left out; right when llc runs without si-
-; lower-sgpr-spills (-stop-before/-start-after around MIR; 21 MIR-changing machine passes tried))
+; Culprit pass: si-lower-sgpr-spills (wrong with every optional pass left out; right when llc runs without
+; si-lower-sgpr-spills (-stop-before/-start-after around MIR; 21 MIR-changing machine passes tried))
 ; Reduced by llvm-reduce-22 (3 rounds, all but the first with lane padding); predicate: RUN 2 of lane_vgpr_implicit_def_in_loop_header.ll (Debian llc-22) with its CHECK lines, copied below.
 target triple = "amdgcn-amd-amdhsa"
 
