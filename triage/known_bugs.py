@@ -62,6 +62,10 @@ class KnownBug:
     """Candidates for the real llc the wrapper drives; the first found is used."""
     recheck_pipeline: str = ""
     """`module:Class` of a pipeline that runs the finding's spec without the bug."""
+    finding: str = ""
+    """The finding note (`docs/findings/*.md`) that explains the bug."""
+    reproducer: str = ""
+    """The hand-written upstream test (`docs/llvm-bugs/*.ll`), for `report --upstream`."""
 
     @property
     def detail(self) -> str:
@@ -75,8 +79,16 @@ def known_bugs() -> tuple[KnownBug, ...]:
     return tuple(KnownBug(b["name"], b["upstream"], frozenset(b["kinds"]),
                           frozenset(b["pipelines"]), frozenset(b["opt"]),
                           frozenset(b["wave_sizes"]), b.get("recheck", ""),
-                          tuple(b.get("llc", ())), b.get("recheck_pipeline", ""))
+                          tuple(b.get("llc", ())), b.get("recheck_pipeline", ""),
+                          b.get("finding", ""), b.get("reproducer", ""))
                  for b in data["bug"])
+
+
+def reproducer_of(issue: str) -> str | None:
+    """The reproducer the known bug whose finding note is `issue` names (a case's
+    `[expect] issue`), or None."""
+    return next((b.reproducer for b in known_bugs()
+                 if b.reproducer and issue and b.finding == issue), None)
 
 
 def is_known_bug(signature: Signature | None) -> bool:
@@ -181,4 +193,5 @@ class KnownBugs:
         return None
 
 
-__all__ = ["KNOWN_PREFIX", "KnownBug", "KnownBugs", "is_known_bug", "known_bugs"]
+__all__ = ["KNOWN_PREFIX", "KnownBug", "KnownBugs", "is_known_bug", "known_bugs",
+           "reproducer_of"]

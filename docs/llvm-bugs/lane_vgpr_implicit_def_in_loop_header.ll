@@ -1,10 +1,15 @@
 ; RUN: llc -O0 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 -print-after=si-lower-sgpr-spills \
 ; RUN:   -filter-print-funcs=k -o /dev/null < %s 2>&1 | FileCheck %s
+; RUN: llc -O0 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx1100 -print-after=si-lower-sgpr-spills \
+; RUN:   -filter-print-funcs=k -o /dev/null < %s 2>&1 | FileCheck --check-prefix=SPILLS %s
 ; REQUIRES: amdgpu-registered-target
+; Reduce: RUN 2, pad (RUN 1's CHECK lines name this kernel's blocks, RUN 2's hold for any
+; kernel; `report --upstream` retargets it to the finding's processor, docs/triage.md)
 ;
 ; Version matrix (python -m triage.upstream matrix; yes = the RUN line passes, so the bug is there):
 ;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
 ;   RUN 1: llvmlite yes, llc-22 yes, llc-19 no, gisel no
+;   RUN 2: llvmlite yes, llc-22 yes, llc-19 no, gisel no
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] -O0: SILowerSGPRSpills puts a lane VGPR's IMPLICIT_DEF in the loop header, loop-carried SGPR spills are lost across the back edge
@@ -86,3 +91,13 @@ exit:
 ; CHECK: $sgpr{{[0-9]+}} = SI_RESTORE_S32_FROM_VGPR [[LANE]]:vgpr_32, 5,
 ; CHECK: [[LANE]]:vgpr_32 = SI_SPILL_S32_TO_VGPR $sgpr{{[0-9]+}}, 5, [[LANE]]:vgpr_32(tied-def 0)
 ; CHECK-LABEL: bb.2.exit:
+
+; Any kernel: a lane VGPR's IMPLICIT_DEF directly followed by SGPR restores, then (before any
+; spill into that VGPR, in the same block) a restore of lane N from it, while some spill writes
+; lane N: the restore reads a lane the IMPLICIT_DEF has just made undefined. (wave32 here:
+; on gfx942 this kernel's first restore from the loop's lane VGPR follows spills into it.)
+; SPILLS: [[LANE:%[0-9]+]]:vgpr_32 = IMPLICIT_DEF{{[[:space:]]+[$]sgpr[0-9]+ = }}
+; SPILLS-NOT: {{^}}bb.
+; SPILLS-NOT: [[LANE]]:vgpr_32 = SI_SPILL_S32_TO_VGPR
+; SPILLS: SI_RESTORE_S32_FROM_VGPR [[LANE]]:vgpr_32, [[N:[0-9]+]]
+; SPILLS: [[LANE]]:vgpr_32 = SI_SPILL_S32_TO_VGPR {{(killed )?}}$sgpr{{[0-9]+}}, [[N]], [[LANE]]:vgpr_32(tied-def 0)

@@ -8,7 +8,8 @@ its recorded pipelines are rerun, so the report shows what happens today, not la
 `rgpu-fuzz report <id> --upstream DIR` writes an LLVM issue instead
 (`triage.upstream_report`): the IR of the case's divergent amdgpu pipeline reduced
 by llvm-reduce-22 with the FileCheck predicate of a reproducer (`--check FILE.ll`, default:
-the `.ll` its `[expect] issue` names), an upstream test with RUN/CHECK lines, its version
+the `.ll` its `[expect] issue` names, or the `reproducer` of the known bug whose finding note
+it names, `triage/known_bugs.toml`), an upstream test with RUN/CHECK lines, its version
 matrix (llvmlite, llc-22, llc-19, GlobalISel) and `issue.md`.
 
 `rgpu-fuzz report campaign DIR --html OUT.html [--md OUT.md]` reports a whole campaign
@@ -54,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "version matrix, issue.md")
     p.add_argument("--check", type=Path, default=None, metavar="FILE.ll",
                    help="--upstream: the reproducer whose RUN/CHECK lines are the reduction "
-                        "predicate (default: the case's [expect] issue, when a .ll)")
+                        "predicate (default: the case's [expect] issue, when a .ll, or "
+                        "its known bug's reproducer)")
     p.add_argument("--check-run", type=int, default=None, metavar="N",
                    help="--upstream: which RUN line of the reproducer (default: its "
                         "`; Reduce: RUN N` line, else 1)")
@@ -205,6 +207,10 @@ def _upstream(args: argparse.Namespace) -> int:
     spec, cpu, level = _gpu_pipeline(args, case, where)
     check = args.check
     issue = case.expect.issue if case.expect is not None else ""
+    if check is None and not issue.endswith(".ll"):
+        from triage.known_bugs import reproducer_of
+
+        issue = reproducer_of(issue) or issue  # a known bug's finding note names its test
     if check is None and issue.endswith(".ll"):
         root = checkout()
         places = [Path(issue)] + ([root / issue] if root is not None else [])
@@ -225,7 +231,7 @@ def _upstream(args: argparse.Namespace) -> int:
     try:
         rep = make_upstream_report(case.id, spec, case.kernel, built.ir_opt, check,
                                    args.check_run, args.upstream, observed=observed,
-                                   culprit=facts.culprit, facts=facts.markdown)
+                                   culprit=facts.culprit, facts=facts.markdown, cpu=cpu)
     except UpstreamError as e:
         raise UserError(str(e)) from None
     yes = [c.variant.name for c in rep.matrix.cells if c.result.value == "yes"]

@@ -20,8 +20,8 @@ EXAMPLES = ROOT / "docs" / "upstream-examples"
 REDUCED = sorted(EXAMPLES.glob("*/*.reduced.ll"))
 
 
-def test_there_are_two_examples() -> None:
-    assert len(REDUCED) >= 2, REDUCED
+def test_there_are_three_examples() -> None:
+    assert len(REDUCED) >= 3, REDUCED
 
 
 def test_lit_passes_on_the_examples() -> None:
@@ -46,5 +46,7 @@ def test_example_is_small_with_matrix_and_culprit(path: Path) -> None:
     expected = llvm_bug_culprits(ROOT)[f"docs/llvm-bugs/{path.parent.name}.ll"]
     assert m.group(1) == expected
     issue = (path.parent / "issue.md").read_text()
-    assert "- evidence: amdgpu-sim:gfx942:O3 wrong; also wrong: llc-22" in issue
+    pipeline = re.search(r"^; From rgpu-fuzz case \w+ \((\S+)\)\.$", text, re.M)
+    assert pipeline is not None
+    assert f"- evidence: {pipeline.group(1)} wrong; also wrong: llc-22" in issue
     assert "### Filed already?" in issue and f"docs/llvm-bugs/{path.parent.name}.ll" in issue

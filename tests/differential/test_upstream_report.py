@@ -1,4 +1,4 @@
-"""`rgpu-fuzz report <id> --upstream DIR` on a real corpus case: corpus/cc7ffa974910 (the
+"""`rgpu-fuzz report <id> --upstream DIR` on real corpus cases: corpus/cc7ffa974910 (the
 range-return zext bug, docs/llvm-bugs/range_return_i8_anyext.ll) through our lowering,
 llvmlite's O3, llvm-reduce-22 with RUN 1's FileCheck predicate, the version matrix.
 
@@ -19,9 +19,9 @@ from triage.upstream import MATRIX_BEGIN, Repro, run_lines, version_matrix
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _report(*args: str) -> subprocess.CompletedProcess[str]:
+def _report(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "rgpu_fuzz", "report", *args],
-                          capture_output=True, text=True, timeout=1200, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT,
                           check=False)
 
 
@@ -60,10 +60,46 @@ def test_upstream_report_needs_an_amdgpu_pipeline(tmp_path: Path) -> None:
 
 
 def test_upstream_report_needs_a_reproducer(tmp_path: Path) -> None:
-    """A case whose [expect] issue is not a .ll: asks for --check."""
-    proc = _report("526d09799032", "--upstream", str(tmp_path))
+    """A case with no [expect] issue (corpus/254dd5a67c19 agrees) and no --check: asks for
+    --check."""
+    proc = _report("254dd5a67c19", "--pipelines", "amdgpu-sim:gfx942:O3", "--upstream",
+                   str(tmp_path))
     assert proc.returncode != 0 and "Traceback" not in proc.stderr
     assert "--check FILE.ll" in proc.stderr
+
+
+@pytest.mark.slow
+def test_upstream_report_of_the_lane_vgpr_corpus_case(tmp_path: Path) -> None:
+    """corpus/526d09799032 (the lane-VGPR bug at -O0, llvm/llvm-project#186348): its
+    [expect] issue is a finding note, whose known bug (triage/known_bugs.toml) names the
+    reproducer; RUN 2 of it, written for gfx1100, is retargeted to the finding's gfx942 and
+    the two later rounds pad the spill lanes. The reduced test is at most 40 lines, lit passes
+    it, the bug is in llc-22 and not in llc-19 (which puts every lane-VGPR IMPLICIT_DEF in
+    the entry block) nor GlobalISel (the reproducer's matrix), and the culprit is the pass the
+    upstream fix changes."""
+    debian_llvm_tool("llvm-reduce", 22)
+    debian_llvm_tool("llc", 19)
+    lit = debian_llvm_tool("lit", 22)
+    # two llvm-reduce rounds of at most 900 s each (the second keeps its best so far)
+    proc = _report("526d09799032", "--upstream", str(tmp_path), timeout=2700)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    test = tmp_path / "526d09799032.reduced.ll"
+    text = test.read_text()
+    assert len(text.splitlines()) <= 40, text
+    (run,) = run_lines(text)
+    assert "-mcpu=gfx942" in run.command and "--check-prefix=SPILLS" in run.command
+    assert "%rgpu.pad" in text and "; SPILLS:" in text
+    assert "; Culprit pass: si-lower-sgpr-spills" in text
+    mx = version_matrix(test)
+    assert [mx.result(1, v) for v in ("llc-22", "llc-19", "gisel")] == [
+        Repro.YES, Repro.NO, Repro.NO]
+    lit_cfg = ROOT / "docs" / "upstream-examples" / "lit.cfg.py"
+    (tmp_path / "lit.cfg.py").write_text(lit_cfg.read_text().replace(
+        'os.path.join(_here, "..", "llvm-bugs", "lit.cfg.py")',
+        repr(str(ROOT / "docs" / "llvm-bugs" / "lit.cfg.py"))))
+    done = subprocess.run([lit, "-v", str(test)], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert "PASS:" in done.stdout, done.stdout[-2000:]
 
 
 def test_interestingness_script_judges_by_the_reproducers_check_lines(tmp_path: Path) -> None:
