@@ -9,16 +9,18 @@ and S_FMAAK_F32 / S_FMAMK_F32 / S_FMAC_F32, which llc-22 selects for uniform `ha
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from rgpu_fuzz.codeobj.reader import read_code_object
+from rgpu_fuzz.sim.common.fault import FaultKind, SimStop
 from rgpu_fuzz.sim.isa.code import decode_text
 from rgpu_fuzz.sim.launch.engine import Arg
 from rgpu_fuzz.sim.state.wave import Wave
-from tests.sim.asm_steps import assemble, run_steps
+from tests.sim.asm_steps import ENV, assemble, run_steps
 from tests.sim.kernels import build, out, run
 
 IR16 = """
@@ -193,3 +195,28 @@ def test_inline_constants_read_as_binary16_and_the_high_half_is_zeroed() -> None
     assert (w.S[5], w.S[7], w.S[8]) == (0x3E00, 0x4000_0000, 0x4000)
     assert w.S[12] == 0x4080_0800
     assert w.sdef[5] == w.sdef[7] == w.sdef[8] == 0xFFFF_FFFF
+
+
+def test_min_num_and_maximum_f16_nan_rules() -> None:
+    """RDNA4 pseudocode: S_MIN_NUM_F16 of a NaN and a number gives the number
+    (minimumNumber); S_MAXIMUM_F16 of a quiet NaN and a number gives the NaN (maximum);
+    -0 is below +0 (S_MIN_NUM_F16 of +0, -0 gives -0, 0x8000). s2 = 0x7e00 (quiet NaN),
+    s3 = 0x4000 (2.0), s4 = 0x0000, s5 = 0x8000."""
+    w = Wave(32, 0, 0)
+    for n, v in ((2, 0x7E00), (3, 0x4000), (4, 0), (5, 0x8000)):
+        w.S[n], w.sdef[n] = v, 0xFFFF_FFFF
+    run_steps(assemble(["s_min_num_f16 s6, s2, s3", "s_maximum_f16 s7, s3, s2",
+                        "s_min_num_f16 s8, s4, s5", "s_max_num_f16 s9, s5, s4"],
+                       "gfx1200"), w)
+    assert (w.S[6], w.S[7], w.S[8], w.S[9]) == (0x4000, 0x7E00, 0x8000, 0x0000)
+
+
+def test_flushed_f16_denormals_are_refused() -> None:
+    """f16 denormal flushing is not modelled (docs/simulator.md): with
+    FLOAT_DENORM_MODE_16_64 flushing, S_ADD_F16 stops with `unsupported-instruction`
+    rather than give a result the hardware may not."""
+    w = Wave(32, 0, 0)
+    with pytest.raises(SimStop, match="binary16 denormals") as stop:
+        run_steps(assemble(["s_add_f16 s0, s1, s2"], "gfx1200"), w,
+                  replace(ENV, flush64=True))
+    assert stop.value.fault.kind is FaultKind.UNSUPPORTED
