@@ -18,6 +18,7 @@ from rgpu_fuzz.sim.bound.operands import (
     uninit,
 )
 from rgpu_fuzz.sim.isa.inst import Inst
+from rgpu_fuzz.sim.semantics.rdna4_salu16 import RDNA4_SALU16
 from rgpu_fuzz.sim.semantics.salu import M32, SALU, SOp
 from rgpu_fuzz.sim.state.wave import EXEC, Wave
 
@@ -47,7 +48,10 @@ def _cmp(inst: Inst, spec: SOp, env: Env) -> Step:
     fast = scalar_steps.compare(inst, spec, env)
     if fast is not None:
         return fast
-    (g0, d0), (g1, d1) = (scalar_source(o, b if b != 16 else 32, env)
+    # a 16-bit source is read as 16 bits (S_CMP_*_F16: `S0.f16`, a constant at binary16);
+    # S_CMPK's SIMM16 is bound as the table's 32-bit view of it
+    wide = spec.shape == "cmpk"
+    (g0, d0), (g1, d1) = (scalar_source(o, 32 if wide and b == 16 else b, env)
                           for o, b in zip(ops[-2:], spec.src_bits, strict=True))
 
     def cmp(w: Wave) -> None:
@@ -141,11 +145,13 @@ def _saveexec(inst: Inst, spec: SOp, env: Env) -> Step:
 
 
 def _accumulate(inst: Inst, spec: SOp, env: Env) -> Step:
-    """S_FMAC_F32 (RDNA4): `D = fma(S0, S1, D)`, the destination read as the third source;
-    the result is defined when all three are."""
+    """S_FMAC_F32 / S_FMAC_F16 (RDNA4): `D = fma(S0, S1, D)`, the destination read as the
+    third source (at the table's source width: `D0.f16` is bits 15:0); the result is
+    defined when all three are."""
     ops = inst.operands
     put = scalar_dest(ops[0], spec.dst_bits)
-    srcs = [scalar_source(o, spec.dst_bits, env) for o in (ops[1], ops[2], ops[0])]
+    srcs = [scalar_source(o, b, env)
+            for o, b in zip((ops[1], ops[2], ops[0]), spec.src_bits, strict=True)]
     fn = spec.write_fn
 
     def step(w: Wave) -> None:
@@ -166,6 +172,9 @@ def bind_salu(inst: Inst, env: Env) -> Step:
     ops = inst.operands
     fn = spec.write_fn
     shape = spec.shape
+    if env.flush64 and inst.opcode in RDNA4_SALU16:
+        # semantics.rdna4_salu16: binary16 denormal flushing is not modelled (as bound.alu)
+        raise Unbindable("FLOAT_DENORM_MODE_16_64 flushes binary16 denormals: not modelled")
     shaped = _SHAPED.get(shape)
     if shaped is not None:
         return shaped(inst, spec, env)
@@ -230,6 +239,8 @@ def bind_salu(inst: Inst, env: Env) -> Step:
             if c is not None:
                 w.scc, w.scc_def = c, d
         return one
+    if len(srcs) == 3:
+        return _three(srcs, fn, put)
     (g0, d0), (g1, d1) = srcs
 
     def two(w: Wave) -> None:
@@ -240,6 +251,17 @@ def bind_salu(inst: Inst, env: Env) -> Step:
         if c is not None:
             w.scc, w.scc_def = c, d
     return two
+
+
+def _three(srcs: list[tuple[Any, Any]], fn: Any, put: Any) -> Step:
+    """A three-source operation that writes a register and leaves SCC (S_FMAAK_F32,
+    S_FMAMK_F32: the literal is one of the sources); defined when all three are."""
+    (g0, d0), (g1, d1), (g2, d2) = srcs
+
+    def three(w: Wave) -> None:
+        r, _ = fn(g0(w), g1(w), g2(w))
+        put(w, r, d0(w) and d1(w) and d2(w))
+    return three
 
 
 def _carry_chain(inst: Inst, spec: SOp, env: Env, put: Any) -> Step:

@@ -431,6 +431,8 @@ def compare(inst: Inst, spec: SOp, env: Env) -> Step | None:
     ops = inst.operands
     if len(ops) < 2:
         return None
+    if spec.shape == "cmp" and 16 in spec.src_bits:
+        return None  # S_CMP_*_F16: 16-bit sources, `bound.salu._cmp`'s
     b0, b1 = (b if b != 16 else 32 for b in spec.src_bits)
     s0, s1 = _source(ops[-2], b0, env), _source(ops[-1], b1, env)
     if s0 is None or s1 is None:

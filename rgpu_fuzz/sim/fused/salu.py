@@ -52,7 +52,9 @@ def _under(e: RunCode, test: str, emit: Callable[[], None]) -> None:
 
 
 def _s_cmp(e: RunCode, inst: Inst, spec: Any) -> None:
-    a, b = (e.sread(o, b if b != 16 else 32)
+    # S_CMPK's SIMM16 read at 32 bits; a 16-bit register source (S_CMP_*_F16) is not fused
+    wide = spec.shape == "cmpk"
+    a, b = (e.sread(o, 32 if wide and b == 16 else b)
             for o, b in zip(inst.operands[-2:], spec.src_bits, strict=True))
     e.line(f"_r, w.scc = {e.name(spec.fn)}({a}, {b})")
     if not e.scalars().scc_def:

@@ -36,7 +36,8 @@ import numpy as np
 from rgpu_fuzz.sim.semantics import fp
 from rgpu_fuzz.sim.semantics import valu_fp as vf
 
-__all__ = ["ALIASES", "RDNA4_OPS", "RDNA4_SALU", "max_num", "maximum", "min_num", "minimum"]
+__all__ = ["ALIASES", "CMPS", "RDNA4_OPS", "RDNA4_SALU", "max_num", "maximum", "min_num",
+           "minimum"]
 
 _QUIET = {np.dtype(np.float16): (np.uint16, 0x0200),
           np.dtype(np.float32): (np.uint32, 0x0040_0000),
@@ -145,6 +146,19 @@ def _f2i(x: np.float32, lo: int, hi: int) -> int:
     return int(min(max(float(x), lo), hi)) if np.isfinite(x) else (hi if x > 0 else lo)
 
 
+CMPS: dict[str, Callable[[Any, Any], Any]] = {
+    "LT": lambda x, y: x < y, "EQ": lambda x, y: x == y, "LE": lambda x, y: x <= y,
+    "GT": lambda x, y: x > y, "LG": lambda x, y: x < y or x > y,
+    "GE": lambda x, y: x >= y, "O": lambda x, y: not (np.isnan(x) or np.isnan(y)),
+    "U": lambda x, y: bool(np.isnan(x) or np.isnan(y)),
+    "NGE": lambda x, y: not x >= y, "NLG": lambda x, y: not (x < y or x > y),
+    "NGT": lambda x, y: not x > y, "NLE": lambda x, y: not x <= y,
+    "NEQ": lambda x, y: not x == y, "NLT": lambda x, y: not x < y}
+"""SOPC S_CMP_<cond>_F32/_F16: `SCC = S0 <cond> S1` on the float values; the N forms
+negate, so a NaN makes them true (pseudocode: "With NAN inputs this is not the same
+operation as <")."""
+
+
 def _salu_float() -> dict[str, tuple[str, int, tuple[int, ...], Callable[..., Any]]]:
     """RDNA4's SALU float operations LLVM 22 emits for uniform f32 arithmetic (RDNA4 ISA,
     SOP1/SOP2/SOPC: the VALU pseudocode on scalar operands, IEEE round-to-nearest-even;
@@ -162,6 +176,12 @@ def _salu_float() -> dict[str, tuple[str, int, tuple[int, ...], Callable[..., An
                       (lambda f: lambda a, b: (_b(_ieee(f, _f(a), _f(b))), None))(fn))
     rows["S_FMAC_F32"] = ("accumulate", 32, (32, 32, 32),
                           lambda a, b, d: (_b(_fma(_f(a), _f(b), _f(d))), None))
+    # S_FMAAK_F32 `fma(S0.f32, S1.f32, SIMM32.f32)`, S_FMAMK_F32 `fma(S0.f32, SIMM32.f32,
+    # S1.f32)`: the assembly lists the operands in the fma's order (`s_fmaak_f32 d, s0, s1,
+    # k`; `s_fmamk_f32 d, s0, k, s1`), so both are one fma of the sources as listed
+    for name in ("S_FMAAK_F32", "S_FMAMK_F32"):
+        rows[name] = ("plain", 32, (32, 32, 32),
+                      lambda a, b, c: (_b(_fma(_f(a), _f(b), _f(c))), None))
     # VOP3 transcendentals with a scalar result (RDNA4 ISA V_S_RCP_F32 ...: the VALU
     # operation on one value, written to an SGPR): the VALU rows' functions on one lane
     for name, f in (("RCP", vf.recip), ("RSQ", vf.rsq), ("SQRT", np.sqrt),
@@ -172,7 +192,8 @@ def _salu_float() -> dict[str, tuple[str, int, tuple[int, ...], Callable[..., An
                     ("RNDNE", np.rint)):
         rows[f"S_{name}_F32"] = ("plain", 32, (32,), (lambda h: lambda a: (
             _b(_one(h, _f(a))), None))(g))
-    rows["S_CVT_F32_F16"] = ("plain", 32, (32,), lambda a: (_b(np.float32(_h(a))), None))
+    # `f16_to_f32(S0.f16)`: a 16-bit source (an inline constant reads as binary16)
+    rows["S_CVT_F32_F16"] = ("plain", 32, (16,), lambda a: (_b(np.float32(_h(a))), None))
     rows["S_CVT_HI_F32_F16"] = ("plain", 32, (32,),
                                 lambda a: (_b(np.float32(_h(a >> 16))), None))
     rows["S_CVT_F16_F32"] = ("plain", 32, (32,), lambda a: (_hb(_f(a)), None))
@@ -182,14 +203,7 @@ def _salu_float() -> dict[str, tuple[str, int, tuple[int, ...], Callable[..., An
     rows["S_CVT_U32_F32"] = ("plain", 32, (32,), lambda a: (_f2i(_f(a), 0, M32), None))
     rows["S_CVT_I32_F32"] = ("plain", 32, (32,),
                              lambda a: (_f2i(_f(a), -2**31, 2**31 - 1) & M32, None))
-    cmps = {"LT": lambda x, y: x < y, "EQ": lambda x, y: x == y, "LE": lambda x, y: x <= y,
-            "GT": lambda x, y: x > y, "LG": lambda x, y: x < y or x > y,
-            "GE": lambda x, y: x >= y, "O": lambda x, y: not (np.isnan(x) or np.isnan(y)),
-            "U": lambda x, y: bool(np.isnan(x) or np.isnan(y)),
-            "NGE": lambda x, y: not x >= y, "NLG": lambda x, y: not (x < y or x > y),
-            "NGT": lambda x, y: not x > y, "NLE": lambda x, y: not x <= y,
-            "NEQ": lambda x, y: not x == y, "NLT": lambda x, y: not x < y}
-    for cond, test in cmps.items():
+    for cond, test in CMPS.items():
         rows[f"S_CMP_{cond}_F32"] = ("cmp", 0, (32, 32),
                                      (lambda t: lambda a, b: (None, int(bool(t(_f(a), _f(b))))))(
                                          test))

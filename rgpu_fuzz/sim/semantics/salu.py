@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 
 from rgpu_fuzz.sim.semantics.rdna4 import RDNA4_SALU
+from rgpu_fuzz.sim.semantics.rdna4_salu16 import RDNA4_SALU16
 from rgpu_fuzz.sim.semantics.salu_lanes import LANE_SALU
 
 M32 = 0xFFFF_FFFF
@@ -451,4 +452,5 @@ def _table() -> dict[str, SOp]:
 SALU: dict[str, SOp] = _table()
 SALU.update({name: SOp(*row) for name, row in LANE_SALU.items()})
 SALU.update({name: SOp(*row) for name, row in RDNA4_SALU.items()})
+SALU.update({name: SOp(*row) for name, row in RDNA4_SALU16.items()})
 """Every scalar ALU opcode the simulator implements, by AMD name."""
