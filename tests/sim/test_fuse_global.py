@@ -104,7 +104,7 @@ def test_a_store_in_a_run_is_inline_and_little_endian() -> None:
 def test_two_dwords_at_a_negative_offset_and_the_saddr_form() -> None:
     w = wave()
     w.V[:, 0:2] = (w.V[:, 0:2].copy().view(np.uint64) + np.uint64(16)).view(np.uint32)
-    f, raised, called = both([store("GLOBAL_STORE_DWORDX2", 2, 2, offset=-16)], w)  # signed, as decoded
+    f, raised, called = both([store("GLOBAL_STORE_DWORDX2", 2, 2, offset=-16)], w)
     assert raised is None and called == []
     assert out(f)[:32] == b"".join(le(x, x + 1) for x in DATA)
     f, raised, called = both([store("GLOBAL_STORE_DWORD", 3, saddr=True, offset=4)], wave())
