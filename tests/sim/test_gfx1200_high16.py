@@ -13,11 +13,11 @@ by hand: 1.0 + 2.0 = 3.0 is binary16 0x4200 (IEEE 754 binary16: sign 0, exponent
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rgpu_fuzz.sim.bound.operands import Env
 from rgpu_fuzz.sim.isa.code import scan
 from rgpu_fuzz.sim.launch.engine import Arg
-from rgpu_fuzz.sim.launch.loader import target_config
 from rgpu_fuzz.sim.state.halves import LOW
 from rgpu_fuzz.sim.state.wave import Wave
 from tests.sim.asm_steps import ENV, assemble, run_steps
@@ -26,8 +26,10 @@ from tests.sim.llc_kernels import llc_build
 
 ENV1200 = Env(lanes=32, ieee=False, flush32=False, flush64=False, constants=((125, 0),),
               waitcnt=lambda simm: ((simm >> 10) & 0x3F, (simm >> 4) & 0x3F),
-              keeps_high16=target_config("gfx1200").keeps_high16)
-"""gfx1200's binding env, its `keeps_high16` read from the target table."""
+              keeps_high16=True)
+"""gfx1200's binding env with the hardware's rule (`keeps_high16`), which the target table
+turns off for now (`targets/gpu.toml`: false sim-uninit-read stops without per-half
+definedness in packed operations); these tests pin the mechanism."""
 
 
 def _wave(lanes: int = 32) -> Wave:
@@ -88,6 +90,8 @@ define amdgpu_kernel void @k(ptr addrspace(1) %a, ptr addrspace(1) %out) {
 """
 
 
+@pytest.mark.xfail(strict=True, reason="gfx1200 is simulated with GFX9's zeroing of D[31:16] "
+                   "for now (targets/gpu.toml keeps_high16); the hardware keeps it")
 def test_llc_kernel_sees_the_kept_half() -> None:
     """llc-22 -O3 for gfx1200: `v_add_f16_e32` of 1.0 and 2.0 into a register holding a[t]
     (the tied operand): out[t] = a[t] & 0xFFFF0000 | 0x4200."""

@@ -189,8 +189,9 @@ def test_decoder_and_simulator_views_equal_the_row(target: GpuTarget) -> None:
         target.name, target.wave_size, isa.packed_workitem_ids,
         isa.architected_flat_scratch, target.agprs > 0, isa.vmcnt, isa.lgkmcnt, isa.true16,
         isa.stores_in_vmcnt, isa.keeps_high16)
-    # a 16-bit result keeps D[31:16] on GFX10+ (gpu.toml [ZH16]), true16 or not
-    assert isa.keeps_high16 == (target.generation.value in ("gfx10", "gfx11", "gfx12"))
+    # a 16-bit result keeps D[31:16] on GFX10+ (gpu.toml [ZH16]), true16 or not; gfx1200 is
+    # simulated with GFX9's zeroing until packed operations track definedness per half
+    assert isa.keeps_high16 == (target.generation.value in ("gfx10", "gfx11"))
 
 
 def test_pipelines_support_the_rows_with_isa_facts() -> None:
