@@ -59,16 +59,26 @@ def _num(ordered: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(both, _quiet(a), r) if both.any() else r
 
 
+def _smaller(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ordered smaller operand (-0 below +0), and the operands as arrays."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    return np.where((a < b) | ((a == b) & np.signbit(a)), a, b), a, b
+
+
+def _larger(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ordered larger operand (+0 above -0), and the operands as arrays."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    return np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b), a, b
+
+
 def min_num(a: Any, b: Any) -> np.ndarray:
     """V_MIN_NUM_*: the smaller operand (-0 below +0); a NaN operand gives the other."""
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    return _num(np.where((a < b) | ((a == b) & np.signbit(a)), a, b), a, b)
+    return _num(*_smaller(a, b))
 
 
 def max_num(a: Any, b: Any) -> np.ndarray:
     """V_MAX_NUM_*: the larger operand (+0 above -0); a NaN operand gives the other."""
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    return _num(np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b), a, b)
+    return _num(*_larger(a, b))
 
 
 def _signalling(x: np.ndarray) -> np.ndarray:
@@ -88,14 +98,12 @@ def _nan_wins(ordered: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def minimum(a: Any, b: Any) -> np.ndarray:
     """V_MINIMUM_*: the smaller operand (-0 below +0); a NaN operand wins, quieted."""
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    return _nan_wins(np.where((a < b) | ((a == b) & np.signbit(a)), a, b), a, b)
+    return _nan_wins(*_smaller(a, b))
 
 
 def maximum(a: Any, b: Any) -> np.ndarray:
     """V_MAXIMUM_*: the larger operand (+0 above -0); a NaN operand wins, quieted."""
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    return _nan_wins(np.where((a > b) | ((a == b) & ~np.signbit(a)), a, b), a, b)
+    return _nan_wins(*_larger(a, b))
 
 
 def _rows() -> dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]]:
