@@ -3,7 +3,7 @@
 ;
 ; Version matrix (python -m triage.upstream matrix; yes = the RUN line passes, so the bug is there):
 ;   llvmlite = 0.50.0 (LLVM 22.1.0); llc-22 = 22.1.8; llc-19 = 19.1.7; gisel = llc-22 22.1.8 -global-isel (llc-N: Debian llvm-N's llc and opt)
-;   RUN 1: llvmlite no, llc-22 yes, llc-19 yes, gisel no
+;   RUN 1: llvmlite yes, llc-22 yes, llc-19 yes, gisel no
 ; (end of matrix)
 ;
 ; Title: [AMDGPU] GFX12 -O0: a uniform f32 sqrt expansion after a divergent loop is placed
@@ -22,11 +22,12 @@
 ; O0) is never written. gfx1100 puts the whole expansion after the restore (VALU v_sqrt).
 ; rgpu-fuzz's simulator, gfx1200 O0, the campaign case: the spill of v0 is stored with EXEC = 0
 ; and reloaded after the restore, a sim-uninit-read; ref, gfx942 O0 and gfx1100 O0 compute
-; sqrt(sqrt(f32::MAX)) = 4294967040.0. llc-22 and llc-19 both do it on this kernel (matrix;
-; llvmlite's 22.1.0 orders this small one after the restore, the campaign's kernel before). No upstream
+; sqrt(sqrt(f32::MAX)) = 4294967040.0. llvmlite's 22.1.0, llc-22 and llc-19 all do it (matrix);
+; GlobalISel does not. No upstream
 ; issue found.
 
-; CHECK-LABEL: ; %exit
+; After the loop's back edge, the class test and its AND with EXEC come before the restore.
+; CHECK: s_cbranch_execnz
 ; CHECK-NOT: s_or_b32 exec_lo, exec_lo
 ; CHECK: v_cmp_class_f32_e64 [[C:s[0-9]+]],
 ; CHECK-NEXT: s_and_b32 [[C]], [[C]], exec_lo
