@@ -106,6 +106,18 @@ def maximum(a: Any, b: Any) -> np.ndarray:
     return _nan_wins(*_larger(a, b))
 
 
+def _compositions(t: str, lo: Callable[..., Any], hi: Callable[..., Any],
+                  names: tuple[str, str, str, str]
+                  ) -> dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]]:
+    """The three-operand rows of one min/max pair, as the pseudocode composes them:
+    `lo(lo(S0, S1), S2)`, `hi(hi(S0, S1), S2)`, `hi(lo(S0, S1), S2)`, `lo(hi(S0, S1), S2)`,
+    named `V_<name>_<T>` in that order."""
+    fns = (lambda a, b, c: lo(lo(a, b), c), lambda a, b, c: hi(hi(a, b), c),
+           lambda a, b, c: hi(lo(a, b), c), lambda a, b, c: lo(hi(a, b), c))
+    return {f"V_{n}_{t.upper()}": ("plain", t, (t, t, t), fn)
+            for n, fn in zip(names, fns, strict=True)}
+
+
 def _rows() -> dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]]:
     rows: dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]] = {}
     for t in ("f16", "f32", "f64"):
@@ -114,23 +126,10 @@ def _rows() -> dict[str, tuple[str, str, tuple[str, ...], Callable[..., Any]]]:
         rows[f"V_MINIMUM_{t.upper()}"] = ("plain", t, (t, t), minimum)
         rows[f"V_MAXIMUM_{t.upper()}"] = ("plain", t, (t, t), maximum)
     for t in ("f16", "f32"):
-        u = t.upper()
-        rows[f"V_MIN3_NUM_{u}"] = ("plain", t, (t, t, t),
-                                   lambda a, b, c: min_num(min_num(a, b), c))
-        rows[f"V_MAX3_NUM_{u}"] = ("plain", t, (t, t, t),
-                                   lambda a, b, c: max_num(max_num(a, b), c))
-        rows[f"V_MINMAX_NUM_{u}"] = ("plain", t, (t, t, t),
-                                     lambda a, b, c: max_num(min_num(a, b), c))
-        rows[f"V_MAXMIN_NUM_{u}"] = ("plain", t, (t, t, t),
-                                     lambda a, b, c: min_num(max_num(a, b), c))
-        rows[f"V_MINIMUM3_{u}"] = ("plain", t, (t, t, t),
-                                   lambda a, b, c: minimum(minimum(a, b), c))
-        rows[f"V_MAXIMUM3_{u}"] = ("plain", t, (t, t, t),
-                                   lambda a, b, c: maximum(maximum(a, b), c))
-        rows[f"V_MINIMUMMAXIMUM_{u}"] = ("plain", t, (t, t, t),
-                                         lambda a, b, c: maximum(minimum(a, b), c))
-        rows[f"V_MAXIMUMMINIMUM_{u}"] = ("plain", t, (t, t, t),
-                                         lambda a, b, c: minimum(maximum(a, b), c))
+        rows.update(_compositions(t, min_num, max_num,
+                                  ("MIN3_NUM", "MAX3_NUM", "MINMAX_NUM", "MAXMIN_NUM")))
+        rows.update(_compositions(t, minimum, maximum,
+                                  ("MINIMUM3", "MAXIMUM3", "MINIMUMMAXIMUM", "MAXIMUMMINIMUM")))
     return rows
 
 
