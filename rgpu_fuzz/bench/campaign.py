@@ -45,13 +45,31 @@ FIRST_SEED = 5_550_000
 """The seeds the mix was first measured from."""
 
 DRIVER = r'''
-import json, os, statistics, sys, time
-import campaigns.jobs as jobs
+import importlib, json, os, statistics, sys, time
 from rgpu_fuzz.pipelines.base import Pipeline
-from campaigns.jobs import ChunkJob, Setup, run_chunk
+
+def first_module(*names):
+    """The first of `names` this tree (the working directory) has: the chunk job moved
+    between packages
+    (`campaigns.jobs` now; `triage.campaign_jobs` and `rgpu_fuzz.triage.campaign_jobs` in
+    older revisions a baseline may name)."""
+    import importlib.util
+    root = os.path.realpath(os.getcwd()) + os.sep
+    for name in names:
+        # the tree's own package only: an editable install of another checkout would
+        # answer for a package this tree lacks
+        spec = importlib.util.find_spec(name.split(".")[0])
+        if spec is not None and os.path.realpath(spec.origin or "").startswith(root):
+            return importlib.import_module(name)
+    raise ModuleNotFoundError(f"none of {names} in {root}")
+
+jobs = first_module("campaigns.jobs", "triage.campaign_jobs",
+                    "rgpu_fuzz.triage.campaign_jobs")
+ChunkJob, Setup, run_chunk = jobs.ChunkJob, jobs.Setup, jobs.run_chunk
 
 try:
-    from campaigns.orchestrate import CampaignConfig
+    CampaignConfig = first_module("campaigns.orchestrate", "triage.campaign",
+                                  "rgpu_fuzz.triage.campaign").CampaignConfig
     CHUNK = CampaignConfig.__dataclass_fields__["chunk"].default
 except (ImportError, KeyError, AttributeError):
     CHUNK = 8

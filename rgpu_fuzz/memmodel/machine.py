@@ -36,6 +36,16 @@ _DS_ATOMIC = re.compile(r"^ds_(add|sub|rsub|inc|dec|min|max|and|or|xor|mskor|wrx
                         r"cmpst|cmpstore|condxchg)")
 
 
+def matters(mnemonic: str) -> bool:
+    """Whether the check can tell an instruction from nothing: vector and scalar ALU
+    instructions (other than waits, unconditional jumps and `s_endpgm`) carry no
+    cache-policy bit, touch no wait counter and end no window, so a listing may leave them
+    out (`check_code_object` does: rendering their text decodes them again)."""
+    if not mnemonic.startswith(("v_", "s_")):
+        return True
+    return mnemonic.startswith("s_wait") or mnemonic in _JUMP or mnemonic == "s_endpgm"
+
+
 def wait_text(counter: str) -> str:
     """The wait instruction that drains `counter` (for a finding's text)."""
     return _WAIT_TEXT[counter]

@@ -342,8 +342,12 @@ def _compile(job: Job) -> _Built | Outcome:
         if isinstance(hooked, CompileCrash):
             return hooked
         linked = hooked
-    from rgpu_fuzz.memmodel import compile_crash  # docs/design.md "memory-model-sequence"
-    if (wrong := compile_crash(linked, got.ir_opt or got.ir, job.target)) is not None:
+    from rgpu_fuzz.memmodel import STAGE, compile_crash  # docs/design.md "memory-model-sequence"
+    report_stage(STAGE)
+    t = time.perf_counter()
+    wrong = compile_crash(linked, got.ir_opt or got.ir, job.target)
+    seconds[STAGE] = time.perf_counter() - t  # decodes `.text`: the launch's decode hits its memo
+    if wrong is not None:
         return wrong
     artefacts["code-object"] = toolchain.sha256(linked)  # type: ignore[arg-type]
     return _Built(got, linked, seconds, artefacts)

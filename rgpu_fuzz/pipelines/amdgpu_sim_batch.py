@@ -20,7 +20,8 @@ a case with a finding alone (`campaigns.jobs`), so what is recorded and reduced 
 what the single case does.
 
 Batch stage seconds are shared out evenly between the batch's cases (`ir-link`,
-`optimise`, `codegen`, `link`, `code-object-hook`, `codeobj`, `sim-decode`); a case's own
+`optimise`, `codegen`, `link`, `code-object-hook`, `memory-model` (which decodes `.text`
+first, so that `sim-decode` is then a memo hit), `codeobj`, `sim-decode`); a case's own
 stages are its own. Artefacts: each case's `source` and `llvm-ir`; the batch's
 `batch-object` and `batch-code-object` hashes.
 """
@@ -143,8 +144,10 @@ def _compile(job: BatchJob, pipeline: AmdgpuSimPipeline, builds: dict[int, LlvmB
         linked = hooked
     # Judged on the IR before optimisation (the batch has no optimised text): a mismatch
     # sends each case to run alone, where the check reads the optimised IR.
-    from rgpu_fuzz.memmodel import compile_crash
-    if (wrong := compile_crash(linked, text, job.target)) is not None:
+    from rgpu_fuzz.memmodel import STAGE, compile_crash
+    code_object = linked
+    if (wrong := clock.run(STAGE, lambda: compile_crash(code_object, text, job.target))) \
+            is not None:
         return BatchFailed(wrong.stage, wrong.signature)
     return linked
 

@@ -200,6 +200,21 @@ def test_edited_sequence_is_reported(cpu: str, kernel: str, find: str, replace: 
         for f in findings), [f.row.source for f in findings]
 
 
+@pytest.mark.parametrize(("cpu", "kernel", "find", "replace", "row", "missing"), EDITS,
+                         ids=[f"{e[0]}-{e[1]}" for e in EDITS])
+def test_alu_instructions_left_out_change_no_report(cpu: str, kernel: str, find: str,
+                                                    replace: str | None, row: str,
+                                                    missing: str) -> None:
+    """`check_code_object` renders only the instructions `machine.matters` keeps; on llc's
+    listing of each edited kernel (a finding) and of the kernel as llc wrote it (none), the
+    report from the instructions it keeps is the report from all of them."""
+    from rgpu_fuzz.memmodel.machine import matters
+
+    for lines in (_asm(cpu, kernel), _edit(_asm(cpu, kernel), find, replace)):
+        kept = [x for x in lines if matters(x.split(";")[0].strip().split(" ")[0])]
+        assert check_text(_ir(kernel), kept, cpu) == check_text(_ir(kernel), lines, cpu)
+
+
 def test_pipeline_outcome_cites_the_row() -> None:
     """`compile_crash`, what amdgpu-sim returns: stage `memory-model`, signature naming the
     row, the log every mismatch; nothing for a code object without a mismatch."""
