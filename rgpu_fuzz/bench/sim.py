@@ -89,7 +89,7 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
             got = call_in_worker("rgpu_fuzz.pipelines.amdgpu_sim:prepare_launch",
                                  pipeline.job(case), timeout=pipeline.timeout)
             if isinstance(got, Done) and got.value is not None:
-                got_all.append((name, got.value))
+                got_all.append((name, portable(got.value)))
         launches[spec] = got_all
         compile_s[spec] = round(time.perf_counter() - t0, 2)
 
@@ -128,11 +128,78 @@ def bench_sim(args: argparse.Namespace) -> dict[str, Any]:
         if "baseline" in row:
             row["ratio_current_over_baseline"] = _ratios(row["current"], row["baseline"])
             row["outputs"] = _same_outputs(runs["current"][0][spec], runs["baseline"][0][spec])
-        row["decoder"] = decode_throughput([read_code_object(lc.code_object) for _, lc in ls],
+        row["decoder"] = decode_throughput([read_code_object(lc[0]) for _, lc in ls],
                                            args.repeat)
         row["where_time_goes"] = _profile_pass(ls)
         out["specs"][spec] = row
     return out
+
+
+Portable = tuple[bytes, str, str, tuple[int, int, int], tuple[int, int, int], dict[str, bytes],
+                 tuple[bytes, int, tuple[tuple[int, str], ...]]]
+"""A launch as plain data (code object, kernel, target, grid, block, buffers, kernarg
+recipe), so that a baseline revision's simulator can replay it: the pipeline's `Launch`
+holds this tree's classes (its kernarg builder, a `LaunchPlan` of this tree's scalar types),
+which an older tree cannot unpickle."""
+
+_PLACES = (0x5EED_0000_0000_0000, 0x7A11_0000_0000_0000)
+"""Two sets of stand-in buffer addresses: a kernarg byte that differs between them is part
+of a buffer's address."""
+
+
+def portable(lc: Any) -> Portable:
+    """`lc` (`amdgpu_sim.Launch`) as `Portable`: its kernarg segment packed twice with
+    stand-in addresses, each buffer's 8-byte address slots found where the two differ (an
+    argument derived from an address in any other way is refused: the replay could not
+    rebuild it)."""
+    from rgpu_fuzz.codeobj.kernarg import KernargSegment
+
+    packed = []
+    for base in _PLACES:
+        names: list[str] = []
+
+        def address_of(name: str, names: list[str] = names, base: int = base) -> int:
+            if name not in names:
+                names.append(name)
+            return base + (names.index(name) << 16)
+        seg = lc.args(address_of)
+        if not isinstance(seg, KernargSegment):
+            raise RuntimeError(f"{lc.kernel}: no kernarg segment ({seg})")
+        packed.append((seg, names))
+    (seg, names), (seg2, names2) = packed
+    assert names == names2, (names, names2)
+    slots = []
+    for k, name in enumerate(names):
+        want = [(b + (k << 16)).to_bytes(8, "little") for b in _PLACES]
+        slots += [(off, name) for off in range(len(seg.data) - 7)
+                  if seg.data[off:off + 8] == want[0] and seg2.data[off:off + 8] == want[1]]
+    blank = bytearray(seg.data)
+    blank2 = bytearray(seg2.data)
+    for off, _ in slots:
+        blank[off:off + 8] = blank2[off:off + 8] = bytes(8)
+    if blank != blank2:
+        raise RuntimeError(f"{lc.kernel}: a kernarg depends on a buffer address otherwise "
+                           "than as the address itself")
+    return (lc.code_object, lc.kernel, lc.target, tuple(lc.grid), tuple(lc.block),
+            dict(lc.buffers), (bytes(blank), seg.alignment, tuple(slots)))
+
+
+def replayable(p: Portable) -> Any:
+    """A `Portable` as what `simulate` takes, built from the classes of the `rgpu_fuzz`
+    this process imports (this tree or a baseline's)."""
+    from types import SimpleNamespace
+
+    from rgpu_fuzz.codeobj.kernarg import KernargSegment
+
+    code_object, kernel, target, grid, block, buffers, (data, alignment, slots) = p
+
+    def args(address_of: Any) -> Any:
+        out = bytearray(data)
+        for off, name in slots:
+            out[off:off + 8] = int(address_of(name)).to_bytes(8, "little")
+        return KernargSegment(bytes(out), alignment)
+    return SimpleNamespace(code_object=code_object, kernel=kernel, target=target, grid=grid,
+                           block=block, buffers=buffers, args=args)
 
 
 def _baseline_tree(baseline: str, tmp: Path) -> Path:
@@ -201,7 +268,8 @@ def measure_file(launches_path: str, repeat: int, warmup: int = 0, hot: int = 0)
     first pass)."""
     tiers, decode_text, simulate = _sim_entry()
 
-    launches = pickle.loads(Path(launches_path).read_bytes())
+    launches = {spec: [(name, replayable(p)) for name, p in ls] for spec, ls in
+                pickle.loads(Path(launches_path).read_bytes()).items()}
 
     def one(lc: Any) -> Any:
         return simulate(lc.code_object, lc.kernel, lc.grid, lc.block, lc.args, lc.buffers,
@@ -322,7 +390,7 @@ def _profile_pass(launches: list[tuple[str, Any]]) -> dict[str, Any]:
 
     prof = cProfile.Profile()
     prof.enable()
-    for _, lc in launches:
+    for _, lc in [(name, replayable(p)) for name, p in launches]:
         simulate(lc.code_object, lc.kernel, lc.grid, lc.block, lc.args, lc.buffers,
                  decode=decode_text, target=lc.target)
     prof.disable()

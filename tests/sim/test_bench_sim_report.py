@@ -54,3 +54,37 @@ def test_sim_specs_must_name_amdgpu_sim(capsys: Any) -> None:
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and says in err[0], err
     check_sim_specs("amdgpu-sim:gfx942:O0,amdgpu-sim:gfx1100:O0,amdgpu-sim:gfx90a:O3")
+
+
+def test_portable_launch_replays_as_the_pipeline_launch() -> None:
+    """`bench sim` hands a baseline revision each launch as plain data (`portable`): it
+    unpickles without any class (so an older tree can read it), and replayed through
+    `replayable` it launches exactly as the pipeline's own `Launch` does: same status,
+    output bytes, wave-instructions and opcode counts; every buffer's address slot was
+    found (each buffer of the launch, the trap record's among them)."""
+    import io
+    import pickle
+    from pathlib import Path
+
+    from rgpu_fuzz import casefile
+    from rgpu_fuzz.bench.sim import portable, replayable
+    from rgpu_fuzz.pipelines.amdgpu_sim import AmdgpuSimPipeline, prepare_launch
+    from rgpu_fuzz.pipelines.base import PipelineSpec
+    from rgpu_fuzz.sim import decode_text, simulate
+
+    class Plain(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> Any:
+            raise AssertionError(f"{module}.{name} in a portable launch")
+
+    case = casefile.load(Path(__file__).parents[1] / "semantics/cases/atomic_rmw_global.toml")
+    pipeline = AmdgpuSimPipeline(PipelineSpec.parse("amdgpu-sim:gfx942:O3"))
+    lc = prepare_launch(pipeline.job(case))
+    assert lc is not None
+    p = Plain(io.BytesIO(pickle.dumps(portable(lc)))).load()
+    assert {name for _, name in p[6][2]} == set(lc.buffers)
+    again = replayable(p)
+    a, b = (simulate(x.code_object, x.kernel, x.grid, x.block, x.args, x.buffers,
+                     decode=decode_text, target=x.target) for x in (lc, again))
+    assert (a.status, a.buffers, a.wave_instructions, a.opcodes) == \
+        (b.status, b.buffers, b.wave_instructions, b.opcodes)
+    assert a.wave_instructions > 0
