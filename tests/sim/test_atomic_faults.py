@@ -155,3 +155,30 @@ def test_global_cmpswap_x2_lanes_at_one_address_apply_in_lane_order() -> None:
     assert got == [5, 1 << 32, 1 << 32, 11]
     assert w.vdef[:4, 4:6].all()
     assert u32(m.data, 0, 8) == 11
+
+
+def test_global_lanes_whose_words_overlap_in_part_apply_in_lane_order() -> None:
+    """Lane 0 at byte 0 and lane 1 at byte 2 overlap in bytes 2..3. Bytes 0..5 start
+    01 00 00 00 00 00. Lane 0 adds 0x1_0000 to the word at 0 (1 → 0x1_0001, bytes 01 00 01
+    00); lane 1 then reads the word at 2, bytes 01 00 00 00 = 1 (lane 0's write), and adds 1:
+    bytes 2..5 become 02 00 00 00. Returns 1 and 1."""
+    w, _, space = wave(0b0011)
+    m = space.map("buf", bytes(8))
+    m.data[0] = 1
+    addresses(w, [m.base, m.base + 2])
+    put(w, 6, [0x1_0000, 1])
+    run(["global_atomic_add v4, v[0:1], v6, off sc0"], w)
+    assert w.V[:2, 4].tolist() == [1, 1]
+    assert m.data[:6].tolist() == [1, 0, 2, 0, 0, 0]
+
+
+def test_ds_lanes_whose_words_overlap_in_part_apply_in_lane_order() -> None:
+    """The LDS form of the case above, with ds_add_rtn_u32 at bytes 8 and 10 (offset:8):
+    the same bytes and the same returns."""
+    w, lds, _ = wave(0b0011)
+    lds.data[8] = 1
+    put(w, 1, [0, 2])
+    put(w, 2, [0x1_0000, 1])
+    run(["ds_add_rtn_u32 v3, v1, v2 offset:8"], w)
+    assert w.V[:2, 3].tolist() == [1, 1]
+    assert lds.data[8:14].tolist() == [1, 0, 2, 0, 0, 0]
