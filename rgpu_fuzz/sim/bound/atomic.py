@@ -18,7 +18,6 @@ operand without that bit (or the reverse) is refused as undecodable.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -51,40 +50,83 @@ def _data(w: Wave, inst: Inst, e: np.ndarray, col: int, n: int) -> np.ndarray:
     return w.V[:, col:col + n].astype(np.uint64)
 
 
-def _operand(data: np.ndarray, lane: int, first: int, words: int) -> int:
-    value = int(data[lane, first])
-    return value | (int(data[lane, first + 1]) << 32) if words == 2 else value
+def _operands(data: np.ndarray, lanes: np.ndarray, first: int, words: int) -> list[int]:
+    """The operand of each of `lanes` held in `words` dwords from column `first` of `data`
+    (low dword first), as ints."""
+    value = data[lanes, first]
+    if words == 2:
+        value = value | data[lanes, first + 1] << np.uint64(32)
+    out: list[int] = value.tolist()
+    return out
 
 
-def _apply(fn: Rmw, src: int, cmp: int, bits: int, old: int) -> int:
-    return fn(old, src, cmp, bits)
+def _result(w: Wave, lanes: np.ndarray, olds: list[int], oks: list[bool] | None,
+            words: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pre-op values `olds` of `lanes` as a load's (lanes, words) dwords, low dword
+    first, and their definedness (`oks` per lane; None: all defined)."""
+    out = np.zeros((w.lanes, words), np.uint32)
+    odef = np.zeros((w.lanes, words), bool)
+    value = np.array(olds, np.uint64)
+    out[lanes, 0] = value & np.uint64(LOW32)
+    if words == 2:
+        out[lanes, 1] = value >> np.uint64(32)
+    odef[lanes] = True if oks is None else np.array(oks, bool)[:, None]
+    return out, odef
 
 
-def _rmw_lane(w: Wave, where: str, lane: int, addr: int, nbytes: int,
-              apply: Callable[[int], int], what: str) -> tuple[int, bool]:
-    """One lane's read-modify-write at `addr` in `where` ("global", "lds" or "private"):
-    (old value, whether it was defined). LDS and global memory have no definedness shadow
-    (an LDS read out of range is 0 and undefined, and its write faults `sim-oob-access`);
-    private memory's per-bit shadow makes the new value undefined when the old one was."""
-    if where == "global":
-        a = np.array([addr], np.uint64)
-        old = int.from_bytes(w.mem.glob.read(a, nbytes, what).tobytes(), "little")
-        w.mem.glob.write(a, _le(apply(old), nbytes), what)
-        return old, True
-    if where == "lds":
-        a = np.array([addr & LOW32], np.uint64)
-        lds = w.mem.lds(w)
-        raw, ok = lds.read(a, nbytes, what)
-        old = int.from_bytes(raw.tobytes(), "little")
-        lds.write(a, _le(apply(old), nbytes), what)
-        return old, bool(ok[0])
+def _rmw_private(w: Wave, lane: int, offset: int, nbytes: int, fn: Rmw, src: int, cmp: int,
+                 bits: int, what: str) -> tuple[int, bool]:
+    """One lane's read-modify-write at its private `offset`: (old value, whether it was
+    defined). Private memory's per-bit shadow makes the new value undefined when the old
+    one was."""
     lanes = np.array([lane], np.int64)
-    offs = np.array([addr & LOW32], np.int64)
-    raw, bits = w.private.read_bits(lanes, offs, nbytes, what)
+    offs = np.array([offset], np.int64)
+    raw, bits_ok = w.private.read_bits(lanes, offs, nbytes, what)
     old = int.from_bytes(raw.tobytes(), "little")
-    ok = bool(np.all(bits == 0xFF))
-    w.private.write(lanes, offs, _le(apply(old), nbytes), np.full((1, nbytes), ok), what)
+    ok = bool(np.all(bits_ok == 0xFF))
+    w.private.write(lanes, offs, _le(fn(old, src, cmp, bits), nbytes),
+                    np.full((1, nbytes), ok), what)
     return old, ok
+
+
+def _rmw_lanes(w: Wave, flat: bool, lanes: np.ndarray, addrs: list[int], srcs: list[int],
+               cmps: list[int], fn: Rmw, bits: int, what: str) -> tuple[list[int],
+                                                                      list[bool] | None]:
+    """Each lane's read-modify-write in ascending lane order: its old value, and whether
+    each was defined (None: all were). Global memory and LDS have no definedness shadow; a
+    lane faults as a one-lane `read` then `write` would (`AddressSpace.element`,
+    `Lds.element`: an LDS read out of range would be 0 and undefined, and its write faults).
+    `flat`: an address in the shared aperture is LDS at its low 32 bits, in the private
+    aperture the lane's private offset at its low 32 bits, else global."""
+    nbytes = bits // 8
+    glob = w.mem.glob.element
+    shared_hi = w.mem.shared_hi if flat else -1
+    private_hi = w.mem.private_hi if flat else -1
+    lds = None
+    olds: list[int] = []
+    oks: list[bool] | None = None
+    for i, addr in enumerate(addrs):
+        hi = addr >> 32
+        if hi == shared_hi:
+            if lds is None:
+                lds = w.mem.lds(w).element
+            b = lds(addr & LOW32, nbytes, what)
+        elif hi == private_hi:
+            if oks is None:
+                oks = [True] * i
+            old, ok = _rmw_private(w, int(lanes[i]), addr & LOW32, nbytes, fn, srcs[i],
+                                   cmps[i], bits, what)
+            olds.append(old)
+            oks.append(ok)
+            continue
+        else:
+            b = glob(addr, nbytes, what)
+        old = int.from_bytes(b, "little")
+        b[:] = fn(old, srcs[i], cmps[i], bits).to_bytes(nbytes, "little")
+        olds.append(old)
+        if oks is not None:
+            oks.append(True)
+    return olds, oks
 
 
 def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
@@ -112,7 +154,8 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
                                                                   (lambda w: True))
     counted = env.stores_in_vmcnt  # a store's place in vmcnt's queue (GFX9 only)
     offset = signed_offset(inst)
-    n = words * (2 if op.op == "CMPSWAP" else 1)
+    cmpswap = op.op == "CMPSWAP"
+    n = words * (2 if cmpswap else 1)
 
     def step(w: Wave) -> None:
         e = w.exec
@@ -128,25 +171,16 @@ def bind_atomic(inst: Inst, op: AtomicOp, env: Env, mem: Memory) -> Step:
         addrs = addrs + np.uint64(offset & (2**64 - 1))
         _check_addr(w, d, inst)
         data = _data(w, inst, e, vcol(vdata), n)
-        out = np.zeros((w.lanes, words), np.uint32)
-        odef = np.zeros((w.lanes, words), bool)
-        for lane in np.nonzero(e)[0].tolist():
-            addr = int(addrs[lane])
-            where = "global"
-            if flat and addr >> 32 == w.mem.shared_hi:
-                where = "lds"
-            elif flat and addr >> 32 == w.mem.private_hi:
-                where = "private"
-            src = _operand(data, lane, 0, words)
-            cmp = _operand(data, lane, words, words) if op.op == "CMPSWAP" else 0
-            old, ok = _rmw_lane(w, where, lane, addr, 4 * words,
-                                partial(_apply, fn, src, cmp, bits), inst.mnemonic)
-            out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
-            odef[lane] = ok
+        lanes = np.flatnonzero(e)
+        srcs = _operands(data, lanes, 0, words)
+        cmps = _operands(data, lanes, words, words) if cmpswap else [0] * len(srcs)
+        olds, oks = _rmw_lanes(w, flat, lanes, addrs[lanes].tolist(), srcs, cmps, fn, bits,
+                               inst.mnemonic)
         if dst is None:
             if counted:
                 w.vm_queue.append(Pending(vm=True, lgkm=flat, smem=False, done=True))
             return
+        out, odef = _result(w, lanes, olds, oks, words)
         issue_vector_load(w, vcol(dst), out, odef, vm=True, lgkm=flat)
     return step
 
@@ -184,18 +218,21 @@ def bind_ds_atomic(inst: Inst, op: DsAtomicOp, env: Env, mem: Memory) -> Step:
         _check_addr(w, d, inst)
         src_data = _data(w, inst, e, src_col, words)
         cmp_data = _data(w, inst, e, cmp_col, words) if two else src_data
-        out = np.zeros((w.lanes, words), np.uint32)
-        odef = np.zeros((w.lanes, words), bool)
-        for lane in np.nonzero(e)[0].tolist():
-            addr = (int(a[lane]) + offset) & LOW32
-            src = _operand(src_data, lane, 0, words)
-            cmp = _operand(cmp_data, lane, 0, words)
-            old, ok = _rmw_lane(w, "lds", lane, addr, 4 * words,
-                                partial(_apply, fn, src, cmp, bits), inst.mnemonic)
-            out[lane] = np.frombuffer(old.to_bytes(4 * words, "little"), np.uint32)
-            odef[lane] = ok
+        lanes = np.flatnonzero(e)
+        srcs = _operands(src_data, lanes, 0, words)
+        cmps = _operands(cmp_data, lanes, 0, words) if two else srcs
+        element = w.mem.lds(w).element
+        nbytes = 4 * words
+        what = inst.mnemonic
+        olds: list[int] = []
+        for addr, src, cmp in zip(a[lanes].tolist(), srcs, cmps, strict=True):
+            b = element((addr + offset) & LOW32, nbytes, what)
+            old = int.from_bytes(b, "little")
+            b[:] = fn(old, src, cmp, bits).to_bytes(nbytes, "little")
+            olds.append(old)
         if dst is None:
             w.lgkm_queue.append(Pending(vm=False, lgkm=True, smem=False, done=True))
             return
+        out, odef = _result(w, lanes, olds, None, words)
         issue_vector_load(w, vcol(dst), out, odef, vm=False, lgkm=True)
     return step

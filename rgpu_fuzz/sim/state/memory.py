@@ -82,6 +82,8 @@ class AddressSpace:
         self._hit: tuple[int, int, Mapping] | None = None
         """(start, end, mapping) of the last `holding` answer: a launch reads its few
         buffers over and over, and mappings are never removed, so it stays true."""
+        self._elem: tuple[int, int, memoryview] | None = None
+        """(start, end, bytes) of the writable mapping of the last `element` answer."""
 
     def map(self, name: str, data: np.ndarray | bytes, *, writable: bool = True,
             align: int = PAGE, pad_to: int = 0) -> Mapping:
@@ -221,6 +223,26 @@ class AddressSpace:
             m.data[off.view(np.int64)[:, None] + _bytes(width)] = \
                 data if lanes is None else data[lanes]
 
+    def element(self, address: int, width: int, what: str) -> memoryview:
+        """The `width` bytes at `address` as a writable view into its mapping: one lane's
+        read-modify-write (an atomic) without a `read` and a `write` of one-lane arrays.
+        It checks what that `read` then `write` check, in their order and with their
+        `sim-oob-access` texts: every byte inside one mapping (bytes past `defined_size` are
+        mapped, as for `read`), then the mapping writable."""
+        hit = self._elem
+        if hit is not None and hit[0] <= address and address + width <= hit[1]:
+            off = address - hit[0]
+            return hit[2][off:off + width]
+        m = self.find(address)
+        if m is None or address + width > m.end:
+            raise _oob(what, f"{width}-byte access at {self.describe(address)}")
+        if not m.writable:
+            raise _oob(what, f"store to read-only {m.name} at {self.describe(address)}")
+        view = m.data.data  # the array's buffer, as a memoryview
+        self._elem = (m.base, m.end, view)
+        off = address - m.base
+        return view[off:off + width]
+
     def read_scalar(self, address: int, width: int, what: str) -> bytes:
         m = self.find(address)
         if m is None or address + width > m.end:
@@ -245,6 +267,7 @@ class Lds:
     def __init__(self, size: int) -> None:
         self.data = np.zeros(max(size, 0), np.uint8)
         self.size = size
+        self._view = self.data.data  # the array's buffer, as a memoryview
 
     def _index(self, addrs: np.ndarray, width: int, what: str) -> np.ndarray:
         a = addrs.astype(np.int64)
@@ -270,6 +293,14 @@ class Lds:
 
     def write(self, addrs: np.ndarray, data: np.ndarray, what: str) -> None:
         self.data[self._index(addrs, data.shape[1], what)] = data
+
+    def element(self, address: int, width: int, what: str) -> memoryview:
+        """The `width` bytes at `address` (0 <= address < 2^32) as a writable view: one
+        lane's read-modify-write. Out of range it faults as `write` does: the `read` before
+        it would give 0, undefined, and the write of the new value is the `sim-oob-access`."""
+        if address + width > self.size:
+            raise _oob(what, f"{width}-byte LDS access at {address:#x}, LDS size {self.size:#x}")
+        return self._view[address:address + width]
 
 
 class Private:
