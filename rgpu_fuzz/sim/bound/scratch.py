@@ -46,7 +46,7 @@ from rgpu_fuzz.sim.common.fault import Fault, FaultKind, SimStop
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.semantics.memops import MemOp
 from rgpu_fuzz.sim.state.halves import half_mask
-from rgpu_fuzz.sim.state.wave import Pending, Wave
+from rgpu_fuzz.sim.state.wave import Pending, Wave, mask_of
 
 Step = Callable[[Wave], Any]
 M32 = 0xFFFF_FFFF
@@ -187,19 +187,19 @@ def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
     (`bound.memdata._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
     those whose dword is partly defined get its defined bits."""
     e = None if w.exec_full else w.exec
-    lanes = range(w.lanes) if e is None else np.nonzero(e)[0].tolist()
+    em = -1 if e is None else mask_of(e)  # -1: every lane
     for j in range(words.shape[0]):
         part = w.vpart.get(col + j)
         if part:
-            for lane in lanes:
-                part.pop(lane, None)
+            for lane in [ln for ln in part if em >> ln & 1]:
+                del part[lane]
         some = (words[j] != 0) & (words[j] != DEFINED_WORD)
         if e is not None:
             some &= e
         if some.any():
             got = w.vpart.setdefault(col + j, {})
-            for lane in np.nonzero(some)[0].tolist():
-                got[lane] = int(words[j, lane])
+            idx = np.nonzero(some)[0]
+            got.update(zip(idx.tolist(), words[j, idx].tolist(), strict=True))
 
 
 def row_access(op: MemOp, col: int, bits: bool = False,

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.state.wave import Wave
+from rgpu_fuzz.sim.state.wave import Wave, mask_of
 
 FULL = 0xFFFF_FFFF
 LOW, HIGH = 0x0000_FFFF, 0xFFFF_0000
@@ -71,14 +71,17 @@ def write_bits(w: Wave, col: int, value: Any, defined: Any, mask: int,
     partial = lanes & ~whole & (bits != 0)
     part = w.vpart.get(col)
     if part is not None:
-        for lane in np.nonzero(lanes & ~partial)[0].tolist():
-            part.pop(lane, None)
+        # the written lanes no longer partly defined leave `part`: a pass over its few
+        # entries against one lane mask, not over every written lane
+        clear = mask_of(lanes & ~partial)
+        for lane in [ln for ln in part if clear >> ln & 1]:
+            del part[lane]
         if not part and not partial.any():
             del w.vpart[col]
     if partial.any():
         part = w.vpart.setdefault(col, {})
-        for lane in np.nonzero(partial)[0].tolist():
-            part[lane] = int(bits[lane])
+        idx = np.nonzero(partial)[0]
+        part.update(zip(idx.tolist(), bits[idx].tolist(), strict=True))
 
 
 def byte_bits(byte_defined: np.ndarray) -> np.ndarray:
