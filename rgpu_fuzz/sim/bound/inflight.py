@@ -16,7 +16,7 @@ import numpy as np
 
 from rgpu_fuzz.sim.bound.operands import hazard
 from rgpu_fuzz.sim.state.halves import write_bits
-from rgpu_fuzz.sim.state.wave import EXEC, FULL, Pending, Wave, span
+from rgpu_fuzz.sim.state.wave import EXEC, FULL, Pending, Wave, mask_of, span
 
 STORED = Pending(vm=True, lgkm=False, smem=False, done=True)
 """What a GLOBAL or SCRATCH store leaves in the vmcnt queue: an entry that completes
@@ -66,8 +66,9 @@ def _write_defined_bits(w: Wave, c: int, data: np.ndarray, m: np.ndarray | None,
             np.copyto(w.vdef[:, c], whole, where=m)
     part = w.vpart.get(c)
     if part is not None:
-        for lane in (range(w.lanes) if m is None else np.nonzero(m)[0].tolist()):
-            part.pop(lane, None)
+        em = -1 if m is None else mask_of(m)  # -1: every lane
+        for lane in [ln for ln in part if em >> ln & 1]:
+            del part[lane]
         if not part:
             del w.vpart[c]
 
