@@ -17,6 +17,7 @@ from typing import Any
 
 from rgpu_fuzz.codeobj import CodeObject
 from rgpu_fuzz.sim.isa.decode_plan import Plan, plan
+from rgpu_fuzz.sim.isa.decode_plan import forget as forget_decode_plans
 from rgpu_fuzz.sim.isa.decoder import K_CONSTANT, _Decoder, _Ended
 from rgpu_fuzz.sim.isa.formats import (
     Format,
@@ -28,7 +29,7 @@ from rgpu_fuzz.sim.isa.operands import (
 from rgpu_fuzz.sim.isa.tables import OpInfo, TargetTables, tables
 
 __all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_at_ended",
-           "decode_code_object"]
+           "decode_code_object", "forget_plans"]
 
 
 def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction, ...]:
@@ -192,6 +193,14 @@ def _candidates(t: TargetTables, w0: int) -> tuple[_Candidate, ...]:
 
 _NO_OPS: Mapping[int, OpInfo] = {}
 _PLANS_BY_OP: dict[str, dict[type[Format], dict[int, Plan]]] = {}
+
+
+def forget_plans() -> None:
+    """Forgets every plan and the operands memoised in them (tests compare the decoder
+    with and without them)."""
+    _CANDIDATES.clear()
+    _PLANS_BY_OP.clear()
+    forget_decode_plans()
 
 
 def _decode_ended(t: TargetTables, words: tuple[int, ...], i: int,

@@ -152,6 +152,11 @@ def plan(fmt: type[Format], info: OpInfo, spec: TargetSpec) -> Plan:
     return got
 
 
+def forget() -> None:
+    """Forgets every plan (and so every memoised operand)."""
+    _PLANS.clear()
+
+
 def variant(t: TargetTables, fmt: type[Format], p: Plan, enc: Encoding,
             value_names: tuple[str, ...]) -> Variant:
     """`p` decoded as `enc` with the fields `value_names` (the format's, an extension
@@ -272,5 +277,5 @@ def special_operand(which: Special, count: int = 1) -> Operand:
 
 __all__ = ["ACC_FIELDS", "DEF", "DEF_IF_RETURNS", "FIELD", "FLAT_ADDRESS", "FLAT_FAMILY",
            "IMMEDIATE", "K_CONSTANT", "MATRIX", "OPERAND_MODIFIERS", "SMEM_OFFSET", "USE",
-           "VOP3_FAMILY", "VOP_SHORT", "Plan", "Step", "Variant", "immediate",
+           "VOP3_FAMILY", "VOP_SHORT", "Plan", "Step", "Variant", "forget", "immediate",
            "modifier_names", "plan", "special_operand", "variant"]
