@@ -33,7 +33,7 @@ def _instructions(target: str, rng: random.Random) -> list[tuple[tuple[int, ...]
     SDWA or DPP16 dword, every VOP1/VOP2/VOPC opcode of `target`: random register fields
     and modifier bits, a random dword after (a literal where one is read)."""
     t = tables(target)
-    out = []
+    out: list[tuple[tuple[int, ...], list[int]]] = []
     for fmt in t.spec.formats:
         if fmt.op_table in _VOP3:
             for op in t.ops.get(fmt.op_table, {}):
