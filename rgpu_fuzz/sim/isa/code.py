@@ -335,23 +335,24 @@ def scan(data: bytes, target: str, base_address: int) -> Code:
         memo = _MEMO[target] = _Memo(target)
     get = memo.known.get
     out: list[Inst] = []
-    offsets: list[int] = []
+    addresses: list[int] = []
     append = out.append
-    append_offset = offsets.append
+    append_address = addresses.append
     i = 0
     while i < n:
         inst = get(words[i])
-        j = i + 1
-        while inst.__class__ is dict and j < n:
-            inst = inst.get(words[j])
-            j += 1
-        if inst is None or inst.__class__ is dict:
-            inst = _miss(memo, words, i, target, base_address + 4 * i)
+        if inst.__class__ is not Inst:
+            j = i + 1
+            while inst.__class__ is dict and j < n:
+                inst = inst.get(words[j])
+                j += 1
+            if inst.__class__ is not Inst:
+                inst = _miss(memo, words, i, target, base_address + 4 * i)
         append(inst)
-        append_offset(i)
+        append_address(base_address + 4 * i)
         i += inst.size >> 2
     mark_regions(out, target)
-    return Code(out, [base_address + 4 * i for i in offsets])
+    return Code(out, addresses)
 
 
 def _miss(memo: _Memo, words: tuple[int, ...], i: int, target: str, address: int) -> Inst:

@@ -11,10 +11,13 @@ the section.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import fields
+from typing import Any
 
 from rgpu_fuzz.codeobj import CodeObject
+from rgpu_fuzz.sim.isa.decode_plan import Plan, plan
+from rgpu_fuzz.sim.isa.decode_plan import forget as forget_decode_plans
 from rgpu_fuzz.sim.isa.decoder import K_CONSTANT, _Decoder, _Ended
 from rgpu_fuzz.sim.isa.formats import (
     Format,
@@ -26,7 +29,7 @@ from rgpu_fuzz.sim.isa.operands import (
 from rgpu_fuzz.sim.isa.tables import OpInfo, TargetTables, tables
 
 __all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_at_ended",
-           "decode_code_object"]
+           "decode_code_object", "forget_plans"]
 
 
 def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction, ...]:
@@ -35,29 +38,36 @@ def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction
     Decoded instructions are memoised per process by their words (compiled code repeats
     instructions within and across code objects); a hit is the cached instruction moved to
     its address. Instructions whose decoding depends on their address (branches) or on
-    where the section ends (`decode_at_ended`) are not memoised.
+    where the section ends (`decode_at_ended`) are not memoised. The memo is a trie of
+    dwords, as `rgpu_fuzz.sim.isa.code._Memo.known` is: the first dword maps to the
+    instruction when it takes one dword (a literal or extension dword follows only for a
+    field of the first), else to a dict of the second dword, and so on.
     """
     t = tables(target)
     n = len(text) // 4
     words = struct.unpack_from(f"<{n}I", text) if n else ()
-    memo = _MEMO.setdefault(target, {})
-    if len(memo) > _MEMO_LIMIT:
-        memo.clear()
+    memo = _MEMO.get(target)
+    if memo is None or memo.stored > _MEMO_LIMIT:
+        memo = _MEMO[target] = _Trie()
+    get = memo.root.get
     out: list[Instruction] = []
+    append = out.append
     i = 0
     while i < n:
+        inst = get(words[i])
+        j = i + 1
+        while inst.__class__ is dict and j < n:
+            inst = inst.get(words[j])
+            j += 1
         address = base_address + 4 * i
-        inst = None
-        for candidate in memo.get(words[i], ()):
-            if words[i: i + len(candidate.words)] == candidate.words:
-                inst = _moved(candidate, address)
-                break
-        if inst is None:
+        if inst is None or inst.__class__ is dict:
             inst, ended = _decode_ended(t, words, i, address)
             if "target" not in inst.modifiers and not ended:
-                memo.setdefault(words[i], []).append(inst)
-        out.append(inst)
-        i += inst.size // 4
+                memo.store(inst)
+        elif inst.address != address:
+            inst = _moved(inst, address)
+        append(inst)
+        i += inst.size >> 2
     return tuple(out)
 
 
@@ -77,7 +87,31 @@ def decode_at_ended(words: tuple[int, ...], i: int, target: str,
     return _decode_ended(tables(target), words, i, address)
 
 
-_MEMO: dict[str, dict[int, list[Instruction]]] = {}
+class _Trie:
+    """`decode`'s memo of one target: instructions by their dwords (see `decode`)."""
+
+    __slots__ = ("root", "stored")
+
+    def __init__(self) -> None:
+        self.root: dict[int, Any] = {}
+        self.stored = 0
+
+    def store(self, inst: Instruction) -> None:
+        node = self.root
+        words = inst.words
+        for w in words[:-1]:
+            nxt = node.get(w)
+            if nxt is None:
+                nxt = node[w] = {}
+            elif nxt.__class__ is not dict:
+                return      # a prefix is a whole instruction
+            node = nxt
+        if node.get(words[-1]).__class__ is not dict:
+            node[words[-1]] = inst
+            self.stored += 1
+
+
+_MEMO: dict[str, _Trie] = {}
 _MEMO_LIMIT = 200_000
 
 
@@ -86,21 +120,32 @@ def clear_memo() -> None:
     _MEMO.clear()
 
 
-_SLOTS = tuple(f.name for f in fields(Instruction))
-_set = object.__setattr__
+def _copier() -> Any:
+    """A field-by-field copy of an `Instruction`, unrolled, through each slot's own
+    descriptor (a frozen dataclass's `replace` re-runs `__init__`, and a loop of
+    `object.__setattr__` over the field names costs twice as much on this hot path)."""
+    names = [f.name for f in fields(Instruction)]
+    body = "".join(f"    set_{name}(n, i.{name})\n" for name in names)
+    scope: dict[str, Any] = {}
+    exec(f"def copy(i):\n    n = new(cls)\n{body}    return n\n",
+         {**{f"set_{name}": Instruction.__dict__[name].__set__ for name in names},
+          "new": object.__new__, "cls": Instruction}, scope)
+    return scope["copy"]
+
+
+_copy = _copier()
+_SET_ADDRESS = Instruction.__dict__["address"].__set__
+_SET_HALVES = Instruction.__dict__["halves"].__set__
 
 
 def _moved(inst: Instruction, address: int) -> Instruction:
-    """A copy of a memoised instruction at another address (field by field: a frozen
-    dataclass's `replace` re-runs `__init__`, five times slower on this hot path)."""
+    """A copy of a memoised instruction at another address."""
     if inst.address == address:
         return inst
-    new = object.__new__(Instruction)
-    for name in _SLOTS:
-        _set(new, name, getattr(inst, name))
-    _set(new, "address", address)
+    new = _copy(inst)
+    _SET_ADDRESS(new, address)
     if inst.halves:
-        _set(new, "halves", tuple(_moved(h, address) for h in inst.halves))
+        _SET_HALVES(new, tuple(_moved(h, address) for h in inst.halves))
     return new
 
 
@@ -117,21 +162,61 @@ def _unknown(words: tuple[int, ...], i: int, address: int, target: str) -> Instr
                        mnemonic="", words=(words[i],))
 
 
-def _candidates(t: TargetTables, w0: int) -> Iterator[tuple[type[Format], OpInfo]]:
-    for fmt in t.spec.formats:
-        if w0 & fmt.mask == fmt.match:
-            info = t.ops.get(fmt.op_table, {}).get(fmt.op.get(w0))
-            if info is not None:
-                yield fmt, info
+_Candidate = tuple[type[Format], int, int, Mapping[int, OpInfo], dict[int, Plan]]
+_CANDIDATES: dict[str, tuple[int, dict[int, tuple[_Candidate, ...]]]] = {}
+
+
+def _candidates(t: TargetTables, w0: int) -> tuple[_Candidate, ...]:
+    """The formats whose identifying bits match `w0`, in the target's order, each with its
+    opcode field (lowest bit, mask), its opcode table and its opcodes' plans by value
+    (`decode_plan.plan`, filled in as met). Which formats match depends only on the bits
+    some format identifies itself by (their union), so the list is kept per value of
+    those bits."""
+    index = _CANDIDATES.get(t.spec.name)
+    if index is None:
+        union = 0
+        for fmt in t.spec.formats:
+            union |= fmt.mask
+        plans: dict[type[Format], dict[int, Plan]] = {fmt: {} for fmt in t.spec.formats}
+        index = _CANDIDATES[t.spec.name] = (union, {})
+        _PLANS_BY_OP[t.spec.name] = plans
+    key = w0 & index[0]
+    got = index[1].get(key)
+    if got is None:
+        plans = _PLANS_BY_OP[t.spec.name]
+        got = index[1][key] = tuple(
+            (fmt, fmt.op.lo, (1 << fmt.op.width) - 1, t.ops.get(fmt.op_table, _NO_OPS),
+             plans[fmt])
+            for fmt in t.spec.formats if key & fmt.mask == fmt.match)
+    return got
+
+
+_NO_OPS: Mapping[int, OpInfo] = {}
+_PLANS_BY_OP: dict[str, dict[type[Format], dict[int, Plan]]] = {}
+
+
+def forget_plans() -> None:
+    """Forgets every plan and the operands memoised in them (tests compare the decoder
+    with and without them)."""
+    _CANDIDATES.clear()
+    _PLANS_BY_OP.clear()
+    forget_decode_plans()
 
 
 def _decode_ended(t: TargetTables, words: tuple[int, ...], i: int,
                   address: int) -> tuple[Instruction, bool]:
     w0 = words[i]
     ended = False
-    for fmt, info in _candidates(t, w0):
+    for fmt, lo, mask, ops, plans in _candidates(t, w0):
+        op = w0 >> lo & mask
+        p = plans.get(op)
+        if p is None:
+            info = ops.get(op)
+            if info is None:
+                continue
+            p = plans[op] = plan(fmt, info, t.spec)
         try:
-            return _Decoder(t, fmt, info, words, i, address).run(), ended
+            return _Decoder(t, fmt, p, words, i, address).run(), ended
         except _Ended:
             ended = True
         except Undecodable:

@@ -7,13 +7,26 @@ section walk are `isa.decode`'s."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
 from rgpu_fuzz.sim.isa import vop3_dpp
-from rgpu_fuzz.sim.isa.bitop3 import is_bitop3, truth_table
+from rgpu_fuzz.sim.isa.bitop3 import truth_table
+from rgpu_fuzz.sim.isa.decode_plan import (
+    DEF,
+    DEF_IF_RETURNS,
+    FIELD,
+    FLAT_ADDRESS,
+    IMMEDIATE,
+    K_CONSTANT,
+    SMEM_OFFSET,
+    VOP_SHORT,
+    Plan,
+    immediate,
+    special_operand,
+    variant,
+)
 from rgpu_fuzz.sim.isa.formats import (
     DPP8_EXT,
     DPP16_EXT,
@@ -36,32 +49,19 @@ from rgpu_fuzz.sim.isa.operands import (
     Undecodable,
     operand_count,
     scalar,
-    special,
     vgpr,
 )
-from rgpu_fuzz.sim.isa.permlane_swap import is_permlane_swap, swap_controls
+from rgpu_fuzz.sim.isa.permlane_swap import swap_controls
 from rgpu_fuzz.sim.isa.tables import OperandType, OpInfo, TargetTables
 
 _SDWA_CODE, _DPP16_CODE, _DPP8_CODE, _DPP8FI_CODE = 249, 250, 233, 234
-_VOP_SHORT = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC})
 _VOP_SHORT_TABLES = ("VOP1Op", "VOP2Op", "VOPCOp")
 _TRUE16_PACKED = frozenset({Encoding.VOP1, Encoding.VOP2, Encoding.VOPC, Encoding.DPP,
                             Encoding.DPP8})
-_MATRIX = re.compile(r"^V_S?MFMA")
 _SELECTS = ("BYTE_0", "BYTE_1", "BYTE_2", "BYTE_3", "WORD_0", "WORD_1", "DWORD")
-
-# Opcodes with a constant dword that no operand field names (the "K" of *MK/*AK, the
-# value of s_setreg_imm32): AMD's names say so (CDNA3 ISA §12.7 V_FMAMK_F32, §12.1
-# S_SETREG_IMM32_B32). The group is where LLVM prints it among the uses.
-K_CONSTANT = re.compile(r"^(?:V|S|V_DUAL)_(?:FMA|MAD)(?P<kind>MK|AK)_|^S_SETREG_IMM32")
-
-# Fields that are written (defs); all other operand fields are read.
-_DEF_FIELDS = frozenset({"vdst", "sdst", "vdstx", "vdsty"})
-_STORE_PREFIXES = ("S_STORE", "S_BUFFER_STORE", "S_SCRATCH_STORE", "S_ATC_PROBE")
-# SOPK opcodes whose sdst is only read (compare) or both read and written.
-_SOPK_READS = re.compile(r"^S_CMPK_|^S_SETREG_")
-_SOPK_RMW = re.compile(r"^S_(?:ADDK|MULK|CMOVK)_")
-
+_OPERAND_MEMO_LIMIT = 4096
+"""Operands memoised per variant field (`decode_plan.Step.memo`) before it starts over."""
+_M64_SREG = OperandType(64, "OPR_SREG", "FMT_NUM_M64")
 
 
 class _Ended(Undecodable):
@@ -72,17 +72,24 @@ class _Ended(Undecodable):
 class _Decoder:
     """Decodes one instruction of a known format and opcode."""
 
-    def __init__(self, t: TargetTables, fmt: type[Format], info: OpInfo,
+    __slots__ = ("address", "bits", "encoding", "extension", "fmt", "i", "info", "literal",
+                 "ndwords", "plan", "spec", "t", "values", "variant", "vop3_dpp", "words")
+
+    def __init__(self, t: TargetTables, fmt: type[Format], p: Plan,
                  words: tuple[int, ...], i: int, address: int) -> None:
-        self.t, self.spec, self.fmt, self.info = t, t.spec, fmt, info
+        self.t, self.spec, self.fmt, self.info, self.plan = t, p.spec, fmt, p.info, p
         self.words, self.i, self.address = words, i, address
         self.encoding = fmt.encoding
-        self.ndwords = fmt.dwords
-        self.bits = self._gather(self.ndwords)
+        n = self.ndwords = fmt.dwords
+        if n == 1:
+            self.bits = words[i]
+        elif n == 2 and i + 2 <= len(words):
+            self.bits = words[i] | words[i + 1] << 32
+        else:
+            self.bits = self._gather(n)
         self.values = fmt.decode_fields(self.bits)
         self.extension: type[_Extension] | None = None
         self.vop3_dpp = False
-        self.plan = _plan(fmt, info)
 
     def _gather(self, ndwords: int) -> int:
         if self.i + ndwords > len(self.words):
@@ -95,10 +102,11 @@ class _Decoder:
     # -- sizes: extension dword and literal -------------------------------------------
 
     def run(self) -> Instruction:
-        plan = self.plan
-        present = plan.present
-        if self.encoding in _VOP_SHORT and "src0" in self.values:
-            code = self.values["src0"]
+        p = self.plan
+        values = self.values
+        dpp3 = None
+        if p.short_src0:
+            code = values["src0"]
             if code == _SDWA_CODE and self.spec.sdwa:
                 self.encoding, self.extension = Encoding.SDWA, SDWA_EXT
             elif code == _DPP16_CODE:
@@ -108,34 +116,35 @@ class _Decoder:
             if self.extension is not None:
                 self.ndwords += 1
                 self.bits = self._gather(self.ndwords)
-                self.values.update({n: f.get(self.bits)
-                                    for n, f in self.extension.fields.items()})
+                values.update({n: f.get(self.bits) for n, f in self.extension.fields.items()})
                 if self.extension is DPP8_EXT:
-                    self.values["fi"] = int(code == _DPP8FI_CODE)   # RDNA3 §7.7: code 234
-        elif self.encoding in (Encoding.VOP3, Encoding.VOP3SD) and self.spec.dpp8 and (
-                dpp3 := vop3_dpp.extension(self.values.get("src0", -1))) is not None:
+                    values["fi"] = int(code == _DPP8FI_CODE)   # RDNA3 §7.7: code 234
+        elif p.vop3_dpp and (dpp3 := vop3_dpp.extension(values.get("src0", -1))) is not None:
             self.ndwords += 1                       # GFX11 VOP3 DPP (`isa.vop3_dpp`)
             self.bits = self._gather(self.ndwords)
-            self.values.update(vop3_dpp.fields(dpp3, self.bits, self.values["src0"]))
+            values.update(vop3_dpp.fields(dpp3, self.bits, values["src0"]))
             self.vop3_dpp = True
         literal = None
-        k_match = plan.k_match
+        k_match = p.k_match
         needs_literal = k_match is not None or (
-            self.extension is None
-            and any(self.values[n] == LITERAL_CODE for n in plan.source_fields)
-            and (self.encoding not in (Encoding.VOP3, Encoding.VOP3SD, Encoding.VOP3P)
-                 or self.spec.vop3_literal))
+            self.extension is None and p.literal_ok
+            and any(values[n] == LITERAL_CODE for n in p.source_fields))
         if self.encoding is Encoding.VOPD:
             k_match = k_match or K_CONSTANT.match(self._vopd_y().name)
             needs_literal = k_match is not None or LITERAL_CODE in (
-                self.values["srcx0"], self.values["srcy0"])
+                values["srcx0"], values["srcy0"])
         if needs_literal:
             if self.i + self.ndwords >= len(self.words):
                 raise _Ended("literal past the end of the section")
             literal = self.words[self.i + self.ndwords]
             self.ndwords += 1
         self.literal = literal
-        defs, uses = self._operands(present, k_match)
+        key = self.encoding if dpp3 is None else dpp3
+        var = p.variants.get(key)
+        if var is None:
+            var = p.variants[key] = variant(self.t, self.fmt, p, self.encoding, tuple(values))
+        self.variant = var
+        defs, uses = self._operands(k_match)
         modifiers = self._modifiers()
         halves: tuple[Instruction, ...] = ()
         opcode, mnemonic = self.info.name, self._mnemonic()
@@ -145,7 +154,7 @@ class _Decoder:
             halves = self._vopd_halves(defs, uses)
             opcode = f"{halves[0].opcode}::{halves[1].opcode}"
             mnemonic = f"{halves[0].mnemonic}::{halves[1].mnemonic}"
-        fields = dict(self.values)
+        fields = dict(values)
         if literal is not None:
             fields["literal"] = literal
         return make_instruction(
@@ -166,11 +175,11 @@ class _Decoder:
     def _spell(self) -> str:
         base = self.info.mnemonic
         enc = self.encoding
-        if self.info.suffix is not None and enc in _VOP_SHORT:
+        if self.info.suffix is not None and enc in VOP_SHORT:
             return base + self.info.suffix
         if not self.info.operands:
             return base                    # v_nop, v_clrexcp: LLVM prints no suffix
-        if enc in _VOP_SHORT:
+        if enc in VOP_SHORT:
             has_long = self.info.name in self.t.by_name["VOP3Op"] or (
                 self.info.name in self.t.by_name["VOP3SDOp"])
             return base + "_e32" if has_long else base
@@ -214,7 +223,7 @@ class _Decoder:
         """MUBUF/MTBUF vaddr: one VGPR per enabled index/offset, `off` for none (CDNA3 §9.1)."""
         count = self.values.get("offen", 0) + self.values.get("idxen", 0)
         if count == 0:
-            return special(Special.OFF)
+            return special_operand(Special.OFF)
         return Operand(kind=OperandKind.VGPR, index=raw, count=count)
 
     def _acc(self, name: str) -> bool:
@@ -222,45 +231,46 @@ class _Decoder:
         return bool(self.values.get("acc")) and name in ("vdst", "data", "vdata", "data0",
                                                          "data1")
 
-    def _operands(self, present: Sequence[str], k_match: re.Match | None
-                  ) -> tuple[list[Operand], list[Operand]]:
+    def _operands(self, k_match: re.Match | None) -> tuple[list[Operand], list[Operand]]:
+        """The operands in LLVM's order, split into defs and uses, by the variant's steps;
+        a register or constant field's operand memoised by what it is a function of (the
+        step's `deps`, the literal where the field holds its code)."""
         enc = self.encoding
         if enc is Encoding.VOPD:
             return self._vopd_operands()
         defs: list[Operand] = []
         uses: list[Operand] = []
-        name = self.info.name
-        no_return = self._atomic_without_return()
-        for fname, optype in zip(present, self.plan.optypes, strict=True):
-            if optype is not None and optype.type == "OPR_EXEC":
-                continue                       # gfx11 v_cmpx: writes EXEC, not printed
-            if fname == "vdst" and no_return:
+        values = self.values
+        no_return = self.plan.flat_atomic and not self._returns()
+        for step in self.variant.steps:
+            if step.unless_no_return and no_return:
                 continue
-            if enc is Encoding.SMEM and fname == "soffset":
-                uses.extend(self._smem_offset(optype))
-                continue
-            if fname in ("addr", "saddr") and enc in (Encoding.GLOBAL, Encoding.SCRATCH,
-                                                      Encoding.FLAT):
-                uses.append(self._flat_address(fname, optype))
-                continue
-            if (fname == "simm16" or self.fmt.fields[fname].kind is FieldKind.PLAIN
-                    or (optype is not None and optype.type.startswith(("OPR_SIMM",
-                                                                       "OPR_SENDMSG")))):
-                # an immediate in an operand field (s_set_gpr_idx_on's mode, s_atc_probe's
-                # probe kind): the XML's operand type says so
-                uses.append(self._immediate(fname, optype))
-                continue
-            operand = self._field_operand(fname, optype)
-            operand = self._with_modifiers(fname, operand)
-            is_def = fname in _DEF_FIELDS or (fname == "sdata" and not name.startswith(
-                _STORE_PREFIXES)) or (fname == "vdata" and self._buffer_writes_vdata())
-            if enc is Encoding.SOPK and fname == "sdst":
-                if _SOPK_READS.match(name):
-                    is_def = False
-                elif _SOPK_RMW.match(name):
+            action = step.action
+            if action == FIELD:
+                raw = values[step.name]
+                deps = step.deps
+                key: Any = raw if deps is None else (raw, deps(values))
+                if raw == LITERAL_CODE:
+                    key = (key, self.literal)
+                memo = step.memo
+                operand = memo.get(key)
+                if operand is None:
+                    operand = self._with_modifiers(
+                        step.name, self._field_operand(step.name, step.optype))
+                    if len(memo) > _OPERAND_MEMO_LIMIT:
+                        memo.clear()
+                    memo[key] = operand
+                role = step.role
+                if role == DEF or (role == DEF_IF_RETURNS and self._returns()):
                     defs.append(operand)
-                    continue
-            (defs if is_def else uses).append(operand)
+                else:
+                    uses.append(operand)
+            elif action == IMMEDIATE:
+                uses.append(immediate(values[step.name], step.width))
+            elif action == SMEM_OFFSET:
+                uses.extend(self._smem_offset())
+            elif action == FLAT_ADDRESS:
+                uses.append(self._flat_address(step.name, step.optype))
         self._implicit_vcc(defs, uses)
         if k_match is not None and self.literal is not None:
             k = Operand(kind=OperandKind.LITERAL, value=self.literal, width=32)
@@ -270,68 +280,36 @@ class _Decoder:
                 uses.append(k)                     # v_fmaak_f32 vdst, src0, vsrc1, K
         return defs, uses
 
-    def _buffer_writes_vdata(self) -> bool:
-        """MUBUF/MTBUF: vdata is the destination of loads and of returning atomics."""
-        name = self.info.name
-        if "_LOAD_" in name:
-            return True
-        return "_ATOMIC_" in name and self._returns()
-
     def _returns(self) -> bool:
         """An atomic's return bit: GLC (GFX9, RDNA3), SC0 (gfx940+), TH bit 0
-        (TH_ATOMIC_RETURN, RDNA4 ISA "Memory Scope and Temporal Hints")."""
+        (TH_ATOMIC_RETURN, RDNA4 ISA "Memory Scope and Temporal Hints"); a memory atomic
+        returns the pre-op value only with it: CDNA3 ISA §10.1 "FLAT ... atomics: SC0=1
+        returns", RDNA3 ISA §10.1 "GLC=1 returns"."""
         v = self.values
         if "th" in v:
             return bool(v["th"] & 1)
         return bool(v.get("sc0", v.get("glc", 0)))
 
-    def _atomic_without_return(self) -> bool:
-        """A memory atomic returns the pre-op value only with GLC (SC0 on gfx940+): CDNA3
-        ISA §10.1 "FLAT ... atomics: SC0=1 returns", RDNA3 ISA §10.1 "GLC=1 returns"."""
-        if "_ATOMIC_" not in self.info.name or self.encoding not in (
-                Encoding.FLAT, Encoding.GLOBAL, Encoding.SCRATCH):
-            return False
-        return not self._returns()
-
     def _implicit_vcc(self, defs: list[Operand], uses: list[Operand]) -> None:
         """`vcc` that LLVM prints for VOPC and carry VOP2 in 32-bit, SDWA and DPP forms.
 
-        Which VOP2 opcodes have a carry is read from the tables: their VOP3 form has an
-        `sdst` (carry out) or a lane-mask `src2` (carry in / condition).
+        Which VOP2 opcodes have a carry is read from the tables (`decode_plan.variant`):
+        their VOP3 form has an `sdst` (carry out) or a lane-mask `src2` (carry in /
+        condition).
         """
-        enc = self.encoding
-        if enc not in (Encoding.VOP2, Encoding.VOPC, Encoding.SDWA, Encoding.DPP,
-                       Encoding.DPP8):
+        var = self.variant
+        if var.vopc:
+            if self.encoding is Encoding.SDWA and self.values.get("sd"):
+                defs.insert(0, scalar(self.values["sdst"], _M64_SREG, self.spec))
+            elif not var.writes_exec_only:
+                defs.insert(0, var.vcc)
             return
-        vcc = special(Special.VCC_LO, self.spec.wave_size // 32)
-        name = self.info.name
-        if self.fmt.op_table == "VOPCOp":
-            long_form = self.t.by_name["VOP3Op"].get(name)
-            writes_exec_only = long_form is not None and any(
-                o.type == "OPR_EXEC" for o in long_form.operands.values())
-            if enc is Encoding.SDWA and self.values.get("sd"):
-                code = self.values["sdst"]
-                defs.insert(0, scalar(code, OperandType(64, "OPR_SREG", "FMT_NUM_M64"),
-                                      self.spec))
-            elif not writes_exec_only:
-                defs.insert(0, vcc)
-            return
-        if self.fmt.op_table != "VOP2Op":
-            return
-        long_form = self.t.by_name["VOP3SDOp"].get(name) or self.t.by_name["VOP3Op"].get(name)
-        if long_form is None:
-            return
-        if "sdst" in long_form.operands:
-            defs.append(vcc)
-        src2 = long_form.operands.get("src2")
-        if src2 is not None and src2.fmt == "FMT_NUM_M64":
-            uses.append(vcc)
+        if var.carry_out:
+            defs.append(var.vcc)
+        if var.carry_in:
+            uses.append(var.vcc)
 
-    def _immediate(self, fname: str, optype: OperandType | None) -> Operand:
-        raw = self.values[fname]
-        return Operand(kind=OperandKind.IMM, value=raw, width=self.fmt.fields[fname].width)
-
-    def _smem_offset(self, optype: OperandType | None) -> list[Operand]:
+    def _smem_offset(self) -> list[Operand]:
         """SMEM address offset: an immediate, an SGPR, or both (CDNA3 §4.2, RDNA3 §5.2)."""
         v = self.values
         out: list[Operand] = []
@@ -340,7 +318,7 @@ class _Decoder:
             if v["imm"]:
                 if v["soffset_en"]:
                     out.append(scalar(v["soffset"], None, self.spec))
-                out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, 21), width=21))
+                out.append(immediate(_signed(offset, 21), 21))
             elif v["soffset_en"]:
                 out.append(scalar(v["soffset"], None, self.spec))
             else:
@@ -349,7 +327,7 @@ class _Decoder:
         soffset = scalar(v["soffset"], None, self.spec)
         out.append(soffset)
         width = self.fmt.fields["offset"].width          # 21 bits on RDNA3, 24 on RDNA4
-        out.append(Operand(kind=OperandKind.IMM, value=_signed(offset, width), width=width))
+        out.append(immediate(_signed(offset, width), width))
         return out
 
     def _flat_address(self, fname: str, optype: OperandType | None) -> Operand:
@@ -357,13 +335,13 @@ class _Decoder:
         v = self.values
         if fname == "saddr":
             if self.encoding is Encoding.FLAT:
-                return special(Special.OFF)
+                return special_operand(Special.OFF)
             if v["saddr"] in (0x7F, 0x7C) and self._saddr_off(v["saddr"]):
-                return special(Special.OFF)
+                return special_operand(Special.OFF)
             return scalar(v["saddr"], optype, self.spec)
         # addr
         if self.encoding is Encoding.SCRATCH and not self._scratch_has_vaddr():
-            return special(Special.OFF)
+            return special_operand(Special.OFF)
         if self.encoding is Encoding.GLOBAL and not self._saddr_off(v["saddr"]):
             return vgpr(v["addr"], OperandType(32, "OPR_VGPR", "FMT_ANY"), self.spec)
         return vgpr(v["addr"], optype, self.spec)
@@ -379,15 +357,17 @@ class _Decoder:
         return self._saddr_off(v["saddr"])
 
     def _with_modifiers(self, fname: str, op: Operand) -> Operand:
-        """Source modifiers of VOP3/VOP3P/SDWA/DPP onto the operand they apply to."""
+        """Source modifiers of VOP3/VOP3P/SDWA/DPP onto the operand they apply to (what
+        it reads of the fields is `decode_plan.OPERAND_MODIFIERS`)."""
         v = self.values
         enc = self.encoding
+        p = self.plan
         index = {"src0": 0, "src1": 1, "vsrc1": 1, "src2": 2}.get(fname)
-        if enc is Encoding.VOP3P and _MATRIX.match(self.info.name):
+        if enc is Encoding.VOP3P and p.matrix:
             return self._matrix_operand(fname, op)
-        if enc is Encoding.VOP3 and index is not None and is_bitop3(self.info.name):
+        if enc is Encoding.VOP3 and index is not None and p.bitop3:
             return _replace(op, hi=bool(v["opsel"] >> index & 1))   # no abs/neg: the table
-        if enc is Encoding.VOP3 and index is not None and is_permlane_swap(self.info.name):
+        if enc is Encoding.VOP3 and index is not None and p.permlane_swap:
             # OP_SEL holds FI and BOUND_CTRL (`_modifiers`), not SRC0's half
             return _replace(op, neg=bool(v["neg"] >> index & 1),
                             abs=bool(v.get("abs", 0) >> index & 1))
@@ -408,21 +388,21 @@ class _Decoder:
         if enc is Encoding.VOP3 and fname == "vdst" and v.get("opsel", 0) & 8:
             return _replace(op, hi=True)
         if enc is Encoding.SDWA and index is not None and index < 2:
-            p = f"src{index}"
+            p_ = f"src{index}"
             if v[f"s{index}"]:
                 code = v["src0"] if index == 0 else v["vsrc1"]
                 op = scalar(code, self._optype(fname), self.spec)
             elif index == 0:
                 op = vgpr(v["src0"], self._optype(fname), self.spec)
-            return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]),
-                            sext=bool(v[f"{p}_sext"]), sel=_select(v[f"{p}_sel"]))
+            return _replace(op, neg=bool(v[f"{p_}_neg"]), abs=bool(v[f"{p_}_abs"]),
+                            sext=bool(v[f"{p_}_sext"]), sel=_select(v[f"{p_}_sel"]))
         if enc in (Encoding.DPP, Encoding.DPP8) and index is not None and index < 2:
             if index == 0:   # bit 7 of a true16 SRC0 selects the high half, as in VOP1/2/C
                 op = vgpr(v["src0"], self._optype(fname), self.spec,
                           packed_half=self.spec.true16)
             if enc is Encoding.DPP:
-                p = f"src{index}"
-                return _replace(op, neg=bool(v[f"{p}_neg"]), abs=bool(v[f"{p}_abs"]))
+                p_ = f"src{index}"
+                return _replace(op, neg=bool(v[f"{p_}_neg"]), abs=bool(v[f"{p_}_abs"]))
         return op
 
     def _matrix_operand(self, fname: str, op: Operand) -> Operand:
@@ -440,14 +420,16 @@ class _Decoder:
     def _modifiers(self) -> dict[str, int]:
         """Instruction-wide modifiers: every non-operand field, by its LLVM name."""
         v = self.values
-        mods = {n: v[n] for n in _modifier_names(self.fmt, tuple(v))}
-        if self.encoding is Encoding.VOP3P and _MATRIX.match(self.info.name):
+        p = self.plan
+        enc = self.encoding
+        mods = {n: v[n] for n in self.variant.modifier_names}
+        if enc is Encoding.VOP3P and p.matrix:
             mods = {"cbsz": v["neg_hi"], "abid": v["opsel"] | v["opsel_hi2"] << 3,
                     "blgp": v["neg"]}
-        if self.encoding is Encoding.VOP3 and is_bitop3(self.info.name):
+        if enc is Encoding.VOP3 and p.bitop3:
             mods.pop("omod", None)
             mods["bitop3"] = truth_table(v)
-        if self.encoding is Encoding.VOP3 and is_permlane_swap(self.info.name):
+        if enc is Encoding.VOP3 and p.permlane_swap:
             mods.update(swap_controls(v))
         if self.extension is not None:
             for n in ("src0", "sdst"):
@@ -455,11 +437,10 @@ class _Decoder:
         if self.extension is SDWA_EXT and self.fmt.op_table == "VOPCOp":
             for n in ("dst_sel", "dst_unused", "clamp", "omod"):   # VOPC: bits 47:40 are sdst/sd
                 mods.pop(n, None)
-        if self.encoding in (Encoding.GLOBAL, Encoding.SCRATCH) or (
-                self.encoding is Encoding.FLAT and self.fmt.fields["offset"].width in (13, 24)):
+        if enc in (Encoding.GLOBAL, Encoding.SCRATCH) or (
+                enc is Encoding.FLAT and self.fmt.fields["offset"].width in (13, 24)):
             mods["offset"] = _signed(v["offset"], self.fmt.fields["offset"].width)
-        if self.encoding is Encoding.SOPP and self._optype("simm16") is not None and (
-                self.info.operands["simm16"].type == "OPR_LABEL"):
+        if p.branch:
             mods["target"] = self.address + 4 + 4 * _signed(v["simm16"], 16)
         return mods
 
@@ -525,66 +506,3 @@ def _replace(op: Operand, **changes: Any) -> Operand:
         if getattr(op, name) != value:
             return replace(op, **changes)
     return op
-
-
-_MODIFIER_NAMES: dict[tuple[type[Format], tuple[str, ...]], tuple[str, ...]] = {}
-_NOT_MODIFIERS: dict[type[Format], frozenset[str]] = {}
-# memos keyed by format class (a dict, not `functools.cache`, whose typing wants `Hashable`
-# arguments and does not take a class object for one)
-
-
-def _modifier_names(fmt: type[Format], names: tuple[str, ...]) -> tuple[str, ...]:
-    """Of the fields `names` decoded for `fmt` (with an extension dword's), the
-    instruction-wide modifiers, in field order."""
-    got = _MODIFIER_NAMES.get((fmt, names))
-    if got is None:
-        skip = _not_modifiers(fmt)
-        got = _MODIFIER_NAMES[(fmt, names)] = tuple(
-            n for n in names
-            if n not in skip and not n.startswith(("src0_", "src1_", "s0", "s1")))
-    return got
-
-
-@dataclass(slots=True)
-class _Plan:
-    """What decoding an opcode of a format needs that its field values do not change,
-    computed once per (format, opcode): the operand fields it has in LLVM's order with
-    their operand types, which of them are sources (a literal follows for code 255), the
-    K constant of *MK/*AK, and LLVM's spelling per encoding (filled in as met)."""
-
-    info: OpInfo
-    present: tuple[str, ...]
-    optypes: tuple[OperandType | None, ...]
-    source_fields: tuple[str, ...]
-    k_match: re.Match[str] | None
-    mnemonics: dict[Encoding, str]
-
-
-_PLANS: dict[tuple[type[Format], int], _Plan] = {}
-
-
-def _plan(fmt: type[Format], info: OpInfo) -> _Plan:
-    got = _PLANS.get((fmt, id(info)))
-    if got is not None and got.info is info:
-        return got
-    ops = info.operands
-    if fmt.encoding is Encoding.VOPD:
-        present = tuple(fmt.asm_order)
-    else:
-        present = tuple(name for name in fmt.asm_order if name in ops)
-    sources = tuple(n for n in present if fmt.fields[n].kind in (FieldKind.SRC, FieldKind.SSRC))
-    got = _Plan(info, present, tuple(ops.get(n) for n in present), sources,
-                K_CONSTANT.match(info.name), {})
-    _PLANS[(fmt, id(info))] = got
-    return got
-
-
-def _not_modifiers(fmt: type[Format]) -> frozenset[str]:
-    """Fields of `fmt` that are operands or per-operand bits, not instruction modifiers."""
-    got = _NOT_MODIFIERS.get(fmt)
-    if got is None:
-        operand_fields = {n for n, f in fmt.fields.items() if f.kind is not FieldKind.PLAIN}
-        got = _NOT_MODIFIERS[fmt] = frozenset(
-            operand_fields | {"op", "opy", "simm16", "neg", "abs", "opsel", "opsel_hi",
-                              "opsel_hi2", "neg_hi", "imm", "soffset_en", "sd"})
-    return got

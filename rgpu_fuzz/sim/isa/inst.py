@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from rgpu_fuzz.sim.isa.decode import decode_at
+from rgpu_fuzz.sim.isa.instruction import Encoding
 from rgpu_fuzz.sim.isa.render import render
 
 
@@ -299,13 +300,34 @@ def _interned(modifiers: Mapping[str, Any]) -> dict[str, Any]:
 
 def from_decoded(decoded: Any, text: str = "") -> Inst:
     """The executor's view of one `rgpu_fuzz.sim.isa.Instruction`."""
-    ops = tuple(_operand(o) for o in (*decoded.defs, *decoded.uses))
-    halves = tuple(from_decoded(h) for h in getattr(decoded, "halves", ()))
+    by_id = _BY_ID
+    ops = []
+    for o in (*decoded.defs, *decoded.uses):
+        hit = by_id.get(id(o))
+        ops.append(hit[1] if hit is not None and hit[0] is o else _operand(o))
+    halves = tuple(from_decoded(h) for h in decoded.halves) if decoded.halves else ()
     mods = _interned(decoded.modifiers)
-    shared = not ("target" in mods or decoded.opcode.startswith(ADDRESS_BOUND)) and bool(
-        decoded.words)
-    key = (decoded.target, decoded.words) if shared else ()
-    return Inst(decoded.address, decoded.size, decoded.opcode, decoded.encoding.value,
-                decoded.mnemonic, ops, mods, text,  # type: ignore[arg-type]
-                halves, () if shared or not decoded.words else (decoded.target, decoded.words),
-                key)
+    words = decoded.words
+    shared = not ("target" in mods or decoded.opcode.startswith(ADDRESS_BOUND)) and bool(words)
+    key = (decoded.target, words) if shared else ()
+    return _new_inst(decoded.address, decoded.size, decoded.opcode,
+                     _ENCODING_NAMES[decoded.encoding], decoded.mnemonic, tuple(ops), mods,
+                     text, halves, () if shared or not words else (decoded.target, words), key)
+
+
+def _constructor() -> Any:
+    """`Inst(...)` with every field given, set through each slot's own descriptor (the
+    frozen dataclass's `__init__` goes through `object.__setattr__` per field: twice as
+    slow on the decoder's path)."""
+    names = [f.name for f in dataclasses.fields(Inst)]
+    body = "".join(f"    set_{name}(n, {name})\n" for name in names)
+    scope: dict[str, Any] = {}
+    exec(f"def make({', '.join(names)}):\n    n = new(cls)\n{body}    return n\n",
+         {**{f"set_{name}": _setter(name) for name in names}, "new": object.__new__,
+          "cls": Inst}, scope)
+    return scope["make"]
+
+
+_new_inst = _constructor()
+_ENCODING_NAMES = {e: e.value for e in Encoding}
+"""An encoding's name (`Enum.value` is a descriptor call)."""
