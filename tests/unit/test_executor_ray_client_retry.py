@@ -3,8 +3,9 @@ else is.
 
 The failure is a race inside Ray's proxier (its fork against gRPC's poller threads) that a test
 cannot bring about on purpose, so these tests drive `_connect_client` with a stand-in for the
-`ray` module that answers as Ray Client answered in a failed CI run: `ConnectionAbortedError`
-("Initialization failure from server: RuntimeError: Starting Ray client server failed. ...").
+`ray` module that answers as Ray Client answered in failed runs: `ConnectionAbortedError`
+("Initialization failure from server: RuntimeError: Starting Ray client server failed. ...", or
+"... psutil.ZombieProcess: PID still exists but it's a zombie ...").
 The connection to a real head is `test_executor_ray.py`'s."""
 
 from __future__ import annotations
@@ -45,6 +46,18 @@ def test_a_specific_server_that_died_at_startup_is_tried_again() -> None:
     ray = _Ray(ConnectionAbortedError(DIED), ConnectionAbortedError(DIED))
     ray_executor._connect_client(ray, "ray://127.0.0.1:10001", {})
     assert (ray.inits, ray.shutdowns) == (3, 2)
+
+
+ZOMBIE = ("Initialization failure from server: psutil.ZombieProcess: PID still exists but "
+          "it's a zombie (pid=14687)")
+"""The same death seen by the proxier's process check before the child was reaped (a full
+test run under load)."""
+
+
+def test_a_specific_server_seen_as_a_zombie_is_tried_again() -> None:
+    ray = _Ray(ConnectionAbortedError(ZOMBIE))
+    ray_executor._connect_client(ray, "ray://127.0.0.1:10001", {})
+    assert (ray.inits, ray.shutdowns) == (2, 1)
 
 
 def test_it_gives_up_after_the_last_try_with_ray_s_own_error() -> None:
