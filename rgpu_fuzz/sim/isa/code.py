@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any, overload
 
 from rgpu_fuzz.sim.isa.decode import clear_memo as clear_decoder_memo
-from rgpu_fuzz.sim.isa.decode import decode_at, decode_at_ended
+from rgpu_fuzz.sim.isa.decode import decode_at, decode_at_ended, trie_store
 from rgpu_fuzz.sim.isa.inst import Inst, Opnd, from_decoded
 from rgpu_fuzz.sim.isa.regions import mark_regions
 from rgpu_fuzz.sim.isa.tables import tables
@@ -285,17 +285,7 @@ class _Memo:
 
     def store(self, inst: Inst) -> None:
         """Memoise the shared `inst` by its dwords."""
-        words = inst.share_key[1]
-        node = self.known
-        for w in words[:-1]:
-            nxt = node.get(w)
-            if nxt is None:
-                nxt = node[w] = {}
-            elif nxt.__class__ is not dict:
-                return      # a prefix is a whole instruction
-            node = nxt
-        if node.get(words[-1]).__class__ is not dict:
-            node[words[-1]] = inst
+        if trie_store(self.known, inst.share_key[1], inst):
             self.stored += 1
 
 

@@ -11,7 +11,7 @@ the section.
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import Any
 
@@ -29,7 +29,7 @@ from rgpu_fuzz.sim.isa.operands import (
 from rgpu_fuzz.sim.isa.tables import OpInfo, TargetTables, tables
 
 __all__ = ["K_CONSTANT", "clear_memo", "decode", "decode_at", "decode_at_ended",
-           "decode_code_object", "forget_plans"]
+           "decode_code_object", "forget_plans", "trie_store"]
 
 
 def decode(text: bytes, target: str, base_address: int = 0) -> tuple[Instruction, ...]:
@@ -97,18 +97,26 @@ class _Trie:
         self.stored = 0
 
     def store(self, inst: Instruction) -> None:
-        node = self.root
-        words = inst.words
-        for w in words[:-1]:
-            nxt = node.get(w)
-            if nxt is None:
-                nxt = node[w] = {}
-            elif nxt.__class__ is not dict:
-                return      # a prefix is a whole instruction
-            node = nxt
-        if node.get(words[-1]).__class__ is not dict:
-            node[words[-1]] = inst
+        if trie_store(self.root, inst.words, inst):
             self.stored += 1
+
+
+def trie_store(root: dict[int, Any], words: Sequence[int], value: Any) -> bool:
+    """Put `value` at `words` in a dword trie (nested dicts by dword, an instruction at the
+    leaf: the decoder's memo here and the scan's in `code`); False, storing nothing, where a
+    prefix of `words` is a whole instruction already or `words` is a prefix of stored ones."""
+    node = root
+    for w in words[:-1]:
+        nxt = node.get(w)
+        if nxt is None:
+            nxt = node[w] = {}
+        elif nxt.__class__ is not dict:
+            return False    # a prefix is a whole instruction
+        node = nxt
+    if node.get(words[-1]).__class__ is dict:
+        return False
+    node[words[-1]] = value
+    return True
 
 
 _MEMO: dict[str, _Trie] = {}

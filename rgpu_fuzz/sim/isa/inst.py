@@ -164,17 +164,23 @@ class Inst:
         return new
 
 
+def _unrolled(fn: str, value: Any, params: str | None = None) -> Any:
+    """A function `fn(params)` (default: every field) that makes a new `Inst` and sets each
+    field to the expression `value(name)`, one line per field through the slot's setter."""
+    names = [f.name for f in dataclasses.fields(Inst)]
+    body = "".join(f"    set_{name}(n, {value(name)})\n" for name in names)
+    scope: dict[str, Any] = {}
+    exec(f"def {fn}({params or ', '.join(names)}):\n    n = new(cls)\n{body}    return n\n",
+         {**{f"set_{name}": _setter(name) for name in names}, "new": object.__new__,
+          "cls": Inst}, scope)
+    return scope[fn]
+
+
 def _copier() -> Any:
     """A field-by-field copy of an `Inst`, unrolled (a loop over the field names costs
     twice as much on the scan's hot path), through each slot's own descriptor (half the
     cost of `object.__setattr__`, which looks the name up first)."""
-    names = [f.name for f in dataclasses.fields(Inst)]
-    body = "".join(f"    set_{name}(n, i.{name})\n" for name in names)
-    scope: dict[str, Any] = {}
-    exec(f"def copy(i):\n    n = new(cls)\n{body}    return n\n",
-         {**{f"set_{name}": _setter(name) for name in names}, "new": object.__new__,
-          "cls": Inst}, scope)
-    return scope["copy"]
+    return _unrolled("copy", lambda name: f"i.{name}", "i")
 
 
 def _setter(name: str) -> Any:
@@ -319,13 +325,7 @@ def _constructor() -> Any:
     """`Inst(...)` with every field given, set through each slot's own descriptor (the
     frozen dataclass's `__init__` goes through `object.__setattr__` per field: twice as
     slow on the decoder's path)."""
-    names = [f.name for f in dataclasses.fields(Inst)]
-    body = "".join(f"    set_{name}(n, {name})\n" for name in names)
-    scope: dict[str, Any] = {}
-    exec(f"def make({', '.join(names)}):\n    n = new(cls)\n{body}    return n\n",
-         {**{f"set_{name}": _setter(name) for name in names}, "new": object.__new__,
-          "cls": Inst}, scope)
-    return scope["make"]
+    return _unrolled("make", lambda name: name)
 
 
 _new_inst = _constructor()
