@@ -13,14 +13,14 @@ as on hardware no undefined bit can reach it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.state.halves import FULL, defined_bits, write_bits
-from rgpu_fuzz.sim.state.wave import AGPR_BASE, Wave
+from rgpu_fuzz.sim.state.wave import AGPR_BASE, Wave, span
 
 U32 = np.uint32
 Bits = Callable[[Wave], np.ndarray]
@@ -81,6 +81,68 @@ def _bits_of(op: Opnd, defined: Callable[[Wave], Any], lanes: int) -> Bits:
     return lambda w: np.where(np.broadcast_to(defined(w), (lanes,)), U32(FULL), U32(0))
 
 
+def _lanes_defined(w: Wave, col: int) -> bool:
+    """Whether column `col` is defined as a whole (`Wave.vdef`) in every lane of EXEC."""
+    d = w.vdef[:, col]
+    if not w.exec_full:
+        lo, hi = span(w.exec)
+        if lo < 0:
+            return bool(d[w.exec].all())
+        d = d[lo:hi]
+    return b"\x00" not in d.tobytes()
+
+
+def _all_bits_defined(ops: Sequence[Opnd], srcs: list[tuple[Any, Any]]) -> Callable[[Wave], bool]:
+    """Whether every bit `_bits_of` gives the sources `ops` is defined in every lane of EXEC
+    (read from `Wave.vdef` and `Wave.sdef` as `_bits_of` reads them, not from a narrowed
+    read's definedness). Then each rule defines all 32 result bits of those lanes (carry
+    rule: no undefined bit; AND/OR/XOR: both bits defined; shifts: `(FULL << s) | (1 << s)
+    - 1`), which is the whole-register rule writing defined lanes: no per-bit work."""
+    tests = [t for t in (_source_defined(op, d) for op, (_, d) in zip(ops, srcs, strict=True))
+             if t is not None]
+    if not tests:
+        return lambda w: True
+    if len(tests) == 1:
+        return tests[0]
+    t0, t1 = tests
+    return lambda w: t0(w) and t1(w)
+
+
+def _source_defined(op: Opnd, defined: Callable[[Wave], Any]) -> Callable[[Wave], bool] | None:
+    """`_all_bits_defined` of one source (None: a constant, always defined)."""
+    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+        return None
+    if op.kind in (OpKind.VGPR, OpKind.AGPR) and op.count == 1:
+        col = op.index + (AGPR_BASE if op.kind is OpKind.AGPR else 0)
+        return lambda w: _lanes_defined(w, col)
+    if op.kind is OpKind.SGPR and op.index < 128 and op.count == 1:
+        i = op.index
+        return lambda w: w.sdef[i] & FULL == FULL
+    return lambda w: _every_lane(w, defined(w))
+
+
+def _every_lane(w: Wave, d: Any) -> bool:
+    """Whether the defined lanes `d` (a bool, or a bool per lane) cover EXEC."""
+    if type(d) is not np.ndarray or d.ndim == 0:
+        return bool(d)
+    return bool(np.all(d | ~w.exec)) if not w.exec_full else bool(d.all())
+
+
+def _all_true(d: Any) -> bool:
+    """`np.all(d)` of a bool or a bool per lane, without its dispatch for the latter."""
+    if type(d) is np.ndarray and d.dtype == np.bool_:
+        return b"\x00" not in d.tobytes()
+    return bool(np.all(d))
+
+
+def _drop_empty(w: Wave, col: int) -> None:
+    """After a whole-register write: `write_bits` drops an empty `vpart` entry of the
+    column it writes, which `operands._forget` keeps; the fast paths drop it too."""
+    vp = w.vpart
+    if vp and col in vp and not vp[col]:
+        del vp[col]
+
+
 def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
                 lanes: int, put: Callable[[Wave, Any, Any], None]) -> Callable[[Wave], None]:
     """The bound step of a 32-bit op in `RULES` (plain VGPR destination, no modifiers):
@@ -105,6 +167,7 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
     c0, c1 = (cols + cols)[:2] if cols else (-1, -1)
 
     decides = inst.opcode in DECIDING and not all(consts)
+    defined_in_exec = _all_bits_defined(inst.operands[1:3], srcs)
 
     def step(w: Wave) -> None:
         a, b = ga(w), gb(w)
@@ -112,9 +175,15 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
         vp = w.vpart
         if not vp or (c0 not in vp and c1 not in vp):
             d = whole(w)
-            if not decides or np.all(d):
+            if not decides or _all_true(d):
                 put(w, r, d)  # whole registers: the plain rule, no per-bit work
                 return
+        if defined_in_exec(w):
+            # every source bit of the lanes in EXEC defined (nearly always at O0: its
+            # undefined and partly defined lanes are outside EXEC): every rule defines all 32
+            put(w, r, True)
+            _drop_empty(w, col)
+            return
         if w.pend_v and col in w.pend_v:
             put(w, r, True)  # raises the hazard as any write would
         r = np.broadcast_to(np.asarray(r).view(U32), (lanes,))
@@ -138,15 +207,23 @@ def cndmask_step(inst: Inst, ops: list[Opnd], srcs: list[tuple[Any, Any]],
     col = dst.index + (AGPR_BASE if dst.kind is OpKind.AGPR else 0)
     (g0, d0), (g1, d1) = srcs
     bits0, bits1 = _bits_of(ops[1], d0, lanes), _bits_of(ops[2], d1, lanes)
-    cols = {o.index + (AGPR_BASE if o.kind is OpKind.AGPR else 0)
-            for o in ops[1:3] if o.kind in (OpKind.VGPR, OpKind.AGPR) and o.count == 1}
+    cols = [o.index + (AGPR_BASE if o.kind is OpKind.AGPR else 0)
+            for o in ops[1:3] if o.kind in (OpKind.VGPR, OpKind.AGPR) and o.count == 1]
+    c0, c1 = (cols + cols)[:2] if cols else (-1, -1)
+    defined_in_exec = _all_bits_defined(ops[1:3], srcs)
 
     def step(w: Wave) -> None:
         m = mask(w)
         value = np.where(m, g1(w), g0(w))
         vp = w.vpart
-        if not vp or not any(c in vp for c in cols):
+        if not vp or (c0 not in vp and c1 not in vp):
             put(w, value, np.where(m, d1(w), d0(w)) & mask_defined(w))
+            return
+        if defined_in_exec(w):
+            # both sources wholly defined in EXEC: a lane's bits are all or none by its
+            # mask bit's definedness, the whole-register rule
+            put(w, value, np.where(m, d1(w), d0(w)) & mask_defined(w))
+            _drop_empty(w, col)
             return
         if w.pend_v and col in w.pend_v:
             put(w, value, True)  # raises the hazard as any write would
