@@ -147,3 +147,19 @@ def test_cndmask_copies_a_selected_partly_defined_lane_in_exec() -> None:
     bits = defined_bits(w, 2)
     assert bits[1] == 0x0000_FFFF and w.V[1, 2] == 0x1234
     assert all(bits[ln] == M32 for ln in range(8) if ln != 1)
+
+
+def test_or_under_partial_exec_over_never_written_inactive_lanes() -> None:
+    # no partly defined source; v0 undefined in every lane outside EXEC (never written
+    # there): the lanes in EXEC are wholly defined, the others keep v2 as it was
+    for exec_mask in (EXEC_RUN, EXEC_SPLIT):
+        w = _wave(exec_mask)
+        del w.vpart[1]
+        for ln in range(64):
+            if not exec_mask >> ln & 1:
+                w.vdef[ln, 0] = False
+        run_steps(assemble(["v_or_b32_e32 v2, v0, v1"]), w)
+        bits = defined_bits(w, 2)
+        for ln in _lanes(exec_mask):
+            assert w.V[ln, 2] == 0x00F0_1234 and bits[ln] == M32, ln
+        _check_untouched(w, exec_mask)

@@ -81,9 +81,13 @@ def _bits_of(op: Opnd, defined: Callable[[Wave], Any], lanes: int) -> Bits:
     return lambda w: np.where(np.broadcast_to(defined(w), (lanes,)), U32(FULL), U32(0))
 
 
-def _lanes_defined(w: Wave, col: int) -> bool:
-    """Whether column `col` is defined as a whole (`Wave.vdef`) in every lane of EXEC."""
-    d = w.vdef[:, col]
+def _in_exec(w: Wave, d: Any) -> bool:
+    """Whether the defined lanes `d` (a bool, or a bool per lane) cover EXEC (a run of
+    lanes as a slice, `wave.span`; the bytes of a bool vector hold a 0 where one is False)."""
+    if type(d) is not np.ndarray or d.ndim == 0:
+        return bool(d)
+    if d.dtype != np.bool_:
+        d = d.astype(bool)
     if not w.exec_full:
         lo, hi = span(w.exec)
         if lo < 0:
@@ -98,34 +102,28 @@ def _all_bits_defined(ops: Sequence[Opnd], srcs: list[tuple[Any, Any]]) -> Calla
     read's definedness). Then each rule defines all 32 result bits of those lanes (carry
     rule: no undefined bit; AND/OR/XOR: both bits defined; shifts: `(FULL << s) | (1 << s)
     - 1`), which is the whole-register rule writing defined lanes: no per-bit work."""
-    tests = [t for t in (_source_defined(op, d) for op, (_, d) in zip(ops, srcs, strict=True))
-             if t is not None]
-    if not tests:
-        return lambda w: True
-    if len(tests) == 1:
-        return tests[0]
-    t0, t1 = tests
-    return lambda w: t0(w) and t1(w)
+    cols: list[int] = []
+    sregs: list[int] = []
+    others: list[Callable[[Wave], Any]] = []
+    for op, (_, defined) in zip(ops, srcs, strict=True):
+        if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+            continue  # `_bits_of`: all 32 bits, always
+        if op.kind in (OpKind.VGPR, OpKind.AGPR) and op.count == 1:
+            cols.append(op.index + (AGPR_BASE if op.kind is OpKind.AGPR else 0))
+        elif op.kind is OpKind.SGPR and op.index < 128 and op.count == 1:
+            sregs.append(op.index)
+        else:
+            others.append(defined)
 
-
-def _source_defined(op: Opnd, defined: Callable[[Wave], Any]) -> Callable[[Wave], bool] | None:
-    """`_all_bits_defined` of one source (None: a constant, always defined)."""
-    if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
-        return None
-    if op.kind in (OpKind.VGPR, OpKind.AGPR) and op.count == 1:
-        col = op.index + (AGPR_BASE if op.kind is OpKind.AGPR else 0)
-        return lambda w: _lanes_defined(w, col)
-    if op.kind is OpKind.SGPR and op.index < 128 and op.count == 1:
-        i = op.index
-        return lambda w: w.sdef[i] & FULL == FULL
-    return lambda w: _every_lane(w, defined(w))
-
-
-def _every_lane(w: Wave, d: Any) -> bool:
-    """Whether the defined lanes `d` (a bool, or a bool per lane) cover EXEC."""
-    if type(d) is not np.ndarray or d.ndim == 0:
-        return bool(d)
-    return bool(np.all(d | ~w.exec)) if not w.exec_full else bool(d.all())
+    def test(w: Wave) -> bool:
+        sdef = w.sdef
+        if any(sdef[i] & FULL != FULL for i in sregs):
+            return False
+        vdef = w.vdef
+        if any(not _in_exec(w, vdef[:, c]) for c in cols):
+            return False
+        return all(_in_exec(w, f(w)) for f in others)
+    return test
 
 
 def _all_true(d: Any) -> bool:
@@ -175,10 +173,17 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
         vp = w.vpart
         if not vp or (c0 not in vp and c1 not in vp):
             d = whole(w)
-            if not decides or _all_true(d):
+            if not decides:
                 put(w, r, d)  # whole registers: the plain rule, no per-bit work
                 return
-        if defined_in_exec(w):
+            # AND/OR: the sources are wholly defined or not, lane by lane, so `d` is
+            # `defined_in_exec` lane by lane
+            if _in_exec(w, d):
+                put(w, r, d)
+                if vp and col in vp and not vp[col] and not _all_true(d):
+                    del vp[col]  # as `_drop_empty`: the per-bit rule's write drops it
+                return
+        elif defined_in_exec(w):
             # every source bit of the lanes in EXEC defined (nearly always at O0: its
             # undefined and partly defined lanes are outside EXEC): every rule defines all 32
             put(w, r, True)
