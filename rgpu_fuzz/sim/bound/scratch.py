@@ -256,7 +256,14 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
                             casting="unsafe")
         else:
             lo, hi = span(w.exec)
-            if lo >= 0:
+            if lo >= 0 and n == 1:
+                rows[r, lo:hi] = w.V[lo:hi, col]
+                d1 = w.vdef[lo:hi, col]
+                if b"\x00" not in d1.tobytes():
+                    shadow[r, lo:hi] = M32
+                else:
+                    np.negative(d1, out=shadow[r, lo:hi], dtype=U32, casting="unsafe")
+            elif lo >= 0:
                 rows[r:r + n, lo:hi] = w.V[lo:hi, col:end].T
                 d = w.vdef[lo:hi, col:end]
                 if b"\x00" not in d.tobytes():  # every lane defined: all-ones shadow words
@@ -279,7 +286,7 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
         v = views(w)
         r = o >> 2
         words = v[2][r:r + n]
-        lo, hi = exec_lanes(w)
+        lo, hi = (0, w.lanes) if w.exec_full else span(w.exec)
         defined: np.ndarray
         if lo >= 0 and (words if hi - lo == w.lanes else words[:, lo:hi]).tobytes() == \
                 ones(4 * n * (hi - lo)):
@@ -418,7 +425,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
         fixed = offset & M32
 
         def unbased(w: Wave) -> Any:
-            if not w.exec_full and span(w.exec)[1] == 0:
+            if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
                 return None
             if not access(w, fixed):
                 return general(w)
@@ -426,7 +433,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
         return unbased
     if sreg is None:
         def step(w: Wave) -> Any:
-            if not w.exec_full and span(w.exec)[1] == 0:
+            if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
                 return None
             if not sdef(w):
                 raise undefined(w)
@@ -437,7 +444,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
     i = sreg
 
     def plain(w: Wave) -> Any:
-        if not w.exec_full and span(w.exec)[1] == 0:
+        if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
             return None
         if w.sdef[i] & M32 != M32:
             raise undefined(w)
@@ -478,7 +485,7 @@ def buffer_rows(inst: Inst, general: Step, access: Callable[[Wave, int], bool], 
     j = i + 1
 
     def uniform(w: Wave) -> Any:
-        if not w.exec_full and span(w.exec)[1] == 0:
+        if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
             return None
         sd = w.sdef
         if sd[i] | sd[j] << 32 != FULL64 or (k >= 0 and sd[k] & M32 != M32):
