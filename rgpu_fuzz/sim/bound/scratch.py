@@ -56,6 +56,8 @@ DEFINED_WORD = np.uint32(M32)
 """Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
 byte) read as one uint32."""
 
+ONE = np.uint32(1)
+
 _ALL_DEFINED: dict[tuple[int, int], np.ndarray] = {}
 _ONES: dict[int, bytes] = {}
 
@@ -182,24 +184,38 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
         np.copyto(shadow, d, where=e)
 
 
+def forget_lanes(w: Wave, col: int, n: int) -> int:
+    """Remove the `Wave.vpart` entries of columns `col ...` (n) in EXEC's lanes, which a load
+    replaces; returns EXEC as an int (-1: every lane)."""
+    em = -1 if w.exec_full else mask_of(w.exec)
+    vpart = w.vpart
+    for c in range(col, col + n):
+        part = vpart.get(c)
+        if part:
+            if em == -1:
+                part.clear()
+            else:
+                for lane in [ln for ln in part if em >> ln & 1]:
+                    del part[lane]
+    return em
+
+
 def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
     """`Wave.vpart` after a load of the shadow dwords `words` (n, lanes) into `col ...`
     (`bound.memdata._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
     those whose dword is partly defined get its defined bits."""
+    forget_lanes(w, col, words.shape[0])
     e = None if w.exec_full else w.exec
-    em = -1 if e is None else mask_of(e)  # -1: every lane
     for j in range(words.shape[0]):
-        part = w.vpart.get(col + j)
-        if part:
-            for lane in [ln for ln in part if em >> ln & 1]:
-                del part[lane]
-        some = (words[j] != 0) & (words[j] != DEFINED_WORD)
+        row = words[j]
+        # neither 0 (no bit defined) nor all ones: `+ 1` wraps those two to 1 and 0
+        some = (row + ONE) > ONE
         if e is not None:
             some &= e
-        if some.any():
+        if b"\x01" in some.tobytes():  # `some.any()` without its dispatch
             got = w.vpart.setdefault(col + j, {})
             idx = np.nonzero(some)[0]
-            got.update(zip(idx.tolist(), words[j, idx].tolist(), strict=True))
+            got.update(zip(idx.tolist(), row[idx].tolist(), strict=True))
 
 
 def row_access(op: MemOp, col: int, bits: bool = False,
@@ -243,7 +259,8 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
         rows, shadow = v[1], v[2]
         r = o >> 2
         vp = w.vpart
-        if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
+        # an empty entry (left by a load's `forget_lanes`) stores as no entry does
+        if vp and (vp.get(col) if n == 1 else any(vp.get(c) for c in cols)):
             partly_defined_store(w, col, n, rows[r:r + n], shadow[r:r + n])
         # per dword, as `_store_bytes` does: one register's state per 4 bytes
         elif w.exec_full:
@@ -295,8 +312,9 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
             else:
                 defined = all_defined(w.lanes, n)
                 vp = w.vpart
-                if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
-                    partly_defined_load(w, col, words)
+                if vp and (vp.get(col) if n == 1 else any(vp.get(c) for c in cols)):
+                    # every dword read in EXEC defined: no lane of EXEC is partly defined
+                    forget_lanes(w, col, n)
         elif bits:
             # the shadow dwords are the defined bits (a spilled partly defined lane mask
             # comes back as it went, as SCRATCH's does); `complete` settles `Wave.vpart`
