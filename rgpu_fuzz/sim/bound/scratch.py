@@ -184,9 +184,10 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
         np.copyto(shadow, d, where=e)
 
 
-def forget_lanes(w: Wave, col: int, n: int) -> int:
+def forget_lanes(w: Wave, col: int, n: int) -> None:
     """Remove the `Wave.vpart` entries of columns `col ...` (n) in EXEC's lanes, which a load
-    replaces; returns EXEC as an int (-1: every lane)."""
+    replaces (EXEC as an int, -1 for every lane: `mask_of` is cached, numpy's per-element
+    indexing is not)."""
     em = -1 if w.exec_full else mask_of(w.exec)
     vpart = w.vpart
     for c in range(col, col + n):
@@ -197,7 +198,6 @@ def forget_lanes(w: Wave, col: int, n: int) -> int:
             else:
                 for lane in [ln for ln in part if em >> ln & 1]:
                     del part[lane]
-    return em
 
 
 def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
