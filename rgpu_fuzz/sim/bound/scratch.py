@@ -56,6 +56,8 @@ DEFINED_WORD = np.uint32(M32)
 """Four fully defined bytes of the private-memory shadow (a uint8 of defined bits per
 byte) read as one uint32."""
 
+ONE = np.uint32(1)
+
 _ALL_DEFINED: dict[tuple[int, int], np.ndarray] = {}
 _ONES: dict[int, bytes] = {}
 
@@ -182,24 +184,38 @@ def partly_defined_store(w: Wave, col: int, n: int, rows: np.ndarray,
         np.copyto(shadow, d, where=e)
 
 
+def forget_lanes(w: Wave, col: int, n: int) -> None:
+    """Remove the `Wave.vpart` entries of columns `col ...` (n) in EXEC's lanes, which a load
+    replaces (EXEC as an int, -1 for every lane: `mask_of` is cached, numpy's per-element
+    indexing is not)."""
+    em = -1 if w.exec_full else mask_of(w.exec)
+    vpart = w.vpart
+    for c in range(col, col + n):
+        part = vpart.get(c)
+        if part:
+            if em == -1:
+                part.clear()
+            else:
+                for lane in [ln for ln in part if em >> ln & 1]:
+                    del part[lane]
+
+
 def partly_defined_load(w: Wave, col: int, words: np.ndarray) -> None:
     """`Wave.vpart` after a load of the shadow dwords `words` (n, lanes) into `col ...`
     (`bound.memdata._dword_definedness`, at issue): the lanes in EXEC lose their entries, and
     those whose dword is partly defined get its defined bits."""
+    forget_lanes(w, col, words.shape[0])
     e = None if w.exec_full else w.exec
-    em = -1 if e is None else mask_of(e)  # -1: every lane
     for j in range(words.shape[0]):
-        part = w.vpart.get(col + j)
-        if part:
-            for lane in [ln for ln in part if em >> ln & 1]:
-                del part[lane]
-        some = (words[j] != 0) & (words[j] != DEFINED_WORD)
+        row = words[j]
+        # neither 0 (no bit defined) nor all ones: `+ 1` wraps those two to 1 and 0
+        some = (row + ONE) > ONE
         if e is not None:
             some &= e
-        if some.any():
+        if b"\x01" in some.tobytes():  # `some.any()` without its dispatch
             got = w.vpart.setdefault(col + j, {})
             idx = np.nonzero(some)[0]
-            got.update(zip(idx.tolist(), words[j, idx].tolist(), strict=True))
+            got.update(zip(idx.tolist(), row[idx].tolist(), strict=True))
 
 
 def row_access(op: MemOp, col: int, bits: bool = False,
@@ -243,7 +259,8 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
         rows, shadow = v[1], v[2]
         r = o >> 2
         vp = w.vpart
-        if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
+        # an empty entry (left by a load's `forget_lanes`) stores as no entry does
+        if vp and (vp.get(col) if n == 1 else any(vp.get(c) for c in cols)):
             partly_defined_store(w, col, n, rows[r:r + n], shadow[r:r + n])
         # per dword, as `_store_bytes` does: one register's state per 4 bytes
         elif w.exec_full:
@@ -256,7 +273,14 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
                             casting="unsafe")
         else:
             lo, hi = span(w.exec)
-            if lo >= 0:
+            if lo >= 0 and n == 1:
+                rows[r, lo:hi] = w.V[lo:hi, col]
+                d1 = w.vdef[lo:hi, col]
+                if b"\x00" not in d1.tobytes():
+                    shadow[r, lo:hi] = M32
+                else:
+                    np.negative(d1, out=shadow[r, lo:hi], dtype=U32, casting="unsafe")
+            elif lo >= 0:
                 rows[r:r + n, lo:hi] = w.V[lo:hi, col:end].T
                 d = w.vdef[lo:hi, col:end]
                 if b"\x00" not in d.tobytes():  # every lane defined: all-ones shadow words
@@ -279,7 +303,7 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
         v = views(w)
         r = o >> 2
         words = v[2][r:r + n]
-        lo, hi = exec_lanes(w)
+        lo, hi = (0, w.lanes) if w.exec_full else span(w.exec)
         defined: np.ndarray
         if lo >= 0 and (words if hi - lo == w.lanes else words[:, lo:hi]).tobytes() == \
                 ones(4 * n * (hi - lo)):
@@ -288,8 +312,9 @@ def _dword_access(op: MemOp, col: int, bits: bool, counted: bool) -> Callable[[W
             else:
                 defined = all_defined(w.lanes, n)
                 vp = w.vpart
-                if vp and (col in vp if n == 1 else any(c in vp for c in cols)):
-                    partly_defined_load(w, col, words)
+                if vp and (vp.get(col) if n == 1 else any(vp.get(c) for c in cols)):
+                    # every dword read in EXEC defined: no lane of EXEC is partly defined
+                    forget_lanes(w, col, n)
         elif bits:
             # the shadow dwords are the defined bits (a spilled partly defined lane mask
             # comes back as it went, as SCRATCH's does); `complete` settles `Wave.vpart`
@@ -418,7 +443,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
         fixed = offset & M32
 
         def unbased(w: Wave) -> Any:
-            if not w.exec_full and span(w.exec)[1] == 0:
+            if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
                 return None
             if not access(w, fixed):
                 return general(w)
@@ -426,7 +451,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
         return unbased
     if sreg is None:
         def step(w: Wave) -> Any:
-            if not w.exec_full and span(w.exec)[1] == 0:
+            if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
                 return None
             if not sdef(w):
                 raise undefined(w)
@@ -437,7 +462,7 @@ def uniform_scratch(inst: Inst, op: MemOp, general: Step, sget: Step, sdef: Step
     i = sreg
 
     def plain(w: Wave) -> Any:
-        if not w.exec_full and span(w.exec)[1] == 0:
+        if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
             return None
         if w.sdef[i] & M32 != M32:
             raise undefined(w)
@@ -478,7 +503,7 @@ def buffer_rows(inst: Inst, general: Step, access: Callable[[Wave, int], bool], 
     j = i + 1
 
     def uniform(w: Wave) -> Any:
-        if not w.exec_full and span(w.exec)[1] == 0:
+        if not w.exec_bits:  # EXEC empty (`Wave.exec` is made from `exec_bits`)
             return None
         sd = w.sdef
         if sd[i] | sd[j] << 32 != FULL64 or (k >= 0 and sd[k] & M32 != M32):

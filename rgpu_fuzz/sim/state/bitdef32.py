@@ -13,14 +13,14 @@ as on hardware no undefined bit can reach it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
 from rgpu_fuzz.sim.state.halves import FULL, defined_bits, write_bits
-from rgpu_fuzz.sim.state.wave import AGPR_BASE, Wave
+from rgpu_fuzz.sim.state.wave import AGPR_BASE, Wave, span
 
 U32 = np.uint32
 Bits = Callable[[Wave], np.ndarray]
@@ -81,6 +81,66 @@ def _bits_of(op: Opnd, defined: Callable[[Wave], Any], lanes: int) -> Bits:
     return lambda w: np.where(np.broadcast_to(defined(w), (lanes,)), U32(FULL), U32(0))
 
 
+def _in_exec(w: Wave, d: Any) -> bool:
+    """Whether the defined lanes `d` (a bool, or a bool per lane) cover EXEC (a run of
+    lanes as a slice, `wave.span`; the bytes of a bool vector hold a 0 where one is False)."""
+    if type(d) is not np.ndarray or d.ndim == 0:
+        return bool(d)
+    if d.dtype != np.bool_:
+        d = d.astype(bool)
+    if not w.exec_full:
+        lo, hi = span(w.exec)
+        if lo < 0:
+            return bool(d[w.exec].all())
+        d = d[lo:hi]
+    return b"\x00" not in d.tobytes()
+
+
+def _all_bits_defined(ops: Sequence[Opnd], srcs: list[tuple[Any, Any]]) -> Callable[[Wave], bool]:
+    """Whether every bit `_bits_of` gives the sources `ops` is defined in every lane of EXEC
+    (read from `Wave.vdef` and `Wave.sdef` as `_bits_of` reads them, not from a narrowed
+    read's definedness). Then each rule defines all 32 result bits of those lanes (carry
+    rule: no undefined bit; AND/OR/XOR: both bits defined; shifts: `(FULL << s) | (1 << s)
+    - 1`), which is the whole-register rule writing defined lanes: no per-bit work."""
+    cols: list[int] = []
+    sregs: list[int] = []
+    others: list[Callable[[Wave], Any]] = []
+    for op, (_, defined) in zip(ops, srcs, strict=True):
+        if op.kind in (OpKind.INT, OpKind.FLOAT, OpKind.BITS):
+            continue  # `_bits_of`: all 32 bits, always
+        if op.kind in (OpKind.VGPR, OpKind.AGPR) and op.count == 1:
+            cols.append(op.index + (AGPR_BASE if op.kind is OpKind.AGPR else 0))
+        elif op.kind is OpKind.SGPR and op.index < 128 and op.count == 1:
+            sregs.append(op.index)
+        else:
+            others.append(defined)
+
+    def test(w: Wave) -> bool:
+        sdef = w.sdef
+        if any(sdef[i] & FULL != FULL for i in sregs):
+            return False
+        vdef = w.vdef
+        if any(not _in_exec(w, vdef[:, c]) for c in cols):
+            return False
+        return all(_in_exec(w, f(w)) for f in others)
+    return test
+
+
+def _all_true(d: Any) -> bool:
+    """`np.all(d)` of a bool or a bool per lane, without its dispatch for the latter."""
+    if type(d) is np.ndarray and d.dtype == np.bool_:
+        return b"\x00" not in d.tobytes()
+    return bool(np.all(d))
+
+
+def _drop_empty(w: Wave, col: int) -> None:
+    """After a whole-register write: `write_bits` drops an empty `vpart` entry of the
+    column it writes, which `operands._forget` keeps; the fast paths drop it too."""
+    vp = w.vpart
+    if vp and col in vp and not vp[col]:
+        del vp[col]
+
+
 def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
                 lanes: int, put: Callable[[Wave, Any, Any], None]) -> Callable[[Wave], None]:
     """The bound step of a 32-bit op in `RULES` (plain VGPR destination, no modifiers):
@@ -105,6 +165,7 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
     c0, c1 = (cols + cols)[:2] if cols else (-1, -1)
 
     decides = inst.opcode in DECIDING and not all(consts)
+    defined_in_exec = _all_bits_defined(inst.operands[1:3], srcs)
 
     def step(w: Wave) -> None:
         a, b = ga(w), gb(w)
@@ -112,9 +173,22 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
         vp = w.vpart
         if not vp or (c0 not in vp and c1 not in vp):
             d = whole(w)
-            if not decides or np.all(d):
+            if not decides:
                 put(w, r, d)  # whole registers: the plain rule, no per-bit work
                 return
+            # AND/OR: the sources are wholly defined or not, lane by lane, so `d` is
+            # `defined_in_exec` lane by lane
+            if _in_exec(w, d):
+                put(w, r, d)
+                if vp and col in vp and not vp[col] and not _all_true(d):
+                    del vp[col]  # as `_drop_empty`: the per-bit rule's write drops it
+                return
+        elif defined_in_exec(w):
+            # every source bit of the lanes in EXEC defined (nearly always at O0: its
+            # undefined and partly defined lanes are outside EXEC): every rule defines all 32
+            put(w, r, True)
+            _drop_empty(w, col)
+            return
         if w.pend_v and col in w.pend_v:
             put(w, r, True)  # raises the hazard as any write would
         r = np.broadcast_to(np.asarray(r).view(U32), (lanes,))
@@ -138,15 +212,23 @@ def cndmask_step(inst: Inst, ops: list[Opnd], srcs: list[tuple[Any, Any]],
     col = dst.index + (AGPR_BASE if dst.kind is OpKind.AGPR else 0)
     (g0, d0), (g1, d1) = srcs
     bits0, bits1 = _bits_of(ops[1], d0, lanes), _bits_of(ops[2], d1, lanes)
-    cols = {o.index + (AGPR_BASE if o.kind is OpKind.AGPR else 0)
-            for o in ops[1:3] if o.kind in (OpKind.VGPR, OpKind.AGPR) and o.count == 1}
+    cols = [o.index + (AGPR_BASE if o.kind is OpKind.AGPR else 0)
+            for o in ops[1:3] if o.kind in (OpKind.VGPR, OpKind.AGPR) and o.count == 1]
+    c0, c1 = (cols + cols)[:2] if cols else (-1, -1)
+    defined_in_exec = _all_bits_defined(ops[1:3], srcs)
 
     def step(w: Wave) -> None:
         m = mask(w)
         value = np.where(m, g1(w), g0(w))
         vp = w.vpart
-        if not vp or not any(c in vp for c in cols):
+        if not vp or (c0 not in vp and c1 not in vp):
             put(w, value, np.where(m, d1(w), d0(w)) & mask_defined(w))
+            return
+        if defined_in_exec(w):
+            # both sources wholly defined in EXEC: a lane's bits are all or none by its
+            # mask bit's definedness, the whole-register rule
+            put(w, value, np.where(m, d1(w), d0(w)) & mask_defined(w))
+            _drop_empty(w, col)
             return
         if w.pend_v and col in w.pend_v:
             put(w, value, True)  # raises the hazard as any write would

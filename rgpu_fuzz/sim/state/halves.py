@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rgpu_fuzz.sim.state.wave import Wave, mask_of
+from rgpu_fuzz.sim.state.wave import Wave, mask_of, span
 
 FULL = 0xFFFF_FFFF
 LOW, HIGH = 0x0000_FFFF, 0xFFFF_0000
@@ -43,18 +43,44 @@ def bits_defined(w: Wave, col: int, mask: int) -> np.ndarray:
     return (defined_bits(w, col) & U32(mask)) == U32(mask)
 
 
+_KEEP = {FULL: U32(0), LOW: U32(HIGH), HIGH: U32(LOW)}
+"""The bits a write of `mask` keeps (`~mask`), for the masks written."""
+
+
+def _all_set(d: np.ndarray) -> bool:
+    """Whether `d` (bool per lane, or uint32 defined bits per lane) is all defined; a bool
+    vector's bytes hold a 0 where it is False."""
+    if d.dtype == np.bool_:
+        return b"\x00" not in d.tobytes()
+    return bool((d == U32(FULL)).all())
+
+
+def _lanes_defined(column: np.ndarray, where: np.ndarray | None) -> bool:
+    """Whether `column` (a `vdef` column) is True in the lanes `where` (None: all); EXEC's
+    one run of lanes (`wave.span`) as a slice."""
+    if where is not None:
+        lo, hi = span(where) if where.dtype == np.bool_ else (-1, -1)
+        if lo < 0:
+            return bool(column[where].all())
+        column = column[lo:hi]
+    return b"\x00" not in column.tobytes()
+
+
 def write_bits(w: Wave, col: int, value: Any, defined: Any, mask: int,
                where: np.ndarray | None) -> None:
     """Write the bits `mask` of `value` (uint32 per lane, already in place) into column
     `col` for the lanes `where` (None: all), with `defined` the defined bits of the new
     data (uint32 per lane) or defined lanes (bool); the other bits keep value and state."""
-    m = U32(mask)
     old = w.V[:, col]
-    new = (old & ~m) | (np.asarray(value, U32) & m)
+    v = np.asarray(value, U32)
+    if mask == FULL:
+        new = np.broadcast_to(v, old.shape)  # `(old & 0) | v`: nothing of `old` kept
+    else:
+        m = U32(mask)
+        new = (old & _KEEP.get(mask, ~m)) | (v & m)
     d = np.asarray(defined)
-    if not (w.vpart and col in w.vpart) and \
-            (d.all() if d.dtype == bool else (d == U32(FULL)).all()) and \
-            (w.vdef[:, col] if where is None else w.vdef[where, col]).all():
+    if not (w.vpart and col in w.vpart) and _all_set(d) and \
+            _lanes_defined(w.vdef[:, col], where):
         # defined bits into lanes defined as a whole (a true16 write of a defined register,
         # a D16 load completing into one): every lane stays defined; only the value changes
         if where is None:
@@ -63,8 +89,11 @@ def write_bits(w: Wave, col: int, value: Any, defined: Any, mask: int,
             np.copyto(old, new, where=where)
         return
     newdef = np.where(d, U32(FULL), U32(0)) if d.dtype == bool else d.astype(U32)
-    bits = (defined_bits(w, col) & ~m) | (np.broadcast_to(newdef, old.shape) & m)
-    lanes = np.ones(len(old), bool) if where is None else where
+    if mask == FULL:
+        bits = np.broadcast_to(newdef, old.shape)  # no bit of the old state kept
+    else:
+        bits = (defined_bits(w, col) & ~m) | (np.broadcast_to(newdef, old.shape) & m)
+    lanes = w.full if where is None else where
     np.copyto(w.V[:, col], new, where=lanes)
     whole = bits == U32(FULL)
     np.copyto(w.vdef[:, col], whole, where=lanes)
