@@ -109,7 +109,7 @@ def bind_valu(inst: Inst, env: Env) -> Step:
         src, dst = vcol(ops[1]), vcol(ops[0])
         if src != dst and not ops[1].abs and not ops[1].neg and not inst.mods.get("clamp") \
                 and not inst.mods.get("omod") and not getattr(ops[0], "hi", False) and \
-                binder is _plain:
+                spec.shape == "plain":
             # decided before `_plain` binds the step `copy` below would wrap: for such a
             # copy (one whole-register source, no modifier) nothing in it can fail, and a
             # quarter of the VALU instructions cold O0 code binds are such spill copies
