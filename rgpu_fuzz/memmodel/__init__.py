@@ -10,6 +10,8 @@ object, disassembled by the project's decoder), `Finding`, `Report`, `FAMILIES`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rgpu_fuzz.memmodel.check import SIGNATURE, Finding, Report, check_text
 from rgpu_fuzz.memmodel.machine import matters
 from rgpu_fuzz.memmodel.rows import SHARED, TABLES, family_of
@@ -31,15 +33,53 @@ def uses_atomics(ir_text: str) -> bool:
 def check_code_object(code_object: bytes, ir_text: str, target: str) -> Report:
     """The check of a linked code object compiled for `target` from `ir_text`; a target
     without a table gives an empty report. Only the instructions the check can tell from
-    nothing (`machine.matters`) are rendered: rendering decodes an instruction again, and
-    rendering all of them cost more than the rest of a campaign case's O0 pipeline."""
+    nothing (`machine.matters`) are rendered (`listing`)."""
     if family_of(target) is None:
         return Report((), 0)
     from rgpu_fuzz.codeobj.reader import read_code_object
     from rgpu_fuzz.sim import decode_text
 
-    code = decode_text(read_code_object(code_object))
-    return check_text(ir_text, [inst.text for inst in code if matters(inst.mnemonic)], target)
+    return check_text(ir_text, listing(decode_text(read_code_object(code_object))), target)
+
+
+_KEEP: dict[str, bool] = {}
+"""`machine.matters` by mnemonic."""
+_TEXT: dict[tuple[Any, ...], str] = {}
+"""LLVM-syntax text by (target, dwords) of the decoded instruction."""
+_TEXT_LIMIT = 100_000
+
+
+def listing(code: Any) -> list[str]:
+    """The text (`Inst.text`) of each instruction of `code` (what `rgpu_fuzz.sim.decode_text`
+    gives) that `machine.matters` keeps, in order: the lines of rendering every instruction
+    at its address and keeping those, made without walking `code` as a sequence (which
+    moves each memoised instruction to its address, `Code.__getitem__`) or rendering
+    anything twice: rendering every instruction cost more than the rest of a campaign
+    case's O0 pipeline. The memoised instructions (`Code.templates`) are walked with their
+    addresses, `matters` is decided once per mnemonic, and a kept instruction is rendered
+    once per process for its dwords: the address is no input to its text (`Inst.text`
+    decodes the dwords again at the address, and the rendering, `rgpu_fuzz.sim.isa.render`,
+    reads no address: a branch prints its raw simm16, as LLVM does, not its target)."""
+    keep, texts = _KEEP, _TEXT
+    out: list[str] = []
+    for inst, address in zip(code.templates, code.addresses, strict=True):
+        m = inst.mnemonic
+        kept = keep.get(m)
+        if kept is None:
+            kept = keep[m] = matters(m)
+        if not kept:
+            continue
+        key = inst.share_key or inst.origin
+        if inst.rendered or not key:
+            out.append(inst.at(address).text)
+            continue
+        text = texts.get(key)
+        if text is None:
+            if len(texts) > _TEXT_LIMIT:
+                texts.clear()
+            text = texts[key] = inst.at(address).text
+        out.append(text)
+    return out
 
 
 def compile_crash(code_object: bytes, ir_text: str, target: str) -> CompileCrash | None:
@@ -57,4 +97,4 @@ def compile_crash(code_object: bytes, ir_text: str, target: str) -> CompileCrash
 
 
 __all__ = ["FAMILIES", "SIGNATURE", "STAGE", "Finding", "Report", "check_code_object",
-           "check_text", "compile_crash", "uses_atomics"]
+           "check_text", "compile_crash", "listing", "uses_atomics"]

@@ -76,6 +76,8 @@ def atomics(ir_text: str) -> list[IrAtomic]:
             in_trap_record = _TRAP_RECORD.search(line) is not None
         elif line.startswith("}"):
             in_trap_record = False
+        if "atomic" not in line and "cmpxchg" not in line and "fence" not in line:
+            continue        # what `_OP` needs, found without the regex (most lines)
         head = _OP.search(line)
         tail = _TAIL.search(line) if head is not None else None
         if head is None or tail is None:

@@ -131,11 +131,29 @@ def _split_waits(mnemonic: str, rest: str) -> set[str]:
     return {k for k, v in zip(kinds, values, strict=True) if v == 0}
 
 
+_PARSED: dict[tuple[str, str], tuple[str, str, frozenset[str], frozenset[str],
+                                   frozenset[str]]] = {}
+"""`parse`'s fields after the index, by (line, family): a campaign's code objects repeat
+their memory instructions and waits."""
+_PARSED_LIMIT = 100_000
+
+
 def parse(index: int, line: str, family: str) -> MachineInst:
     """One assembly line (labels, comments and directives give an empty mnemonic)."""
+    fields = _PARSED.get((line, family))
+    if fields is None:
+        if len(_PARSED) > _PARSED_LIMIT:
+            _PARSED.clear()
+        fields = _PARSED[line, family] = _fields(line, family)
+    return MachineInst(index, *fields)
+
+
+def _fields(line: str, family: str) -> tuple[str, str, frozenset[str], frozenset[str],
+                                             frozenset[str]]:
+    """`parse` of one line: text, mnemonic, bits, waits, adds."""
     text = line.split(";")[0].strip()
     if not text or text.endswith(":") or text.startswith("."):
-        return MachineInst(index, text, "", frozenset(), frozenset(), frozenset())
+        return text, "", frozenset(), frozenset(), frozenset()
     mnemonic, _, rest = text.partition(" ")
     bits = _bits(set(re.split(r"[\s,]+", rest)))
     waits: set[str] = set()
@@ -146,8 +164,7 @@ def parse(index: int, line: str, family: str) -> MachineInst:
         waits = {"vs"}
     elif mnemonic in _SPLIT_WAITS:
         waits = _split_waits(mnemonic, rest)
-    return MachineInst(index, text, mnemonic, bits, frozenset(waits),
-                       frozenset(_adds(mnemonic, bits, family)))
+    return text, mnemonic, bits, frozenset(waits), frozenset(_adds(mnemonic, bits, family))
 
 
 def _adds(m: str, bits: frozenset[str], family: str) -> set[str]:

@@ -158,3 +158,79 @@ def test_a_code_objects_image_is_relocated_once_and_copied_per_launch() -> None:
         assert (mb.base, mb.writable) == (mf.base, mf.writable)
         assert np.array_equal(mb.data, mf.data)
     assert all(np.any(m.data != 0xAB) for m in b.segments if m.writable)
+
+
+def test_a_spill_copy_binds_without_the_plain_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole-register VGPR/AGPR copy is bound to its copy step without binding the plain
+    step first (it was bound and thrown away): with the plain binder made to fail, the
+    copies still bind, and run as copies (by hand: lanes in EXEC take the source's value
+    and definedness, a partly defined source lane's bits go with it, lanes outside EXEC
+    keep theirs); a move from an SGPR still binds through the plain binder."""
+    from rgpu_fuzz.sim.bound import alu
+    from tests.sim.asm_steps import assemble, run_steps
+
+    def no_plain(*args: object) -> object:
+        raise AssertionError("the plain binder ran")
+
+    monkeypatch.setitem(alu._VALU_SHAPES, "plain", no_plain)
+    code = assemble(["v_mov_b32 v1, v2", "v_accvgpr_write_b32 a0, v1",
+                     "v_accvgpr_read_b32 v3, a0"])
+    w = Wave(64, 0, 0)
+    w.set_exec((1 << 32) - 1)                             # lanes 0-31
+    w.V[:, 2] = np.arange(64) * 7 + 1
+    w.vdef[:, 2] = np.arange(64) % 3 != 0                 # lanes 0, 3, 6, ... undefined
+    w.vpart[2] = {3: 0xFF, 40: 0xF0}                      # lane 3 partly, 40 outside EXEC
+    w.V[:, 3] = 5
+    w.vdef[:, 3] = True
+    run_steps(code, w)
+    lanes = np.arange(64)
+    assert w.V[:32, 3].tolist() == (lanes[:32] * 7 + 1).tolist()
+    assert w.vdef[:32, 3].tolist() == (lanes[:32] % 3 != 0).tolist()
+    assert w.V[32:, 3].tolist() == [5] * 32 and bool(w.vdef[32:, 3].all())
+    assert w.vpart.get(3) == {3: 0xFF}
+    with pytest.raises(AssertionError, match="plain binder"):
+        run_steps(assemble(["v_mov_b32 v1, s0"]), w)
+
+
+def test_no_vector_alu_opcode_is_bound_as_control_flow() -> None:
+    """`bind_one` asks the VALU table before the control-flow binder (`_flow`): the same
+    steps only while `_flow` binds none of the table's opcodes."""
+    from rgpu_fuzz.sim.bound.program import _flow
+    from rgpu_fuzz.sim.semantics.valu import VALU
+
+    bound = [name for name in VALU
+             if _flow(Inst(0, 4, name, "VOP1", name.lower(), ()), ENV, lambda a: 0)]
+    assert bound == []
+
+
+def test_a_first_execution_with_no_compiled_head_looks_no_further(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An instruction that begins no compiled run is listed as executed and left on the
+    bound tier without a look at the runs compiled so far; where `HOT` is 1 (`bench sim`),
+    the first execution still classifies and compiles the run (three additions)."""
+    run = [_add(2, 0, 1, "nohead"), _add(3, 2, 1, "nohead"), _add(4, 3, 2, "nohead")]
+    prog = tiers.bind(run, ENV, None)
+
+    def no_look(*args: object) -> object:
+        raise AssertionError("looked for a compiled run")
+
+    with monkeypatch.context() as m:
+        m.setattr(tiers, "compiled_at", no_look)
+        m.setattr(tiers, "run_length", no_look)
+        tier_up(prog, 1, 1)
+    assert prog.executed == [1] and prog.run_len == {} and prog.heat[1] == 0
+    monkeypatch.setattr(tiers, "HOT", 1)
+    tier_up(prog, 0, 1)
+    assert prog.executed == [1, 0] and prog.run_len == {0: 3}
+    assert prog.heat[0] == tiers.SETTLED
+
+
+def test_code_iterates_as_it_indexes() -> None:
+    """`Code` walked as a sequence: each instruction at its own address, as indexing gives
+    it (a branch among shared instructions; the addresses are llvm-mc's encodings laid
+    out from 0x1000: 4, 8 and 4 bytes)."""
+    from tests.sim.asm_steps import assemble
+
+    code = assemble(["s_mov_b32 s0, 1", "v_add_u32_e64 v0, v1, v2", "s_branch 0"])
+    assert list(code) == [code[i] for i in range(len(code))]
+    assert [inst.address for inst in code] == [0x1000, 0x1004, 0x100C]

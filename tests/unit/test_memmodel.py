@@ -408,3 +408,31 @@ def test_gfx12_waits_zero_the_counters_their_fields_name(line: str, zeroed: set[
     from rgpu_fuzz.memmodel.machine import parse
 
     assert parse(0, line, "gfx1200").waits == zeroed
+
+
+@pytest.mark.parametrize(("cpu", "level"), [("gfx942", 0), ("gfx942", 2), ("gfx1200", 0)])
+def test_listing_is_every_kept_instruction_rendered_at_its_address(cpu: str, level: int) -> None:
+    """`listing` (what `check_code_object` checks) walks the decoder's memoised
+    instructions, decides `matters` per mnemonic and renders a kept instruction once per
+    process for its dwords; on llc's code object of every kernel, its lines are those of
+    rendering each instruction at its own address (the decoder's `Inst.text`) and keeping
+    what `matters` keeps, and the report is the report from every instruction's text. The
+    same dwords kept at several addresses (one text, rendered once) are in the listing, so
+    that an address the text depended on would show."""
+    from rgpu_fuzz.codeobj.reader import read_code_object
+    from rgpu_fuzz.memmodel import listing
+    from rgpu_fuzz.memmodel.machine import matters
+    from rgpu_fuzz.sim import decode_text
+
+    code = decode_text(read_code_object(_link(_llc(cpu, level, "obj"))))
+    every = [inst.text for inst in code]
+    kept = [inst.text for inst in code if matters(inst.mnemonic)]
+    for _ in range(2):          # rendered, then from the memo
+        assert listing(code) == kept
+    places: dict[tuple[object, ...], set[int]] = {}
+    for inst, address in zip(code.templates, code.addresses, strict=True):
+        if matters(inst.mnemonic):
+            places.setdefault(inst.share_key or inst.origin, set()).add(address)
+    assert sum(len(at) > 1 for at in places.values()) > 10
+    assert check_code_object(_link(_llc(cpu, level, "obj")), MODULE, cpu) == \
+        check_text(MODULE, every, cpu)

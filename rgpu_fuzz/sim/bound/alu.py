@@ -101,19 +101,25 @@ def bind_valu(inst: Inst, env: Env) -> Step:
         # semantics.f16: binary16 denormal flushing is not modelled
         raise Unbindable("FLOAT_DENORM_MODE_16_64 flushes binary16 denormals: not modelled")
     binder = _VALU_SHAPES[spec.shape]
+    ops = inst.operands
+    copies = inst.opcode in COPIES and len(ops) == 2 and \
+        ops[1].kind in (OpKind.VGPR, OpKind.AGPR) and not inst.mods.get("dst_sel") and \
+        not getattr(ops[1], "sel", "")
+    if copies:
+        src, dst = vcol(ops[1]), vcol(ops[0])
+        if src != dst and not ops[1].abs and not ops[1].neg and not inst.mods.get("clamp") \
+                and not inst.mods.get("omod") and not getattr(ops[0], "hi", False) and \
+                spec.shape == "plain":
+            # decided before `_plain` binds the step `copy` below would wrap: for such a
+            # copy (one whole-register source, no modifier) nothing in it can fail, and a
+            # quarter of the VALU instructions cold O0 code binds are such spill copies
+            return _copy32(src, dst)
     step = binder(inst, spec, env)
     if inst.opcode == "V_BFI_B32":
         return bind_bfi(inst, env, step)
     if inst.opcode in SCANS:
         return bind_scan(inst, env, step)
-    ops = inst.operands
-    if inst.opcode in COPIES and len(ops) == 2 and ops[1].kind in (OpKind.VGPR, OpKind.AGPR) \
-            and not inst.mods.get("dst_sel") and not getattr(ops[1], "sel", ""):
-        src, dst = vcol(ops[1]), vcol(ops[0])
-        if src != dst and not ops[1].abs and not ops[1].neg and not inst.mods.get("clamp") \
-                and not inst.mods.get("omod") and not getattr(ops[0], "hi", False):
-            return _copy32(src, dst)
-
+    if copies:
         def copy(w: Wave) -> None:
             part = w.vpart.get(src) if w.vpart else None
             step(w)

@@ -328,11 +328,12 @@ def bind_one(inst: Inst, env: Env, mem: Any, index_of: Callable[[int], int]) -> 
         if name in MOVREL:
             return bind_movrel(inst, lambda i: bind_one(i, env, mem, index_of),
                                _unsupported) or _unsupported(inst, "not implemented")
+        if name in VALU:
+            # before `_flow`, which binds only scalar (`S_`) opcodes: no VALU name is one
+            return guard_passes(inst, env, bind_valu(inst, env))
         flow = _flow(inst, env, index_of)
         if flow is not None:
             return flow
-        if name in VALU:
-            return guard_passes(inst, env, bind_valu(inst, env))
         if name in SALU:
             return bind_salu(inst, env)
         op = memop(name)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
 from rgpu_fuzz.sim.isa.decode import clear_memo as clear_decoder_memo
@@ -62,6 +62,11 @@ class Code(Sequence[Inst]):
             return [t.at(a) for t, a in zip(self.templates[i], self.addresses[i],
                                             strict=True)]
         return self.templates[i].at(self.addresses[i])
+
+    def __iter__(self) -> Iterator[Inst]:
+        """Each instruction at its address, without `Sequence.__iter__`'s call of
+        `__getitem__` per index."""
+        return map(Inst.at, self.templates, self.addresses)
 
 
 class Branches:

@@ -39,19 +39,23 @@ def tier_up(prog: Program, i: int, heat: int) -> None:
     follow); at `HOT`, the longest fusible run from `i`, compiled now if new. Either settles
     the tier of `i`: the engine counts a run's instructions by `Program.run_len` at the end
     of a launch, so a run, once installed, is never replaced by one of another length."""
-    templates, env = prog.templates, prog.env
+    if heat == 1:
+        # the first execution (most calls): listed once, then one dict lookup decides
+        # that no compiled run begins here, with nothing else read (unless `HOT` is 1)
+        seen = prog.seen
+        if not seen[i]:
+            seen[i] = 1
+            prog.executed.append(i)
+        if heat < HOT and not prog.heads.get(prog.templates[i].share_key):
+            return
+    env = prog.env
     assert env is not None
-    if heat == 1 and not prog.seen[i]:
-        prog.seen[i] = 1
-        prog.executed.append(i)
     if heat >= HOT:
-        k = run_length(templates, i, env)
-        make = compiled(templates[i:i + k], env) if k >= 2 else None
+        k = run_length(prog.templates, i, env)
+        make = compiled(prog.templates[i:i + k], env) if k >= 2 else None
         prog.heat[i] = SETTLED
-    elif not prog.heads.get(templates[i].share_key):
-        return  # begins no run compiled so far: most first executions (no call below)
     else:
-        k, make = compiled_at(templates, i, env, prog.heads)
+        k, make = compiled_at(prog.templates, i, env, prog.heads)
     if make is not None:
         prog.fast[i] = make(prog.steps, i)
         prog.run_len[i] = k
