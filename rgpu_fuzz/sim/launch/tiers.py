@@ -15,13 +15,19 @@ from rgpu_fuzz.sim.bound.program import Program, bind_program
 from rgpu_fuzz.sim.fused.runs import compiled, compiled_at, heads, run_length
 from rgpu_fuzz.sim.isa.inst import Inst
 
-HOT = 64
+HOT = 1024
 """Executions of an instruction (per program, over launches) after which the run starting
 there is fused; a run whose words were fused before in this process is used at its first
-execution. Compiling a run costs ~1-2 ms (~70 us per instruction), so at 8 the first launch
-of the bench's O0 cases cost 1.5-2x main's (compiles of code that then ran a few times);
-at 64, measured side by side at load ~1: first launch 4.82 s vs main's 4.66 s (74 O0
-cases), loops and code seen again still fused."""
+execution. Compiling a run costs ~1-2 ms (~70 us per instruction), and on campaign code a
+fused run saves little over the bound steps: the bound tier's lane moves and copies
+(`bound.lane_steps`, the copy binders of `bound.alu`) are what cold O0 code runs most, and on
+the five O0 campaign cases with the most wave-instructions, everything fused (`HOT` 1, fifth
+launch) ran 1.98-2.05 s against 1.94-1.95 s on the bound steps alone. First launches, one
+process per set going through it in order as a campaign worker does (80 new and 40 earlier
+O0 campaign cases, the bench's fixed set at gfx942 and gfx1100): `HOT` 1024 was as fast or
+faster than 64 and 256 on every set (O0 campaign cases 75-78 ms against 100-107 ms at 64;
+4096 was slower again). Loops still fuse, after 1024 executions; `bench sim --sim-hot`
+sets it for the steady state."""
 SETTLED = -(1 << 62)
 """`Program.heat` of an index whose tier is decided: it never reaches 1 or `HOT` again."""
 
