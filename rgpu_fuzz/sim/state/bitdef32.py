@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from rgpu_fuzz.sim.isa.inst import Inst, OpKind, Opnd
-from rgpu_fuzz.sim.state.halves import FULL, defined_bits, write_bits
-from rgpu_fuzz.sim.state.wave import AGPR_BASE, Wave, span
+from rgpu_fuzz.sim.state.halves import FULL, all_set, defined_bits, lanes_defined, write_bits
+from rgpu_fuzz.sim.state.wave import AGPR_BASE, Wave
 
 U32 = np.uint32
 Bits = Callable[[Wave], np.ndarray]
@@ -82,18 +82,12 @@ def _bits_of(op: Opnd, defined: Callable[[Wave], Any], lanes: int) -> Bits:
 
 
 def _in_exec(w: Wave, d: Any) -> bool:
-    """Whether the defined lanes `d` (a bool, or a bool per lane) cover EXEC (a run of
-    lanes as a slice, `wave.span`; the bytes of a bool vector hold a 0 where one is False)."""
+    """Whether the defined lanes `d` (a bool, or a bool per lane) cover EXEC
+    (`halves.lanes_defined`)."""
     if type(d) is not np.ndarray or d.ndim == 0:
         return bool(d)
-    if d.dtype != np.bool_:
-        d = d.astype(bool)
-    if not w.exec_full:
-        lo, hi = span(w.exec)
-        if lo < 0:
-            return bool(d[w.exec].all())
-        d = d[lo:hi]
-    return b"\x00" not in d.tobytes()
+    return lanes_defined(d if d.dtype == np.bool_ else d.astype(bool),
+                         None if w.exec_full else w.exec)
 
 
 def _all_bits_defined(ops: Sequence[Opnd], srcs: list[tuple[Any, Any]]) -> Callable[[Wave], bool]:
@@ -127,9 +121,9 @@ def _all_bits_defined(ops: Sequence[Opnd], srcs: list[tuple[Any, Any]]) -> Calla
 
 
 def _all_true(d: Any) -> bool:
-    """`np.all(d)` of a bool or a bool per lane, without its dispatch for the latter."""
+    """`np.all(d)` of a bool or a bool per lane (`halves.all_set` for the latter)."""
     if type(d) is np.ndarray and d.dtype == np.bool_:
-        return b"\x00" not in d.tobytes()
+        return all_set(d)
     return bool(np.all(d))
 
 
@@ -180,8 +174,8 @@ def bitdef_step(inst: Inst, srcs: list[tuple[Any, Any]], fn: Callable[..., Any],
             # `defined_in_exec` lane by lane
             if _in_exec(w, d):
                 put(w, r, d)
-                if vp and col in vp and not vp[col] and not _all_true(d):
-                    del vp[col]  # as `_drop_empty`: the per-bit rule's write drops it
+                if not _all_true(d):
+                    _drop_empty(w, col)  # as the per-bit rule's write would
                 return
         elif defined_in_exec(w):
             # every source bit of the lanes in EXEC defined (nearly always at O0: its

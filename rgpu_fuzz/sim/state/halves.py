@@ -47,7 +47,7 @@ _KEEP = {FULL: U32(0), LOW: U32(HIGH), HIGH: U32(LOW)}
 """The bits a write of `mask` keeps (`~mask`), for the masks written."""
 
 
-def _all_set(d: np.ndarray) -> bool:
+def all_set(d: np.ndarray) -> bool:
     """Whether `d` (bool per lane, or uint32 defined bits per lane) is all defined; a bool
     vector's bytes hold a 0 where it is False."""
     if d.dtype == np.bool_:
@@ -55,7 +55,7 @@ def _all_set(d: np.ndarray) -> bool:
     return bool((d == U32(FULL)).all())
 
 
-def _lanes_defined(column: np.ndarray, where: np.ndarray | None) -> bool:
+def lanes_defined(column: np.ndarray, where: np.ndarray | None) -> bool:
     """Whether `column` (a `vdef` column) is True in the lanes `where` (None: all); EXEC's
     one run of lanes (`wave.span`) as a slice."""
     if where is not None:
@@ -79,8 +79,8 @@ def write_bits(w: Wave, col: int, value: Any, defined: Any, mask: int,
         m = U32(mask)
         new = (old & _KEEP.get(mask, ~m)) | (v & m)
     d = np.asarray(defined)
-    if not (w.vpart and col in w.vpart) and _all_set(d) and \
-            _lanes_defined(w.vdef[:, col], where):
+    if not (w.vpart and col in w.vpart) and all_set(d) and \
+            lanes_defined(w.vdef[:, col], where):
         # defined bits into lanes defined as a whole (a true16 write of a defined register,
         # a D16 load completing into one): every lane stays defined; only the value changes
         if where is None:
